@@ -1,0 +1,3 @@
+from initlint.cli import main
+
+main()

@@ -1,0 +1,289 @@
+"""Command line: thin. Parse options, run the API, print, OR the exit bits."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import click
+
+from initlint import __version__
+from initlint.engine import Analysis, analyze
+from initlint.output import RENDERERS
+from initlint.output.text import summary_line
+from initlint.rules import REGISTRY
+from initlint.settings import ConfigError, Settings
+
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def _split(values: tuple[str, ...]) -> tuple[str, ...]:
+    out: list[str] = []
+    for v in values:
+        out.extend(x.strip() for x in v.split(",") if x.strip())
+    return tuple(out)
+
+
+def _check_codes(codes: tuple[str, ...], option: str) -> None:
+    for code in codes:
+        if code != "ALL" and not any(c.startswith(code) for c in REGISTRY):
+            raise click.BadParameter(f"unknown rule code {code!r}", param_hint=option)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="initlint")
+def main() -> None:
+    """initlint finds subclasses that call super().__init__() and then redo expensive setup
+    their ancestors already did: a buffer registered twice, a cache built twice, a submodule
+    rebuilt. It reads source only and never imports or runs your code (except `trace`).
+
+    \b
+    Quick start:
+      initlint check .                 # report findings (exit 1 if any)
+      initlint check --diff .          # show the fixes as a diff, write nothing
+      initlint fix --unsafe-fixes .    # apply every fix, including signature changes
+      initlint explain IL001           # what a rule means and how its fix works
+    """
+
+
+def _common_check_options(fn: click.decorators.FC) -> click.decorators.FC:
+    options = [
+        click.argument("paths", nargs=-1, type=click.Path(path_type=Path)),
+        click.option(
+            "--select", multiple=True, help="Rule codes or prefixes to enable (IL0 = IL001-IL004)."
+        ),
+        click.option("--ignore", multiple=True, help="Rule codes or prefixes to disable."),
+        click.option(
+            "--extend-select", multiple=True, help="Add codes to the configured selection."
+        ),
+        click.option(
+            "--exclude", multiple=True, help="Glob of files/folders to skip (replaces config)."
+        ),
+        click.option("--extend-exclude", multiple=True, help="Glob to skip, added to config."),
+        click.option("--flag-name", default=None, help="Name for a flag the fixer introduces."),
+        click.option("--no-cache", is_flag=True, help="Neither read nor write .initlint_cache/."),
+        click.option(
+            "-j",
+            "--jobs",
+            type=click.IntRange(min=0),
+            default=0,
+            help="Worker processes for the fact pass (default: CPU count).",
+        ),
+        click.option(
+            "--config",
+            "config_file",
+            type=click.Path(path_type=Path, dir_okay=False),
+            default=None,
+            help="Read settings from this pyproject.toml instead.",
+        ),
+    ]
+    for opt in reversed(options):
+        fn = opt(fn)
+    return fn
+
+
+def _overrides(
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    extend_select: tuple[str, ...],
+    exclude: tuple[str, ...],
+    extend_exclude: tuple[str, ...],
+    flag_name: str | None,
+) -> dict[str, object]:
+    sel, ign, ext = _split(select), _split(ignore), _split(extend_select)
+    _check_codes(sel, "--select")
+    _check_codes(ign, "--ignore")
+    _check_codes(ext, "--extend-select")
+    if flag_name is not None and not flag_name.isidentifier():
+        raise click.BadParameter(
+            f"{flag_name!r} is not a Python identifier", param_hint="--flag-name"
+        )
+    out: dict[str, object] = {}
+    if sel:
+        out["select"] = sel
+    if ign:
+        out["ignore"] = ign
+    if ext:
+        out["extend_select"] = ext
+    if exclude:
+        out["exclude"] = _split(exclude)
+    if extend_exclude:
+        out["extend_exclude"] = _split(extend_exclude)
+    if flag_name:
+        out["flag_name"] = flag_name
+    return out
+
+
+def _run_analysis(
+    paths: tuple[Path, ...],
+    over: dict[str, object],
+    no_cache: bool,
+    jobs: int,
+    config_file: Path | None,
+    fix_planner: object = None,
+) -> Analysis:
+    for p in paths:
+        if not p.exists() and not p.is_symlink():
+            raise click.BadParameter(f"path {str(p)!r} does not exist", param_hint="PATHS")
+    settings: Settings | None = None
+    if config_file is not None:
+        from initlint.settings import load_settings_file
+
+        settings = load_settings_file(config_file)
+
+    def apply(s: Settings) -> Settings:
+        return replace(s, **over)  # type: ignore[arg-type]
+
+    return analyze(
+        list(paths),
+        settings=settings,
+        overrides=apply,
+        jobs=jobs,
+        use_cache=not no_cache,
+        fix_planner=fix_planner,  # type: ignore[arg-type]
+    )
+
+
+@main.command()
+@_common_check_options
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(sorted(RENDERERS)),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+@click.option(
+    "--output-file",
+    "-o",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Write the report to this file instead of stdout.",
+)
+@click.option("--statistics", is_flag=True, help="Print counts per rule code instead.")
+@click.option("--show-settings", is_flag=True, help="Print the resolved settings and exit.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+def check(
+    paths: tuple[Path, ...],
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    extend_select: tuple[str, ...],
+    exclude: tuple[str, ...],
+    extend_exclude: tuple[str, ...],
+    flag_name: str | None,
+    no_cache: bool,
+    jobs: int,
+    config_file: Path | None,
+    fmt: str,
+    output_file: Path | None,
+    statistics: bool,
+    show_settings: bool,
+    exit_zero: bool,
+) -> None:
+    """Report redundant init work in PATHS (default: the current folder).
+
+    initlint reads the whole project (the folder holding pyproject.toml or .git) to
+    resolve base classes, and reports only on PATHS. Exit status: 0 no findings,
+    1 findings, 2 usage or internal error.
+
+    \b
+    Examples:
+      initlint check src/
+      initlint check --select IL001,IL002 --format json model.py
+      initlint check --format sarif -o initlint.sarif .
+    """
+    try:
+        over = _overrides(select, ignore, extend_select, exclude, extend_exclude, flag_name)
+        analysis = _run_analysis(paths, over, no_cache, jobs, config_file)
+    except ConfigError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_ERROR)
+    if show_settings:
+        _print_settings(analysis)
+        return
+    diags = analysis.diagnostics
+    if statistics:
+        counts: dict[str, int] = {}
+        for d in diags:
+            counts[d.code] = counts.get(d.code, 0) + 1
+        text = "".join(f"{counts[c]:>5}  {c}  {REGISTRY[c].name}\n" for c in sorted(counts))
+    else:
+        color = fmt == "text" and output_file is None and sys.stdout.isatty()
+        text = RENDERERS[fmt](diags, color)
+    if output_file is not None:
+        output_file.write_text(text, encoding="utf-8")
+    else:
+        click.echo(text, nl=False)
+    if fmt == "text" and not statistics:
+        click.echo(summary_line(diags, analysis.files), err=output_file is not None)
+    sys.exit(_exit_code(analysis, exit_zero))
+
+
+def _exit_code(analysis: Analysis, exit_zero: bool) -> int:
+    code = EXIT_OK
+    if analysis.internal_errors:
+        code = EXIT_ERROR
+    elif analysis.diagnostics and not exit_zero:
+        code = EXIT_FINDINGS
+    return code
+
+
+def _print_settings(analysis: Analysis) -> None:
+    s = analysis.settings
+    click.echo(f"root = {analysis.root}")
+    click.echo(f"config = {s.config_file or '(defaults)'}")
+    for key in (
+        "select",
+        "ignore",
+        "extend_select",
+        "exclude",
+        "extend_exclude",
+        "src",
+        "expensive_calls",
+        "cheap_calls",
+        "flag_name",
+        "per_file_ignores",
+    ):
+        click.echo(f"{key.replace('_', '-')} = {getattr(s, key)!r}")
+
+
+@main.command()
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+def rules(fmt: str) -> None:
+    """List every rule with its code, name and summary."""
+    if fmt == "json":
+        import json
+
+        data = [
+            {"code": r.code, "name": r.name, "summary": r.summary, "fixable": r.fixable}
+            for r in REGISTRY.values()
+        ]
+        click.echo(json.dumps(data, indent=2))
+        return
+    for r in REGISTRY.values():
+        fix = "fix" if r.fixable else "   "
+        click.echo(f"{r.code}  {fix}  {r.name:<32} {r.summary}")
+
+
+@main.command()
+@click.argument("code")
+def explain(code: str) -> None:
+    """Print a rule's documentation: what it does, why, examples, fix safety."""
+    rule = REGISTRY.get(code.upper())
+    if rule is None:
+        click.echo(f"error: unknown rule code {code!r}; see `initlint rules`", err=True)
+        sys.exit(EXIT_ERROR)
+    click.echo(rule.explain(), nl=False)
+
+
+def _register_optional() -> None:
+    try:
+        from initlint.runtime.command import trace
+    except ImportError:  # pragma: no cover - runtime package not present
+        return
+    main.add_command(trace)
+
+
+_register_optional()

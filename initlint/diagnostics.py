@@ -1,0 +1,61 @@
+"""The one diagnostic type every stage shares, and its parts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Severity = Literal["error", "warning"]
+Confidence = Literal["definite", "possible"]
+Applicability = Literal["safe", "unsafe"]
+
+
+@dataclass(frozen=True)
+class Related:
+    """Another location that explains a diagnostic (e.g. where the work first happened)."""
+
+    path: str
+    line: int
+    message: str
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace the text between two 1-based (line, column) positions with ``content``."""
+
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    content: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    applicability: Applicability
+    message: str
+    edits: tuple[Edit, ...] = ()
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One finding. ``path`` is as the user gave it; positions are 1-based."""
+
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    code: str
+    rule: str
+    message: str
+    severity: Severity = "warning"
+    confidence: Confidence = "definite"
+    class_name: str = ""
+    related: tuple[Related, ...] = ()
+    fix: Fix | None = None
+    classes: tuple[str, ...] = field(default=())
+
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (self.path, self.line, self.column, self.code)

@@ -1,0 +1,140 @@
+"""Find the project root and the Python files to read and to report on (DESIGN §2)."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+DEFAULT_EXCLUDES = (
+    ".git",
+    ".hg",
+    ".svn",
+    ".venv",
+    "venv",
+    ".tox",
+    ".nox",
+    ".eggs",
+    "*.egg-info",
+    "__pycache__",
+    "build",
+    "dist",
+    "node_modules",
+    "site-packages",
+    ".initlint_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".pytest_cache",
+)
+
+
+def find_root(start: Path) -> Path:
+    """Nearest folder at or above ``start`` holding pyproject.toml, else .git, else a guess.
+
+    The guess is the parent of the outermost package (folder with __init__.py) around start.
+    """
+    start = start if start.is_dir() else start.parent
+    for marker in ("pyproject.toml", ".git"):
+        for folder in (start, *start.parents):
+            if (folder / marker).exists():
+                return folder
+    folder = start
+    while (folder / "__init__.py").exists() and folder.parent != folder:
+        folder = folder.parent
+    return folder
+
+
+def _excluded(rel: str, name: str, patterns: Iterable[str]) -> bool:
+    for pat in patterns:
+        pat = pat.rstrip("/")
+        if fnmatchcase(name, pat) or fnmatchcase(rel, pat) or fnmatchcase(rel, f"{pat}/*"):
+            return True
+        if rel.startswith(pat + "/"):
+            return True
+    return False
+
+
+def _is_venv(folder: Path) -> bool:
+    return (folder / "pyvenv.cfg").exists()
+
+
+@dataclass(frozen=True)
+class FileProblem:
+    path: Path
+    message: str
+
+
+def walk_python_files(top: Path, root: Path, excludes: tuple[str, ...]) -> Iterator[Path]:
+    """Python files below ``top`` (not following symlinked folders), excludes applied."""
+    patterns = (*DEFAULT_EXCLUDES, *excludes)
+    for dirpath, dirnames, filenames in os.walk(top, followlinks=False):
+        here = Path(dirpath)
+        keep = []
+        for d in sorted(dirnames):
+            sub = here / d
+            rel = _rel(sub, root)
+            if _excluded(rel, d, patterns) or _is_venv(sub):
+                continue
+            keep.append(d)
+        dirnames[:] = keep
+        for f in sorted(filenames):
+            if not f.endswith(".py"):
+                continue
+            path = here / f
+            if _excluded(_rel(path, root), f, patterns):
+                continue
+            try:
+                mode = path.lstat().st_mode
+            except OSError:
+                continue
+            if stat.S_ISLNK(mode):
+                try:
+                    mode = path.stat().st_mode
+                except OSError:
+                    continue  # dangling link or loop
+            if stat.S_ISREG(mode):
+                yield path
+
+
+def _rel(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+@dataclass(frozen=True)
+class Discovery:
+    root: Path
+    report: tuple[Path, ...]  # absolute paths to report on
+    problems: tuple[FileProblem, ...]  # given paths that cannot be read as files
+
+
+def discover(paths: Iterable[Path], root: Path, excludes: tuple[str, ...]) -> Discovery:
+    report: dict[Path, None] = {}
+    problems: list[FileProblem] = []
+    for given in paths:
+        p = given.absolute()
+        if p.is_dir():
+            for f in walk_python_files(p, root, excludes):
+                report[f] = None
+            continue
+        if not p.exists() and not p.is_symlink():
+            problems.append(FileProblem(p, "no such file or directory"))
+            continue
+        rel = _rel(p, root)
+        if _excluded(rel, p.name, excludes):
+            continue
+        try:
+            mode = p.stat().st_mode
+        except OSError as exc:
+            problems.append(FileProblem(p, exc.strerror or str(exc)))
+            continue
+        if not stat.S_ISREG(mode):
+            problems.append(FileProblem(p, "not a regular file"))
+            continue
+        report[p] = None
+    return Discovery(root, tuple(report), tuple(problems))

@@ -1,0 +1,638 @@
+"""Extract ModuleFacts from source with the stdlib ``ast`` parser (the cheap fact pass)."""
+
+from __future__ import annotations
+
+import ast
+import warnings
+from collections.abc import Iterator, Sequence
+
+from initlint.facts.model import (
+    Arg,
+    ClassFacts,
+    Cond,
+    Effect,
+    Expr,
+    FunctionFacts,
+    ImportFacts,
+    ModuleFacts,
+    Param,
+    Span,
+)
+
+# Deeper expressions are summarised as "other"; keeps hostile input from exhausting the stack.
+MAX_EXPR_DEPTH = 40
+OTHER = Expr("other")
+UNKNOWN_COND = Cond("unknown")
+LOOP_COND = Cond("unknown", name="loop")
+
+
+def extract_facts(source: bytes | str) -> ModuleFacts:
+    """Parse ``source`` and return its facts, or facts carrying the syntax error."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source)
+    except SyntaxError as exc:
+        return ModuleFacts(
+            error=exc.msg or "invalid syntax", error_line=exc.lineno or 1, error_col=exc.offset or 1
+        )
+    except (ValueError, RecursionError, MemoryError) as exc:  # null bytes, absurd nesting
+        return ModuleFacts(error=str(exc) or type(exc).__name__, error_line=1, error_col=1)
+    return _ModuleReader().read(tree)
+
+
+def _span(node: ast.AST) -> Span:
+    line = getattr(node, "lineno", 1)
+    col = getattr(node, "col_offset", 0)
+    end_line = getattr(node, "end_lineno", None) or line
+    end_col = getattr(node, "end_col_offset", None)
+    return Span(line, col, end_line, col if end_col is None else end_col)
+
+
+def dotted(node: ast.AST) -> str:
+    """``a.b.c`` for a Name/Attribute chain, else ""."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return ""
+
+
+def _text(node: ast.AST) -> str:
+    try:
+        return ast.unparse(node)
+    except (RecursionError, ValueError):
+        return "<expr>"
+
+
+def to_expr(node: ast.AST, depth: int = 0) -> Expr:
+    """Convert an expression to the small Expr tree used by the cost model."""
+    if depth > MAX_EXPR_DEPTH:
+        return OTHER
+    d = depth + 1
+    if isinstance(node, ast.Constant):
+        value = node.value
+        if isinstance(value, bool | int | float | str | bytes) or value is None:
+            return Expr("const", value=value)
+        return Expr("const")
+    if isinstance(node, ast.Name):
+        return Expr("name", name=node.id)
+    if isinstance(node, ast.Attribute):
+        return Expr("attr", name=dotted(node), attr=node.attr, receiver=to_expr(node.value, d))
+    if isinstance(node, ast.Call):
+        func = node.func
+        args = [to_expr(a.value if isinstance(a, ast.Starred) else a, d) for a in node.args]
+        args += [to_expr(k.value, d) for k in node.keywords]
+        if isinstance(func, ast.Attribute):
+            return Expr(
+                "call",
+                name=dotted(func),
+                attr=func.attr,
+                receiver=to_expr(func.value, d),
+                children=tuple(args),
+            )
+        return Expr("call", name=dotted(func), children=tuple(args))
+    if isinstance(node, ast.Subscript):
+        return Expr("subscript", receiver=to_expr(node.value, d))
+    if isinstance(node, ast.BinOp | ast.UnaryOp | ast.BoolOp | ast.Compare | ast.IfExp):
+        kids = [to_expr(c, d) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)]
+        return Expr("op", children=tuple(kids))
+    if isinstance(node, ast.Tuple | ast.List | ast.Set | ast.Dict | ast.JoinedStr):
+        kids = [to_expr(c, d) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)]
+        return Expr("op", children=tuple(kids))
+    if isinstance(node, ast.Starred):
+        return to_expr(node.value, d)
+    return OTHER
+
+
+def to_cond(node: ast.AST, depth: int = 0) -> Cond:
+    if depth > MAX_EXPR_DEPTH:
+        return UNKNOWN_COND
+    d = depth + 1
+    if isinstance(node, ast.Constant):
+        v = node.value
+        if isinstance(v, bool | int | float | str) or v is None:
+            return Cond("const", value=v)
+        return UNKNOWN_COND
+    if isinstance(node, ast.Name):
+        return Cond("name", name=node.id)
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+    ):
+        return Cond("selfattr", name=node.attr)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return Cond("not", (to_cond(node.operand, d),))
+    if isinstance(node, ast.BoolOp):
+        op = "and" if isinstance(node.op, ast.And) else "or"
+        return Cond(op, tuple(to_cond(v, d) for v in node.values))
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        ops = {ast.Is: "is", ast.IsNot: "isnot", ast.Eq: "eq", ast.NotEq: "ne"}
+        name = ops.get(type(node.ops[0]))
+        if name:
+            return Cond(name, (to_cond(node.left, d), to_cond(node.comparators[0], d)))
+    return Cond("unknown", name=_text(node)[:80])
+
+
+def _is_self(node: ast.AST, self_name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == self_name
+
+
+def _decorator_name(node: ast.expr) -> str:
+    if isinstance(node, ast.Call):
+        node = node.func
+    return dotted(node) or "<dynamic>"
+
+
+def _params(args: ast.arguments) -> tuple[Param, ...]:
+    out: list[Param] = []
+    positional = [*args.posonlyargs, *args.args]
+    defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults))
+    defaults += list(args.defaults)
+    for i, (a, default) in enumerate(zip(positional, defaults, strict=True)):
+        kind = "posonly" if i < len(args.posonlyargs) else "pos"
+        out.append(_param(a.arg, kind, default))
+    if args.vararg:
+        out.append(Param(args.vararg.arg, "vararg"))
+    for a, kw_default in zip(args.kwonlyargs, args.kw_defaults, strict=True):
+        out.append(_param(a.arg, "kwonly", kw_default))
+    if args.kwarg:
+        out.append(Param(args.kwarg.arg, "kwarg"))
+    return tuple(out)
+
+
+def _param(name: str, kind: str, default: ast.expr | None) -> Param:
+    if default is None:
+        return Param(name, kind)
+    return Param(name, kind, to_expr(default), True)
+
+
+def _walk_exprs(node: ast.AST) -> Iterator[ast.AST]:
+    """Post-order walk (inner calls first), not entering lambdas, comprehensions' scopes ok."""
+    stack: list[tuple[ast.AST, bool]] = [(node, False)]
+    while stack:
+        cur, done = stack.pop()
+        if done:
+            yield cur
+            continue
+        stack.append((cur, True))
+        if isinstance(cur, ast.Lambda):
+            continue
+        children = list(ast.iter_child_nodes(cur))
+        for child in reversed(children):
+            stack.append((child, False))
+
+
+def _names_loaded(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+class _FunctionReader:
+    """Turns one function body into its ordered effects."""
+
+    def __init__(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, is_method: bool) -> None:
+        self.fn = fn
+        params = _params(fn.args)
+        self.params = params
+        self.self_name = ""
+        if is_method and params and params[0].kind in ("posonly", "pos"):
+            self.self_name = params[0].name
+        self.kwarg = next((p.name for p in params if p.kind == "kwarg"), "")
+        self.effects: list[Effect] = []
+        self.stmt_index = 0
+        self.stmt_span: Span | None = None
+        # local name -> indices of call effects whose result it (transitively) carries
+        self.taint: dict[str, set[int]] = {}
+        self.feeds: dict[int, list[int]] = {}
+        self.feeds_other: set[int] = set()
+
+    def read(self) -> tuple[Effect, ...]:
+        for i, stmt in enumerate(self.fn.body):
+            self.stmt_index = i
+            self._stmt(stmt, ())
+        out = []
+        for idx, eff in enumerate(self.effects):
+            if eff.kind == "call":
+                eff = Effect(
+                    kind=eff.kind,
+                    span=eff.span,
+                    guard=eff.guard,
+                    name=eff.name,
+                    detail=eff.detail,
+                    target=eff.target,
+                    args=eff.args,
+                    value=eff.value,
+                    feeds=tuple(self.feeds.get(idx, ())),
+                    feeds_other=idx in self.feeds_other,
+                    stmt=eff.stmt,
+                    stmt_span=eff.stmt_span,
+                )
+            out.append(eff)
+        return tuple(out)
+
+    # -- statements --------------------------------------------------------------------
+    def _block(self, body: Sequence[ast.stmt], guard: tuple[Cond, ...]) -> None:
+        for stmt in body:
+            self._stmt(stmt, guard)
+
+    def _stmt(self, stmt: ast.stmt, guard: tuple[Cond, ...]) -> None:
+        if isinstance(stmt, ast.If):
+            self._calls_in(stmt.test, guard, stmt)
+            cond = to_cond(stmt.test)
+            self._block(stmt.body, (*guard, cond))
+            if stmt.orelse:
+                self._block(stmt.orelse, (*guard, Cond("not", (cond,))))
+            return
+        if isinstance(stmt, ast.For | ast.AsyncFor | ast.While):
+            head = stmt.iter if isinstance(stmt, ast.For | ast.AsyncFor) else stmt.test
+            self._calls_in(head, guard, stmt)
+            self._block(stmt.body, (*guard, LOOP_COND))
+            self._block(stmt.orelse, (*guard, LOOP_COND))
+            return
+        if isinstance(stmt, ast.With | ast.AsyncWith):
+            for item in stmt.items:
+                self._calls_in(item.context_expr, guard, stmt)
+            self._block(stmt.body, guard)
+            return
+        if isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+            self._block(stmt.body, guard)  # type: ignore[attr-defined]
+            for handler in stmt.handlers:  # type: ignore[attr-defined]
+                self._block(handler.body, (*guard, UNKNOWN_COND))
+            self._block(stmt.orelse, guard)  # type: ignore[attr-defined]
+            self._block(stmt.finalbody, guard)  # type: ignore[attr-defined]
+            return
+        if isinstance(stmt, ast.Match):
+            self._calls_in(stmt.subject, guard, stmt)
+            for case in stmt.cases:
+                self._block(case.body, (*guard, UNKNOWN_COND))
+            return
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            return
+        self.stmt_span = _span(stmt)
+        if isinstance(stmt, ast.Expr):
+            self._expr_stmt(stmt.value, guard, stmt)
+        elif isinstance(stmt, ast.Assign):
+            self._assign(stmt.targets, stmt.value, guard, stmt)
+        elif isinstance(stmt, ast.AnnAssign):
+            if stmt.value is not None:
+                self._assign([stmt.target], stmt.value, guard, stmt)
+        elif isinstance(stmt, ast.Return):
+            if stmt.value is not None:
+                self._calls_in(stmt.value, guard, stmt)
+                self._use(stmt.value, None)
+                self._add("return", stmt, guard, value=to_expr(stmt.value))
+        elif isinstance(stmt, ast.Delete):
+            for target in stmt.targets:
+                key = self._kwargs_key(target)
+                if key is not None:
+                    self._add("pop", stmt, guard, name=key)
+        else:
+            for child in ast.iter_child_nodes(stmt):
+                if isinstance(child, ast.expr):
+                    self._calls_in(child, guard, stmt)
+                    self._use(child, None)
+
+    def _kwargs_key(self, node: ast.AST) -> str | None:
+        if (
+            isinstance(node, ast.Subscript)
+            and self.kwarg
+            and _is_self(node.value, self.kwarg)
+            and isinstance(node.slice, ast.Constant)
+            and isinstance(node.slice.value, str)
+        ):
+            return node.slice.value
+        return None
+
+    def _expr_stmt(self, value: ast.expr, guard: tuple[Cond, ...], stmt: ast.stmt) -> None:
+        if isinstance(value, ast.Call):
+            handled = self._special_call(value, guard, stmt)
+            if handled:
+                return
+        self._calls_in(value, guard, stmt)
+        self._use(value, None)
+
+    def _special_call(self, call: ast.Call, guard: tuple[Cond, ...], stmt: ast.stmt) -> bool:
+        """register_buffer / register_parameter / super-init. Returns True when consumed."""
+        func = call.func
+        if not isinstance(func, ast.Attribute):
+            return False
+        if (
+            func.attr in ("register_buffer", "register_parameter")
+            and self.self_name
+            and _is_self(func.value, self.self_name)
+            and call.args
+            and isinstance(call.args[0], ast.Constant)
+            and isinstance(call.args[0].value, str)
+        ):
+            first_call = len(self.effects)
+            for arg in call.args[1:]:
+                self._calls_in(arg, guard, stmt)
+            for kw in call.keywords:
+                self._calls_in(kw.value, guard, stmt)
+            inline = [
+                i
+                for i in range(first_call, len(self.effects))
+                if self.effects[i].kind == "call" and self.effects[i].detail == "self"
+            ]
+            value = call.args[1] if len(call.args) > 1 else None
+            if value is None:
+                value = next((k.value for k in call.keywords if k.arg in ("tensor", "param")), None)
+            detail = "buffer" if func.attr == "register_buffer" else "parameter"
+            idx = self._add(
+                "buffer",
+                stmt,
+                guard,
+                name=call.args[0].value,
+                detail=detail,
+                value=to_expr(value) if value is not None else Expr("const"),
+                node=call,
+            )
+            self._use(call, idx)
+            for origin in inline:
+                self.feeds.setdefault(origin, []).append(idx)
+            return True
+        if func.attr == "__init__":
+            form, target = self._super_form(func.value)
+            if form:
+                args = self._args(call, skip_first=(form == "explicit"))
+                for arg in call.args:
+                    self._calls_in(arg, guard, stmt)
+                for kw in call.keywords:
+                    self._calls_in(kw.value, guard, stmt)
+                self._add(
+                    "super_init", stmt, guard, detail=form, target=target, args=args, node=call
+                )
+                self._use(call, None)
+                return True
+        return False
+
+    def _super_form(self, node: ast.expr) -> tuple[str, str]:
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "super"
+        ):
+            if not node.args:
+                return "super", ""
+            if len(node.args) == 2 and self.self_name and _is_self(node.args[1], self.self_name):
+                return "super2", dotted(node.args[0])
+            return "", ""
+        name = dotted(node)
+        if name and name != self.self_name and not name.startswith(f"{self.self_name}."):
+            return "explicit", name
+        return "", ""
+
+    def _args(self, call: ast.Call, skip_first: bool = False) -> tuple[Arg, ...]:
+        out: list[Arg] = []
+        positional = list(call.args)
+        if skip_first:
+            if not positional or not (self.self_name and _is_self(positional[0], self.self_name)):
+                return (Arg(OTHER, "<not self>", star=-1),)
+            positional = positional[1:]
+        for a in positional:
+            if isinstance(a, ast.Starred):
+                out.append(Arg(to_expr(a.value), _text(a.value), star=1, span=_span(a)))
+            else:
+                out.append(Arg(to_expr(a), _text(a), span=_span(a)))
+        for kw in call.keywords:
+            if kw.arg is None:
+                out.append(Arg(to_expr(kw.value), _text(kw.value), star=2, span=_span(kw)))
+            else:
+                out.append(Arg(to_expr(kw.value), _text(kw.value), keyword=kw.arg, span=_span(kw)))
+        return tuple(out)
+
+    def _assign(
+        self, targets: Sequence[ast.expr], value: ast.expr, guard: tuple[Cond, ...], stmt: ast.stmt
+    ) -> None:
+        first_call = len(self.effects)
+        self._calls_in(value, guard, stmt)
+        call_ids = {
+            i
+            for i in range(first_call, len(self.effects))
+            if self.effects[i].kind == "call" and self.effects[i].detail == "self"
+        }
+        flat: list[ast.expr] = []
+        for t in targets:
+            if isinstance(t, ast.Tuple | ast.List):
+                flat.extend(e.value if isinstance(e, ast.Starred) else e for e in t.elts)
+            else:
+                flat.append(t)
+        vexpr = to_expr(value)
+        carried = set(call_ids)
+        for name in _names_loaded(value):
+            carried |= self.taint.get(name, set())
+        for target in flat:
+            if (
+                isinstance(target, ast.Attribute)
+                and self.self_name
+                and _is_self(target.value, self.self_name)
+            ):
+                is_param = (
+                    isinstance(value, ast.Call)
+                    and dotted(value.func).rsplit(".", 1)[-1] == "Parameter"
+                )
+                if is_param:
+                    idx = self._add(
+                        "buffer", stmt, guard, name=target.attr, detail="parameter", value=vexpr
+                    )
+                else:
+                    idx = self._add("assign", stmt, guard, name=target.attr, value=vexpr)
+                for origin in carried:
+                    self.feeds.setdefault(origin, []).append(idx)
+            elif isinstance(target, ast.Name):
+                self._add("local", stmt, guard, name=target.id, value=vexpr)
+                self.taint[target.id] = set(carried)
+            else:
+                key = self._kwargs_key(target)
+                if key is not None:
+                    self._add(
+                        "pop", stmt, guard, name=key
+                    )  # overwritten: the caller's value is gone
+                for origin in carried:
+                    self.feeds_other.add(origin)
+
+    def _calls_in(self, node: ast.AST, guard: tuple[Cond, ...], stmt: ast.stmt) -> None:
+        """Record self-method calls and kwargs pops inside an expression, inner first."""
+        if not self.self_name and not self.kwarg:
+            return
+        for sub in _walk_exprs(node):
+            if not isinstance(sub, ast.Call) or not isinstance(sub.func, ast.Attribute):
+                continue
+            recv = sub.func.value
+            if self.self_name and _is_self(recv, self.self_name):
+                if sub.func.attr in ("register_buffer", "register_parameter"):
+                    continue
+                self._add(
+                    "call",
+                    stmt,
+                    guard,
+                    name=sub.func.attr,
+                    detail="self",
+                    args=self._args(sub),
+                    node=sub,
+                )
+            elif (
+                isinstance(recv, ast.Call)
+                and isinstance(recv.func, ast.Name)
+                and recv.func.id == "super"
+                and not recv.args
+                and sub.func.attr != "__init__"
+            ):
+                self._add(
+                    "call",
+                    stmt,
+                    guard,
+                    name=sub.func.attr,
+                    detail="super",
+                    args=self._args(sub),
+                    node=sub,
+                )
+            elif (
+                self.kwarg
+                and _is_self(recv, self.kwarg)
+                and sub.func.attr == "pop"
+                and sub.args
+                and isinstance(sub.args[0], ast.Constant)
+                and isinstance(sub.args[0].value, str)
+            ):
+                self._add("pop", stmt, guard, name=sub.args[0].value, node=sub)
+
+    def _use(self, node: ast.AST, consumer: int | None) -> None:
+        """A statement that is not a tracked local assignment uses tainted locals."""
+        for name in _names_loaded(node):
+            for origin in self.taint.get(name, ()):
+                if consumer is None:
+                    self.feeds_other.add(origin)
+                else:
+                    self.feeds.setdefault(origin, []).append(consumer)
+
+    def _add(
+        self,
+        kind: str,
+        stmt: ast.stmt,
+        guard: tuple[Cond, ...],
+        *,
+        name: str = "",
+        detail: str = "",
+        target: str = "",
+        args: tuple[Arg, ...] = (),
+        value: Expr | None = None,
+        node: ast.AST | None = None,
+    ) -> int:
+        self.effects.append(
+            Effect(
+                kind=kind,
+                span=_span(node if node is not None else stmt),
+                guard=guard,
+                name=name,
+                detail=detail,
+                target=target,
+                args=args,
+                value=value,
+                stmt=self.stmt_index,
+                stmt_span=_span(stmt),
+            )
+        )
+        return len(self.effects) - 1
+
+
+class _ModuleReader:
+    def __init__(self) -> None:
+        self.imports: list[ImportFacts] = []
+        self.classes: list[ClassFacts] = []
+        self.functions: list[FunctionFacts] = []
+        self.names: set[str] = set()
+
+    def read(self, tree: ast.Module) -> ModuleFacts:
+        self._body(tree.body, top=True)
+        return ModuleFacts(
+            imports=tuple(self.imports),
+            classes=tuple(self.classes),
+            functions=tuple(self.functions),
+            names=frozenset(self.names),
+        )
+
+    def _body(self, body: Sequence[ast.stmt], top: bool) -> None:
+        # Iterative over nested blocks (if/try at module level) to bind conditional imports.
+        stack: list[ast.stmt] = list(reversed(body))
+        while stack:
+            stmt = stack.pop()
+            if isinstance(stmt, ast.Import):
+                for alias in stmt.names:
+                    if alias.asname:
+                        self.imports.append(ImportFacts(alias.asname, alias.name, line=stmt.lineno))
+                    else:
+                        top_name = alias.name.split(".", 1)[0]
+                        self.imports.append(
+                            ImportFacts(top_name, alias.name, bind_top=True, line=stmt.lineno)
+                        )
+            elif isinstance(stmt, ast.ImportFrom):
+                for alias in stmt.names:
+                    local = alias.asname or alias.name
+                    self.imports.append(
+                        ImportFacts(
+                            local, stmt.module or "", alias.name, stmt.level, line=stmt.lineno
+                        )
+                    )
+            elif isinstance(stmt, ast.ClassDef):
+                self._class(stmt, "")
+            elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+                self.functions.append(self._function(stmt, stmt.name, is_method=False))
+            elif isinstance(stmt, ast.Assign | ast.AnnAssign):
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                for t in targets:
+                    for n in ast.walk(t):
+                        if isinstance(n, ast.Name):
+                            self.names.add(n.id)
+            elif isinstance(stmt, ast.If | ast.Try) or type(stmt).__name__ == "TryStar":
+                blocks: list[list[ast.stmt]] = [stmt.body, stmt.orelse]  # type: ignore[attr-defined]
+                if not isinstance(stmt, ast.If):
+                    blocks += [h.body for h in stmt.handlers]  # type: ignore[attr-defined]
+                    blocks.append(stmt.finalbody)  # type: ignore[attr-defined]
+                for block in reversed(blocks):
+                    stack.extend(reversed(block))
+
+    def _function(
+        self, fn: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str, is_method: bool
+    ) -> FunctionFacts:
+        reader = _FunctionReader(fn, is_method)
+        return FunctionFacts(
+            name=fn.name,
+            qualname=qualname,
+            params=reader.params,
+            effects=reader.read(),
+            span=_span(fn),
+            decorators=tuple(_decorator_name(d) for d in fn.decorator_list),
+        )
+
+    def _class(self, node: ast.ClassDef, prefix: str) -> None:
+        # Nested classes are walked with an explicit stack: no recursion on depth.
+        stack: list[tuple[ast.ClassDef, str]] = [(node, prefix)]
+        while stack:
+            cls, pre = stack.pop()
+            qual = f"{pre}{cls.name}"
+            methods: list[FunctionFacts] = []
+            for stmt in cls.body:
+                if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+                    methods.append(self._function(stmt, f"{qual}.{stmt.name}", is_method=True))
+                elif isinstance(stmt, ast.ClassDef):
+                    stack.append((stmt, f"{qual}."))
+            dynamic = any(isinstance(b, ast.Starred) for b in cls.bases) or any(
+                k.arg is None for k in cls.keywords
+            )
+            bases = tuple(to_expr(b) for b in cls.bases if not isinstance(b, ast.Starred))
+            self.classes.append(
+                ClassFacts(
+                    name=cls.name,
+                    qualname=qual,
+                    span=Span(cls.lineno, cls.col_offset, cls.lineno, cls.col_offset),
+                    bases=bases,
+                    methods=tuple(methods),
+                    decorators=tuple(_decorator_name(d) for d in cls.decorator_list),
+                    dynamic_bases=dynamic,
+                )
+            )

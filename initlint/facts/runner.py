@@ -1,0 +1,96 @@
+"""The project-wide fact pass: read, pre-filter, parse (in a process pool), cache."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from initlint.cache import FactsCache
+from initlint.facts.extract import extract_facts
+from initlint.facts.model import ModuleFacts
+from initlint.sources import UnreadableError, decode, read_bytes
+
+EMPTY = ModuleFacts()
+# Below this many files to parse, a pool costs more than it saves.
+POOL_THRESHOLD = 48
+
+
+@dataclass(frozen=True)
+class FactsOutcome:
+    path: Path
+    facts: ModuleFacts | None  # None when unreadable
+    problem: str = ""  # IL901 message
+    internal: str = ""  # IL902: "ExcType: message"
+    parsed: bool = False  # False when the pre-filter or the cache answered
+
+
+def facts_for(path: Path, cache: FactsCache, prefilter: bool) -> FactsOutcome:
+    """Facts for one file. Never raises: failures become outcomes."""
+    try:
+        data = read_bytes(path)
+    except UnreadableError as exc:
+        return FactsOutcome(path, None, problem=str(exc))
+    try:
+        if prefilter and b"class" not in data:
+            return FactsOutcome(path, EMPTY)  # no class keyword: cannot define a class
+        key = cache.key(data)
+        cached = cache.get(key)
+        if cached is not None:
+            return FactsOutcome(path, cached)
+        try:
+            text, _ = decode(data)
+        except UnreadableError as exc:
+            return FactsOutcome(path, None, problem=str(exc))
+        facts = extract_facts(text)
+        cache.put(key, facts)
+        return FactsOutcome(path, facts, parsed=True)
+    except RecursionError:
+        return FactsOutcome(path, None, internal="RecursionError: nesting too deep to analyse")
+    except Exception as exc:  # noqa: BLE001 - one file must not stop the run
+        return FactsOutcome(path, None, internal=f"{type(exc).__name__}: {exc}")
+
+
+def _worker(args: tuple[list[Path], Path, str, bool, bool]) -> list[FactsOutcome]:
+    paths, root, fingerprint, use_cache, prefilter = args
+    cache = FactsCache(root, fingerprint, use_cache)
+    return [facts_for(p, cache, prefilter) for p in paths]
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def compute_facts(
+    paths: Iterable[Path],
+    root: Path,
+    fingerprint: str,
+    *,
+    use_cache: bool,
+    jobs: int,
+    prefilter: bool = True,
+) -> Iterator[FactsOutcome]:
+    """Facts for many files, in a process pool when there are enough of them."""
+    todo = list(paths)
+    if jobs <= 1 or len(todo) < POOL_THRESHOLD:
+        cache = FactsCache(root, fingerprint, use_cache)
+        for p in todo:
+            yield facts_for(p, cache, prefilter)
+        return
+    # Chunks of a few dozen files keep both workers busy and pickling overhead low.
+    size = max(8, min(64, len(todo) // (jobs * 4) or 1))
+    chunks = [todo[i : i + size] for i in range(0, len(todo), size)]
+    try:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            args = [(chunk, root, fingerprint, use_cache, prefilter) for chunk in chunks]
+            for result in pool.map(_worker, args):
+                yield from result
+    except (OSError, RuntimeError):  # no pool here (sandbox, frozen app): serial fallback
+        cache = FactsCache(root, fingerprint, use_cache)
+        for p in todo:
+            yield facts_for(p, cache, prefilter)

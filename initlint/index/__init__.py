@@ -1,0 +1,1 @@
+"""Project index: cross-file resolution of bases and C3 MROs."""

@@ -1,0 +1,351 @@
+"""The project index: module names, cross-file name resolution and C3 MROs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from initlint.facts.model import ClassFacts, Expr, FunctionFacts, ImportFacts, ModuleFacts
+
+MAX_RESOLVE_DEPTH = 50
+
+
+@dataclass(frozen=True)
+class Module:
+    name: str
+    path: Path
+    is_package: bool
+    facts: ModuleFacts
+
+
+@dataclass(frozen=True)
+class ClassInfo:
+    qualname: str  # module + "." + class qualname
+    module: Module
+    facts: ClassFacts
+
+
+@dataclass(frozen=True)
+class FunctionInfo:
+    qualname: str
+    module: Module
+    facts: FunctionFacts
+    owner: ClassInfo | None = None
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a name resolves to: a project class/function/module, or an external dotted name."""
+
+    kind: str  # class | function | module | external
+    name: str
+
+
+@dataclass
+class MroResult:
+    classes: tuple[str, ...]  # project classes (qualnames) and external names, in order
+    ok: bool = True  # False: cycle or inconsistent hierarchy
+    error: str = ""
+
+
+def module_name_for(path: Path, roots: Iterable[Path]) -> tuple[str, bool] | None:
+    """Dotted module name of ``path`` relative to the deepest root containing it."""
+    best: tuple[str, ...] | None = None
+    for root in roots:
+        try:
+            rel = path.relative_to(root)
+        except ValueError:
+            continue
+        parts = rel.with_suffix("").parts
+        if best is None or len(parts) < len(best):
+            best = parts
+    if not best:
+        return None
+    is_package = best[-1] == "__init__"
+    if is_package:
+        best = best[:-1]
+    if not best or not all(p.isidentifier() for p in best):
+        return None
+    return ".".join(best), is_package
+
+
+@dataclass
+class ProjectIndex:
+    """Holds modules (loaded on demand) and answers resolution and MRO questions."""
+
+    module_paths: dict[str, tuple[Path, bool]]
+    load: Callable[[Path], ModuleFacts]
+    modules: dict[str, Module] = field(default_factory=dict)
+    _classes: dict[str, ClassInfo | None] = field(default_factory=dict)
+    _mro: dict[str, MroResult] = field(default_factory=dict)
+    _resolve_cache: dict[tuple[str, str], Target | None] = field(default_factory=dict)
+    _suffix: dict[str, list[str]] | None = None
+
+    # -- modules -------------------------------------------------------------------------
+    def module(self, name: str) -> Module | None:
+        mod = self.modules.get(name)
+        if mod is not None:
+            return mod
+        entry = self.module_paths.get(name)
+        if entry is None:
+            return None
+        path, is_package = entry
+        mod = Module(name, path, is_package, self.load(path))
+        self.modules[name] = mod
+        return mod
+
+    def add_module(self, name: str, path: Path, is_package: bool, facts: ModuleFacts) -> Module:
+        mod = Module(name, path, is_package, facts)
+        self.modules[name] = mod
+        self.module_paths.setdefault(name, (path, is_package))
+        return mod
+
+    def has_module(self, name: str) -> bool:
+        return name in self.modules or name in self.module_paths
+
+    def _absolute_module(self, name: str) -> str | None:
+        """Map an absolute import to a project module, tolerating a missing src root."""
+        if self.has_module(name):
+            return name
+        if self._suffix is None:
+            self._suffix = {}
+            for full in self.module_paths:
+                parts = full.split(".")
+                for i in range(1, len(parts)):
+                    self._suffix.setdefault(".".join(parts[i:]), []).append(full)
+        candidates = self._suffix.get(name, [])
+        return candidates[0] if len(candidates) == 1 else None
+
+    # -- classes -------------------------------------------------------------------------
+    def classes_of(self, mod: Module) -> list[ClassInfo]:
+        out = []
+        for cls in mod.facts.classes:
+            info = self.class_info(f"{mod.name}.{cls.qualname}")
+            if info is not None:
+                out.append(info)
+        return out
+
+    def class_info(self, qualname: str) -> ClassInfo | None:
+        if qualname in self._classes:
+            return self._classes[qualname]
+        info = None
+        parts = qualname.split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            mod = self.module(".".join(parts[:i]))
+            if mod is None:
+                continue
+            inner = ".".join(parts[i:])
+            found = None
+            for cls in mod.facts.classes:
+                if cls.qualname == inner:
+                    found = cls  # last definition wins
+            if found is not None:
+                info = ClassInfo(qualname, mod, found)
+            break
+        self._classes[qualname] = info
+        return info
+
+    # -- resolution ----------------------------------------------------------------------
+    def resolve(self, mod: Module, dotted: str) -> Target | None:
+        """Resolve a dotted name as written in ``mod`` (e.g. ``nn.Module`` or ``m.Base``)."""
+        if not dotted:
+            return None
+        key = (mod.name, dotted)
+        if key in self._resolve_cache:
+            return self._resolve_cache[key]
+        self._resolve_cache[key] = None  # cycle guard
+        head, *rest = dotted.split(".")
+        target = self._lookup(mod, head, 0)
+        for part in rest:
+            if target is None:
+                break
+            target = self._attr(target, part, 0)
+        self._resolve_cache[key] = target
+        return target
+
+    def _lookup(self, mod: Module, name: str, depth: int) -> Target | None:
+        if depth > MAX_RESOLVE_DEPTH:
+            return None
+        facts = mod.facts
+        found: Target | None = None
+        found_line = -1
+        for cls in facts.classes:
+            if cls.qualname == name:
+                found, found_line = Target("class", f"{mod.name}.{name}"), cls.span.line
+        for fn in facts.functions:
+            if fn.name == name and fn.span.line > found_line:
+                found, found_line = Target("function", f"{mod.name}.{name}"), fn.span.line
+        for imp in facts.imports:
+            if imp.local == name and imp.line > found_line:
+                bound = self._import_target(mod, imp, depth)
+                if bound is not None:
+                    found, found_line = bound, imp.line
+        if found is not None:
+            return found
+        if mod.is_package and self.has_module(f"{mod.name}.{name}"):
+            return Target("module", f"{mod.name}.{name}")
+        for imp in facts.imports:
+            if imp.name == "*":
+                src = self._from_module(mod, imp)
+                if src is None:
+                    continue
+                src_mod = self.module(src) if self.has_module(src) else None
+                if src_mod is not None and src_mod is not mod:
+                    hit = self._lookup(src_mod, name, depth + 1)
+                    if hit is not None:
+                        return hit
+        return None
+
+    def _from_module(self, mod: Module, imp: ImportFacts) -> str | None:
+        level, module = imp.level, imp.module
+        if level == 0:
+            return self._absolute_module(module) or module
+        pkg_parts = mod.name.split(".")
+        if not mod.is_package:
+            pkg_parts = pkg_parts[:-1]
+        if level - 1 > len(pkg_parts):
+            return None
+        base = pkg_parts[: len(pkg_parts) - (level - 1)]
+        return ".".join([*base, module] if module else base) or None
+
+    def _import_target(self, mod: Module, imp: ImportFacts, depth: int) -> Target | None:
+        name = imp.name
+        if name is None:
+            module = imp.module
+            if imp.bind_top:
+                module = module.split(".", 1)[0]
+            resolved = self._absolute_module(module)
+            return Target("module", resolved) if resolved else Target("external", module)
+        if name == "*":
+            return None
+        src = self._from_module(mod, imp)
+        if src is None:
+            return None
+        return self._attr(Target("module", src), name, depth + 1)
+
+    def _attr(self, target: Target, part: str, depth: int) -> Target | None:
+        if target.kind == "external":
+            return Target("external", f"{target.name}.{part}")
+        if target.kind == "module":
+            sub = f"{target.name}.{part}"
+            if self.has_module(sub):
+                return Target("module", sub)
+            mod = self.module(target.name) if self.has_module(target.name) else None
+            if mod is None:
+                return Target("external", sub)
+            return self._lookup(mod, part, depth + 1)
+        if target.kind == "class":
+            nested = f"{target.name}.{part}"
+            if self.class_info(nested) is not None:
+                return Target("class", nested)
+            return Target("attribute", nested)
+        return None
+
+    def resolve_base(self, info: ClassInfo, base: Expr) -> Target | None:
+        if base.kind in ("name", "attr") and base.name:
+            return self.resolve(info.module, base.name)
+        if base.kind == "subscript" and base.receiver is not None:  # Generic[T], Base[int]
+            return self.resolve_base(info, base.receiver)
+        return None
+
+    def bases(self, info: ClassInfo) -> list[Target | None]:
+        return [self.resolve_base(info, b) for b in info.facts.bases]
+
+    # -- MRO -----------------------------------------------------------------------------
+    def mro(self, qualname: str) -> MroResult:
+        """C3 linearisation, computed bottom-up with an explicit stack (no recursion)."""
+        if qualname in self._mro:
+            return self._mro[qualname]
+        stack: list[tuple[str, bool]] = [(qualname, False)]
+        visiting: set[str] = set()
+        while stack:
+            name, expanded = stack.pop()
+            if name in self._mro:
+                continue
+            info = self.class_info(name)
+            if info is None:
+                self._mro[name] = MroResult((name,))
+                continue
+            parents = self._parent_names(info)
+            if not expanded:
+                if name in visiting:
+                    self._mro[name] = MroResult((name,), ok=False, error="inheritance cycle")
+                    continue
+                visiting.add(name)
+                stack.append((name, True))
+                for p in parents:
+                    if p in visiting and p not in self._mro:
+                        self._mro[name] = MroResult((name,), ok=False, error="inheritance cycle")
+                        break
+                    if p not in self._mro:
+                        stack.append((p, False))
+                continue
+            visiting.discard(name)
+            if name in self._mro:
+                continue
+            self._mro[name] = self._c3(name, info, parents)
+        return self._mro[qualname]
+
+    def _parent_names(self, info: ClassInfo) -> list[str]:
+        out = []
+        for target in self.bases(info):
+            if target is None:
+                out.append("<unresolved>")
+            elif target.kind == "class":
+                out.append(target.name)
+            elif target.kind in ("external", "attribute", "module", "function"):
+                out.append(target.name if target.kind == "external" else f"<{target.name}>")
+        return [p for p in out if p not in ("builtins.object", "object")]
+
+    def _c3(self, name: str, info: ClassInfo, parents: list[str]) -> MroResult:
+        seqs: list[list[str]] = []
+        for p in parents:
+            sub = self._mro.get(p) or MroResult((p,))
+            if not sub.ok:
+                return MroResult((name,), ok=False, error=f"base {p} has {sub.error}")
+            seqs.append(list(sub.classes))
+        if len(seqs) == 1:  # single inheritance: no merge needed (keeps long chains linear)
+            tail = tuple(seqs[0])
+            extra = ("<dynamic>",) if info.facts.dynamic_bases else ()
+            return MroResult((name, *tail, *extra))
+        seqs.append(list(parents))
+        result = [name]
+        seqs = [s for s in seqs if s]
+        while seqs:
+            heads = [s[0] for s in seqs]
+            candidate = None
+            for h in heads:
+                if not any(h in s[1:] for s in seqs):
+                    candidate = h
+                    break
+            if candidate is None:
+                return MroResult((name,), ok=False, error="inconsistent MRO")
+            result.append(candidate)
+            seqs = [[c for c in s if c != candidate] for s in seqs]
+            seqs = [s for s in seqs if s]
+        if info.facts.dynamic_bases:
+            result.append("<dynamic>")
+        return MroResult(tuple(result))
+
+    def lookup_method(self, mro: tuple[str, ...], name: str, start: int = 0) -> FunctionInfo | None:
+        """The first definition of ``name`` in ``mro[start:]``; None if external comes first."""
+        for qual in mro[start:]:
+            info = self.class_info(qual)
+            if info is None:
+                return None  # an external class might define it: stop, we cannot see it
+            fn = info.facts.method(name)
+            if fn is not None:
+                return FunctionInfo(f"{qual}.{name}", info.module, fn, info)
+        return None
+
+    def function_info(self, qualname: str) -> FunctionInfo | None:
+        mod_name, _, fn_name = qualname.rpartition(".")
+        mod = self.module(mod_name)
+        if mod is None:
+            return None
+        found = None
+        for fn in mod.facts.functions:
+            if fn.name == fn_name:
+                found = fn
+        return FunctionInfo(qualname, mod, found) if found else None

@@ -1,0 +1,1 @@
+"""The init simulation: ordered effect events of constructing a class."""

@@ -1,0 +1,513 @@
+"""Simulate ``C.__init__`` and produce the ordered effect events of constructing C (DESIGN §3)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from initlint.facts.model import Arg, Cond, Effect, Expr, Param
+from initlint.index.project import ClassInfo, FunctionInfo, ProjectIndex
+from initlint.simulation.cost import CostModel
+from initlint.simulation.values import (
+    FALSE,
+    MAYBE,
+    OPEN_ARGS,
+    OPEN_KWARGS,
+    TRUE,
+    UNKNOWN,
+    Origin,
+    Val,
+    const,
+)
+
+MAX_DEPTH = 48
+
+
+@dataclass(frozen=True)
+class FlagRef:
+    """A parameter of an ``__init__`` whose value guards some work."""
+
+    function: FunctionInfo
+    param: str
+    off_value: bool  # the value that switches the work off
+
+
+@dataclass
+class Event:
+    index: int
+    kind: str  # buffer | call | assign | super_init
+    name: str
+    fn: FunctionInfo
+    effect: Effect
+    effect_index: int
+    frame: int
+    status: str  # true | unknown
+    ancestor: bool  # performed during the super().__init__ part
+    parent: int | None  # index of the call/super event whose frame performed this
+    expensive: bool = False
+    args_key: str = ""
+    callee: FunctionInfo | None = None
+    flags: tuple[FlagRef, ...] = ()
+    value_const: bool = False  # a buffer/assign value that is a plain constant (e.g. None)
+    shadow: bool = False  # work that a flag switched off (recorded for IL004)
+    switched_off_by: tuple[Origin, ...] = ()
+
+
+@dataclass
+class Simulation:
+    cls: ClassInfo
+    mro: tuple[str, ...]
+    events: list[Event] = field(default_factory=list)
+    top_frame: int = 0
+    top_fn: FunctionInfo | None = None
+    incomplete: bool = False
+
+    def frames_events(self, frame: int) -> dict[int, list[Event]]:
+        out: dict[int, list[Event]] = {}
+        for ev in self.events:
+            if ev.frame == frame:
+                out.setdefault(ev.effect_index, []).append(ev)
+        return out
+
+
+@dataclass
+class _Frame:
+    id: int
+    fn: FunctionInfo
+    env: dict[str, Val]
+    ancestor: bool
+    parent: int | None
+    status: str
+    flags: tuple[FlagRef, ...]
+    depth: int
+    shadow: tuple[Origin, ...] = ()
+    local_exp: set[str] = field(default_factory=set)
+
+
+class Simulator:
+    def __init__(self, index: ProjectIndex, cost: CostModel) -> None:
+        self.index = index
+        self.cost = cost
+
+    def simulate(self, cls: ClassInfo) -> Simulation | None:
+        mro_res = self.index.mro(cls.qualname)
+        if not mro_res.ok:
+            return None
+        mro = mro_res.classes
+        init = self.index.lookup_method(mro, "__init__")
+        if init is None:
+            return None
+        sim = Simulation(cls, mro, top_fn=init)
+        run = _Run(self, sim)
+        env = run.bind_top(init.facts.params)
+        run.execute(init, env, ancestor=False, parent=None, status=TRUE, flags=(), depth=0)
+        return sim
+
+    def needs_simulation(self, cls: ClassInfo) -> bool:
+        """Cheap test: C's first __init__ calls a super init, and a project __init__ follows."""
+        mro_res = self.index.mro(cls.qualname)
+        if not mro_res.ok:
+            return False
+        init = self.index.lookup_method(mro_res.classes, "__init__")
+        if init is None or not any(e.kind == "super_init" for e in init.facts.effects):
+            return False
+        return any(
+            (info := self.index.class_info(q)) is not None and info.facts.method("__init__")
+            for q in mro_res.classes[1:]
+        )
+
+
+class _Run:
+    def __init__(self, sim_: Simulator, sim: Simulation) -> None:
+        self.s = sim_
+        self.sim = sim
+        self.frames = 0
+        self.active: list[str] = []
+        self.self_attrs: dict[str, Val] = {}
+
+    # -- binding ---------------------------------------------------------------------------
+    def bind_top(self, params: tuple[Param, ...]) -> dict[str, Val]:
+        """The top-level construction passes exactly the required arguments, all unknown."""
+        env: dict[str, Val] = {}
+        for i, p in enumerate(params):
+            if i == 0 and p.kind in ("pos", "posonly"):
+                continue  # self
+            if p.kind == "vararg":
+                env[p.name] = OPEN_ARGS
+            elif p.kind == "kwarg":
+                env[p.name] = OPEN_KWARGS
+            elif p.has_default:
+                env[p.name] = self._default(p)
+            else:
+                env[p.name] = UNKNOWN
+        return env
+
+    def _default(self, p: Param) -> Val:
+        d = p.default
+        if d is not None and d.kind == "const":
+            return const(d.value)
+        return UNKNOWN
+
+    def eval_arg(self, frame: _Frame, expr: Expr, arg: Arg | None) -> Val:
+        if expr.kind == "const":
+            origin = None
+            if arg is not None and arg.span is not None:
+                origin = Origin(
+                    frame.id,
+                    frame.fn.qualname,
+                    frame.fn.module.path,
+                    arg.span,
+                    arg.keyword,
+                    arg.text,
+                )
+            return Val("const", expr.value, origin=origin)
+        if expr.kind == "name":
+            return frame.env.get(expr.name, UNKNOWN)
+        if expr.kind == "attr" and expr.receiver is not None and expr.receiver.name == "self":
+            return self.self_attrs.get(expr.attr, UNKNOWN)
+        return UNKNOWN
+
+    def bind_call(
+        self, frame: _Frame, args: tuple[Arg, ...], params: tuple[Param, ...], skip_self: bool
+    ) -> dict[str, Val] | None:
+        positional: list[Val] = []
+        open_tail = False
+        keywords: dict[str, Val] = {}
+        open_kw = False
+        for a in args:
+            if a.star == -1:
+                return None
+            if a.star == 1:
+                v = self.eval_arg(frame, a.expr, a)
+                if v.kind == "args":
+                    positional.extend(v.items)
+                    open_tail = open_tail or v.open
+                else:
+                    open_tail = True
+            elif a.star == 2:
+                v = self.eval_arg(frame, a.expr, a)
+                if v.kind == "kwargs":
+                    keywords.update(dict(v.keys))
+                    open_kw = open_kw or v.open
+                else:
+                    open_kw = True
+            elif a.keyword is None:
+                positional.append(self.eval_arg(frame, a.expr, a))
+            else:
+                keywords[a.keyword] = self.eval_arg(frame, a.expr, a)
+        env: dict[str, Val] = {}
+        ps = list(params)
+        if skip_self and ps and ps[0].kind in ("pos", "posonly"):
+            ps = ps[1:]
+        pos_params = [p for p in ps if p.kind in ("pos", "posonly")]
+        extra: list[Val] = []
+        for i, v in enumerate(positional):
+            if i < len(pos_params):
+                env[pos_params[i].name] = v
+            else:
+                extra.append(v)
+        for p in ps:
+            if p.kind == "vararg":
+                env[p.name] = Val("args", items=tuple(extra), open=open_tail)
+                continue
+            if p.kind == "kwarg":
+                continue  # bound below, from the keywords no named parameter took
+            if p.name in env:
+                continue
+            if p.kind != "posonly" and p.name in keywords:
+                env[p.name] = keywords.pop(p.name)
+                continue
+            if p.has_default:
+                # An open *args pack supplies the required positionals only (DESIGN §3).
+                env[p.name] = self._default(p)
+            else:
+                env[p.name] = UNKNOWN
+        for p in ps:
+            if p.kind == "kwarg":
+                env[p.name] = Val("kwargs", keys=tuple(keywords.items()), open=open_kw)
+        return env
+
+    # -- guards ----------------------------------------------------------------------------
+    def eval_cond(self, frame: _Frame, cond: Cond) -> tuple[str, Val]:
+        """Three-valued evaluation; also returns the deciding value (for its origin)."""
+        op = cond.op
+        if op == "const":
+            return (TRUE if cond.value else FALSE), const(cond.value)
+        if op in ("name", "selfattr"):
+            v = frame.env.get(cond.name) if op == "name" else self.self_attrs.get(cond.name)
+            if v is None or v.kind != "const":
+                return MAYBE, UNKNOWN
+            return (TRUE if v.value else FALSE), v
+        if op == "not":
+            r, v = self.eval_cond(frame, cond.args[0])
+            return {TRUE: FALSE, FALSE: TRUE}.get(r, MAYBE), v
+        if op in ("and", "or"):
+            decisive = FALSE if op == "and" else TRUE
+            result = TRUE if op == "and" else FALSE
+            last = UNKNOWN
+            for c in cond.args:
+                r, v = self.eval_cond(frame, c)
+                if r == decisive:
+                    return r, v
+                if r == MAYBE:
+                    result = MAYBE
+                last = v
+            return result, last
+        if op in ("is", "isnot", "eq", "ne"):
+            left = self._operand(frame, cond.args[0])
+            right = self._operand(frame, cond.args[1])
+            if left is None or right is None:
+                return MAYBE, UNKNOWN
+            if op in ("is", "isnot"):
+                if left.value is not None and right.value is not None:
+                    return MAYBE, UNKNOWN  # identity of non-None constants: do not guess
+                same = left.value is right.value
+            else:
+                same = left.value == right.value
+            positive = op in ("is", "eq")
+            decided = TRUE if same == positive else FALSE
+            return decided, left if left.origin else right
+        return MAYBE, UNKNOWN
+
+    def _operand(self, frame: _Frame, cond: Cond) -> Val | None:
+        if cond.op == "const":
+            return const(cond.value)
+        if cond.op in ("name", "selfattr"):
+            v = frame.env.get(cond.name) if cond.op == "name" else self.self_attrs.get(cond.name)
+            if v is not None and v.kind == "const":
+                return v
+        return None
+
+    def _flag(self, frame: _Frame, cond: Cond) -> FlagRef | None:
+        if frame.fn.facts.name != "__init__":
+            return None
+        params = {p.name for p in frame.fn.facts.params}
+        if cond.op == "name" and cond.name in params:
+            return FlagRef(frame.fn, cond.name, False)
+        if cond.op == "not" and cond.args[0].op == "name" and cond.args[0].name in params:
+            return FlagRef(frame.fn, cond.args[0].name, True)
+        return None
+
+    # -- execution -------------------------------------------------------------------------
+    def execute(
+        self,
+        fn: FunctionInfo,
+        env: dict[str, Val],
+        *,
+        ancestor: bool,
+        parent: int | None,
+        status: str,
+        flags: tuple[FlagRef, ...],
+        depth: int,
+        shadow: tuple[Origin, ...] = (),
+    ) -> None:
+        if depth > MAX_DEPTH or fn.qualname in self.active:
+            self.sim.incomplete = self.sim.incomplete or depth > MAX_DEPTH
+            return
+        self.frames += 1
+        frame = _Frame(self.frames, fn, env, ancestor, parent, status, flags, depth, shadow)
+        if depth == 0:
+            self.sim.top_frame = frame.id
+        self.active.append(fn.qualname)
+        try:
+            for i, eff in enumerate(fn.facts.effects):
+                self._effect(frame, i, eff)
+        finally:
+            self.active.pop()
+
+    def _effect(self, frame: _Frame, i: int, eff: Effect) -> None:
+        status = frame.status
+        flags = frame.flags
+        shadow = frame.shadow
+        for cond in eff.guard:
+            r, v = self.eval_cond(frame, cond)
+            if r == FALSE:
+                if v.origin is None:
+                    return
+                shadow = (*shadow, v.origin)
+            elif r == MAYBE:
+                status = MAYBE
+            flag = self._flag(frame, cond)
+            if flag is not None:
+                flags = (*flags, flag)
+        kind = eff.kind
+        if kind == "local":
+            if self.s.cost.expr(
+                eff.value, frame.fn.module, self.sim.mro, frozenset(frame.local_exp)
+            ):
+                frame.local_exp.add(eff.name)
+            else:
+                frame.local_exp.discard(eff.name)
+            if eff.value is not None and eff.value.kind in ("const", "name"):
+                frame.env[eff.name] = self.eval_arg(frame, eff.value, None)
+            else:
+                frame.env[eff.name] = UNKNOWN
+            return
+        if kind == "pop":
+            for name, v in list(frame.env.items()):
+                if v.kind == "kwargs" and name == _kwarg_name(frame.fn):
+                    frame.env[name] = v.kw_without(eff.name)
+            return
+        if kind == "return":
+            return
+        expensive = False
+        value_const = False
+        if kind in ("buffer", "assign"):
+            expensive = self.s.cost.expr(
+                eff.value, frame.fn.module, self.sim.mro, frozenset(frame.local_exp)
+            )
+            value_const = eff.value is not None and eff.value.kind == "const"
+            if kind == "assign" and not shadow:
+                if eff.value is not None and eff.value.kind in ("const", "name"):
+                    v = self.eval_arg(frame, eff.value, None)
+                    self.self_attrs[eff.name] = v if status == TRUE else UNKNOWN
+                else:
+                    self.self_attrs[eff.name] = UNKNOWN
+            self._emit(
+                frame,
+                i,
+                eff,
+                kind,
+                eff.name,
+                status,
+                flags,
+                shadow,
+                expensive=expensive,
+                value_const=value_const,
+            )
+            return
+        if kind == "call":
+            callee = self._resolve_call(frame, eff)
+            if callee is None:
+                return
+            expensive = self.s.cost.function(callee, self.sim.mro)
+            key = ", ".join(a.text for a in eff.args)
+            ev = self._emit(
+                frame,
+                i,
+                eff,
+                "call",
+                eff.name,
+                status,
+                flags,
+                shadow,
+                expensive=expensive,
+                args_key=key,
+                callee=callee,
+            )
+            env = self.bind_call(
+                frame, eff.args, callee.facts.params, skip_self=not callee.facts.is_static
+            )
+            if env is None:
+                return
+            self.execute(
+                callee,
+                env,
+                ancestor=frame.ancestor,
+                parent=ev.index,
+                status=status,
+                flags=flags,
+                depth=frame.depth + 1,
+                shadow=shadow,
+            )
+            return
+        if kind == "super_init":
+            callee = self._resolve_super(frame, eff)
+            ev = self._emit(
+                frame, i, eff, "super_init", "__init__", status, flags, shadow, callee=callee
+            )
+            if callee is None:
+                return
+            env = self.bind_call(frame, eff.args, callee.facts.params, skip_self=True)
+            if env is None:
+                return
+            self.execute(
+                callee,
+                env,
+                ancestor=True,
+                parent=ev.index,
+                status=status,
+                flags=flags,
+                depth=frame.depth + 1,
+                shadow=shadow,
+            )
+
+    def _emit(
+        self,
+        frame: _Frame,
+        i: int,
+        eff: Effect,
+        kind: str,
+        name: str,
+        status: str,
+        flags: tuple[FlagRef, ...],
+        shadow: tuple[Origin, ...],
+        *,
+        expensive: bool = False,
+        args_key: str = "",
+        callee: FunctionInfo | None = None,
+        value_const: bool = False,
+    ) -> Event:
+        ev = Event(
+            index=len(self.sim.events),
+            kind=kind,
+            name=name,
+            fn=frame.fn,
+            effect=eff,
+            effect_index=i,
+            frame=frame.id,
+            status=status,
+            ancestor=frame.ancestor,
+            parent=frame.parent,
+            expensive=expensive,
+            args_key=args_key,
+            callee=callee,
+            flags=flags,
+            value_const=value_const,
+            shadow=bool(shadow),
+            switched_off_by=shadow,
+        )
+        self.sim.events.append(ev)
+        return ev
+
+    def _owner_index(self, frame: _Frame) -> int | None:
+        owner = frame.fn.owner
+        if owner is None:
+            return None
+        try:
+            return self.sim.mro.index(owner.qualname)
+        except ValueError:
+            return None
+
+    def _resolve_call(self, frame: _Frame, eff: Effect) -> FunctionInfo | None:
+        mro = self.sim.mro
+        if eff.detail == "super":
+            idx = self._owner_index(frame)
+            if idx is None:
+                return None
+            return self.s.index.lookup_method(mro, eff.name, idx + 1)
+        fn = self.s.index.lookup_method(mro, eff.name)
+        if fn is None or fn.facts.is_classmethod:
+            return None
+        return fn
+
+    def _resolve_super(self, frame: _Frame, eff: Effect) -> FunctionInfo | None:
+        mro = self.sim.mro
+        if eff.detail == "super":
+            idx = self._owner_index(frame)
+        else:
+            owner = frame.fn.owner
+            if owner is None:
+                return None
+            target = self.s.index.resolve(owner.module, eff.target)
+            if target is None or target.kind != "class" or target.name not in mro:
+                return None
+            idx = mro.index(target.name)
+            if eff.detail == "explicit":
+                idx -= 1  # Base.__init__ starts the lookup at Base itself
+        if idx is None:
+            return None
+        return self.s.index.lookup_method(mro, "__init__", idx + 1)
+
+
+def _kwarg_name(fn: FunctionInfo) -> str:
+    return next((p.name for p in fn.facts.params if p.kind == "kwarg"), "")

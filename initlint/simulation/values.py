@@ -1,0 +1,60 @@
+"""Abstract values for the init simulation: constants, unknowns, and *args/**kwargs packs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from initlint.facts.model import Const, Span
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a constant argument was written: used to say who switched a flag off."""
+
+    frame: int
+    function: str
+    path: Path
+    span: Span
+    keyword: str | None
+    text: str
+
+
+@dataclass(frozen=True)
+class Val:
+    """kind: const | unknown | args (positional pack) | kwargs (keyword pack)."""
+
+    kind: str
+    value: Const = None
+    items: tuple[Val, ...] = ()
+    keys: tuple[tuple[str, Val], ...] = ()
+    origin: Origin | None = None
+    # A pack built from the top-level call: it holds what the caller must pass, unknown.
+    open: bool = False
+
+    def with_origin(self, origin: Origin | None) -> Val:
+        if origin is None or self.kind != "const":
+            return self
+        return Val("const", self.value, origin=origin)
+
+    def kw_get(self, key: str) -> Val | None:
+        for k, v in self.keys:
+            if k == key:
+                return v
+        return None
+
+    def kw_without(self, key: str) -> Val:
+        return Val("kwargs", keys=tuple((k, v) for k, v in self.keys if k != key), open=self.open)
+
+
+UNKNOWN = Val("unknown")
+EMPTY_ARGS = Val("args")
+EMPTY_KWARGS = Val("kwargs")
+OPEN_ARGS = Val("args", open=True)
+OPEN_KWARGS = Val("kwargs", open=True)
+
+TRUE, FALSE, MAYBE = "true", "false", "unknown"
+
+
+def const(value: Const) -> Val:
+    return Val("const", value)
