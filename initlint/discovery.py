@@ -47,7 +47,12 @@ def find_root(start: Path) -> Path:
     return folder
 
 
+_DEFAULT_NAMES = frozenset(p for p in DEFAULT_EXCLUDES if "*" not in p)
+
+
 def _excluded(rel: str, name: str, patterns: Iterable[str]) -> bool:
+    if name in _DEFAULT_NAMES or name.endswith(".egg-info"):
+        return True
     for pat in patterns:
         pat = pat.rstrip("/")
         if fnmatchcase(name, pat) or fnmatchcase(rel, pat) or fnmatchcase(rel, f"{pat}/*"):
@@ -69,7 +74,7 @@ class FileProblem:
 
 def walk_python_files(top: Path, root: Path, excludes: tuple[str, ...]) -> Iterator[Path]:
     """Python files below ``top`` (not following symlinked folders), excludes applied."""
-    patterns = (*DEFAULT_EXCLUDES, *excludes)
+    patterns = excludes
     for dirpath, dirnames, filenames in os.walk(top, followlinks=False):
         here = Path(dirpath)
         keep = []

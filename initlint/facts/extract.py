@@ -103,6 +103,13 @@ def to_expr(node: ast.AST, depth: int = 0) -> Expr:
     if isinstance(node, ast.Tuple | ast.List | ast.Set | ast.Dict | ast.JoinedStr):
         kids = [to_expr(c, d) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)]
         return Expr("op", children=tuple(kids))
+    if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
+        parts: list[ast.expr] = [g.iter for g in node.generators]
+        parts += [cond for g in node.generators for cond in g.ifs]
+        parts += [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+        return Expr("op", children=tuple(to_expr(c, d) for c in parts))
+    if isinstance(node, ast.Await | ast.NamedExpr):
+        return to_expr(node.value, d)
     if isinstance(node, ast.Starred):
         return to_expr(node.value, d)
     return OTHER
@@ -254,8 +261,12 @@ class _FunctionReader:
             self._block(stmt.orelse, (*guard, LOOP_COND))
             return
         if isinstance(stmt, ast.With | ast.AsyncWith):
+            self.stmt_span = _span(stmt)
             for item in stmt.items:
-                self._calls_in(item.context_expr, guard, stmt)
+                if isinstance(item.optional_vars, ast.Name):
+                    self._assign([item.optional_vars], item.context_expr, guard, stmt)
+                else:
+                    self._calls_in(item.context_expr, guard, stmt)
             self._block(stmt.body, guard)
             return
         if isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":

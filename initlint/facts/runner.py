@@ -53,6 +53,19 @@ def facts_for(path: Path, cache: FactsCache, prefilter: bool) -> FactsOutcome:
         return FactsOutcome(path, None, internal=f"{type(exc).__name__}: {exc}")
 
 
+def _cached(path: Path, cache: FactsCache, prefilter: bool) -> FactsOutcome | None:
+    if not cache.enabled:
+        return None
+    try:
+        data = read_bytes(path)
+    except UnreadableError:
+        return None  # reported by the full path below
+    if prefilter and b"class" not in data:
+        return FactsOutcome(path, EMPTY)
+    facts = cache.get(cache.key(data))
+    return None if facts is None else FactsOutcome(path, facts)
+
+
 def _worker(args: tuple[list[Path], Path, str, bool, bool]) -> list[FactsOutcome]:
     paths, root, fingerprint, use_cache, prefilter = args
     cache = FactsCache(root, fingerprint, use_cache)
@@ -76,7 +89,14 @@ def compute_facts(
     prefilter: bool = True,
 ) -> Iterator[FactsOutcome]:
     """Facts for many files, in a process pool when there are enough of them."""
-    todo = list(paths)
+    todo: list[Path] = []
+    cache = FactsCache(root, fingerprint, use_cache)
+    for p in paths:  # cache hits are answered here: a warm run starts no pool
+        hit = _cached(p, cache, prefilter)
+        if hit is None:
+            todo.append(p)
+        else:
+            yield hit
     if jobs <= 1 or len(todo) < POOL_THRESHOLD:
         cache = FactsCache(root, fingerprint, use_cache)
         for p in todo:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from initlint.facts.model import Arg, Cond, Effect, Expr, Param
+from initlint.facts.model import Arg, Cond, Const, Effect, Expr, Param
 from initlint.index.project import ClassInfo, FunctionInfo, ProjectIndex
 from initlint.simulation.cost import CostModel
 from initlint.simulation.values import (
@@ -88,7 +88,10 @@ class Simulator:
         self.index = index
         self.cost = cost
 
-    def simulate(self, cls: ClassInfo) -> Simulation | None:
+    def simulate(
+        self, cls: ClassInfo, inject: tuple[str, Const] | None = None
+    ) -> Simulation | None:
+        """Simulate constructing ``cls``. ``inject`` adds ``name=value`` to C's super call."""
         mro_res = self.index.mro(cls.qualname)
         if not mro_res.ok:
             return None
@@ -98,6 +101,7 @@ class Simulator:
             return None
         sim = Simulation(cls, mro, top_fn=init)
         run = _Run(self, sim)
+        run.inject = inject
         env = run.bind_top(init.facts.params)
         run.execute(init, env, ancestor=False, parent=None, status=TRUE, flags=(), depth=0)
         return sim
@@ -123,6 +127,7 @@ class _Run:
         self.frames = 0
         self.active: list[str] = []
         self.self_attrs: dict[str, Val] = {}
+        self.inject: tuple[str, Const] | None = None
 
     # -- binding ---------------------------------------------------------------------------
     def bind_top(self, params: tuple[Param, ...]) -> dict[str, Val]:
@@ -420,6 +425,8 @@ class _Run:
             env = self.bind_call(frame, eff.args, callee.facts.params, skip_self=True)
             if env is None:
                 return
+            if self.inject is not None and frame.depth == 0:
+                self._inject(frame, eff, callee, env, *self.inject)
             self.execute(
                 callee,
                 env,
@@ -468,6 +475,29 @@ class _Run:
         )
         self.sim.events.append(ev)
         return ev
+
+    def _inject(
+        self,
+        frame: _Frame,
+        eff: Effect,
+        callee: FunctionInfo,
+        env: dict[str, Val],
+        name: str,
+        value: Const,
+    ) -> None:
+        origin = Origin(
+            frame.id, frame.fn.qualname, frame.fn.module.path, eff.span, name, repr(value)
+        )
+        val = Val("const", value, origin=origin)
+        params = {p.name: p for p in callee.facts.params}
+        if name in params and params[name].kind not in ("vararg", "kwarg"):
+            env[name] = val
+            return
+        kwarg = _kwarg_name(callee)
+        if kwarg:
+            pack = env.get(kwarg, Val("kwargs"))
+            keys = (*pack.kw_without(name).keys, (name, val))
+            env[kwarg] = Val("kwargs", keys=keys, open=pack.open)
 
     def _owner_index(self, frame: _Frame) -> int | None:
         owner = frame.fn.owner

@@ -1,0 +1,134 @@
+"""The ``initlint trace`` command. Imports torch only when it runs."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, NoReturn
+
+import click
+
+from .render import render_text
+from .target import TargetError, make_factory, one_line, parse_target
+from .tracer import DeviceUnavailableError, trace_init
+
+NO_TORCH = "initlint trace needs torch: pip install 'initlint[rope]'"
+
+HELP = """Construct an object once and report the work its __init__ chain repeats.
+
+TARGET is 'module:Expression'. MODULE is imported (the current directory and each --path are
+put first on sys.path), then the expression is evaluated with the module's names and `torch` in
+scope. A bare 'module:Class' is called with no arguments.
+
+Unlike `initlint check`, which never runs your code, trace EXECUTES it: importing MODULE and
+evaluating the expression run whatever that code does.
+
+Recorded on the constructed object: register_buffer / register_parameter and tensor attribute
+assignments (by name, with bytes), calls of project methods (code below the class's top package),
+wall time and peak memory (the CUDA allocator with --device cuda; sampled RSS on CPU). An item is
+repeated when the same kind and name happen more than once; its wasted bytes are those of every
+occurrence but the last.
+
+\b
+Examples:
+  initlint trace 'mypkg.rope:Rope(64, max_positions=4096)'
+  initlint trace 'mypkg.rope:Rope(64, dtype=torch.bfloat16)' --device cuda
+  initlint trace 'model:Net' --path src --format json
+
+Exit codes: 0 no repeated work, 1 repeated work found, 2 error.
+"""
+
+
+class _FactoryFailed(Exception):
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+@contextmanager
+def _import_paths(paths: tuple[str, ...]) -> Iterator[None]:
+    saved = sys.path[:]
+    sys.path[:0] = [os.path.abspath(p) for p in paths] + [os.getcwd()]
+    importlib.invalidate_caches()
+    try:
+        yield
+    finally:
+        sys.path[:] = saved
+
+
+def _fail(message: str) -> NoReturn:
+    click.echo(message, err=True)
+    click.get_current_context().exit(2)
+
+
+def _guarded(factory: Callable[[], object]) -> Callable[[], object]:
+    """Tell the factory's own errors apart from the tracer's."""
+
+    def run() -> object:
+        try:
+            return factory()
+        except Exception as exc:
+            raise _FactoryFailed(exc) from exc
+
+    return run
+
+
+def _import_torch() -> Any:
+    try:
+        import torch
+    except ImportError:
+        _fail(NO_TORCH)
+    except Exception as exc:  # a broken install
+        _fail(f"error: cannot import torch: {one_line(exc)}")
+    return torch
+
+
+@click.command("trace", help=HELP, short_help="Run a constructor and report repeated init work.")
+@click.argument("target")
+@click.option(
+    "--device",
+    type=click.Choice(["cpu", "cuda"]),
+    default="cpu",
+    show_default=True,
+    help="Construct under `with torch.device(DEVICE)`.",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+@click.option(
+    "--path",
+    "paths",
+    multiple=True,
+    type=click.Path(exists=True, file_okay=False),
+    help="Directory to put on sys.path before importing (repeatable).",
+)
+def trace(target: str, device: str, output_format: str, paths: tuple[str, ...]) -> None:
+    torch = _import_torch()
+    try:
+        spec = parse_target(target)
+    except TargetError as exc:
+        _fail(f"error: {exc}")
+    try:
+        with _import_paths(paths):
+            factory = make_factory(spec, torch)
+            result = trace_init(_guarded(factory), device=device)
+    except TargetError as exc:
+        _fail(f"error: {exc}")
+    except _FactoryFailed as exc:
+        _fail(f"error: {spec.expression} raised {one_line(exc.error)}")
+    except (DeviceUnavailableError, ValueError) as exc:
+        _fail(f"error: {exc}")
+    if output_format == "json":
+        click.echo(json.dumps(result.to_json(), indent=2))
+    else:
+        click.echo(render_text(result))
+    click.get_current_context().exit(1 if result.has_repeats else 0)

@@ -1,0 +1,241 @@
+"""Records effects while a factory runs: patched nn.Module methods plus a profile hook.
+
+Everything is recorded for every object; ``collect`` keeps what happened to the object the
+factory returned. Objects are held through weak references where they allow it, so temporaries
+die as they would without the recorder and a reused ``id`` cannot be mistaken for the result.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import sys
+import weakref
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from types import CodeType, FrameType
+from typing import Any
+
+from .model import EventKind, TraceEvent
+from .paths import (
+    FrameInfo,
+    default_roots,
+    excluded_dirs,
+    frame_info,
+    is_library,
+    is_under,
+    normalize,
+    pick_site,
+    qualname_of,
+)
+
+_STACK_DEPTH = 8  # user frames kept per event, to pick the first project frame later
+# Attribute-protocol hooks run on every access; they are not init work.
+_SKIPPED_METHODS = frozenset({"__setattr__", "__getattr__", "__getattribute__", "__delattr__"})
+_GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+_MISSING = object()
+
+
+@dataclass
+class _Record:
+    kind: EventKind
+    name: str
+    bytes: int
+    target: Callable[[], object]
+    stack: tuple[FrameInfo, ...]
+    file: str = ""  # the callee's file, for calls
+
+
+def _ref(obj: object) -> Callable[[], object]:
+    try:
+        return weakref.ref(obj)
+    except TypeError:  # no weakref support: hold it (rare; __slots__ classes)
+        return lambda: obj
+
+
+class Recorder:
+    """Install with ``start()``, always undo with ``stop()``, then ``collect(result)``."""
+
+    def __init__(self, torch: Any, roots: Sequence[str] | None) -> None:
+        self._torch = torch
+        self._roots = tuple(roots) if roots is not None else None
+        self._excluded = excluded_dirs(torch.__file__)
+        self._records: list[_Record] = []
+        self._code_ok: dict[CodeType, bool] = {}
+        self._file_ok: dict[str, bool] = {}
+        self._open: dict[FrameType, tuple[tuple[int, CodeType], _Record | None]] = {}
+        self._active: dict[tuple[int, CodeType], int] = {}
+        self._inside = 0  # >0 while a patched method runs: nested registrations are its own
+        self._saved: list[tuple[type, str, Any]] = []
+        self._previous_profile: Any = None
+        self._boundary: FrameType | None = None  # the frame that runs the factory
+
+    # ---- installing -------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Install; the caller's frame is the boundary: frames above it are not the factory's."""
+        self._boundary = sys._getframe(1)
+        module = self._torch.nn.Module
+        for name, make in (
+            ("register_buffer", self._wrap_register("buffer")),
+            ("register_parameter", self._wrap_register("parameter")),
+            ("__setattr__", self._wrap_setattr),
+        ):
+            original = module.__dict__[name]
+            self._saved.append((module, name, original))
+            setattr(module, name, make(original))
+        self._previous_profile = sys.getprofile()
+        sys.setprofile(self._profile)
+
+    def stop(self) -> None:
+        sys.setprofile(self._previous_profile)
+        while self._saved:
+            owner, name, original = self._saved.pop()
+            setattr(owner, name, original)
+        self._open.clear()
+        self._active.clear()
+        self._boundary = None
+
+    # ---- patched nn.Module methods ----------------------------------------------------------
+
+    def _wrap_register(self, kind: EventKind) -> Callable[[Any], Any]:
+        def make(original: Any) -> Any:
+            @functools.wraps(original)
+            def register(module: Any, name: str, tensor: Any, *args: Any, **kwargs: Any) -> None:
+                if self._inside:
+                    return original(module, name, tensor, *args, **kwargs)  # type: ignore[no-any-return]
+                self._inside += 1
+                try:
+                    original(module, name, tensor, *args, **kwargs)
+                finally:
+                    self._inside -= 1
+                self._add(kind, module, name, tensor, sys._getframe(1))
+
+            return register
+
+        return make
+
+    def _wrap_setattr(self, original: Any) -> Any:
+        tensor_type = self._torch.Tensor
+        parameter_type = self._torch.nn.Parameter
+        buffer_type = getattr(self._torch.nn, "Buffer", ())
+
+        @functools.wraps(original)
+        def __setattr__(module: Any, name: str, value: Any) -> None:
+            if self._inside or not isinstance(value, tensor_type):
+                original(module, name, value)
+                return
+            kind: EventKind
+            if isinstance(value, parameter_type):
+                kind = "parameter"
+            elif isinstance(value, buffer_type) or name in module.__dict__.get("_buffers", ()):
+                kind = "buffer"
+            else:
+                kind = "attribute"
+            self._inside += 1
+            try:
+                original(module, name, value)
+            finally:
+                self._inside -= 1
+            self._add(kind, module, name, value, sys._getframe(1))
+
+        return __setattr__
+
+    def _add(self, kind: EventKind, target: Any, name: str, value: Any, frame: Any) -> None:
+        record = _Record(kind, name, self._bytes(value), _ref(target), self._stack(frame))
+        self._records.append(record)
+
+    # ---- the profile hook: project method calls ---------------------------------------------
+
+    def _profile(self, frame: FrameType, event: str, arg: Any) -> None:
+        if event == "call":
+            code = frame.f_code
+            ok = self._code_ok.get(code)
+            if ok is None:
+                ok = self._code_ok[code] = self._is_candidate(code)
+            if ok:
+                self._enter(frame, code)
+        elif event == "return" and self._open:
+            entry = self._open.pop(frame, None)
+            if entry is not None:
+                key, record = entry
+                left = self._active[key] - 1
+                if left:
+                    self._active[key] = left
+                else:
+                    del self._active[key]
+                if record is not None:
+                    record.bytes = self._bytes(arg)
+
+    def _enter(self, frame: FrameType, code: CodeType) -> None:
+        target = frame.f_locals.get("self", _MISSING)
+        if target is _MISSING:
+            return
+        key = (id(target), code)
+        depth = self._active.get(key, 0)
+        self._active[key] = depth + 1
+        record = None
+        if depth == 0:  # a nested or recursive call of the same method is not a new call
+            name = qualname_of(code, target)
+            stack = self._stack(frame.f_back)
+            record = _Record("call", name, 0, _ref(target), stack, normalize(code.co_filename))
+            self._records.append(record)
+        self._open[frame] = (key, record)
+
+    def _is_candidate(self, code: CodeType) -> bool:
+        if code.co_flags & _GENERATOR_FLAGS or code.co_name in _SKIPPED_METHODS:
+            return False
+        if "self" not in code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]:
+            return False
+        file = normalize(code.co_filename)
+        if self._roots is not None:
+            return is_under(file, self._roots)
+        return self._is_user_file(file)
+
+    # ---- helpers ----------------------------------------------------------------------------
+
+    def _is_user_file(self, file: str) -> bool:
+        ok = self._file_ok.get(file)
+        if ok is None:
+            ok = self._file_ok[file] = not (
+                file.startswith("<") or is_under(file, self._excluded) or is_library(file)
+            )
+        return ok
+
+    def _stack(self, frame: FrameType | None) -> tuple[FrameInfo, ...]:
+        stack: list[FrameInfo] = []
+        while frame is not None and frame is not self._boundary and len(stack) < _STACK_DEPTH:
+            if self._is_user_file(normalize(frame.f_code.co_filename)):
+                stack.append(frame_info(frame))
+            frame = frame.f_back
+        return tuple(stack)
+
+    def _bytes(self, value: Any) -> int:
+        if isinstance(value, dict):
+            value = tuple(value.values())
+        if isinstance(value, (tuple, list)):
+            return sum(self._tensor_bytes(v) for v in value)
+        return self._tensor_bytes(value)
+
+    def _tensor_bytes(self, value: Any) -> int:
+        if not isinstance(value, self._torch.Tensor):
+            return 0
+        try:
+            return int(value.numel()) * int(value.element_size())
+        except Exception:  # exotic tensor subclasses (nested, sparse)
+            return 0
+
+    # ---- results ----------------------------------------------------------------------------
+
+    def collect(self, result: object) -> tuple[TraceEvent, ...]:
+        """Events that happened to ``result``; calls only of project code."""
+        roots = self._roots if self._roots is not None else default_roots(type(result))
+        events: list[TraceEvent] = []
+        for record in self._records:
+            if record.target() is not result:
+                continue
+            if record.kind == "call" and not is_under(record.file, roots):
+                continue
+            site, owner = pick_site(record.stack, roots)
+            events.append(TraceEvent(record.kind, record.name, record.bytes, site, owner))
+        return tuple(events)

@@ -1,0 +1,1 @@
+"""Tiny nn.Module hierarchies for the runtime tracer tests."""
