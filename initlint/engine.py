@@ -35,6 +35,8 @@ class Analysis:
     files: int = 0
     internal_errors: int = 0
     locator: Locator | None = None
+    simulator: Simulator | None = None
+    plans: dict[Diagnostic, object] = field(default_factory=dict)
 
     def display(self, path: Path) -> str:
         return display_path(path, self.cwd)
@@ -47,7 +49,7 @@ def display_path(path: Path, cwd: Path) -> str:
         return os.path.relpath(path, cwd) if path.is_absolute() else path.as_posix()
 
 
-FixPlanner = Callable[[Analysis, Finding], Fix | None]
+FixPlanner = Callable[["Analysis", Finding], tuple[Fix, object] | None]
 
 
 def analyze(
@@ -114,6 +116,7 @@ def analyze(
 
     cost = CostModel(index, settings.expensive_calls, settings.cheap_calls)
     sim = Simulator(index, cost)
+    analysis.simulator = sim
     report_paths = {m.path for m in report_modules}
     for mod in report_modules:
         for info in index.classes_of(mod):
@@ -284,7 +287,8 @@ def _to_diagnostic(
             )
     if len(classes) > 1 or (classes and classes[0] != _owner_name(f)):
         message += f" (in {', '.join(c.rsplit('.', 1)[-1] for c in classes)})"
-    fix = fix_planner(analysis, f) if fix_planner is not None and rule.fixable else None
+    planned = fix_planner(analysis, f) if fix_planner is not None and rule.fixable else None
+    fix = planned[0] if planned is not None else None
     if fix is None:
         message += " [no fix]" if rule.fixable else ""
     else:
@@ -307,7 +311,7 @@ def _to_diagnostic(
         )
     assert analysis.locator is not None
     line, col, end_line, end_col = analysis.locator.range(path, span, statement=f.code != "IL004")
-    return Diagnostic(
+    diag = Diagnostic(
         path=analysis.display(path),
         line=line,
         column=col,
@@ -323,6 +327,9 @@ def _to_diagnostic(
         fix=fix,
         classes=classes,
     )
+    if planned is not None:
+        analysis.plans[diag] = planned[1]
+    return diag
 
 
 def _file_ignored(analysis: Analysis, d: Diagnostic) -> bool:

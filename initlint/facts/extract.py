@@ -211,6 +211,7 @@ class _FunctionReader:
         self.kwarg = next((p.name for p in params if p.kind == "kwarg"), "")
         self.effects: list[Effect] = []
         self.stmt_index = 0
+        self.top = (0, False)
         self.stmt_span: Span | None = None
         # local name -> indices of call effects whose result it (transitively) carries
         self.taint: dict[str, set[int]] = {}
@@ -220,6 +221,7 @@ class _FunctionReader:
     def read(self) -> tuple[Effect, ...]:
         for i, stmt in enumerate(self.fn.body):
             self.stmt_index = i
+            self.top = (stmt.lineno, isinstance(stmt, ast.With | ast.AsyncWith))
             self._stmt(stmt, ())
         out = []
         for idx, eff in enumerate(self.effects):
@@ -237,6 +239,8 @@ class _FunctionReader:
                     feeds_other=idx in self.feeds_other,
                     stmt=eff.stmt,
                     stmt_span=eff.stmt_span,
+                    top_line=eff.top_line,
+                    top_with=eff.top_with,
                 )
             out.append(eff)
         return tuple(out)
@@ -546,6 +550,8 @@ class _FunctionReader:
                 value=value,
                 stmt=self.stmt_index,
                 stmt_span=_span(stmt),
+                top_line=self.top[0],
+                top_with=self.top[1],
             )
         )
         return len(self.effects) - 1

@@ -82,6 +82,9 @@ class Effect:
     stmt: int = 0
     # Span of the whole statement this effect sits in.
     stmt_span: Span | None = None
+    # First line of the enclosing top-level statement of the body, and whether it is a `with`.
+    top_line: int = 0
+    top_with: bool = False
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,1 @@
+"""The autofix codemod: plan (strategies), transform (libcst), apply (atomic writes)."""

@@ -1,0 +1,157 @@
+"""Render fix plans into new file contents, and write them all or none (DESIGN §5)."""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import os
+import stat
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import libcst as cst
+
+from initlint.diagnostics import Diagnostic, Edit
+from initlint.fix.ops import FixPlan, Op, op_site
+from initlint.fix.transform import FixError, apply_ops
+from initlint.sources import decode, read_bytes
+
+BOM = b"\xef\xbb\xbf"
+
+
+@dataclass(frozen=True)
+class FileChange:
+    path: Path
+    old: bytes
+    new: bytes
+
+    def diff(self, display: str) -> str:
+        old = self.old.decode("utf-8", "replace").splitlines(keepends=True)
+        new = self.new.decode("utf-8", "replace").splitlines(keepends=True)
+        lines = difflib.unified_diff(old, new, f"a/{display}", f"b/{display}")
+        return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+@dataclass
+class FixOutcome:
+    changes: list[FileChange] = field(default_factory=list)
+    applied: list[Diagnostic] = field(default_factory=list)
+    skipped_unsafe: list[Diagnostic] = field(default_factory=list)
+    failed: list[tuple[Diagnostic, str]] = field(default_factory=list)
+
+
+def render(path: Path, ops: Sequence[Op]) -> FileChange:
+    """Apply ops to one file, keeping its encoding, BOM and line endings; re-parse the result."""
+    data = read_bytes(path)
+    text, encoding = decode(data)
+    new_text = apply_ops(text, ops)
+    try:
+        cst.parse_module(new_text)
+        ast.parse(new_text)
+    except (cst.ParserSyntaxError, SyntaxError) as exc:
+        raise FixError(f"the fixed {path.name} would not parse: {exc}") from exc
+    new = new_text.encode(encoding)
+    if data.startswith(BOM) and not new.startswith(BOM):
+        new = BOM + new
+    return FileChange(path, data, new)
+
+
+def edits_for(plan: FixPlan, display: dict[Path, str]) -> tuple[Edit, ...]:
+    """The plan as line-range edits (for JSON and SARIF), one per changed hunk."""
+    edits: list[Edit] = []
+    by_file: dict[Path, list[Op]] = {}
+    for op in plan.ops:
+        by_file.setdefault(op.path, []).append(op)
+    for path, ops in by_file.items():
+        change = render(path, ops)
+        old = decode(change.old)[0].splitlines(keepends=True)
+        new = decode(change.new)[0].splitlines(keepends=True)
+        matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            if tag == "equal":
+                continue
+            edits.append(
+                Edit(display.get(path, str(path)), i1 + 1, 1, i2 + 1, 1, "".join(new[j1:j2]))
+            )
+    return tuple(edits)
+
+
+def combine(
+    plans: Iterable[tuple[Diagnostic, FixPlan]], unsafe: bool
+) -> tuple[dict[Path, list[Op]], FixOutcome]:
+    """Merge plans into per-file ops. Equal ops are shared; a plan that conflicts is dropped."""
+    outcome = FixOutcome()
+    per_file: dict[Path, list[Op]] = {}
+    taken: dict[tuple[Path, str, int], Op] = {}
+    for diag, plan in plans:
+        if plan.applicability == "unsafe" and not unsafe:
+            outcome.skipped_unsafe.append(diag)
+            continue
+        clash = any(taken.get(op_site(op), op) != op for op in plan.ops)
+        if clash:
+            outcome.failed.append((diag, "overlaps another fix; run again to apply it"))
+            continue
+        for op in plan.ops:
+            if op_site(op) not in taken:
+                taken[op_site(op)] = op
+                per_file.setdefault(op.path, []).append(op)
+        outcome.applied.append(diag)
+    return per_file, outcome
+
+
+def build_changes(per_file: dict[Path, list[Op]], outcome: FixOutcome) -> None:
+    for path, ops in sorted(per_file.items()):
+        change = render(path, ops)
+        if change.new != change.old:
+            outcome.changes.append(change)
+
+
+def check_writable(changes: Sequence[FileChange], root: Path) -> None:
+    """Refuse to write outside the project root or through a link that leaves it."""
+    real_root = root.resolve()
+    for ch in changes:
+        real = ch.path.resolve()
+        if real != real_root and real_root not in real.parents:
+            raise FixError(f"refusing to write {ch.path}: it resolves outside {real_root}")
+
+
+def write_all(changes: Sequence[FileChange]) -> None:
+    """Write every file or none: all temp files first, then os.replace each.
+
+    If a replace fails midway, the files already replaced are restored from memory, so
+    each file is either old or new, never truncated.
+    """
+    temps: list[tuple[FileChange, Path, Path]] = []
+    try:
+        for ch in changes:
+            target = ch.path.resolve()
+            mode = stat.S_IMODE(target.stat().st_mode)
+            fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(ch.new)
+            os.chmod(tmp, mode)
+            temps.append((ch, target, Path(tmp)))
+    except BaseException:
+        for _, _, tmp in temps:
+            tmp.unlink(missing_ok=True)
+        raise
+    done: list[tuple[FileChange, Path]] = []
+    try:
+        for ch, target, tmp in temps:
+            os.replace(tmp, target)
+            done.append((ch, target))
+    except BaseException:
+        for _, _, tmp in temps:
+            tmp.unlink(missing_ok=True)
+        for ch, target in done:
+            _restore(target, ch.old)
+        raise
+
+
+def _restore(target: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".bak")
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+    os.replace(tmp, target)

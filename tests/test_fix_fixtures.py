@@ -1,0 +1,109 @@
+"""Codemod fixtures: in/ trees fixed with --unsafe-fixes must equal out/ trees."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from initlint.cli import main
+from initlint.fix.api import run_fix
+
+FIX = Path(__file__).parent / "fixtures" / "fix"
+CHECK = Path(__file__).parent / "fixtures" / "check"
+
+
+def _cases() -> list[str]:
+    return sorted(p.name for p in FIX.iterdir() if (p / "in").is_dir())
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".initlint_cache" not in p.parts
+    }
+
+
+@pytest.fixture()
+def copy_case(tmp_path: Path):  # type: ignore[no-untyped-def]
+    def make(src: Path) -> Path:
+        dst = tmp_path / f"{src.parent.name}-{src.name}"
+        shutil.copytree(src, dst)
+        return dst
+
+    return make
+
+
+@pytest.mark.parametrize("name", _cases())
+def test_fix_output_matches_and_is_stable(name: str, copy_case) -> None:  # type: ignore[no-untyped-def]
+    work = copy_case(FIX / name / "in")
+    before, outcome, after = run_fix([work], unsafe=True, write=True, use_cache=False, cwd=work)
+    assert outcome.applied, "the case must have something to fix"
+    assert _tree(work) == _tree(FIX / name / "out")
+    # The result is re-checked: the fixed diagnostics are gone.
+    assert after is not None
+    fixed = {(d.code, d.class_name) for d in outcome.applied}
+    assert not fixed & {(d.code, d.class_name) for d in after.diagnostics}
+    # A second run changes nothing.
+    _, second, _ = run_fix([work], unsafe=True, write=True, use_cache=False, cwd=work)
+    assert second.changes == []
+    assert _tree(work) == _tree(FIX / name / "out")
+
+
+@pytest.mark.parametrize("name", _cases())
+def test_diff_writes_nothing(name: str, copy_case) -> None:  # type: ignore[no-untyped-def]
+    work = copy_case(FIX / name / "in")
+    snapshot = _tree(work)
+    result = CliRunner().invoke(main, ["fix", "--diff", "--unsafe-fixes", "--no-cache", str(work)])
+    assert result.exit_code == 1, result.output
+    assert "+++ b/" in result.output
+    assert _tree(work) == snapshot
+
+
+def test_clean_inputs_are_byte_for_byte_unchanged(copy_case) -> None:  # type: ignore[no-untyped-def]
+    clean = [p for p in sorted(CHECK.iterdir()) if not (p / "expected.txt").read_text().strip()]
+    assert len(clean) >= 10
+    for case in clean:
+        work = copy_case(case)
+        snapshot = _tree(work)
+        _, outcome, _ = run_fix([work], unsafe=True, write=True, use_cache=False, cwd=work)
+        assert outcome.changes == [], case.name
+        assert _tree(work) == snapshot, case.name
+
+
+def test_safe_only_by_default_and_unsafe_counted(copy_case) -> None:  # type: ignore[no-untyped-def]
+    work = copy_case(FIX / "flag_swallowed" / "in")
+    snapshot = _tree(work)
+    result = CliRunner().invoke(main, ["fix", "--no-cache", str(work)])
+    assert "1 unsafe fix skipped (use --unsafe-fixes)" in result.output
+    assert _tree(work) == snapshot
+    work2 = copy_case(FIX / "direct_buffer" / "in")
+    result = CliRunner().invoke(main, ["fix", "--no-cache", str(work2)])
+    assert result.exit_code == 0, result.output
+    assert "Fixed 1 diagnostic in 1 file." in result.output
+
+
+def test_encodings_and_line_endings_kept() -> None:
+    out = FIX / "encodings" / "out" / "pkg"
+    crlf = (out / "crlf.py").read_bytes()
+    assert b"init_cache=False" in crlf and b"\n" not in crlf.replace(b"\r\n", b"")
+    latin = (out / "latin.py").read_bytes()
+    assert b"Caf\xe9" in latin and b"init_cache=False" in latin
+    assert (out / "bom.py").read_bytes().startswith(b"\xef\xbb\xbf")
+
+
+def test_json_fix_carries_edits(copy_case) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    work = copy_case(FIX / "deepseek_v4_bug" / "in")
+    result = CliRunner().invoke(main, ["check", "--format", "json", "--no-cache", str(work)])
+    data = json.loads(result.output)
+    (diag,) = data
+    fix = diag["fix"]
+    assert fix["applicability"] == "unsafe"
+    paths = {e["path"].rsplit("/", 1)[-1] for e in fix["edits"]}
+    assert paths == {"yarn.py", "deepseek_v4.py"}
+    assert any("init_cache: bool = True" in e["content"] for e in fix["edits"])
