@@ -118,13 +118,26 @@ class Discovery:
     problems: tuple[FileProblem, ...]  # given paths that cannot be read as files
 
 
+def _ancestry(rel: str) -> list[str]:
+    parts = rel.split("/")
+    return ["/".join(parts[: i + 1]) for i in range(len(parts))] if rel not in ("", ".") else []
+
+
 def discover(paths: Iterable[Path], root: Path, excludes: tuple[str, ...]) -> Discovery:
     report: dict[Path, None] = {}
     problems: list[FileProblem] = []
     for given in paths:
         p = given.absolute()
         if p.is_dir():
-            for f in walk_python_files(p, root, excludes):
+            # A folder named on the command line is checked even if a pattern excludes it
+            # (as ruff does); patterns still apply to what lies below it.
+            rel_p = _rel(p, root)
+            own = tuple(
+                pat for pat in excludes
+                if any(_excluded(a, a.rsplit("/", 1)[-1], (pat,)) for a in _ancestry(rel_p))
+            )
+            below = tuple(pat for pat in excludes if pat not in own)
+            for f in walk_python_files(p, root, below):
                 report[f] = None
             continue
         if not p.exists() and not p.is_symlink():

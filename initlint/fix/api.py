@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from initlint.diagnostics import Diagnostic, Fix
@@ -29,12 +30,29 @@ def fix_planner(analysis: Analysis, finding: Finding) -> tuple[Fix, object] | No
     plan = planner.plan(finding)
     if plan is None:
         return None
-    display = {op.path: analysis.display(op.path) for op in plan.ops}
-    try:
-        edits = edits_for(plan, display)
-    except (FixError, OSError, UnicodeError):
-        return None  # a fix that cannot be made correct is not offered
-    return Fix(plan.applicability, plan.message, edits), plan
+    # Edits are rendered on demand (attach_edits): text output only needs the plan.
+    return Fix(plan.applicability, plan.message), plan
+
+
+def attach_edits(analysis: Analysis) -> None:
+    """Render every planned fix into edits (for JSON/SARIF). A fix that cannot be rendered
+    correctly is withdrawn: a fix that cannot be made correct is not offered."""
+    out = []
+    for d in analysis.diagnostics:
+        plan = analysis.plans.get(d)
+        if not isinstance(plan, FixPlan) or d.fix is None:
+            out.append(d)
+            continue
+        display = {op.path: analysis.display(op.path) for op in plan.ops}
+        try:
+            new = replace(d, fix=replace(d.fix, edits=edits_for(plan, display)))
+        except (FixError, OSError, UnicodeError):
+            new = replace(d, fix=None)
+        del analysis.plans[d]
+        if new.fix is not None:
+            analysis.plans[new] = plan
+        out.append(new)
+    analysis.diagnostics = out
 
 
 def plans_of(analysis: Analysis) -> list[tuple[Diagnostic, FixPlan]]:

@@ -138,6 +138,10 @@ class Planner:
         theirs = _statement_text(first)
         if mine is None or mine != theirs or not _single_effect_statement(ev):
             return None
+        # Equal text is equal work only when it reads no locals or parameters, whose values
+        # can differ between the two functions.
+        if _reads_locals(ev) or _reads_locals(first):
+            return None
         span = eff.stmt_span or eff.span
         return FixPlan(
             "safe", "delete the repeated statement", (DeleteStatement(ev.fn.module.path, span.line),), 3
@@ -265,7 +269,7 @@ def _thread_ops(ev: Event, name: str) -> list[Op] | None:
     return ops
 
 
-def _statement_text(ev: Event) -> str | None:
+def _statement_source(ev: Event) -> str | None:
     span = ev.effect.stmt_span or ev.effect.span
     try:
         src = read_source(ev.fn.module.path)
@@ -274,9 +278,25 @@ def _statement_text(ev: Event) -> str | None:
     lines = src.text.splitlines()
     chunk = textwrap.dedent("\n".join(lines[span.line - 1 : span.end_line]))
     try:
-        return ast.dump(ast.parse(chunk))
+        ast.parse(chunk)
     except SyntaxError:
         return None
+    return chunk
+
+
+def _statement_text(ev: Event) -> str | None:
+    chunk = _statement_source(ev)
+    return None if chunk is None else ast.dump(ast.parse(chunk))
+
+
+def _reads_locals(ev: Event) -> bool:
+    text = _statement_source(ev)
+    if text is None:
+        return True
+    facts = ev.fn.facts
+    local = {p.name for p in facts.params[1:]} | {e.name for e in facts.effects if e.kind == "local"}
+    loaded = {n.id for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name)}
+    return bool(loaded & local)
 
 
 def _single_effect_statement(ev: Event) -> bool:
