@@ -2,18 +2,29 @@
 
 from __future__ import annotations
 
+import json
+import os
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 import click
 
 from initlint import __version__
+from initlint.diagnostics import Diagnostic
+from initlint.discovery import find_root
 from initlint.engine import Analysis, analyze
 from initlint.output import RENDERERS
-from initlint.output.text import summary_line
+from initlint.output.text import render_statistics, statistics, summary_line
 from initlint.rules import REGISTRY
-from initlint.settings import ConfigError, Settings
+from initlint.settings import (
+    ConfigError,
+    Settings,
+    format_settings,
+    load_settings,
+    load_settings_file,
+    unknown_codes,
+    with_overrides,
+)
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -26,9 +37,10 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _check_codes(codes: tuple[str, ...], option: str) -> None:
-    for code in codes:
-        if code != "ALL" and not any(c.startswith(code) for c in REGISTRY):
-            raise click.BadParameter(f"unknown rule code {code!r}", param_hint=option)
+    for code in unknown_codes(codes):
+        raise click.BadParameter(
+            f"unknown rule code {code!r} (see `initlint rules`)", param_hint=option
+        )
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -128,12 +140,10 @@ def _run_analysis(
             raise click.BadParameter(f"path {str(p)!r} does not exist", param_hint="PATHS")
     settings: Settings | None = None
     if config_file is not None:
-        from initlint.settings import load_settings_file
-
         settings = load_settings_file(config_file)
 
     def apply(s: Settings) -> Settings:
-        return replace(s, **over)  # type: ignore[arg-type]
+        return with_overrides(s, over)
 
     return analyze(
         list(paths),
@@ -153,7 +163,8 @@ def _run_analysis(
     type=click.Choice(sorted(RENDERERS)),
     default="text",
     show_default=True,
-    help="Output format.",
+    help="Output format: text (path:line:col: CODE message), json, sarif (SARIF 2.1.0) "
+    "or github (workflow annotations).",
 )
 @click.option(
     "--output-file",
@@ -162,8 +173,18 @@ def _run_analysis(
     default=None,
     help="Write the report to this file instead of stdout.",
 )
-@click.option("--statistics", is_flag=True, help="Print counts per rule code instead.")
-@click.option("--show-settings", is_flag=True, help="Print the resolved settings and exit.")
+@click.option(
+    "--statistics",
+    "statistics_only",
+    is_flag=True,
+    help="Print the number of findings per rule code instead of the findings "
+    "(as JSON with --format json).",
+)
+@click.option(
+    "--show-settings",
+    is_flag=True,
+    help="Print the resolved settings (defaults < pyproject.toml < flags) and exit.",
+)
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 def check(
     paths: tuple[Path, ...],
@@ -178,7 +199,7 @@ def check(
     config_file: Path | None,
     fmt: str,
     output_file: Path | None,
-    statistics: bool,
+    statistics_only: bool,
     show_settings: bool,
     exit_zero: bool,
 ) -> None:
@@ -196,29 +217,57 @@ def check(
     """
     try:
         over = _overrides(select, ignore, extend_select, exclude, extend_exclude, flag_name)
-        analysis = _run_analysis(paths, over, no_cache, jobs, config_file)
+        if show_settings:
+            click.echo(_resolved_settings(paths, over, config_file), nl=False)
+            return
+        from initlint.fix.api import attach_edits, fix_planner
+
+        analysis = _run_analysis(paths, over, no_cache, jobs, config_file, fix_planner)
+        if fmt in ("json", "sarif"):
+            attach_edits(analysis)
     except ConfigError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_ERROR)
-    if show_settings:
-        _print_settings(analysis)
-        return
     diags = analysis.diagnostics
-    if statistics:
-        counts: dict[str, int] = {}
-        for d in diags:
-            counts[d.code] = counts.get(d.code, 0) + 1
-        text = "".join(f"{counts[c]:>5}  {c}  {REGISTRY[c].name}\n" for c in sorted(counts))
+    if statistics_only:
+        text = _statistics(diags, fmt)
     else:
-        color = fmt == "text" and output_file is None and sys.stdout.isatty()
+        color = fmt == "text" and output_file is None and _color_stdout()
         text = RENDERERS[fmt](diags, color)
     if output_file is not None:
-        output_file.write_text(text, encoding="utf-8")
+        try:
+            output_file.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            click.echo(f"error: cannot write {output_file}: {exc.strerror or exc}", err=True)
+            sys.exit(EXIT_ERROR)
     else:
         click.echo(text, nl=False)
-    if fmt == "text" and not statistics:
+    if fmt == "text" and not statistics_only:
         click.echo(summary_line(diags, analysis.files), err=output_file is not None)
     sys.exit(_exit_code(analysis, exit_zero))
+
+
+def _color_stdout() -> bool:
+    """Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org)."""
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
+def _statistics(diags: list[Diagnostic], fmt: str) -> str:
+    rows = statistics(diags)
+    if fmt == "json":
+        data = [{"code": c, "name": n, "count": k, "fixable": f} for c, n, k, f in rows]
+        return json.dumps(data, indent=2) + "\n"
+    return render_statistics(diags)
+
+
+def _resolved_settings(
+    paths: tuple[Path, ...], over: dict[str, object], config_file: Path | None
+) -> str:
+    """What analyze() would use, without running it: root from the first path, then config."""
+    first = paths[0].absolute() if paths else Path.cwd()
+    root = find_root(first)
+    base = load_settings_file(config_file) if config_file else load_settings(root)
+    return format_settings(with_overrides(base, over), root)
 
 
 def _exit_code(analysis: Analysis, exit_zero: bool) -> int:
@@ -230,37 +279,28 @@ def _exit_code(analysis: Analysis, exit_zero: bool) -> int:
     return code
 
 
-def _print_settings(analysis: Analysis) -> None:
-    s = analysis.settings
-    click.echo(f"root = {analysis.root}")
-    click.echo(f"config = {s.config_file or '(defaults)'}")
-    for key in (
-        "select",
-        "ignore",
-        "extend_select",
-        "exclude",
-        "extend_exclude",
-        "src",
-        "expensive_calls",
-        "cheap_calls",
-        "flag_name",
-        "per_file_ignores",
-    ):
-        click.echo(f"{key.replace('_', '-')} = {getattr(s, key)!r}")
-
-
 @main.command()
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "markdown"]),
+    default="text",
+    show_default=True,
+    help="text: one line per rule; json: for tools; markdown: the full reference (docs/rules.md).",
+)
 def rules(fmt: str) -> None:
-    """List every rule with its code, name and summary."""
+    """List every rule: code, whether it has an automatic fix, name and summary."""
     if fmt == "json":
-        import json
-
         data = [
             {"code": r.code, "name": r.name, "summary": r.summary, "fixable": r.fixable}
             for r in REGISTRY.values()
         ]
         click.echo(json.dumps(data, indent=2))
+        return
+    if fmt == "markdown":
+        from initlint.output.rules_doc import render_rules_markdown
+
+        click.echo(render_rules_markdown(REGISTRY.values()), nl=False)
         return
     for r in REGISTRY.values():
         fix = "fix" if r.fixable else "   "
@@ -268,17 +308,26 @@ def rules(fmt: str) -> None:
 
 
 @main.command()
-@click.argument("code")
-def explain(code: str) -> None:
-    """Print a rule's documentation: what it does, why, examples, fix safety."""
-    rule = REGISTRY.get(code.upper())
-    if rule is None:
-        click.echo(f"error: unknown rule code {code!r}; see `initlint rules`", err=True)
+@click.argument("rule")
+def explain(rule: str) -> None:
+    """Print the documentation of RULE (a code like IL001, or a name like
+    redundant-buffer-registration): What it does / Why is this bad / Example /
+    Use instead / Fix safety.
+    """
+    by_name = {r.name: r for r in REGISTRY.values()}
+    found = REGISTRY.get(rule.strip().upper()) or by_name.get(rule.strip().lower())
+    if found is None:
+        click.echo(f"error: unknown rule {rule!r}; see `initlint rules`", err=True)
         sys.exit(EXIT_ERROR)
-    click.echo(rule.explain(), nl=False)
+    click.echo(found.explain(), nl=False)
 
 
 def _register_optional() -> None:
+    from initlint.demo import demo
+    from initlint.fix.command import fix
+
+    main.add_command(fix)
+    main.add_command(demo)
     try:
         from initlint.runtime.command import trace
     except ImportError:  # pragma: no cover - runtime package not present

@@ -28,8 +28,12 @@ def copy_example(dest: Path) -> Path:
 
 
 @click.command()
-@click.option("--keep", type=click.Path(path_type=Path, file_okay=False), default=None,
-              help="Copy the example here (and keep it) instead of a temporary folder.")
+@click.option(
+    "--keep",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Copy the example here (and keep it) instead of a temporary folder.",
+)
 def demo(keep: Path | None) -> None:
     """Check the shipped buggy DeepSeek V4 rotary embedding and show the fix as a diff.
 
@@ -50,4 +54,6 @@ def demo(keep: Path | None) -> None:
         for change in outcome.changes:
             click.echo(change.diff(analysis.display(change.path)), nl=False)
         n = len(analysis.diagnostics)
-        click.echo(f"\n{n} finding{'s' if n != 1 else ''}; the diff above is the fix vLLM made by hand.")
+        click.echo(
+            f"\n{n} finding{'s' if n != 1 else ''}; the diff above is the fix vLLM made by hand."
+        )

@@ -133,7 +133,8 @@ def discover(paths: Iterable[Path], root: Path, excludes: tuple[str, ...]) -> Di
             # (as ruff does); patterns still apply to what lies below it.
             rel_p = _rel(p, root)
             own = tuple(
-                pat for pat in excludes
+                pat
+                for pat in excludes
                 if any(_excluded(a, a.rsplit("/", 1)[-1], (pat,)) for a in _ancestry(rel_p))
             )
             below = tuple(pat for pat in excludes if pat not in own)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from fnmatch import fnmatchcase
 from pathlib import Path
 
 from initlint.cache import FactsCache
@@ -15,6 +14,7 @@ from initlint.facts.model import ModuleFacts, Span
 from initlint.facts.runner import EMPTY, FactsOutcome, compute_facts, default_jobs, facts_for
 from initlint.index.project import ClassInfo, ProjectIndex, module_name_for
 from initlint.locate import Locator
+from initlint.progress import Progress
 from initlint.rules import REGISTRY, Finding, select_codes
 from initlint.rules.repeats import find_disabled, find_repeats
 from initlint.settings import Settings, load_settings
@@ -61,7 +61,9 @@ def analyze(
     jobs: int = 0,
     use_cache: bool = True,
     fix_planner: FixPlanner | None = None,
+    progress: bool | None = None,
 ) -> Analysis:
+    """Run the check pipeline. ``progress``: None draws on stderr only when it is a TTY."""
     cwd = (cwd or Path.cwd()).absolute()
     paths = [p if p.is_absolute() else cwd / p for p in paths] or [cwd]
     root = find_root(paths[0])
@@ -96,7 +98,9 @@ def analyze(
     outcomes = compute_facts(
         disc.report, root, settings.fingerprint(), use_cache=use_cache, jobs=jobs
     )
+    reading = Progress(len(disc.report), progress, label="initlint: reading")
     for outcome in outcomes:
+        reading.advance()
         diag = _outcome_diag(analysis, outcome)
         if diag is not None:
             diags.append(diag)
@@ -117,8 +121,11 @@ def analyze(
     cost = CostModel(index, settings.expensive_calls, settings.cheap_calls)
     sim = Simulator(index, cost)
     analysis.simulator = sim
+    reading.close()
     report_paths = {m.path for m in report_modules}
+    checking = Progress(len(report_modules), progress, label="initlint: checking")
     for mod in report_modules:
+        checking.advance()
         for info in index.classes_of(mod):
             try:
                 analysis.findings.extend(_check_class(sim, info))
@@ -126,6 +133,7 @@ def analyze(
                 diags.append(_internal(analysis, info, "RecursionError: hierarchy too deep"))
             except Exception as exc:  # noqa: BLE001 - per-class isolation, reported as IL902
                 diags.append(_internal(analysis, info, f"{type(exc).__name__}: {exc}"))
+    checking.close()
     for d in diags:
         if d.code == "IL902":
             analysis.internal_errors += 1
@@ -306,7 +314,8 @@ def _to_diagnostic(
             Related(
                 analysis.display(f.flag.function.module.path),
                 fspan.line,
-                f"flag `{f.flag.param}` is a parameter of {_method_label(f.flag.function.qualname)}",
+                f"flag `{f.flag.param}` is a parameter of "
+                f"{_method_label(f.flag.function.qualname)}",
             )
         )
     assert analysis.locator is not None
@@ -339,8 +348,4 @@ def _file_ignored(analysis: Analysis, d: Diagnostic) -> bool:
         rel = (analysis.cwd / d.path).resolve().relative_to(analysis.root.resolve()).as_posix()
     except ValueError:
         rel = d.path
-    for pattern, codes in analysis.settings.per_file_ignores:
-        if fnmatchcase(rel, pattern) or fnmatchcase(d.path, pattern):
-            if any(c == "ALL" or d.code.startswith(c) for c in codes):
-                return True
-    return False
+    return analysis.settings.ignored_in_file(d.code, (rel, d.path))

@@ -16,8 +16,11 @@ from initlint.diagnostics import Diagnostic
 from initlint.facts.model import Span
 from initlint.sources import UnreadableError, read_source
 
+# A comment holding `initlint: ignore` (optionally `[IL001, IL002]`) or flake8's `noqa`
+# (optionally `: IL001,E501`); codes are prefixes, separated by commas or spaces.
 SUPPRESS = re.compile(
-    r"#\s*(?:initlint:\s*ignore(?:\[(?P<codes>[A-Z0-9,\s]+)\])?|noqa(?::\s*(?P<noqa>[A-Z0-9,\s]+))?)",
+    r"#\s*(?:initlint:\s*ignore\b(?:\s*\[(?P<codes>[^\]]*)\])?"
+    r"|noqa\b(?::\s*(?P<noqa>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?)",
     re.IGNORECASE,
 )
 ALL = frozenset({"*"})
@@ -58,15 +61,21 @@ class _Collector(cst.CSTVisitor):
         self._add(node)
 
     def visit_Comment(self, node: cst.Comment) -> None:
-        m = SUPPRESS.search(node.value)
-        if not m:
-            return
-        line = self.get_metadata(PositionProvider, node).start.line
-        codes = m.group("codes") or m.group("noqa")
-        parsed = (
-            ALL if codes is None else frozenset(c.strip() for c in codes.split(",") if c.strip())
-        )
-        self.info.suppress[line] = self.info.suppress.get(line, frozenset()) | parsed
+        codes = suppressed_codes(node.value)
+        if codes:
+            line = self.get_metadata(PositionProvider, node).start.line
+            self.info.suppress[line] = self.info.suppress.get(line, frozenset()) | codes
+
+
+def suppressed_codes(comment: str) -> frozenset[str]:
+    """Codes (or prefixes) a comment suppresses; ``ALL`` for a bare ignore / noqa."""
+    out: set[str] = set()
+    for m in SUPPRESS.finditer(comment):
+        listed = m.group("codes") if m.group("codes") is not None else m.group("noqa")
+        if listed is None:
+            return ALL
+        out.update(c.upper() for c in re.split(r"[\s,]+", listed) if c)
+    return frozenset(out)
 
 
 class Locator:
@@ -104,16 +113,19 @@ class Locator:
         return span.line, col + 1, span.end_line, end_col + 1
 
     def suppressed(self, d: Diagnostic, cwd: Path) -> bool:
+        """True when a comment on the diagnostic's first or last line suppresses its code.
+
+        IL9xx diagnostics (files initlint could not read or parse) cannot be suppressed.
+        """
         if d.code.startswith("IL9"):
             return False
         path = Path(d.path)
         info = self._info(path if path.is_absolute() else cwd / path)
         if info is None:
             return False
-        lines = {d.line, d.end_line, info.stmt_end.get(d.line, d.line)}
-        for line in lines:
-            codes = info.suppress.get(line)
-            if codes and (codes is ALL or "*" in codes or any(d.code.startswith(c) for c in codes)):
+        for line in {d.line, d.end_line, info.stmt_end.get(d.line, d.line)}:
+            codes = info.suppress.get(line, frozenset())
+            if codes is ALL or "*" in codes or any(d.code.startswith(c) for c in codes):
                 return True
         return False
 

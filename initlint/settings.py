@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
+import tomllib
 from dataclasses import asdict, dataclass, field, replace
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
-
-try:
-    import tomllib
-except ModuleNotFoundError:  # pragma: no cover - Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
 
 
 class ConfigError(Exception):
@@ -31,6 +29,7 @@ class Settings:
     cheap_calls: tuple[str, ...] = ()
     flag_name: str = ""
     config_file: str = ""
+    # option name (kebab-case) -> where its value came from: a file path or "command line"
     sources: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
 
     @property
@@ -44,7 +43,33 @@ class Settings:
         data.pop("config_file", None)
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
+    def ignored_in_file(self, code: str, paths: tuple[str, ...]) -> bool:
+        """True when per-file-ignores switch ``code`` off for a file known by any of ``paths``.
 
+        A pattern matches a path (relative to the root, or as displayed) or, when it holds
+        no ``/``, the file name alone: ``"__init__.py" = ["IL001"]`` applies everywhere.
+        """
+        return any(
+            code_selected(code, codes)
+            for pattern, codes in self.per_file_ignores
+            if any(path_matches(pattern, p) for p in paths)
+        )
+
+
+def path_matches(pattern: str, path: str) -> bool:
+    """Glob match of a POSIX path; a pattern without ``/`` also matches the file name."""
+    pattern = pattern.removeprefix("./")
+    if fnmatchcase(path, pattern):
+        return True
+    return "/" not in pattern and fnmatchcase(path.rsplit("/", 1)[-1], pattern)
+
+
+def code_selected(code: str, prefixes: tuple[str, ...]) -> bool:
+    """Ruff-style prefix match: ``IL0`` covers IL001-IL004, ``ALL`` covers everything."""
+    return any(p == "ALL" or code.startswith(p) for p in prefixes)
+
+
+# key in [tool.initlint] -> Settings field, for the keys whose value is a list of strings
 _LIST_KEYS = {
     "select": "select",
     "ignore": "ignore",
@@ -55,6 +80,7 @@ _LIST_KEYS = {
     "expensive-calls": "expensive_calls",
     "cheap-calls": "cheap_calls",
 }
+_CODE_KEYS = ("select", "ignore", "extend-select")
 KNOWN_KEYS = (*_LIST_KEYS, "per-file-ignores", "flag-name")
 
 
@@ -72,7 +98,8 @@ def load_settings_file(path: Path) -> Settings:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from exc
-    table = data.get("tool", {}).get("initlint")
+    tool = data.get("tool", {})
+    table = tool.get("initlint") if isinstance(tool, dict) else None
     if table is None:
         return Settings()
     if not isinstance(table, dict):
@@ -82,21 +109,48 @@ def load_settings_file(path: Path) -> Settings:
 
 def _str_list(value: Any, key: str, where: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{where}: [tool.initlint] {key} must be a list of strings")
+        got = type(value).__name__
+        raise ConfigError(
+            f"{where}: [tool.initlint] {key} must be a list of strings, got {got} {value!r}"
+        )
     return tuple(value)
+
+
+def unknown_codes(codes: tuple[str, ...]) -> list[str]:
+    """The entries of ``codes`` that are neither ``ALL`` nor a prefix of a registered code."""
+    from initlint.rules import REGISTRY
+
+    return [c for c in codes if c != "ALL" and not any(r.startswith(c) for r in REGISTRY)]
+
+
+def _codes(value: Any, key: str, where: str) -> tuple[str, ...]:
+    codes = _str_list(value, key, where)
+    bad = unknown_codes(codes)
+    if bad:
+        raise ConfigError(
+            f"{where}: [tool.initlint] {key}: unknown rule code {bad[0]!r} (see `initlint rules`)"
+        )
+    return codes
+
+
+def _unknown_key(key: str, where: str) -> ConfigError:
+    close = difflib.get_close_matches(key.replace("_", "-"), KNOWN_KEYS, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else f" (known: {', '.join(KNOWN_KEYS)})"
+    return ConfigError(f"{where}: unknown key {key!r} in [tool.initlint]{hint}")
 
 
 def parse_table(table: dict[str, Any], where: str) -> Settings:
     kwargs: dict[str, Any] = {}
-    sources: dict[str, str] = {}
     for key, value in table.items():
-        if key in _LIST_KEYS:
+        if key in _CODE_KEYS:
+            kwargs[_LIST_KEYS[key]] = _codes(value, key, where)
+        elif key in _LIST_KEYS:
             kwargs[_LIST_KEYS[key]] = _str_list(value, key, where)
         elif key == "per-file-ignores":
             if not isinstance(value, dict):
                 raise ConfigError(f"{where}: [tool.initlint] per-file-ignores must be a table")
             kwargs["per_file_ignores"] = tuple(
-                (pat, _str_list(codes, f"per-file-ignores.{pat}", where))
+                (pat, _codes(codes, f"per-file-ignores.{pat!r}", where))
                 for pat, codes in value.items()
             )
         elif key == "flag-name":
@@ -106,13 +160,39 @@ def parse_table(table: dict[str, Any], where: str) -> Settings:
                 )
             kwargs["flag_name"] = value
         else:
-            known = ", ".join(KNOWN_KEYS)
-            raise ConfigError(f"{where}: unknown key {key!r} in [tool.initlint] (known: {known})")
-        sources[key] = where
-    from initlint.rules import REGISTRY
-
-    for key in ("select", "ignore", "extend_select"):
-        for code in kwargs.get(key, ()):
-            if code != "ALL" and not any(c.startswith(code) for c in REGISTRY):
-                raise ConfigError(f"{where}: [tool.initlint] {key}: unknown rule code {code!r}")
+            raise _unknown_key(key, where)
+    sources = {key: where for key in table}
     return replace(Settings(), config_file=where, sources=sources, **kwargs)
+
+
+def with_overrides(settings: Settings, overrides: dict[str, Any]) -> Settings:
+    """Apply command-line values (keyed by Settings field) on top of ``settings``."""
+    sources = dict(settings.sources)
+    sources.update({k.replace("_", "-"): "command line" for k in overrides})
+    return replace(settings, sources=sources, **overrides)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, str):
+        return json.dumps(value)
+    return "[" + ", ".join(json.dumps(v) for v in value) + "]"
+
+
+def format_settings(settings: Settings, root: Path) -> str:
+    """The resolved settings as TOML, each value annotated with where it came from."""
+    lines = [
+        f"# project root: {root}",
+        f"# config file:  {settings.config_file or '(none; defaults)'}",
+        "[tool.initlint]",
+    ]
+    for key in KNOWN_KEYS:
+        if key == "per-file-ignores":
+            continue
+        value = getattr(settings, key.replace("-", "_"))
+        lines.append(f"{key} = {_toml_value(value)}  # {settings.sources.get(key, 'default')}")
+    lines.append("")
+    source = settings.sources.get("per-file-ignores", "default")
+    lines.append(f"[tool.initlint.per-file-ignores]  # {source}")
+    for pattern, codes in settings.per_file_ignores:
+        lines.append(f"{json.dumps(pattern)} = {_toml_value(codes)}")
+    return "\n".join(lines) + "\n"

@@ -27,6 +27,12 @@ class FactsOutcome:
     parsed: bool = False  # False when the pre-filter or the cache answered
 
 
+def _cannot_define_classes(data: bytes) -> bool:
+    """No ``class`` keyword: nothing to read. NUL bytes (UTF-16/32, binary) hide the keyword
+    from this byte test, so such files take the full path and get their IL900/IL901."""
+    return b"class" not in data and b"\x00" not in data
+
+
 def facts_for(path: Path, cache: FactsCache, prefilter: bool) -> FactsOutcome:
     """Facts for one file. Never raises: failures become outcomes."""
     try:
@@ -34,8 +40,8 @@ def facts_for(path: Path, cache: FactsCache, prefilter: bool) -> FactsOutcome:
     except UnreadableError as exc:
         return FactsOutcome(path, None, problem=str(exc))
     try:
-        if prefilter and b"class" not in data:
-            return FactsOutcome(path, EMPTY)  # no class keyword: cannot define a class
+        if prefilter and _cannot_define_classes(data):
+            return FactsOutcome(path, EMPTY)
         key = cache.key(data)
         cached = cache.get(key)
         if cached is not None:
@@ -60,7 +66,7 @@ def _cached(path: Path, cache: FactsCache, prefilter: bool) -> FactsOutcome | No
         data = read_bytes(path)
     except UnreadableError:
         return None  # reported by the full path below
-    if prefilter and b"class" not in data:
+    if prefilter and _cannot_define_classes(data):
         return FactsOutcome(path, EMPTY)
     facts = cache.get(cache.key(data))
     return None if facts is None else FactsOutcome(path, facts)
@@ -105,12 +111,15 @@ def compute_facts(
     # Chunks of a few dozen files keep both workers busy and pickling overhead low.
     size = max(8, min(64, len(todo) // (jobs * 4) or 1))
     chunks = [todo[i : i + size] for i in range(0, len(todo), size)]
+    done = 0  # chunks already yielded: a pool that breaks half-way must not repeat them
     try:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             args = [(chunk, root, fingerprint, use_cache, prefilter) for chunk in chunks]
             for result in pool.map(_worker, args):
+                done += 1
                 yield from result
-    except (OSError, RuntimeError):  # no pool here (sandbox, frozen app): serial fallback
+    except (OSError, RuntimeError):  # no pool (sandbox, frozen app) or a dead worker: serial
         cache = FactsCache(root, fingerprint, use_cache)
-        for p in todo:
-            yield facts_for(p, cache, prefilter)
+        for chunk in chunks[done:]:
+            for p in chunk:
+                yield facts_for(p, cache, prefilter)

@@ -80,8 +80,13 @@ def run_fix(
     Returns (analysis before, outcome, analysis after writing or None when not written).
     """
     before = analyze(
-        paths, cwd=cwd, settings=settings, overrides=overrides, jobs=jobs,
-        use_cache=use_cache, fix_planner=fix_planner,
+        paths,
+        cwd=cwd,
+        settings=settings,
+        overrides=overrides,
+        jobs=jobs,
+        use_cache=use_cache,
+        fix_planner=fix_planner,
     )
     per_file, outcome = combine(plans_of(before), unsafe)
     build_changes(per_file, outcome)

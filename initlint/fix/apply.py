@@ -128,23 +128,23 @@ def write_all(changes: Sequence[FileChange]) -> None:
         for ch in changes:
             target = ch.path.resolve()
             mode = stat.S_IMODE(target.stat().st_mode)
-            fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+            fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
             with os.fdopen(fd, "wb") as fh:
                 fh.write(ch.new)
-            os.chmod(tmp, mode)
-            temps.append((ch, target, Path(tmp)))
+            os.chmod(name, mode)
+            temps.append((ch, target, Path(name)))
     except BaseException:
-        for _, _, tmp in temps:
-            tmp.unlink(missing_ok=True)
+        for _, _, temp in temps:
+            temp.unlink(missing_ok=True)
         raise
     done: list[tuple[FileChange, Path]] = []
     try:
-        for ch, target, tmp in temps:
-            os.replace(tmp, target)
+        for ch, target, temp in temps:
+            os.replace(temp, target)
             done.append((ch, target))
     except BaseException:
-        for _, _, tmp in temps:
-            tmp.unlink(missing_ok=True)
+        for _, _, temp in temps:
+            temp.unlink(missing_ok=True)
         for ch, target in done:
             _restore(target, ch.old)
         raise

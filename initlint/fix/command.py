@@ -36,8 +36,13 @@ def fix_and_report(
 
     try:
         before, outcome, after = run_fix(
-            list(paths), unsafe=unsafe, write=not diff, overrides=apply, settings=settings,
-            jobs=jobs, use_cache=not no_cache,
+            list(paths),
+            unsafe=unsafe,
+            write=not diff,
+            overrides=apply,
+            settings=settings,
+            jobs=jobs,
+            use_cache=not no_cache,
         )
     except ConfigError as exc:
         click.echo(f"error: {exc}", err=True)
@@ -65,7 +70,9 @@ def _summary(outcome: FixOutcome, diff: bool) -> None:
     n = len(outcome.applied)
     files = len(outcome.changes)
     verb = "Would fix" if diff else "Fixed"
-    parts = [f"{verb} {n} diagnostic{'s' if n != 1 else ''} in {files} file{'s' if files != 1 else ''}."]
+    parts = [
+        f"{verb} {n} diagnostic{'s' if n != 1 else ''} in {files} file{'s' if files != 1 else ''}."
+    ]
     if outcome.skipped_unsafe:
         k = len(outcome.skipped_unsafe)
         parts.append(f"{k} unsafe fix{'es' if k != 1 else ''} skipped (use --unsafe-fixes).")
@@ -76,11 +83,15 @@ def _summary(outcome: FixOutcome, diff: bool) -> None:
 
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--unsafe-fixes", is_flag=True, help="Also apply unsafe fixes (they change signatures).")
+@click.option(
+    "--unsafe-fixes", is_flag=True, help="Also apply unsafe fixes (they change signatures)."
+)
 @click.option("--diff", is_flag=True, help="Print a unified diff of the fixes; write nothing.")
 @click.option("--select", multiple=True, help="Only fix these rule codes or prefixes.")
 @click.option("--ignore", multiple=True, help="Do not fix these rule codes or prefixes.")
-@click.option("--flag-name", default=None, help="Name for a flag a fix introduces (default init_<name>).")
+@click.option(
+    "--flag-name", default=None, help="Name for a flag a fix introduces (default init_<name>)."
+)
 @click.option("--no-cache", is_flag=True, help="Neither read nor write .initlint_cache/.")
 @click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes.")
 def fix(
@@ -105,7 +116,7 @@ def fix(
       initlint fix --diff .              # preview, write nothing
       initlint fix --unsafe-fixes src/   # apply every fix, the vLLM-style flag threading too
     """
-    from initlint.cli import _split, _check_codes
+    from initlint.cli import _check_codes, _split
 
     over: dict[str, object] = {}
     sel, ign = _split(select), _split(ignore)
@@ -117,11 +128,18 @@ def fix(
         over["ignore"] = ign
     if flag_name is not None:
         if not flag_name.isidentifier():
-            raise click.BadParameter(f"{flag_name!r} is not a Python identifier", param_hint="--flag-name")
+            raise click.BadParameter(
+                f"{flag_name!r} is not a Python identifier", param_hint="--flag-name"
+            )
         over["flag_name"] = flag_name
     sys.exit(
         fix_and_report(
-            paths, unsafe=unsafe_fixes, diff=diff, over=over, no_cache=no_cache, jobs=jobs,
+            paths,
+            unsafe=unsafe_fixes,
+            diff=diff,
+            over=over,
+            no_cache=no_cache,
+            jobs=jobs,
             settings=None,
         )
     )

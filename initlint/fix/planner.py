@@ -57,8 +57,10 @@ class Planner:
         if ops is None:
             return None
         switched = [
-            e for e in resim.events
-            if e.shadow and e.kind in ("buffer", "assign")
+            e
+            for e in resim.events
+            if e.shadow
+            and e.kind in ("buffer", "assign")
             and any(o.frame == resim.top_frame for o in e.switched_off_by)
         ]
         redone = {
@@ -69,8 +71,7 @@ class Planner:
         # A mixin's super call reaches different bases in different classes: never safe.
         mixin = f.sim.top_fn is not None and f.sim.top_fn.owner is not f.sim.cls
         safe = not mixin and all(
-            (e.kind, e.name) in redone or (e.kind == "assign" and not e.expensive)
-            for e in switched
+            (e.kind, e.name) in redone or (e.kind == "assign" and not e.expensive) for e in switched
         )
         msg = f"pass `{flag.param}={flag.off_value}` to super().__init__()"
         return FixPlan("safe" if safe else "unsafe", msg, tuple(ops), 1)
@@ -144,7 +145,10 @@ class Planner:
             return None
         span = eff.stmt_span or eff.span
         return FixPlan(
-            "safe", "delete the repeated statement", (DeleteStatement(ev.fn.module.path, span.line),), 3
+            "safe",
+            "delete the repeated statement",
+            (DeleteStatement(ev.fn.module.path, span.line),),
+            3,
         )
 
 
@@ -194,8 +198,12 @@ def _wrap_line(fn: FunctionInfo, eff: Effect, attr: str) -> int:
     if not eff.top_with:
         return span.line
     same = [e for e in fn.facts.effects if e.top_line == eff.top_line]
-    only_this = all(e.kind == "local" or (e.kind in ("assign", "buffer") and e.name == attr)
-                    or (e.kind == "call" and e.feeds) for e in same)
+    only_this = all(
+        e.kind == "local"
+        or (e.kind in ("assign", "buffer") and e.name == attr)
+        or (e.kind == "call" and e.feeds)
+        for e in same
+    )
     return eff.top_line if only_this and attr else span.line
 
 
@@ -237,7 +245,11 @@ def _caller_ops(super_ev: Event, name: str, value: bool) -> list[Op] | None:
     explicit = eff.detail == "explicit"
     ops: list[Op] = [
         SetKeyword(
-            fn.module.path, eff.span.line, eff.span.col, name, repr(value),
+            fn.module.path,
+            eff.span.line,
+            eff.span.col,
+            name,
+            repr(value),
             positional=None if positional is None else positional + (1 if explicit else 0),
         )
     ]
@@ -294,7 +306,9 @@ def _reads_locals(ev: Event) -> bool:
     if text is None:
         return True
     facts = ev.fn.facts
-    local = {p.name for p in facts.params[1:]} | {e.name for e in facts.effects if e.kind == "local"}
+    local = {p.name for p in facts.params[1:]} | {
+        e.name for e in facts.effects if e.kind == "local"
+    }
     loaded = {n.id for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name)}
     return bool(loaded & local)
 
@@ -303,6 +317,8 @@ def _single_effect_statement(ev: Event) -> bool:
     """The statement is a bare expression statement holding just this effect."""
     eff = ev.effect
     span = eff.stmt_span
-    return span is not None and (span.line, span.col) == (eff.span.line, eff.span.col) and (
-        (span.end_line, span.end_col) == (eff.span.end_line, eff.span.end_col)
+    return (
+        span is not None
+        and (span.line, span.col) == (eff.span.line, eff.span.col)
+        and ((span.end_line, span.end_col) == (eff.span.end_line, eff.span.end_col))
     )

@@ -45,7 +45,9 @@ def _stmt_names(module: cst.Module, stmt: cst.CSTNode) -> tuple[set[str], set[st
         tree = ast.parse(code)
     except SyntaxError:
         return set(), set(), set()
-    stored, loaded, attrs = set(), set(), set()
+    stored: set[str] = set()
+    loaded: set[str] = set()
+    attrs: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Name):
             (stored if isinstance(node.ctx, ast.Store) else loaded).add(node.id)
@@ -198,12 +200,13 @@ class _Applier(cst.CSTTransformer):
             if i in groups:
                 end, cond = groups[i]
                 first = updated[i]
+                leading = getattr(first, "leading_lines", ())
                 inner = [first.with_changes(leading_lines=()), *updated[i + 1 : end + 1]]
                 out.append(
                     cst.If(
                         test=cst.parse_expression(cond),
                         body=cst.IndentedBlock(body=inner),
-                        leading_lines=first.leading_lines,
+                        leading_lines=leading,
                     )
                 )
                 i = end + 1

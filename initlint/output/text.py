@@ -1,4 +1,11 @@
-"""The default ruff-like format: ``path:line:col: CODE message``, plus related locations."""
+"""The default ruff-like format: ``path:line:col: CODE message``, then notes and a fix hint.
+
+::
+
+    pkg/child.py:7:9: IL001 buffer `cache` is registered again: ...
+        note: pkg/base.py:11: first done here, in Base.__init__
+        help: pass `init_cache=False` to super().__init__() (safe fix: `initlint fix`)
+"""
 
 from __future__ import annotations
 
@@ -16,6 +23,15 @@ _BOLD, _RED, _YELLOW, _CYAN, _DIM, _RESET = (
 )
 
 
+def fix_hint(d: Diagnostic) -> str:
+    """One line telling the user how to fix ``d``: the planned fix, or where to read up."""
+    if d.fix is not None:
+        if d.fix.applicability == "safe":
+            return f"{d.fix.message} (safe fix: `initlint fix`)"
+        return f"{d.fix.message} (unsafe fix: `initlint fix --unsafe-fixes`)"
+    return f"no automatic fix; see `initlint explain {d.code}`"
+
+
 def render_text(diagnostics: Sequence[Diagnostic], color: bool = False) -> str:
     def c(code: str, s: str) -> str:
         return f"{code}{s}{_RESET}" if color else s
@@ -27,6 +43,8 @@ def render_text(diagnostics: Sequence[Diagnostic], color: bool = False) -> str:
         out.append(f"{where} {code} {d.message}")
         for r in d.related:
             out.append(c(_DIM, f"    note: {r.path}:{r.line}: {r.message}"))
+        if not d.code.startswith("IL9"):
+            out.append(c(_CYAN, f"    help: {fix_hint(d)}"))
     return "\n".join(out) + ("\n" if out else "")
 
 
@@ -43,3 +61,23 @@ def summary_line(diagnostics: Sequence[Diagnostic], files: int) -> str:
         line += f" {fixable} fixable ({safe} safe; run `initlint fix`"
         line += ", add --unsafe-fixes for the rest)." if fixable > safe else ")."
     return line
+
+
+def render_statistics(diagnostics: Sequence[Diagnostic]) -> str:
+    """``--statistics``: one line per code, most frequent first: count, code, name, [*] fixable."""
+    rows = statistics(diagnostics)
+    return "".join(
+        f"{n:>5}  {code}  {'[*]' if fix else '   '} {name}\n" for code, name, n, fix in rows
+    )
+
+
+def statistics(diagnostics: Sequence[Diagnostic]) -> list[tuple[str, str, int, bool]]:
+    """(code, rule name, count, any fixable) per code, by count then code."""
+    counts: dict[str, list[Diagnostic]] = {}
+    for d in diagnostics:
+        counts.setdefault(d.code, []).append(d)
+    rows = [
+        (code, ds[0].rule, len(ds), any(d.fix is not None for d in ds))
+        for code, ds in counts.items()
+    ]
+    return sorted(rows, key=lambda r: (-r[2], r[0]))
