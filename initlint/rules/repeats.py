@@ -121,7 +121,7 @@ def find_disabled(sim: Simulation) -> list[Finding]:
                 sim,
                 None,
                 evs[0],
-                "definite",
+                _confidence(*evs),
                 names,
                 origin=origin,
                 disabled=tuple(evs),
