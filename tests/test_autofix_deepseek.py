@@ -82,8 +82,19 @@ def _count_computations(cls: type, monkeypatch: pytest.MonkeyPatch) -> tuple[int
     monkeypatch.setattr(cls, "_compute_cos_sin_cache", counting)
     import torch
 
-    module = cls(512, 64, 256, 160000, False, 4.0, torch.bfloat16, beta_fast=32, beta_slow=1,
-                 mscale=0, mscale_all_dim=0)
+    module = cls(
+        512,
+        64,
+        256,
+        160000,
+        False,
+        4.0,
+        torch.bfloat16,
+        beta_fast=32,
+        beta_slow=1,
+        mscale=0,
+        mscale_all_dim=0,
+    )
     return calls, module
 
 
@@ -99,8 +110,17 @@ def test_autofixed_copy_computes_once_and_matches(
     )
     assert n_fixed == 1
     reference = fixed_rope.DeepseekV4ScalingRotaryEmbedding(
-        512, 64, 256, 160000, False, 4.0, torch.bfloat16, beta_fast=32, beta_slow=1,
-        mscale=0, mscale_all_dim=0,
+        512,
+        64,
+        256,
+        160000,
+        False,
+        4.0,
+        torch.bfloat16,
+        beta_fast=32,
+        beta_slow=1,
+        mscale=0,
+        mscale_all_dim=0,
     )
     cache = fixed_mod.cos_sin_cache  # type: ignore[attr-defined]
     assert cache.dtype == torch.float32

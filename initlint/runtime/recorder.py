@@ -109,7 +109,8 @@ class Recorder:
                     original(module, name, tensor, *args, **kwargs)
                 finally:
                     self._inside -= 1
-                self._add(kind, module, name, tensor, sys._getframe(1))
+                if tensor is not None:  # a None placeholder is declared, not built
+                    self._add(kind, module, name, tensor, sys._getframe(1))
 
             return register
 
@@ -120,13 +121,17 @@ class Recorder:
         parameter_type = self._torch.nn.Parameter
         buffer_type = getattr(self._torch.nn, "Buffer", ())
 
+        module_type = self._torch.nn.Module
+
         @functools.wraps(original)
         def __setattr__(module: Any, name: str, value: Any) -> None:
-            if self._inside or not isinstance(value, tensor_type):
+            if self._inside or not isinstance(value, tensor_type | module_type):
                 original(module, name, value)
                 return
             kind: EventKind
-            if isinstance(value, parameter_type):
+            if isinstance(value, module_type):
+                kind = "attribute"  # a submodule: its bytes are its parameters and buffers
+            elif isinstance(value, parameter_type):
                 kind = "parameter"
             elif isinstance(value, buffer_type) or name in module.__dict__.get("_buffers", ()):
                 kind = "buffer"
@@ -218,6 +223,9 @@ class Recorder:
         return self._tensor_bytes(value)
 
     def _tensor_bytes(self, value: Any) -> int:
+        if isinstance(value, self._torch.nn.Module):
+            tensors = [*value.parameters(), *value.buffers()]
+            return sum(self._tensor_bytes(t) for t in tensors)
         if not isinstance(value, self._torch.Tensor):
             return 0
         try:

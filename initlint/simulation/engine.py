@@ -87,11 +87,23 @@ class Simulator:
     def __init__(self, index: ProjectIndex, cost: CostModel) -> None:
         self.index = index
         self.cost = cost
+        # One simulation per (class, bound constant): the checker and the fixer share them.
+        self._memo: dict[tuple[str, str], Simulation | None] = {}
 
     def simulate(
         self, cls: ClassInfo, inject: tuple[str, Const] | None = None
     ) -> Simulation | None:
-        """Simulate constructing ``cls``. ``inject`` adds ``name=value`` to C's super call."""
+        """Simulate constructing ``cls``. ``inject`` adds ``name=value`` to C's super call.
+
+        Memoised: the result is shared and must not be changed by its readers."""
+        key = (cls.qualname, "" if inject is None else f"{inject[0]}={inject[1]!r}")
+        if key in self._memo:
+            return self._memo[key]
+        result = self._simulate(cls, inject)
+        self._memo[key] = result
+        return result
+
+    def _simulate(self, cls: ClassInfo, inject: tuple[str, Const] | None) -> Simulation | None:
         mro_res = self.index.mro(cls.qualname)
         if not mro_res.ok:
             return None
@@ -335,22 +347,32 @@ class _Run:
             if flag is not None:
                 flags = (*flags, flag)
         kind = eff.kind
+        if kind in ("local", "pop") and shadow:
+            return  # the branch does not run: its bindings do not happen
         if kind == "local":
-            if self.s.cost.expr(
+            expensive_local = self.s.cost.expr(
                 eff.value, frame.fn.module, self.sim.mro, frozenset(frame.local_exp)
-            ):
+            )
+            if expensive_local:
                 frame.local_exp.add(eff.name)
-            else:
+            elif status == TRUE:
                 frame.local_exp.discard(eff.name)
-            if eff.value is not None and eff.value.kind in ("const", "name"):
+            if status != TRUE:
+                frame.env[eff.name] = UNKNOWN  # the branch may or may not run
+            elif eff.value is not None and eff.value.kind in ("const", "name"):
                 frame.env[eff.name] = self.eval_arg(frame, eff.value, None)
             else:
                 frame.env[eff.name] = UNKNOWN
             return
         if kind == "pop":
-            for name, v in list(frame.env.items()):
-                if v.kind == "kwargs" and name == _kwarg_name(frame.fn):
-                    frame.env[name] = v.kw_without(eff.name)
+            kwarg = _kwarg_name(frame.fn)
+            pack = frame.env.get(kwarg)
+            if pack is not None and pack.kind == "kwargs":
+                if status == TRUE:
+                    frame.env[kwarg] = pack.kw_without(eff.name)
+                elif pack.kw_get(eff.name) is not None:  # maybe popped: value unknown
+                    keys = (*pack.kw_without(eff.name).keys, (eff.name, UNKNOWN))
+                    frame.env[kwarg] = Val("kwargs", keys=keys, open=pack.open)
             return
         if kind == "return":
             return

@@ -1,0 +1,72 @@
+"""Constructor arguments for every class of the checker fixtures (tests/fixtures/check).
+
+``SPECS[case]["module:Class"]`` is ``(args, kwargs)`` or ``Skip(reason)``. A class that is not
+listed is constructed with no arguments. ``TextFile(content)`` anywhere in ``args``/``kwargs`` is
+replaced by the path of a temporary file holding ``content``. A case that is not listed has only
+classes that take no arguments.
+
+This module is imported by ``_driver.py`` in a subprocess (it imports torch); the pytest process
+never imports it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import torch
+
+
+class Skip(NamedTuple):
+    reason: str
+
+
+class TextFile(NamedTuple):
+    content: str
+
+
+Spec = tuple[tuple[Any, ...], dict[str, Any]] | Skip
+
+# head_size, rotary_dim, max_position_embeddings, base, is_neox_style: small on purpose.
+_ROPE = (16, 8, 64, 10000.0, True)
+_ROPE_SPECS: dict[str, Spec] = {
+    "rope.base:RotaryEmbeddingBase": ((*_ROPE, torch.float32), {}),
+    "rope.yarn:DeepseekScalingRotaryEmbedding": ((*_ROPE, 2.0, torch.float32), {}),
+    "rope.deepseek_v4:DeepseekV4ScalingRotaryEmbedding": (
+        (*_ROPE, 2.0, torch.bfloat16),
+        {"beta_fast": 32, "beta_slow": 1, "mscale": 1.0, "mscale_all_dim": 0.0},
+    ),
+}
+
+_RECORDS = TextFile('[{"keep": true}, {"keep": false}, {"keep": true}]')
+
+SPECS: dict[str, dict[str, Spec]] = {
+    "clean_external_base": {
+        "pkg.child:Child": Skip(
+            "the base is transformers.PreTrainedModel: an external class (not installed here) "
+            "that needs a model config; the fixture checks that external bases are not analyzed"
+        ),
+    },
+    "deepseek_v4_bug": _ROPE_SPECS,
+    "deepseek_v4_fixed": _ROPE_SPECS,
+    "io_dataset_reload": {
+        "data.base:JsonDataset": ((_RECORDS,), {}),
+        "data.filtered:FilteredDataset": ((_RECORDS,), {"keep": lambda r: r["keep"]}),
+    },
+    "keyword_only": {
+        "pkg.base:Base": ((4,), {}),
+        "pkg.child:Redo": ((4,), {}),
+        "pkg.child:Off": ((4,), {}),
+    },
+    "mixin": {
+        "pkg.mixin:CacheMixin": Skip("mixin only: it needs an nn.Module after it in the MRO"),
+    },
+    "project_class_construction": {
+        "pkg.tok:Vocab": ((TextFile("alpha beta gamma"),), {}),
+        "pkg.model:Base": ((TextFile("alpha beta gamma"),), {}),
+        "pkg.model:Child": ((TextFile("alpha beta gamma"),), {}),
+    },
+    "submodule_rebuilt": {
+        "pkg.base:Encoder": ((4,), {}),
+        "pkg.child:Wider": ((4,), {}),
+    },
+}

@@ -1,0 +1,307 @@
+"""Issue 6: the checker's findings on its own fixtures agree with what construction really does.
+
+For every class of every checker fixture (tests/fixtures/check/<case>/):
+
+- if ``initlint check`` reports IL001/IL002/IL003 on it, constructing it under ``trace_init``
+  repeats that very buffer, parameter, method call or attribute;
+- if it reports none of them, the construction repeats nothing at all.
+
+The name a diagnostic is about is read from the source statement it points at (and must also
+appear in its message). The classes a diagnostic concerns are ``Diagnostic.classes`` (a mixin's
+statement lists every concrete class). The runtime side runs in one subprocess (``_driver.py``),
+which imports each case under its own package names and unimports them before the next case;
+constructor arguments come from ``specs.py``; every class is traced with the case directory as
+the project root.
+
+Not compared: ``file_errors`` (syntax errors only, no class to construct), the class of
+``clean_external_base`` (its base is transformers' PreTrainedModel) and the mixin of ``mixin``
+(constructed through First and Second instead): see ``specs.py``. The non-torch fixtures
+(``io_dataset_reload``, ``project_class_construction``) are constructed with temporary data
+files. Where the two sides disagree, ``DISAGREEMENTS`` says which side is right and why.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pytest
+
+from initlint.diagnostics import Diagnostic
+from initlint.engine import analyze
+
+# torch is imported by the driver's process only.
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="needs torch")
+
+HERE = Path(__file__).resolve().parent
+CASES = HERE.parent / "fixtures" / "check"
+DRIVER = HERE / "_driver.py"
+REPEAT_CODES = ("IL001", "IL002", "IL003")
+STORAGE_KINDS = ("buffer", "parameter", "attribute")
+
+# Where static and runtime disagree, and why; each flips to XPASS (an error) once resolved.
+DISAGREEMENTS: dict[tuple[str, str], str] = {
+    ("io_dataset_reload", "data.filtered:FilteredDataset"): (
+        "tracer gap, static is right: IL003 on `self.records = [...]` (the JSON file is opened "
+        "and parsed twice), but trace_init records tensor assignments only"
+    ),
+    ("project_class_construction", "pkg.model:Child"): (
+        "tracer gap, static is right: IL003 on `self.vocab = Vocab(path)` (the file is read "
+        "twice), but a Vocab is not a tensor and Vocab.__init__ runs on another object"
+    ),
+}
+
+
+def _module_name(case: Path, path: Path) -> str:
+    parts = list(path.relative_to(case).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _classes(case: Path) -> list[str]:
+    """``module:Class`` for each top-level class of the case (the driver finds the same)."""
+    found = []
+    for path in sorted(case.rglob("*.py")):
+        try:
+            tree = ast.parse(path.read_bytes(), str(path))
+        except SyntaxError:
+            continue
+        mod = _module_name(case, path)
+        found.extend(f"{mod}:{n.name}" for n in tree.body if isinstance(n, ast.ClassDef))
+    return found
+
+
+def _case_dirs() -> list[Path]:
+    return sorted(p for p in CASES.iterdir() if (p / "expected.txt").exists())
+
+
+def _xfail(reason: str) -> pytest.MarkDecorator:
+    return pytest.mark.xfail(strict=True, raises=AssertionError, reason=reason)
+
+
+def _params() -> list[Any]:
+    params = []
+    for case in _case_dirs():
+        for cls in _classes(case):
+            reason = DISAGREEMENTS.get((case.name, cls))
+            marks = [_xfail(reason)] if reason else []
+            params.append(pytest.param(case.name, cls, marks=marks, id=f"{case.name}/{cls}"))
+    return params
+
+
+# ---- static side ------------------------------------------------------------------------------
+
+
+class Finding(NamedTuple):
+    code: str
+    kind: str  # buffer | parameter | call | attribute
+    name: str
+    where: str  # path:line:col
+
+
+def _self_attr(node: ast.AST) -> str | None:
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+    ):
+        return node.attr
+    return None
+
+
+def _statement_at(path: Path, line: int, column: int) -> ast.stmt:
+    tree = ast.parse(path.read_bytes(), str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt) and (node.lineno, node.col_offset + 1) == (line, column):
+            return node
+    raise LookupError(f"no statement starts at {path}:{line}:{column}")
+
+
+def _assigned(stmt: ast.stmt) -> str | None:
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        return _self_attr(stmt.targets[0])
+    if isinstance(stmt, ast.AnnAssign):
+        return _self_attr(stmt.target)
+    return None
+
+
+def _what(code: str, stmt: ast.stmt) -> tuple[str, str]:
+    """(kind, name) of the repeated effect that the statement performs."""
+    if code == "IL001":
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if isinstance(call, ast.Call) and call.args and isinstance(call.args[0], ast.Constant):
+            method = _self_attr(call.func)
+            if method in ("register_buffer", "register_parameter"):
+                return method.removeprefix("register_"), str(call.args[0].value)
+        attr = _assigned(stmt)
+        value = getattr(stmt, "value", None)
+        if attr is not None and isinstance(value, ast.Call):
+            func = ast.unparse(value.func)
+            return ("parameter" if func.endswith("Parameter") else "buffer"), attr
+    elif code == "IL002":
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call) and _self_attr(node.func) is not None:
+                return "call", str(_self_attr(node.func))
+    elif code == "IL003":
+        attr = _assigned(stmt)
+        if attr is not None:
+            return "attribute", attr
+    raise AssertionError(f"cannot tell what {code} is about in: {ast.unparse(stmt)}")
+
+
+def _class_keys(diag: Diagnostic) -> list[str]:
+    names = diag.classes or ((diag.class_name,) if diag.class_name else ())
+    return [":".join(q.rsplit(".", 1)) for q in names]
+
+
+@functools.cache
+def static_findings(case_name: str) -> dict[str, list[Finding]]:
+    """IL001-IL003 findings of ``initlint check`` on the case, by ``module:Class``."""
+    case = CASES / case_name
+    analysis = analyze([case], cwd=case, use_cache=False, jobs=1)
+    findings: dict[str, list[Finding]] = {}
+    for diag in analysis.diagnostics:
+        if diag.code not in REPEAT_CODES:
+            continue
+        stmt = _statement_at(case / diag.path, diag.line, diag.column)
+        kind, name = _what(diag.code, stmt)
+        assert f"`{name}`" in diag.message or f"`self.{name}" in diag.message, (
+            f"{diag.path}:{diag.line}: the statement is about {name!r}, the message says "
+            f"{diag.message!r}"
+        )
+        keys = _class_keys(diag)
+        assert keys, f"{diag.path}:{diag.line}: {diag.code} names no class"
+        where = f"{diag.path}:{diag.line}:{diag.column}"
+        for key in keys:
+            findings.setdefault(key, []).append(Finding(diag.code, kind, name, where))
+    return findings
+
+
+# ---- runtime side -----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def runtime(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    """The driver's results for every case: {case: {module:Class: result}}."""
+    out = tmp_path_factory.mktemp("crosscheck") / "runtime.json"
+    path = os.pathsep.join(filter(None, [str(HERE.parents[1]), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": path}
+    proc = subprocess.run(
+        [sys.executable, str(DRIVER), str(out), *map(str, _case_dirs())],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        cwd=out.parent,
+    )
+    if proc.returncode != 0:
+        pytest.fail(f"the runtime driver failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
+    results: dict[str, dict[str, Any]] = json.loads(out.read_text())
+    return results
+
+
+def _shows(repeated: list[dict[str, Any]], finding: Finding) -> bool:
+    """Whether the runtime repeats list has the finding's buffer/parameter/call/attribute."""
+    for r in repeated:
+        if finding.kind == "call":
+            if r["kind"] == "call" and r["name"].rsplit(".", 1)[-1] == finding.name:
+                return True
+        elif finding.kind == "attribute":
+            if r["kind"] in STORAGE_KINDS and r["name"] == finding.name:
+                return True
+        elif r["kind"] == finding.kind and r["name"] == finding.name:
+            return True
+    return False
+
+
+def _brief(repeated: list[dict[str, Any]]) -> str:
+    return ", ".join(f"{r['kind']} {r['name']} x{r['count']}" for r in repeated) or "nothing"
+
+
+# ---- tests ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("case", "cls"), _params())
+def test_static_finding_iff_runtime_repeat(
+    runtime: dict[str, dict[str, Any]], case: str, cls: str
+) -> None:
+    result = runtime[case][cls]
+    if result["status"] == "skip":
+        pytest.skip(result["reason"])
+    assert result["status"] == "ok", f"constructing {cls} failed: {result['reason']}"
+    repeated = result["repeated"]
+    findings = static_findings(case).get(cls, [])
+    for finding in findings:
+        assert _shows(repeated, finding), (
+            f"static: {finding.code} on {cls} for {finding.kind} `{finding.name}` "
+            f"({finding.where}); runtime repeats {_brief(repeated)}"
+        )
+    if not findings:
+        assert repeated == [], f"static: no finding on {cls}; runtime repeats {_brief(repeated)}"
+
+
+def test_runtime_covers_exactly_the_fixture_classes(runtime: dict[str, dict[str, Any]]) -> None:
+    """Every class was handled, and specs.py names no class that does not exist."""
+    for case in _case_dirs():
+        assert sorted(runtime[case.name]) == sorted(_classes(case)), case.name
+
+
+def test_every_finding_names_a_fixture_class() -> None:
+    for case in _case_dirs():
+        classes = set(_classes(case))
+        for cls in static_findings(case.name):
+            assert cls in classes, f"{case.name}: a finding names {cls}, not a class of the case"
+
+
+def test_the_cross_check_is_not_vacuous(runtime: dict[str, dict[str, Any]]) -> None:
+    flagged = clean = 0
+    for case in _case_dirs():
+        for cls, result in runtime[case.name].items():
+            if result["status"] != "ok" or (case.name, cls) in DISAGREEMENTS:
+                continue
+            if static_findings(case.name).get(cls):
+                flagged += 1
+            else:
+                clean += 1
+    assert flagged >= 20
+    assert clean >= 35
+    kinds = {f.kind for c in _case_dirs() for fs in static_findings(c.name).values() for f in fs}
+    assert kinds == {"buffer", "parameter", "call", "attribute"}
+
+
+V4 = "rope.deepseek_v4:DeepseekV4ScalingRotaryEmbedding"
+
+
+def _counts(result: dict[str, Any], kind: str, name: str) -> int:
+    return sum(1 for k, n in result["events"] if k == kind and n.rsplit(".", 1)[-1] == name)
+
+
+def test_deepseek_v4_bug_repeats_the_cache(runtime: dict[str, dict[str, Any]]) -> None:
+    assert [f[:3] for f in static_findings("deepseek_v4_bug")[V4]] == [
+        ("IL001", "buffer", "cos_sin_cache")
+    ]
+    result = runtime["deepseek_v4_bug"][V4]
+    assert result["status"] == "ok", result
+    assert _counts(result, "buffer", "cos_sin_cache") == 2
+    assert _counts(result, "call", "_compute_cos_sin_cache") == 2
+    repeated = {(r["kind"], r["name"]): r["count"] for r in result["repeated"]}
+    assert repeated[("buffer", "cos_sin_cache")] == 2
+    assert repeated[("call", "DeepseekV4ScalingRotaryEmbedding._compute_cos_sin_cache")] == 2
+
+
+def test_deepseek_v4_fixed_does_the_work_once(runtime: dict[str, dict[str, Any]]) -> None:
+    assert static_findings("deepseek_v4_fixed") == {}
+    for cls, result in runtime["deepseek_v4_fixed"].items():
+        assert result["status"] == "ok", result
+        assert result["repeated"] == [], cls
+    v4 = runtime["deepseek_v4_fixed"][V4]
+    assert _counts(v4, "buffer", "cos_sin_cache") == 1
+    assert _counts(v4, "call", "_compute_cos_sin_cache") == 1
