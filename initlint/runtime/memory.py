@@ -1,19 +1,23 @@
 """Peak-memory meters for one construction.
 
 CUDA: the caching allocator's own high-water mark (exact for tensor memory on that device).
-CPU: a sampling thread reads the resident set size from /proc/self/statm every millisecond and
-reports max(RSS) - RSS before. RSS sees every allocation (not only torch's) but only pages that
-were touched, misses spikes shorter than the sampling period (up to the 5 ms GIL switch interval
-while pure-Python code runs), and cannot see memory that malloc reuses from earlier frees.
-Without /proc (macOS), the process-wide high-water mark ``ru_maxrss`` is used, which only shows
-growth above the process' previous peak.
+CPU: a sampling thread reads, every millisecond, the bytes malloc has handed out (glibc's
+``mallinfo2``: in-use heap plus mmapped blocks) and reports the peak above the level before.
+Unlike RSS, this also sees memory that malloc reuses from earlier frees, and untouched pages.
+It misses spikes shorter than the sampling period (up to the 5 ms GIL switch interval while
+pure-Python code runs). Where mallinfo2 is missing (musl, macOS), the resident set size from
+/proc/self/statm is sampled instead, which cannot see reused memory; without /proc, the
+process-wide high-water mark ``ru_maxrss`` is used, which only shows growth above the process'
+previous peak.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 import sys
 import threading
+from collections.abc import Callable
 from typing import Any, Protocol
 
 _STATM = "/proc/self/statm"
@@ -29,6 +33,41 @@ class PeakMeter(Protocol):
     def abort(self) -> None:
         """Stop measuring without a result (the construction failed); never raises."""
         ...
+
+
+class _MallInfo2(ctypes.Structure):
+    _fields_ = [
+        (name, ctypes.c_size_t)
+        for name in (
+            "arena",
+            "ordblks",
+            "smblks",
+            "hblks",
+            "hblkhd",
+            "usmblks",
+            "fsmblks",
+            "uordblks",
+            "fordblks",
+            "keepcost",
+        )
+    ]
+
+
+def _mallinfo2() -> Callable[[], int] | None:
+    """A reader of malloc's bytes in use, or None where glibc's mallinfo2 is missing."""
+    try:
+        libc = ctypes.CDLL(None)
+        fn = libc.mallinfo2
+    except (OSError, AttributeError):
+        return None
+    fn.restype = _MallInfo2
+    fn.argtypes = []
+
+    def read() -> int:
+        info = fn()
+        return int(info.uordblks) + int(info.hblkhd)
+
+    return read
 
 
 def _read_rss(fd: int, page_size: int) -> int:
@@ -56,16 +95,20 @@ class CpuPeakMeter:
         self._page = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
         self._baseline = 0
         self._peak = 0
+        self._read: Callable[[], int] | None = None
 
     def start(self) -> None:
-        try:
-            self._fd = os.open(_STATM, os.O_RDONLY)
-        except OSError:
-            self._fd = -1
-            self._baseline = _max_rss()
-            return
-        self._baseline = self._peak = _read_rss(self._fd, self._page)
-        self._thread = threading.Thread(target=self._run, name="initlint-rss", daemon=True)
+        self._read = _mallinfo2()
+        if self._read is None:
+            try:
+                fd = os.open(_STATM, os.O_RDONLY)
+            except OSError:
+                self._baseline = _max_rss()
+                return
+            self._fd = fd
+            self._read = lambda: _read_rss(fd, self._page)
+        self._baseline = self._peak = self._read()
+        self._thread = threading.Thread(target=self._run, name="initlint-peak", daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
@@ -73,19 +116,21 @@ class CpuPeakMeter:
             self._sample()
 
     def _sample(self) -> None:
-        rss = _read_rss(self._fd, self._page)
-        if rss > self._peak:
-            self._peak = rss
+        assert self._read is not None
+        value = self._read()
+        if value > self._peak:
+            self._peak = value
 
     def stop(self) -> int:
-        if self._fd < 0:
+        if self._read is None:
             return max(0, _max_rss() - self._baseline)
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
         self._sample()
-        os.close(self._fd)
-        self._fd = -1
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
         return max(0, self._peak - self._baseline)
 
     def abort(self) -> None:
