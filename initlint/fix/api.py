@@ -9,6 +9,7 @@ from pathlib import Path
 from initlint.diagnostics import Diagnostic, Fix
 from initlint.engine import Analysis, analyze
 from initlint.fix.apply import (
+    FileChange,
     FixOutcome,
     build_changes,
     check_writable,
@@ -19,6 +20,7 @@ from initlint.fix.apply import (
 from initlint.fix.ops import FixPlan
 from initlint.fix.planner import Planner
 from initlint.fix.transform import FixError
+from initlint.fix.verify import verify
 from initlint.rules.base import Finding
 from initlint.settings import Settings
 
@@ -30,8 +32,8 @@ def fix_planner(analysis: Analysis, finding: Finding) -> tuple[Fix, object] | No
     plan = planner.plan(finding)
     if plan is None:
         return None
-    # Edits are rendered on demand (attach_edits): text output only needs the plan.
-    return Fix(plan.applicability, plan.message), plan
+    # Edits are rendered, and plans verified, on demand: text output only needs the plan.
+    return Fix(plan.applicability, plan.message), (plan, finding)
 
 
 def attach_edits(analysis: Analysis) -> None:
@@ -39,29 +41,42 @@ def attach_edits(analysis: Analysis) -> None:
     correctly is withdrawn: a fix that cannot be made correct is not offered."""
     out = []
     for d in analysis.diagnostics:
-        plan = analysis.plans.get(d)
-        if not isinstance(plan, FixPlan) or d.fix is None:
+        entry = analysis.plans.get(d)
+        if not isinstance(entry, tuple) or d.fix is None:
             out.append(d)
             continue
+        plan, finding = entry
         display = {op.path: analysis.display(op.path) for op in plan.ops}
         try:
+            if verify(analysis, plan, finding) is not None:
+                raise FixError("unsound")
             new = replace(d, fix=replace(d.fix, edits=edits_for(plan, display)))
         except (FixError, OSError, UnicodeError):
             new = replace(d, fix=None)
         del analysis.plans[d]
         if new.fix is not None:
-            analysis.plans[new] = plan
+            analysis.plans[new] = entry
         out.append(new)
     analysis.diagnostics = out
 
 
-def plans_of(analysis: Analysis) -> list[tuple[Diagnostic, FixPlan]]:
+def plans_of(analysis: Analysis, outcome: FixOutcome) -> list[tuple[Diagnostic, FixPlan]]:
+    """The verified plans; the others are recorded as failed in ``outcome``."""
     out = []
     for d in analysis.diagnostics:
-        plan = analysis.plans.get(d)
-        if isinstance(plan, FixPlan):
+        entry = analysis.plans.get(d)
+        if not isinstance(entry, tuple):
+            continue
+        plan, finding = entry
+        why = verify(analysis, plan, finding)
+        if why is None:
             out.append((d, plan))
+        else:
+            outcome.withdrawn.append((d, why))
     return out
+
+
+MAX_PASSES = 4
 
 
 def run_fix(
@@ -79,22 +94,46 @@ def run_fix(
 
     Returns (analysis before, outcome, analysis after writing or None when not written).
     """
-    before = analyze(
-        paths,
-        cwd=cwd,
-        settings=settings,
-        overrides=overrides,
-        jobs=jobs,
-        use_cache=use_cache,
-        fix_planner=fix_planner,
-    )
-    per_file, outcome = combine(plans_of(before), unsafe)
-    build_changes(per_file, outcome)
-    if not write or not outcome.changes:
-        return before, outcome, None
-    check_writable(outcome.changes, before.root)
-    write_all(outcome.changes)
-    after = analyze(
-        paths, cwd=cwd, settings=settings, overrides=overrides, jobs=jobs, use_cache=use_cache
-    )
-    return before, outcome, after
+
+    def run(planner: object) -> Analysis:
+        return analyze(
+            paths,
+            cwd=cwd,
+            settings=settings,
+            overrides=overrides,
+            jobs=jobs,
+            use_cache=use_cache,
+            fix_planner=planner,  # type: ignore[arg-type]
+        )
+
+    first = current = run(fix_planner)
+    total = FixOutcome()
+    after: Analysis | None = None
+    # Like ruff, apply fixes in passes until nothing changes: one fix can unmask another.
+    for _ in range(MAX_PASSES if write else 1):
+        failed: FixOutcome = FixOutcome()
+        per_file, outcome = combine(plans_of(current, failed), unsafe)
+        outcome.withdrawn = failed.withdrawn
+        build_changes(per_file, outcome)
+        total.applied += outcome.applied
+        total.skipped_unsafe = outcome.skipped_unsafe
+        total.failed = outcome.failed
+        total.withdrawn = outcome.withdrawn
+        if not write or not outcome.changes:
+            if not write:
+                total.changes = outcome.changes
+            break
+        check_writable(outcome.changes, current.root)
+        write_all(outcome.changes)
+        _merge_changes(total, outcome)
+        after = current = run(fix_planner)
+    return first, total, after
+
+
+def _merge_changes(total: FixOutcome, outcome: FixOutcome) -> None:
+    """Keep one change per file: its original bytes and its latest content."""
+    by_path = {c.path: c for c in total.changes}
+    for c in outcome.changes:
+        old = by_path.get(c.path)
+        by_path[c.path] = c if old is None else FileChange(c.path, old.old, c.new)
+    total.changes = list(by_path.values())

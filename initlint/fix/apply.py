@@ -40,6 +40,8 @@ class FixOutcome:
     applied: list[Diagnostic] = field(default_factory=list)
     skipped_unsafe: list[Diagnostic] = field(default_factory=list)
     failed: list[tuple[Diagnostic, str]] = field(default_factory=list)
+    # Planned fixes that verification withdrew: a fix that cannot be made correct is not made.
+    withdrawn: list[tuple[Diagnostic, str]] = field(default_factory=list)
 
 
 def render(path: Path, ops: Sequence[Op]) -> FileChange:

@@ -76,6 +76,8 @@ def _summary(outcome: FixOutcome, diff: bool) -> None:
     if outcome.skipped_unsafe:
         k = len(outcome.skipped_unsafe)
         parts.append(f"{k} unsafe fix{'es' if k != 1 else ''} skipped (use --unsafe-fixes).")
+    for d, why in outcome.withdrawn:
+        parts.append(f"{d.path}:{d.line}: {d.code} no fix offered: {why}")
     for d, why in outcome.failed:
         parts.append(f"{d.path}:{d.line}: {d.code} not fixed: {why}")
     click.echo("\n".join(parts), err=True)

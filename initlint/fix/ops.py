@@ -72,6 +72,8 @@ def op_site(op: Op) -> tuple[Path, str, int]:
         return op.path, f"{kind}:{op.col}:{op.name}", op.line
     if isinstance(op, AddParam):
         return op.path, f"{kind}:{op.name}", op.line
+    if isinstance(op, InsertBefore):
+        return op.path, f"{kind}:{op.code}", op.line  # several inserts may share a place
     return op.path, kind, op.line
 
 

@@ -53,6 +53,8 @@ class Planner:
         resim = self.simulator.simulate(f.sim.cls, inject=(flag.param, flag.off_value))
         if resim is None or _live(resim, f.first) or not _live(resim, f.event):
             return None
+        if resim.conflicts > f.sim.conflicts:
+            return None  # the flag would reach a call that already sets it: a TypeError
         ops = _caller_ops(top_super, flag.param, flag.off_value)
         if ops is None:
             return None
@@ -91,6 +93,8 @@ class Planner:
             target_fn = f.flag.function
             threaded_note = ""
         else:
+            if f.code == "IL002" and (f.first.effect.feeds or f.first.effect.feeds_other):
+                return None  # the ancestor uses the call's result: guarding it drops state
             site = _work_site(sim, f.first)
             if site is None:
                 return None
@@ -142,6 +146,10 @@ class Planner:
         # Equal text is equal work only when it reads no locals or parameters, whose values
         # can differ between the two functions.
         if _reads_locals(ev) or _reads_locals(first):
+            return None
+        # Deleting the redo must leave the ancestor's value as the final one: nothing between
+        # the two may write the same state.
+        if _written_between(f.sim, first, ev):
             return None
         span = eff.stmt_span or eff.span
         return FixPlan(
@@ -242,6 +250,8 @@ def _caller_ops(super_ev: Event, name: str, value: bool) -> list[Op] | None:
     eff = super_ev.effect
     fn = super_ev.fn
     positional = _positional_index(callee.facts.params, name)
+    if positional is not None and any(a.star == 1 for a in eff.args):
+        return None  # a forwarded *args may already fill that parameter positionally
     explicit = eff.detail == "explicit"
     ops: list[Op] = [
         SetKeyword(
@@ -269,10 +279,15 @@ def _thread_ops(ev: Event, name: str) -> list[Op] | None:
     """Make the intermediate init ``ev.fn`` accept ``name`` and pass it on in its super call."""
     fn, eff = ev.fn, ev.effect
     params = {p.name: p for p in fn.facts.params}
-    passes = any(a.keyword == name and a.text == name for a in eff.args)
+    explicit = [a for a in eff.args if a.keyword == name]
+    passes = any(a.text == name for a in explicit)
     if name in params and passes:
         return []
-    if name not in params and _forwards_kwargs(eff, _kwarg(fn)):
+    if explicit:
+        return None  # it sets the flag itself (e.g. `flag=build`): the caller cannot reach it
+    if name in params:
+        return None  # a parameter of that name it does not pass on: maybe another meaning
+    if _forwards_kwargs(eff, _kwarg(fn)):
         return []  # it travels in **kwargs
     ops: list[Op] = []
     if name not in params:
@@ -299,6 +314,40 @@ def _statement_source(ev: Event) -> str | None:
 def _statement_text(ev: Event) -> str | None:
     chunk = _statement_source(ev)
     return None if chunk is None else ast.dump(ast.parse(chunk))
+
+
+def _writes(sim: Simulation, ev: Event) -> set[str]:
+    """Names of buffers/attributes written by ``ev`` or by the frames it called."""
+    if ev.kind in ("buffer", "assign"):
+        return {ev.name}
+    inside: set[int] = {ev.index}
+    names: set[str] = set()
+    for e in sim.events[ev.index + 1 :]:
+        if e.parent in inside:
+            inside.add(e.index)
+            if e.kind in ("buffer", "assign"):
+                names.add(e.name)
+    return names
+
+
+def _written_between(sim: Simulation, first: Event, ev: Event) -> bool:
+    names = _writes(sim, first) | _writes(sim, ev)
+    skip = {first.index, ev.index}
+    for e in sim.events[first.index + 1 : ev.index]:
+        if e.shadow or e.index in skip or e.kind not in ("buffer", "assign"):
+            continue
+        if e.name in names and not _descends(sim, e, first):
+            return True
+    return False
+
+
+def _descends(sim: Simulation, e: Event, root: Event) -> bool:
+    p = e.parent
+    while p is not None:
+        if p == root.index:
+            return True
+        p = sim.events[p].parent
+    return False
 
 
 def _reads_locals(ev: Event) -> bool:

@@ -31,7 +31,7 @@ class FlagRef:
     off_value: bool  # the value that switches the work off
 
 
-@dataclass
+@dataclass(slots=True)
 class Event:
     index: int
     kind: str  # buffer | call | assign | super_init
@@ -60,6 +60,7 @@ class Simulation:
     top_frame: int = 0
     top_fn: FunctionInfo | None = None
     incomplete: bool = False
+    conflicts: int = 0  # calls that would pass one argument twice (a TypeError at runtime)
 
     def frames_events(self, frame: int) -> dict[int, list[Event]]:
         out: dict[int, list[Event]] = {}
@@ -124,7 +125,7 @@ class Simulator:
         if not mro_res.ok:
             return False
         init = self.index.lookup_method(mro_res.classes, "__init__")
-        if init is None or not any(e.kind == "super_init" for e in init.facts.effects):
+        if init is None or not init.facts.calls_super_init:
             return False
         return any(
             (info := self.index.class_info(q)) is not None and info.facts.method("__init__")
@@ -203,13 +204,19 @@ class _Run:
             elif a.star == 2:
                 v = self.eval_arg(frame, a.expr, a)
                 if v.kind == "kwargs":
-                    keywords.update(dict(v.keys))
+                    for key, kv in v.keys:
+                        if key in keywords:  # TypeError at runtime: multiple values
+                            self.sim.conflicts += 1
+                        else:
+                            keywords[key] = kv
                     open_kw = open_kw or v.open
                 else:
                     open_kw = True
             elif a.keyword is None:
                 positional.append(self.eval_arg(frame, a.expr, a))
             else:
+                if a.keyword in keywords:
+                    self.sim.conflicts += 1
                 keywords[a.keyword] = self.eval_arg(frame, a.expr, a)
         env: dict[str, Val] = {}
         ps = list(params)

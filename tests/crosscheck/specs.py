@@ -70,3 +70,27 @@ SPECS: dict[str, dict[str, Spec]] = {
         "pkg.child:Wider": ((4,), {}),
     },
 }
+
+# ---- tests/crosscheck/test_fixed_runtime.py ---------------------------------------------------
+
+# The fix fixtures (tests/fixtures/fix/<case>/{in,out}) use SPECS[case]: their in/ trees are
+# copies of the checker fixtures, and the fixes only add flag parameters with defaults.
+# ``encodings`` has no checker twin; its classes take no arguments.
+
+# The rope packages tests/fixtures/autofix/deepseek_v4_before, fixed_rope and the autofixed copy,
+# keyed by ``module:Class`` below the package.
+AUTOFIX_SPECS: dict[str, Spec] = {
+    "base:RotaryEmbeddingBase": ((*_ROPE, torch.float32), {}),
+    "deepseek:DeepseekScalingRotaryEmbedding": ((*_ROPE, 2.0, torch.float32), {}),
+    "deepseek:DeepseekV4ScalingRotaryEmbedding": (
+        (*_ROPE, 2.0, torch.bfloat16),
+        {"beta_fast": 32, "beta_slow": 1, "mscale": 1.0, "mscale_all_dim": 0.0},
+    ),
+}
+
+# Other arguments than SPECS[case] for some classes of a fix fixture: {probe: {module:Class: Spec}};
+# the probe's name is ``<case>@<what>``.
+PROBES: dict[str, dict[str, Spec]] = {
+    # The redo sits under `if n > 4:`; with n=2 it does not run.
+    "redo_inside_if@n=2": {"pkg.child:Child": ((2,), {})},
+}
