@@ -1,7 +1,9 @@
-"""On-disk facts cache keyed by content hash, initlint version and settings (DESIGN §8).
+"""On-disk caches under ``.initlint_cache/`` in the project root (DESIGN §8).
 
-Entries are written to a temp file and moved into place with os.replace, so concurrent runs
-never see a half-written entry; an entry that fails to load is ignored and rewritten.
+Facts are keyed by content hash, initlint version, the extractor's own source and settings;
+located ranges by content hash and region. Entries are written to a temp file and moved into
+place with os.replace, so concurrent runs never see a half-written entry; an entry that fails
+to load (truncated, garbage, a foreign object) is ignored, recomputed and rewritten.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import os
 import pickle
 import tempfile
 from pathlib import Path
+from types import ModuleType
 
 from initlint import __version__
 from initlint.facts.model import ModuleFacts
@@ -18,64 +21,95 @@ from initlint.facts.model import ModuleFacts
 CACHE_DIR = ".initlint_cache"
 
 
-def _code_fingerprint() -> str:
-    """Hash of the fact extractor's own source: editing it invalidates old entries."""
-    from initlint.facts import extract, model
-
+def source_fingerprint(*modules: ModuleType) -> str:
+    """Hash of some modules' own source: editing them invalidates the entries they wrote."""
     h = hashlib.blake2b(digest_size=6)
-    for mod in (extract, model):
+    for mod in modules:
         h.update(Path(mod.__file__ or "").read_bytes())
     return h.hexdigest()
+
+
+def _code_fingerprint() -> str:
+    from initlint.facts import extract, model
+
+    return source_fingerprint(extract, model)
 
 
 FORMAT = _code_fingerprint()
 
 
-class FactsCache:
-    def __init__(self, root: Path, fingerprint: str, enabled: bool = True) -> None:
-        self.enabled = enabled
-        self.dir = root / CACHE_DIR / f"facts-{__version__}-{FORMAT}-{fingerprint}"
-        self._made = False
+def content_key(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=20).hexdigest()
 
-    def key(self, data: bytes) -> str:
-        return hashlib.blake2b(data, digest_size=20).hexdigest()
+
+class BlobCache:
+    """Pickled values under ``root/.initlint_cache/<name>/``, one file per key."""
+
+    def __init__(self, root: Path, name: str, enabled: bool = True) -> None:
+        self.enabled = enabled
+        self.dir = root / CACHE_DIR / name
+        self._made = False
 
     def _path(self, key: str) -> Path:
         return self.dir / key[:2] / f"{key}.pkl"
 
-    def get(self, key: str) -> ModuleFacts | None:
+    def load(self, key: str) -> object | None:
         if not self.enabled:
             return None
         try:
             with open(self._path(key), "rb") as fh:
-                value = pickle.load(fh)
+                value: object = pickle.load(fh)
         except FileNotFoundError:
             return None
-        except Exception:  # corrupt or foreign entry: ignore it, it gets rewritten
+        except Exception:  # noqa: BLE001 - corrupt or foreign entry: ignored, then rewritten
             return None
-        return value if isinstance(value, ModuleFacts) else None
+        return value
 
-    def put(self, key: str, facts: ModuleFacts) -> None:
+    def store(self, key: str, value: object) -> None:
         if not self.enabled:
             return
         path = self._path(key)
         try:
+            data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
             path.parent.mkdir(parents=True, exist_ok=True)
             if not self._made:
-                tag = self.dir.parent / "CACHEDIR.TAG"
-                if not tag.exists():
-                    tag.write_text("Signature: 8a477f597d28d172789f06886806bc55\n")
-                gitignore = self.dir.parent / ".gitignore"
-                if not gitignore.exists():
-                    gitignore.write_text("*\n")
-                self._made = True
+                self._mark()
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
             try:
                 with os.fdopen(fd, "wb") as fh:
-                    pickle.dump(facts, fh, protocol=pickle.HIGHEST_PROTOCOL)
+                    fh.write(data)
                 os.replace(tmp, path)
             except BaseException:
                 Path(tmp).unlink(missing_ok=True)
                 raise
-        except (OSError, RecursionError, pickle.PicklingError):
+        except (OSError, RecursionError, pickle.PicklingError, TypeError, ValueError):
             pass  # a read-only tree or a pathological file: run without caching it
+
+    def _mark(self) -> None:
+        """Tag the cache folder for backup tools and git (written once, content is fixed)."""
+        top = self.dir.parent
+        for name, text in (
+            ("CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n"),
+            (".gitignore", "*\n"),
+        ):
+            if not (top / name).exists():
+                fd, tmp = tempfile.mkstemp(dir=top, prefix=".tmp-")
+                with os.fdopen(fd, "w") as fh:
+                    fh.write(text)
+                os.replace(tmp, top / name)
+        self._made = True
+
+
+class FactsCache(BlobCache):
+    def __init__(self, root: Path, fingerprint: str, enabled: bool = True) -> None:
+        super().__init__(root, f"facts-{__version__}-{FORMAT}-{fingerprint}", enabled)
+
+    def key(self, data: bytes) -> str:
+        return content_key(data)
+
+    def get(self, key: str) -> ModuleFacts | None:
+        value = self.load(key)
+        return value if isinstance(value, ModuleFacts) else None
+
+    def put(self, key: str, facts: ModuleFacts) -> None:
+        self.store(key, facts)

@@ -73,35 +73,56 @@ class FileProblem:
 
 
 def walk_python_files(top: Path, root: Path, excludes: tuple[str, ...]) -> Iterator[Path]:
-    """Python files below ``top`` (not following symlinked folders), excludes applied."""
+    """Python files below ``top`` (not following symlinked folders), excludes applied.
+
+    Depth first, each folder's files (sorted) before its subfolders (sorted), as os.walk
+    yields them; os.scandir's entries answer the file-type questions without a stat each.
+    """
     patterns = excludes
-    for dirpath, dirnames, filenames in os.walk(top, followlinks=False):
-        here = Path(dirpath)
-        keep = []
-        for d in sorted(dirnames):
-            sub = here / d
-            rel = _rel(sub, root)
-            if _excluded(rel, d, patterns) or _is_venv(sub):
+    prefix = str(root).rstrip(os.sep) + os.sep
+    stack = [str(top)]
+    while stack:
+        here = stack.pop()
+        try:
+            with os.scandir(here) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue  # unreadable folder: skipped, as os.walk skips it
+        subdirs: list[str] = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                rel = _rel_str(entry.path, prefix)
+                if _excluded(rel, entry.name, patterns) or _is_venv(Path(entry.path)):
+                    continue
+                try:
+                    if entry.is_symlink():
+                        continue  # a symlinked folder is not walked into
+                except OSError:
+                    continue
+                subdirs.append(entry.path)
                 continue
-            keep.append(d)
-        dirnames[:] = keep
-        for f in sorted(filenames):
-            if not f.endswith(".py"):
+            if not entry.name.endswith(".py"):
                 continue
-            path = here / f
-            if _excluded(_rel(path, root), f, patterns):
+            if _excluded(_rel_str(entry.path, prefix), entry.name, patterns):
                 continue
             try:
-                mode = path.lstat().st_mode
+                is_file = entry.is_file()  # follows a symlink: its target must be a file
             except OSError:
-                continue
-            if stat.S_ISLNK(mode):
-                try:
-                    mode = path.stat().st_mode
-                except OSError:
-                    continue  # dangling link or loop
-            if stat.S_ISREG(mode):
-                yield path
+                continue  # dangling link or loop
+            if is_file:
+                yield Path(entry.path)
+        stack.extend(reversed(subdirs))
+
+
+def _rel_str(path: str, prefix: str) -> str:
+    """``path`` relative to the root (``prefix`` is the root and a separator), posix style."""
+    if path.startswith(prefix):
+        path = path[len(prefix) :]
+    return path.replace(os.sep, "/") if os.sep != "/" else path
 
 
 def _rel(path: Path, root: Path) -> str:

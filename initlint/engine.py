@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import functools
+import gc
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
 from initlint.cache import FactsCache
 from initlint.diagnostics import Diagnostic, Fix, Related
 from initlint.discovery import discover, find_root, walk_python_files
-from initlint.facts.model import ModuleFacts, Span
+from initlint.facts.model import ModuleFacts, Span, has_fresh_bodies
 from initlint.facts.runner import EMPTY, FactsOutcome, compute_facts, default_jobs, facts_for
-from initlint.index.project import ClassInfo, ProjectIndex, module_name_for
+from initlint.index.project import ClassInfo, Module, ProjectIndex, module_name_for
 from initlint.locate import Locator
 from initlint.progress import Progress
 from initlint.rules import REGISTRY, Finding, select_codes
@@ -52,6 +55,36 @@ def display_path(path: Path, cwd: Path) -> str:
 FixPlanner = Callable[["Analysis", Finding], tuple[Fix, object] | None]
 
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _few_collections(fn: Callable[P, R]) -> Callable[P, R]:
+    """Run with rare garbage collections. A run allocates a million long-lived objects (the
+    facts) and few cycles; every collection of a young generation walked all of them (a third
+    of a warm run, and a second-long collection just after it)."""
+
+    @functools.wraps(fn)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        old = gc.get_threshold()
+        gc.set_threshold(max(old[0], 50_000), max(old[1], 50), max(old[2], 1_000))
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _age_objects()
+            gc.set_threshold(*old)
+
+    return run
+
+
+def _age_objects() -> None:
+    """Move every tracked object to the oldest generation without walking it (a freeze and
+    an unfreeze are list moves): what is alive now is long-lived, young collections skip it."""
+    gc.freeze()
+    gc.unfreeze()
+
+
+@_few_collections
 def analyze(
     paths: Iterable[Path],
     *,
@@ -82,13 +115,17 @@ def analyze(
 
     cache = FactsCache(root, settings.fingerprint(), use_cache)
 
+    keys: dict[Path, str] = {}  # content hash of each module's cache entry
+
     def load(path: Path) -> ModuleFacts:
         outcome = facts_for(path, cache, prefilter=False)
+        if outcome.key:
+            keys[path] = outcome.key
         return outcome.facts or EMPTY
 
     index = ProjectIndex(module_paths, load)
     analysis = Analysis(root, cwd, settings, index, files=len(disc.report))
-    locator = Locator()
+    locator = Locator(_enclosing(index), root, use_cache)
     analysis.locator = locator
     diags: list[Diagnostic] = []
     for problem in disc.problems:
@@ -110,6 +147,8 @@ def analyze(
         assert outcome.facts is not None
         if not outcome.facts.classes:
             continue
+        if outcome.key:
+            keys[outcome.path] = outcome.key
         named = module_name_for(outcome.path, roots)
         name = named[0] if named else f"<file>{outcome.path}"
         is_pkg = bool(named and named[1])
@@ -118,6 +157,7 @@ def analyze(
             mod = index.add_module(name, outcome.path, is_pkg, outcome.facts)
         report_modules.append(mod)
 
+    _age_objects()  # the facts are loaded
     cost = CostModel(index, settings.expensive_calls, settings.cheap_calls)
     sim = Simulator(index, cost)
     analysis.simulator = sim
@@ -132,7 +172,7 @@ def analyze(
             except RecursionError:
                 diags.append(_internal(analysis, info, "RecursionError: hierarchy too deep"))
             except Exception as exc:  # noqa: BLE001 - per-class isolation, reported as IL902
-                diags.append(_internal(analysis, info, f"{type(exc).__name__}: {exc}"))
+                diags.append(_internal(analysis, info, describe(exc)))
     checking.close()
     for d in diags:
         if d.code == "IL902":
@@ -145,14 +185,61 @@ def analyze(
             diag = _to_diagnostic(analysis, key_findings, fix_planner)
         except Exception as exc:  # noqa: BLE001
             f = key_findings[0]
-            diags.append(_internal(analysis, f.sim.cls, f"{type(exc).__name__}: {exc}"))
+            diags.append(_internal(analysis, f.sim.cls, describe(exc)))
             analysis.internal_errors += 1
             continue
         diags.append(diag)
     diags = [d for d in diags if d.code in enabled and not _file_ignored(analysis, d)]
     diags = [d for d in diags if not locator.suppressed(d, analysis.cwd)]
     analysis.diagnostics = sorted(diags, key=Diagnostic.sort_key)
+    _store_fresh_bodies(index, cache, keys)
     return analysis
+
+
+def _store_fresh_bodies(index: ProjectIndex, cache: FactsCache, keys: dict[Path, str]) -> None:
+    """Function bodies read on demand (DESIGN §8) go back into their cache entries, so that a
+    warm run finds them read."""
+    if not cache.enabled:
+        return
+    for mod in index.modules.values():
+        key = keys.get(mod.path)
+        if key and has_fresh_bodies(mod.facts):
+            cache.put(key, mod.facts)
+
+
+def _enclosing(index: ProjectIndex) -> Callable[[Path, int], tuple[int, int, int] | None]:
+    """The innermost function around a line, from the facts: the Locator parses only it."""
+    by_path: dict[str, Module] = {}
+    indexed = [0]  # how many of index.modules by_path has seen
+
+    def find(path: Path, line: int) -> tuple[int, int, int] | None:
+        if indexed[0] < len(index.modules):
+            for known in index.modules.values():
+                by_path.setdefault(os.path.normpath(known.path), known)
+            indexed[0] = len(index.modules)
+        mod = by_path.get(os.path.normpath(path))
+        if mod is None:
+            return None
+        best: Span | None = None
+        facts = mod.facts
+        for fn in (*facts.functions, *(m for c in facts.classes for m in c.methods)):
+            s = fn.span
+            if s.line <= line <= s.end_line and (
+                best is None or s.end_line - s.line < best.end_line - best.line
+            ):
+                best = s
+        return None if best is None else (best.line, best.end_line, best.col)
+
+    return find
+
+
+def describe(exc: BaseException) -> str:
+    """``Type: message`` for an IL902, even when the exception cannot print itself."""
+    try:
+        text = str(exc)
+    except Exception:  # noqa: BLE001 - a broken __str__ must not break the report
+        text = "<message unavailable>"
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _source_roots(root: Path, settings: Settings) -> list[Path]:

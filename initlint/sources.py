@@ -38,7 +38,7 @@ def decode(data: bytes) -> tuple[str, str]:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
         text = data.decode(encoding)
-    except (SyntaxError, LookupError, UnicodeDecodeError) as exc:
+    except (SyntaxError, LookupError, ValueError) as exc:  # ValueError: any UnicodeError
         raise UnreadableError(f"cannot decode: {exc}") from exc
     if text.startswith("\ufeff"):
         text = text[1:]

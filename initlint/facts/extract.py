@@ -10,14 +10,17 @@ from initlint.facts.model import (
     Arg,
     ClassFacts,
     Cond,
+    Const,
     Effect,
     Expr,
     FunctionFacts,
     ImportFacts,
     ModuleFacts,
     Param,
+    SourceText,
     Span,
 )
+from initlint.sources import UnreadableError, decode
 
 # Deeper expressions are summarised as "other"; keeps hostile input from exhausting the stack.
 MAX_EXPR_DEPTH = 40
@@ -28,6 +31,7 @@ LOOP_COND = Cond("unknown", name="loop")
 
 def extract_facts(source: bytes | str) -> ModuleFacts:
     """Parse ``source`` and return its facts, or facts carrying the syntax error."""
+    _SHARED.clear()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -38,7 +42,48 @@ def extract_facts(source: bytes | str) -> ModuleFacts:
         )
     except (ValueError, RecursionError, MemoryError) as exc:  # null bytes, absurd nesting
         return ModuleFacts(error=str(exc) or type(exc).__name__, error_line=1, error_col=1)
-    return _ModuleReader().read(tree)
+    return _ModuleReader(_source_text(source)).read(tree)
+
+
+def _source_text(source: bytes | str) -> SourceText | None:
+    if isinstance(source, str):
+        return SourceText(source)
+    try:
+        return SourceText(decode(source)[0])
+    except UnreadableError:
+        return None  # ast.parse read it anyway: read every body now
+
+
+def read_body(
+    source: SourceText, span: Span, is_method: bool
+) -> tuple[tuple[Param, ...], tuple[Effect, ...]]:
+    """Parameters and effects of the function whose ``def`` spans ``span`` in ``source``.
+
+    Parses only the function's own lines, padded so that every line and column is what the
+    whole-file parse reports: blank lines before it, and ``if 1:`` for an indented ``def``.
+    """
+    _SHARED.clear()
+    lines = source.lines()
+    if span.col == 0:
+        pad = "\n" * (span.line - 1)
+    else:  # an indented def never sits on line 1
+        pad = "\n" * (span.line - 2) + "if 1:\n"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tree = ast.parse(pad + "\n".join(lines[span.line - 1 : span.end_line]) + "\n")
+    node: ast.stmt = tree.body[0]
+    if span.col != 0:
+        assert isinstance(node, ast.If)
+        node = node.body[0]
+    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) or _span(node) != span:
+        raise ValueError(f"function body at line {span.line} does not match its facts")
+    reader = _FunctionReader(node, is_method)
+    return reader.params, reader.read()
+
+
+# Equal spans and expressions of one file share one object: a quarter fewer objects to
+# pickle, and to rebuild when a warm run loads the cache. Cleared for every file read.
+_SHARED: dict[tuple[object, ...], Span | Expr] = {}
 
 
 def _span(node: ast.AST) -> Span:
@@ -46,7 +91,38 @@ def _span(node: ast.AST) -> Span:
     col = getattr(node, "col_offset", 0)
     end_line = getattr(node, "end_lineno", None) or line
     end_col = getattr(node, "end_col_offset", None)
-    return Span(line, col, end_line, col if end_col is None else end_col)
+    key = (line, col, end_line, col if end_col is None else end_col)
+    span = _SHARED.get(key)
+    if span is None:
+        span = _SHARED[key] = Span(*key)
+    assert isinstance(span, Span)
+    return span
+
+
+def _expr(
+    kind: str,
+    name: str = "",
+    attr: str = "",
+    value: Const = None,
+    receiver: Expr | None = None,
+    children: tuple[Expr, ...] = (),
+) -> Expr:
+    """``Expr(...)``, shared with an equal one made earlier for the same file. Parts are
+    shared already, so they are keyed by identity; a value by its type too (1 vs True)."""
+    key = (
+        kind,
+        name,
+        attr,
+        type(value),
+        repr(value) if isinstance(value, float) else value,
+        id(receiver),
+        *map(id, children),
+    )
+    expr = _SHARED.get(key)
+    if expr is None:
+        expr = _SHARED[key] = Expr(kind, name, attr, value, receiver, children)
+    assert isinstance(expr, Expr)
+    return expr
 
 
 def dotted(node: ast.AST) -> str:
@@ -76,38 +152,38 @@ def to_expr(node: ast.AST, depth: int = 0) -> Expr:
     if isinstance(node, ast.Constant):
         value = node.value
         if isinstance(value, bool | int | float | str | bytes) or value is None:
-            return Expr("const", value=value)
-        return Expr("const")
+            return _expr("const", value=value)
+        return _expr("const")
     if isinstance(node, ast.Name):
-        return Expr("name", name=node.id)
+        return _expr("name", name=node.id)
     if isinstance(node, ast.Attribute):
-        return Expr("attr", name=dotted(node), attr=node.attr, receiver=to_expr(node.value, d))
+        return _expr("attr", name=dotted(node), attr=node.attr, receiver=to_expr(node.value, d))
     if isinstance(node, ast.Call):
         func = node.func
         args = [to_expr(a.value if isinstance(a, ast.Starred) else a, d) for a in node.args]
         args += [to_expr(k.value, d) for k in node.keywords]
         if isinstance(func, ast.Attribute):
-            return Expr(
+            return _expr(
                 "call",
                 name=dotted(func),
                 attr=func.attr,
                 receiver=to_expr(func.value, d),
                 children=tuple(args),
             )
-        return Expr("call", name=dotted(func), children=tuple(args))
+        return _expr("call", name=dotted(func), children=tuple(args))
     if isinstance(node, ast.Subscript):
-        return Expr("subscript", receiver=to_expr(node.value, d))
+        return _expr("subscript", receiver=to_expr(node.value, d))
     if isinstance(node, ast.BinOp | ast.UnaryOp | ast.BoolOp | ast.Compare | ast.IfExp):
         kids = [to_expr(c, d) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)]
-        return Expr("op", children=tuple(kids))
+        return _expr("op", children=tuple(kids))
     if isinstance(node, ast.Tuple | ast.List | ast.Set | ast.Dict | ast.JoinedStr):
         kids = [to_expr(c, d) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)]
-        return Expr("op", children=tuple(kids))
+        return _expr("op", children=tuple(kids))
     if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
         parts: list[ast.expr] = [g.iter for g in node.generators]
         parts += [cond for g in node.generators for cond in g.ifs]
         parts += [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
-        return Expr("op", children=tuple(to_expr(c, d) for c in parts))
+        return _expr("op", children=tuple(to_expr(c, d) for c in parts))
     if isinstance(node, ast.Await | ast.NamedExpr):
         return to_expr(node.value, d)
     if isinstance(node, ast.Starred):
@@ -178,8 +254,34 @@ def _param(name: str, kind: str, default: ast.expr | None) -> Param:
     return Param(name, kind, to_expr(default), True)
 
 
+# Fields that hold nodes worth walking: ast.iter_child_nodes also yields each ``ctx``
+# (Load/Store) and operator node, half of all the nodes it visits, and none of them matter here.
+_NOT_CHILDREN = frozenset({"ctx", "op", "ops"})
+_CHILD_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {}
+
+
+def _children(node: ast.AST) -> list[ast.AST]:
+    """ast.iter_child_nodes(node), in the same order, without ctx and operator nodes."""
+    fields = _CHILD_FIELDS.get(type(node))
+    if fields is None:
+        fields = tuple(f for f in node._fields if f not in _NOT_CHILDREN)
+        _CHILD_FIELDS[type(node)] = fields
+    out: list[ast.AST] = []
+    for name in fields:
+        value = getattr(node, name, None)
+        if isinstance(value, ast.AST):
+            out.append(value)
+        elif isinstance(value, list):
+            out.extend(item for item in value if isinstance(item, ast.AST))
+    return out
+
+
+_LEAVES = (ast.Name, ast.Constant)  # no children, and not calls: most nodes of a value
+
+
 def _walk_exprs(node: ast.AST) -> Iterator[ast.AST]:
-    """Post-order walk (inner calls first), not entering lambdas, comprehensions' scopes ok."""
+    """Post-order walk (inner calls first), not entering lambdas, comprehensions' scopes ok.
+    Names and constants are left out: what reads this looks for calls."""
     stack: list[tuple[ast.AST, bool]] = [(node, False)]
     while stack:
         cur, done = stack.pop()
@@ -189,13 +291,24 @@ def _walk_exprs(node: ast.AST) -> Iterator[ast.AST]:
         stack.append((cur, True))
         if isinstance(cur, ast.Lambda):
             continue
-        children = list(ast.iter_child_nodes(cur))
-        for child in reversed(children):
-            stack.append((child, False))
+        for child in reversed(_children(cur)):
+            if not isinstance(child, _LEAVES):
+                stack.append((child, False))
 
 
 def _names_loaded(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    """Names read anywhere in ``node`` (lambdas included, as ast.walk goes)."""
+    out: set[str] = set()
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, ast.Name):
+            if isinstance(cur.ctx, ast.Load):
+                out.add(cur.id)
+            continue
+        if not isinstance(cur, ast.Constant):
+            stack.extend(_children(cur))
+    return out
 
 
 class _FunctionReader:
@@ -558,7 +671,8 @@ class _FunctionReader:
 
 
 class _ModuleReader:
-    def __init__(self) -> None:
+    def __init__(self, source: SourceText | None) -> None:
+        self.source = source
         self.imports: list[ImportFacts] = []
         self.classes: list[ClassFacts] = []
         self.functions: list[FunctionFacts] = []
@@ -616,14 +730,28 @@ class _ModuleReader:
     def _function(
         self, fn: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str, is_method: bool
     ) -> FunctionFacts:
+        span = _span(fn)
+        decorators = tuple(_decorator_name(d) for d in fn.decorator_list)
+        if self.source is not None and not (is_method and fn.name == "__init__"):
+            # Read on first use: most functions are never reached from a constructor.
+            return FunctionFacts(
+                fn.name,
+                qualname,
+                None,
+                None,
+                span,
+                decorators,
+                source=self.source,
+                is_method=is_method,
+            )
         reader = _FunctionReader(fn, is_method)
         return FunctionFacts(
             name=fn.name,
             qualname=qualname,
             params=reader.params,
             effects=reader.read(),
-            span=_span(fn),
-            decorators=tuple(_decorator_name(d) for d in fn.decorator_list),
+            span=span,
+            decorators=decorators,
         )
 
     def _class(self, node: ast.ClassDef, prefix: str) -> None:

@@ -2,12 +2,30 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import operator
+import pickle
+from dataclasses import dataclass, field, fields
+from typing import TypeVar
 
 Const = bool | int | float | str | bytes | None
+T = TypeVar("T")
 
 
-@dataclass(frozen=True)
+def _by_fields(cls: type[T]) -> type[T]:
+    """Pickle a frozen slots dataclass as ``cls(*fields)``. The default (``__setstate__``,
+    which calls ``dataclasses.fields`` per object) made loading a warm cache slow."""
+    getter = operator.attrgetter(*(f.name for f in fields(cls)))  # type: ignore[arg-type]
+
+    def __reduce__(self: T) -> tuple[type[T], tuple[object, ...]]:
+        values = getter(self)
+        return cls, values if isinstance(values, tuple) else (values,)
+
+    cls.__reduce__ = __reduce__  # type: ignore[assignment,method-assign]
+    return cls
+
+
+@_by_fields
+@dataclass(frozen=True, slots=True)
 class Span:
     """1-based lines; 0-based columns in UTF-8 bytes, as the ``ast`` module reports them."""
 
@@ -17,7 +35,8 @@ class Span:
     end_col: int
 
 
-@dataclass(frozen=True)
+@_by_fields
+@dataclass(frozen=True, slots=True)
 class Expr:
     """A small expression tree, enough for the cost model and for constant flow.
 
@@ -35,7 +54,8 @@ class Expr:
     children: tuple[Expr, ...] = ()
 
 
-@dataclass(frozen=True)
+@_by_fields
+@dataclass(frozen=True, slots=True)
 class Cond:
     """A guard condition. op: const|name|selfattr|not|and|or|is|isnot|eq|ne|unknown."""
 
@@ -45,7 +65,8 @@ class Cond:
     name: str = ""
 
 
-@dataclass(frozen=True)
+@_by_fields
+@dataclass(frozen=True, slots=True)
 class Arg:
     """One call argument. ``keyword`` is None for positional; ``star`` is 0, 1 (*x) or 2 (**x)."""
 
@@ -56,7 +77,8 @@ class Arg:
     span: Span | None = None
 
 
-@dataclass(frozen=True)
+@_by_fields
+@dataclass(frozen=True, slots=True)
 class Effect:
     """One init-relevant statement, in source order, with its guard (a conjunction).
 
@@ -87,7 +109,8 @@ class Effect:
     top_with: bool = False
 
 
-@dataclass(frozen=True)
+@_by_fields
+@dataclass(frozen=True, slots=True)
 class Param:
     name: str
     kind: str  # posonly | pos | vararg | kwonly | kwarg
@@ -95,14 +118,118 @@ class Param:
     has_default: bool = False
 
 
-@dataclass(frozen=True)
+class SourceText:
+    """A module's text, shared by the functions whose bodies are read on demand."""
+
+    __slots__ = ("text", "_lines", "fresh")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._lines: list[str] | None = None
+        # Set when a body was read from this text in this process: the facts now hold more
+        # than their cache entry, and the caller may store them again.
+        self.fresh = False
+
+    def lines(self) -> list[str]:
+        """The lines, without their ends, numbered as the tokenizer numbers them: it reads
+        ``\\r\\n`` and a lone ``\\r`` as ``\\n``, and nothing else as a line end."""
+        if self._lines is None:
+            text = self.text
+            if "\r" in text:
+                text = text.replace("\r\n", "\n").replace("\r", "\n")
+            self._lines = text.split("\n")
+        return self._lines
+
+    def __reduce__(self) -> tuple[type[SourceText], tuple[str]]:
+        return SourceText, (self.text,)
+
+
 class FunctionFacts:
-    name: str
-    qualname: str
-    params: tuple[Param, ...]
-    effects: tuple[Effect, ...]
-    span: Span
-    decorators: tuple[str, ...] = ()
+    """One function: name, parameters, decorators and its ordered effects.
+
+    Only ``__init__`` bodies are read by the fact pass. Other functions keep a reference to the
+    module's text and read their parameters and effects on first use (DESIGN §8: most methods,
+    ``forward`` and the like, are never reached from a constructor). Either way the result is
+    the same pure function of the file's bytes.
+
+    A body that was read is pickled on its own, inside the module's pickle, and unpickled on
+    first use: a warm run loads every cached module, but simulates only some constructors.
+    ``calls_super_init`` travels outside that blob, for the test every class goes through.
+    """
+
+    __slots__ = (
+        "name",
+        "qualname",
+        "span",
+        "decorators",
+        "_params",
+        "_effects",
+        "_source",
+        "_method",
+        "_blob",
+        "_super",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        qualname: str,
+        params: tuple[Param, ...] | None,
+        effects: tuple[Effect, ...] | None,
+        span: Span,
+        decorators: tuple[str, ...] = (),
+        *,
+        source: SourceText | None = None,
+        is_method: bool = False,
+        blob: bytes | None = None,
+        calls_super: bool | None = None,
+    ) -> None:
+        read = params is not None and effects is not None
+        if not read and source is None and blob is None:
+            raise ValueError("a function without params and effects needs its source")
+        self.name = name
+        self.qualname = qualname
+        self.span = span
+        self.decorators = decorators
+        self._params = params
+        self._effects = effects
+        self._source = None if read or blob is not None else source
+        self._method = is_method
+        self._blob = None if read else blob
+        self._super = calls_super
+
+    def _read(self) -> tuple[tuple[Param, ...], tuple[Effect, ...]]:
+        if self._blob is not None:
+            params, effects = pickle.loads(self._blob)
+            self._params, self._effects, self._blob = params, effects, None
+            return params, effects
+        assert self._source is not None
+        from initlint.facts.extract import read_body  # noqa: PLC0415 - extract imports this
+
+        params, effects = read_body(self._source, self.span, self._method)
+        self._params, self._effects = params, effects
+        self._source.fresh = True
+        return params, effects
+
+    @property
+    def params(self) -> tuple[Param, ...]:
+        return self._params if self._params is not None else self._read()[0]
+
+    @property
+    def effects(self) -> tuple[Effect, ...]:
+        return self._effects if self._effects is not None else self._read()[1]
+
+    @property
+    def calls_super_init(self) -> bool:
+        """Whether the body has a ``super_init`` effect (known without unpickling it)."""
+        if self._super is None:
+            self._super = any(e.kind == "super_init" for e in self.effects)
+        return self._super
+
+    @property
+    def is_lazy(self) -> bool:
+        """True while the body has not been read (or unpickled) yet."""
+        return self._effects is None
 
     @property
     def is_static(self) -> bool:
@@ -112,8 +239,69 @@ class FunctionFacts:
     def is_classmethod(self) -> bool:
         return "classmethod" in self.decorators
 
+    def _key(self) -> tuple[object, ...]:
+        return (self.name, self.qualname, self.span, self.decorators, self.params, self.effects)
 
-@dataclass(frozen=True)
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, FunctionFacts):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.qualname, self.span))
+
+    def __repr__(self) -> str:
+        state = "lazy" if self.is_lazy else f"{len(self.effects)} effects"
+        return f"FunctionFacts({self.qualname!r}, {state})"
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # A body not read yet travels as the module text (shared by all of the module's
+        # functions: pickle's memo stores it once); a read one as its own pickle.
+        source, blob = self._source, self._blob
+        if self._params is not None and self._effects is not None:
+            source = None
+            blob = pickle.dumps((self._params, self._effects), protocol=pickle.HIGHEST_PROTOCOL)
+            self.calls_super_init  # noqa: B018 - computed now, while the effects are at hand
+        return _function, (
+            self.name,
+            self.qualname,
+            self.span,
+            self.decorators,
+            self._method,
+            source,
+            blob,
+            self._super,
+        )
+
+
+def _function(
+    name: str,
+    qualname: str,
+    span: Span,
+    decorators: tuple[str, ...],
+    method: bool,
+    source: SourceText | None,
+    blob: bytes | None,
+    calls_super: bool | None,
+) -> FunctionFacts:
+    return FunctionFacts(
+        name,
+        qualname,
+        None,
+        None,
+        span,
+        decorators,
+        source=source,
+        is_method=method,
+        blob=blob,
+        calls_super=calls_super,
+    )
+
+
+@_by_fields
+@dataclass(frozen=True, slots=True)
 class ClassFacts:
     name: str
     qualname: str  # dotted within the module, e.g. Outer.Inner
@@ -131,7 +319,8 @@ class ClassFacts:
         return found
 
 
-@dataclass(frozen=True)
+@_by_fields
+@dataclass(frozen=True, slots=True)
 class ImportFacts:
     """``import a.b as c``: local c, module a.b. ``import a.b``: local a, module a.b, bind_top.
 
@@ -146,7 +335,8 @@ class ImportFacts:
     line: int = 0
 
 
-@dataclass(frozen=True)
+@_by_fields
+@dataclass(frozen=True, slots=True)
 class ModuleFacts:
     imports: tuple[ImportFacts, ...] = ()
     classes: tuple[ClassFacts, ...] = ()
@@ -156,3 +346,11 @@ class ModuleFacts:
     error: str | None = None  # a syntax error: "message" ; error_line below
     error_line: int = 0
     error_col: int = 0
+
+
+def has_fresh_bodies(facts: ModuleFacts) -> bool:
+    """True when this process read a function body of ``facts`` that was not read before."""
+    for fn in (*facts.functions, *(m for c in facts.classes for m in c.methods)):
+        if fn._source is not None and fn._source.fresh:
+            return True
+    return False

@@ -25,6 +25,7 @@ class FactsOutcome:
     problem: str = ""  # IL901 message
     internal: str = ""  # IL902: "ExcType: message"
     parsed: bool = False  # False when the pre-filter or the cache answered
+    key: str = ""  # the content hash the facts are cached under ("" when not hashed)
 
 
 def _cannot_define_classes(data: bytes) -> bool:
@@ -45,18 +46,31 @@ def facts_for(path: Path, cache: FactsCache, prefilter: bool) -> FactsOutcome:
         key = cache.key(data)
         cached = cache.get(key)
         if cached is not None:
-            return FactsOutcome(path, cached)
+            return FactsOutcome(path, cached, key=key)
         try:
             text, _ = decode(data)
         except UnreadableError as exc:
             return FactsOutcome(path, None, problem=str(exc))
         facts = extract_facts(text)
         cache.put(key, facts)
-        return FactsOutcome(path, facts, parsed=True)
+        return FactsOutcome(path, facts, parsed=True, key=key)
     except RecursionError:
         return FactsOutcome(path, None, internal="RecursionError: nesting too deep to analyse")
     except Exception as exc:  # noqa: BLE001 - one file must not stop the run
-        return FactsOutcome(path, None, internal=f"{type(exc).__name__}: {exc}")
+        return FactsOutcome(path, None, internal=describe(exc))
+
+
+def describe(exc: BaseException, limit: int = 300) -> str:
+    """``ExcType: message`` for IL902, one line, short; never raises (str() of an exception
+    can itself fail, e.g. RecursionError on a deep object in its args)."""
+    try:
+        message = str(exc)
+    except Exception:  # noqa: BLE001
+        message = "<message unavailable>"
+    message = " ".join(message.split())
+    if len(message) > limit:
+        message = message[: limit - 1] + "…"
+    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
 
 
 def _cached(path: Path, cache: FactsCache, prefilter: bool) -> FactsOutcome | None:
@@ -68,8 +82,9 @@ def _cached(path: Path, cache: FactsCache, prefilter: bool) -> FactsOutcome | No
         return None  # reported by the full path below
     if prefilter and _cannot_define_classes(data):
         return FactsOutcome(path, EMPTY)
-    facts = cache.get(cache.key(data))
-    return None if facts is None else FactsOutcome(path, facts)
+    key = cache.key(data)
+    facts = cache.get(key)
+    return None if facts is None else FactsOutcome(path, facts, key=key)
 
 
 def _worker(args: tuple[list[Path], Path, str, bool, bool]) -> list[FactsOutcome]:
@@ -97,12 +112,15 @@ def compute_facts(
     """Facts for many files, in a process pool when there are enough of them."""
     todo: list[Path] = []
     cache = FactsCache(root, fingerprint, use_cache)
-    for p in paths:  # cache hits are answered here: a warm run starts no pool
-        hit = _cached(p, cache, prefilter)
-        if hit is None:
-            todo.append(p)
-        else:
-            yield hit
+    if cache.dir.is_dir():
+        for p in paths:  # cache hits are answered here: a warm run starts no pool
+            hit = _cached(p, cache, prefilter)
+            if hit is None:
+                todo.append(p)
+            else:
+                yield hit
+    else:  # no cache (cold, or --no-cache): nothing to look up here, the workers read all
+        todo = list(paths)
     if jobs <= 1 or len(todo) < POOL_THRESHOLD:
         cache = FactsCache(root, fingerprint, use_cache)
         for p in todo:

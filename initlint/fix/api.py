@@ -29,7 +29,10 @@ def fix_planner(analysis: Analysis, finding: Finding) -> tuple[Fix, object] | No
     """Engine callback: a Fix (with edits) and its plan for one finding, or None."""
     assert analysis.simulator is not None
     planner = Planner(analysis.simulator, analysis.settings.flag_name)
-    plan = planner.plan(finding)
+    try:
+        plan = planner.plan(finding)
+    except RecursionError:
+        return None  # too deeply nested to rewrite safely: report without a fix
     if plan is None:
         return None
     # Edits are rendered, and plans verified, on demand: text output only needs the plan.

@@ -48,11 +48,14 @@ def render(path: Path, ops: Sequence[Op]) -> FileChange:
     """Apply ops to one file, keeping its encoding, BOM and line endings; re-parse the result."""
     data = read_bytes(path)
     text, encoding = decode(data)
-    new_text = apply_ops(text, ops)
+    try:
+        new_text = apply_ops(text, ops)
+    except RecursionError as exc:
+        raise FixError(f"{path.name} is nested too deeply to rewrite safely") from exc
     try:
         cst.parse_module(new_text)
         ast.parse(new_text)
-    except (cst.ParserSyntaxError, SyntaxError) as exc:
+    except (cst.ParserSyntaxError, SyntaxError, RecursionError) as exc:
         raise FixError(f"the fixed {path.name} would not parse: {exc}") from exc
     new = new_text.encode(encoding)
     if data.startswith(BOM) and not new.startswith(BOM):

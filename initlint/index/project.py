@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,23 +52,68 @@ class MroResult:
 
 def module_name_for(path: Path, roots: Iterable[Path]) -> tuple[str, bool] | None:
     """Dotted module name of ``path`` relative to the deepest root containing it."""
-    best: tuple[str, ...] | None = None
+    best: list[str] | None = None
+    text = str(path)
     for root in roots:
-        try:
-            rel = path.relative_to(root)
-        except ValueError:
+        prefix = str(root).rstrip(os.sep) + os.sep
+        if not text.startswith(prefix):  # what Path.relative_to answers, without its cost
             continue
-        parts = rel.with_suffix("").parts
+        parts = text[len(prefix) :].split(os.sep)
         if best is None or len(parts) < len(best):
             best = parts
-    if not best:
+    if not best or not best[-1]:
         return None
+    name = best[-1]
+    dot = name.rfind(".")
+    if 0 < dot < len(name) - 1:  # Path.with_suffix(""): drop a suffix, not a leading dot
+        best[-1] = name[:dot]
     is_package = best[-1] == "__init__"
     if is_package:
         best = best[:-1]
     if not best or not all(p.isidentifier() for p in best):
         return None
     return ".".join(best), is_package
+
+
+class _Table:
+    """One module's names, looked up by name instead of by scanning its facts (no step of
+    the index is quadratic in the size of a module). Lists keep source order."""
+
+    __slots__ = ("facts", "classes", "named", "functions", "stars", "methods")
+
+    def __init__(self, facts: ModuleFacts) -> None:
+        self.facts = facts
+        self.classes: dict[str, ClassFacts] = {}  # qualname -> last definition
+        self.named: dict[str, tuple[list[ClassFacts], list[FunctionFacts], list[ImportFacts]]]
+        self.named = {}
+        self.functions: dict[str, FunctionFacts] = {}  # name -> last definition
+        self.methods: dict[str, dict[str, FunctionFacts]] = {}  # class qualname -> its methods
+        for cls in facts.classes:
+            self.classes[cls.qualname] = cls
+            self._entry(cls.qualname)[0].append(cls)
+        for fn in facts.functions:
+            self.functions[fn.name] = fn
+            self._entry(fn.name)[1].append(fn)
+        for imp in facts.imports:
+            self._entry(imp.local)[2].append(imp)
+        self.stars = tuple(imp for imp in facts.imports if imp.name == "*")
+
+    def _entry(self, name: str) -> tuple[list[ClassFacts], list[FunctionFacts], list[ImportFacts]]:
+        entry = self.named.get(name)
+        if entry is None:
+            entry = self.named[name] = ([], [], [])
+        return entry
+
+    def method(self, cls: ClassFacts, name: str) -> FunctionFacts | None:
+        table = self.methods.get(cls.qualname)
+        if table is None or cls is not self.classes.get(cls.qualname):
+            table = {m.name: m for m in cls.methods}  # the last definition wins
+            if cls is self.classes.get(cls.qualname):
+                self.methods[cls.qualname] = table
+        return table.get(name)
+
+
+_NOTHING: tuple[list[ClassFacts], list[FunctionFacts], list[ImportFacts]] = ([], [], [])
 
 
 @dataclass
@@ -81,6 +127,16 @@ class ProjectIndex:
     _mro: dict[str, MroResult] = field(default_factory=dict)
     _resolve_cache: dict[tuple[str, str], Target | None] = field(default_factory=dict)
     _suffix: dict[str, list[str]] | None = None
+    _tables: dict[str, _Table] = field(default_factory=dict)
+    _methods: dict[tuple[tuple[str, ...], str, int], FunctionInfo | None] = field(
+        default_factory=dict
+    )
+
+    def _table(self, mod: Module) -> _Table:
+        table = self._tables.get(mod.name)
+        if table is None or table.facts is not mod.facts:
+            table = self._tables[mod.name] = _Table(mod.facts)
+        return table
 
     # -- modules -------------------------------------------------------------------------
     def module(self, name: str) -> Module | None:
@@ -135,11 +191,7 @@ class ProjectIndex:
             mod = self.module(".".join(parts[:i]))
             if mod is None:
                 continue
-            inner = ".".join(parts[i:])
-            found = None
-            for cls in mod.facts.classes:
-                if cls.qualname == inner:
-                    found = cls  # last definition wins
+            found = self._table(mod).classes.get(".".join(parts[i:]))  # last definition wins
             if found is not None:
                 info = ClassInfo(qualname, mod, found)
             break
@@ -167,17 +219,17 @@ class ProjectIndex:
     def _lookup(self, mod: Module, name: str, depth: int) -> Target | None:
         if depth > MAX_RESOLVE_DEPTH:
             return None
-        facts = mod.facts
+        table = self._table(mod)
+        classes, functions, imports = table.named.get(name, _NOTHING)
         found: Target | None = None
         found_line = -1
-        for cls in facts.classes:
-            if cls.qualname == name:
-                found, found_line = Target("class", f"{mod.name}.{name}"), cls.span.line
-        for fn in facts.functions:
-            if fn.name == name and fn.span.line > found_line:
+        for cls in classes:
+            found, found_line = Target("class", f"{mod.name}.{name}"), cls.span.line
+        for fn in functions:
+            if fn.span.line > found_line:
                 found, found_line = Target("function", f"{mod.name}.{name}"), fn.span.line
-        for imp in facts.imports:
-            if imp.local == name and imp.line > found_line:
+        for imp in imports:
+            if imp.line > found_line:
                 bound = self._import_target(mod, imp, depth)
                 if bound is not None:
                     found, found_line = bound, imp.line
@@ -185,16 +237,15 @@ class ProjectIndex:
             return found
         if mod.is_package and self.has_module(f"{mod.name}.{name}"):
             return Target("module", f"{mod.name}.{name}")
-        for imp in facts.imports:
-            if imp.name == "*":
-                src = self._from_module(mod, imp)
-                if src is None:
-                    continue
-                src_mod = self.module(src) if self.has_module(src) else None
-                if src_mod is not None and src_mod is not mod:
-                    hit = self._lookup(src_mod, name, depth + 1)
-                    if hit is not None:
-                        return hit
+        for imp in table.stars:
+            src = self._from_module(mod, imp)
+            if src is None:
+                continue
+            src_mod = self.module(src) if self.has_module(src) else None
+            if src_mod is not None and src_mod is not mod:
+                hit = self._lookup(src_mod, name, depth + 1)
+                if hit is not None:
+                    return hit
         return None
 
     def _from_module(self, mod: Module, imp: ImportFacts) -> str | None:
@@ -330,22 +381,25 @@ class ProjectIndex:
 
     def lookup_method(self, mro: tuple[str, ...], name: str, start: int = 0) -> FunctionInfo | None:
         """The first definition of ``name`` in ``mro[start:]``; None if external comes first."""
+        key = (mro, name, start)
+        if key in self._methods:
+            return self._methods[key]
+        found = None
         for qual in mro[start:]:
             info = self.class_info(qual)
             if info is None:
-                return None  # an external class might define it: stop, we cannot see it
-            fn = info.facts.method(name)
+                break  # an external class might define it: stop, we cannot see it
+            fn = self._table(info.module).method(info.facts, name)
             if fn is not None:
-                return FunctionInfo(f"{qual}.{name}", info.module, fn, info)
-        return None
+                found = FunctionInfo(f"{qual}.{name}", info.module, fn, info)
+                break
+        self._methods[key] = found
+        return found
 
     def function_info(self, qualname: str) -> FunctionInfo | None:
         mod_name, _, fn_name = qualname.rpartition(".")
         mod = self.module(mod_name)
         if mod is None:
             return None
-        found = None
-        for fn in mod.facts.functions:
-            if fn.name == fn_name:
-                found = fn
+        found = self._table(mod).functions.get(fn_name)  # the last definition wins
         return FunctionInfo(qualname, mod, found) if found else None

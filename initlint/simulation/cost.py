@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
@@ -54,8 +53,8 @@ class CostModel:
     _fn_memo: dict[tuple[str, str], bool] = field(default_factory=dict)
     _cls_memo: dict[str, bool] = field(default_factory=dict)
 
-    def _matches(self, name: str, patterns: Iterable[str]) -> bool:
-        return any(fnmatchcase(name, p) for p in patterns)
+    def _matches(self, name: str, patterns: tuple[str, ...]) -> bool:
+        return bool(patterns) and any(fnmatchcase(name, p) for p in patterns)
 
     def external_expensive(self, name: str) -> bool:
         if self._matches(name, self.cheap_calls):
