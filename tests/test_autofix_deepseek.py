@@ -70,19 +70,11 @@ def autofixed_module(fixed_copy: Path) -> Iterator[ModuleType]:
         sys.path.remove(str(fixed_copy.parent))
 
 
-def _count_computations(cls: type, monkeypatch: pytest.MonkeyPatch) -> tuple[int, object]:
-    calls = 0
-    original = cls._compute_cos_sin_cache  # type: ignore[attr-defined]
-
-    def counting(self: object) -> object:
-        nonlocal calls
-        calls += 1
-        return original(self)
-
-    monkeypatch.setattr(cls, "_compute_cos_sin_cache", counting)
+def _small_v4(cls: type) -> object:
+    """A V4 module at the compressor config, shrunk to 256 positions."""
     import torch
 
-    module = cls(
+    return cls(
         512,
         64,
         256,
@@ -95,6 +87,19 @@ def _count_computations(cls: type, monkeypatch: pytest.MonkeyPatch) -> tuple[int
         mscale=0,
         mscale_all_dim=0,
     )
+
+
+def _count_computations(cls: type, monkeypatch: pytest.MonkeyPatch) -> tuple[int, object]:
+    calls = 0
+    original = cls._compute_cos_sin_cache  # type: ignore[attr-defined]
+
+    def counting(self: object) -> object:
+        nonlocal calls
+        calls += 1
+        return original(self)
+
+    monkeypatch.setattr(cls, "_compute_cos_sin_cache", counting)
+    module = _small_v4(cls)
     return calls, module
 
 
@@ -109,19 +114,7 @@ def test_autofixed_copy_computes_once_and_matches(
         autofixed_module.DeepseekV4ScalingRotaryEmbedding, monkeypatch
     )
     assert n_fixed == 1
-    reference = fixed_rope.DeepseekV4ScalingRotaryEmbedding(
-        512,
-        64,
-        256,
-        160000,
-        False,
-        4.0,
-        torch.bfloat16,
-        beta_fast=32,
-        beta_slow=1,
-        mscale=0,
-        mscale_all_dim=0,
-    )
+    reference = _small_v4(fixed_rope.DeepseekV4ScalingRotaryEmbedding)
     cache = fixed_mod.cos_sin_cache  # type: ignore[attr-defined]
     assert cache.dtype == torch.float32
     assert torch.equal(cache, reference.cos_sin_cache)
