@@ -326,6 +326,7 @@ def main(argv: list[str] | None = None) -> int:
     for tree in args.trees:
         if not tree.is_dir():
             parser.error(f"{tree} is not a directory")
+    revision = _revision()  # before the runs: the code they check
     runs = []
     for tree in args.trees:
         tree = tree.resolve()
@@ -348,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
     report = {
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "initlint_version": __version__,
-        "revision": _revision(),
+        "revision": revision,
         "python": platform.python_version(),
         "cpus": len(os.sched_getaffinity(0)),
         "jobs": args.jobs,
