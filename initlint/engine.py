@@ -14,7 +14,14 @@ from initlint.cache import FactsCache
 from initlint.diagnostics import Diagnostic, Fix, Related
 from initlint.discovery import discover, find_root, walk_python_files
 from initlint.facts.model import ModuleFacts, Span, has_fresh_bodies
-from initlint.facts.runner import EMPTY, FactsOutcome, compute_facts, default_jobs, facts_for
+from initlint.facts.runner import (
+    EMPTY,
+    FactsOutcome,
+    compute_facts,
+    default_jobs,
+    describe,
+    facts_for,
+)
 from initlint.index.project import ClassInfo, Module, ProjectIndex, module_name_for
 from initlint.locate import Locator
 from initlint.progress import Progress
@@ -231,15 +238,6 @@ def _enclosing(index: ProjectIndex) -> Callable[[Path, int], tuple[int, int, int
         return None if best is None else (best.line, best.end_line, best.col)
 
     return find
-
-
-def describe(exc: BaseException) -> str:
-    """``Type: message`` for an IL902, even when the exception cannot print itself."""
-    try:
-        text = str(exc)
-    except Exception:  # noqa: BLE001 - a broken __str__ must not break the report
-        text = "<message unavailable>"
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _source_roots(root: Path, settings: Settings) -> list[Path]:
