@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import sys
@@ -43,7 +44,55 @@ def _check_codes(codes: tuple[str, ...], option: str) -> None:
         )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Main(click.Group):
+    """The command group. ``fix`` and ``demo`` (which import libcst) and ``trace`` (torch) are
+    imported when used, so that ``initlint check`` starts without them. An exception that
+    escapes a command is an internal error: one line on stderr and exit 2, as documented
+    (the traceback with ``INITLINT_DEBUG=1``)."""
+
+    LAZY = {
+        "demo": "initlint.demo:demo",
+        "fix": "initlint.fix.command:fix",
+        "trace": "initlint.runtime.command:trace",
+    }
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.LAZY})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        found = super().get_command(ctx, cmd_name)
+        if found is not None or cmd_name not in self.LAZY:
+            return found
+        module, attr = self.LAZY[cmd_name].split(":")
+        try:
+            loaded = getattr(importlib.import_module(module), attr)
+        except ImportError:  # pragma: no cover - an optional part not installed
+            if cmd_name == "trace":
+                return None
+            raise
+        assert isinstance(loaded, click.Command)
+        self.add_command(loaded)
+        return loaded
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as exc:
+            if os.environ.get("INITLINT_DEBUG"):
+                raise
+            from initlint.facts.runner import describe
+
+            click.echo(
+                f"error: internal error: {describe(exc)} (set INITLINT_DEBUG=1 for the "
+                "traceback, and please report it)",
+                err=True,
+            )
+            sys.exit(EXIT_ERROR)
+
+
+@click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="initlint")
 def main() -> None:
     """initlint finds subclasses that call super().__init__() and then redo expensive setup
@@ -320,19 +369,3 @@ def explain(rule: str) -> None:
         click.echo(f"error: unknown rule {rule!r}; see `initlint rules`", err=True)
         sys.exit(EXIT_ERROR)
     click.echo(found.explain(), nl=False)
-
-
-def _register_optional() -> None:
-    from initlint.demo import demo
-    from initlint.fix.command import fix
-
-    main.add_command(fix)
-    main.add_command(demo)
-    try:
-        from initlint.runtime.command import trace
-    except ImportError:  # pragma: no cover - runtime package not present
-        return
-    main.add_command(trace)
-
-
-_register_optional()

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
+from fnmatch import translate
 from pathlib import Path
 
 DEFAULT_EXCLUDES = (
@@ -53,13 +55,23 @@ _DEFAULT_NAMES = frozenset(p for p in DEFAULT_EXCLUDES if "*" not in p)
 def _excluded(rel: str, name: str, patterns: Iterable[str]) -> bool:
     if name in _DEFAULT_NAMES or name.endswith(".egg-info"):
         return True
-    for pat in patterns:
-        pat = pat.rstrip("/")
-        if fnmatchcase(name, pat) or fnmatchcase(rel, pat) or fnmatchcase(rel, f"{pat}/*"):
-            return True
-        if rel.startswith(pat + "/"):
-            return True
-    return False
+    matcher, prefixes = _compiled(tuple(patterns))
+    if matcher is not None and (matcher(name) is not None or matcher(rel) is not None):
+        return True
+    return rel.startswith(prefixes)
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled(
+    patterns: tuple[str, ...],
+) -> tuple[Callable[[str], re.Match[str] | None] | None, tuple[str, ...]]:
+    """One regex for all the globs (a name or path matches ``pat`` or ``pat/*``), and the
+    ``pat/`` path prefixes."""
+    pats = [p.rstrip("/") for p in patterns]
+    if not pats:
+        return None, ()
+    globs = [translate(p) for p in pats] + [translate(f"{p}/*") for p in pats]
+    return re.compile("|".join(f"(?:{g})" for g in globs)).match, tuple(f"{p}/" for p in pats)
 
 
 def _is_venv(folder: Path) -> bool:

@@ -20,6 +20,7 @@ from initlint.facts.model import (
     SourceText,
     Span,
 )
+from initlint.facts.skeleton import skeleton
 from initlint.sources import UnreadableError, decode
 
 # Deeper expressions are summarised as "other"; keeps hostile input from exhausting the stack.
@@ -32,6 +33,16 @@ LOOP_COND = Cond("unknown", name="loop")
 def extract_facts(source: bytes | str) -> ModuleFacts:
     """Parse ``source`` and return its facts, or facts carrying the syntax error."""
     _SHARED.clear()
+    text = _source_text(source)
+    shape = skeleton(text.lines_text()) if text is not None else None
+    if shape is not None:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(shape[0])
+            return _ModuleReader(text, shape[1]).read(tree)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            _SHARED.clear()  # the whole text decides: a real error, or a cut to distrust
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -42,7 +53,7 @@ def extract_facts(source: bytes | str) -> ModuleFacts:
         )
     except (ValueError, RecursionError, MemoryError) as exc:  # null bytes, absurd nesting
         return ModuleFacts(error=str(exc) or type(exc).__name__, error_line=1, error_col=1)
-    return _ModuleReader(_source_text(source)).read(tree)
+    return _ModuleReader(text).read(tree)
 
 
 def _source_text(source: bytes | str) -> SourceText | None:
@@ -52,6 +63,17 @@ def _source_text(source: bytes | str) -> SourceText | None:
         return SourceText(decode(source)[0])
     except UnreadableError:
         return None  # ast.parse read it anyway: read every body now
+
+
+class BodySyntaxError(Exception):
+    """A function body read on demand does not parse (the skeleton pass did not see it)."""
+
+    def __init__(self, source: SourceText, exc: SyntaxError) -> None:
+        super().__init__(exc.msg or "invalid syntax")
+        self.source = source
+        self.msg = exc.msg or "invalid syntax"
+        self.line = exc.lineno or 1
+        self.col = exc.offset or 1
 
 
 def read_body(
@@ -68,17 +90,43 @@ def read_body(
         pad = "\n" * (span.line - 1)
     else:  # an indented def never sits on line 1
         pad = "\n" * (span.line - 2) + "if 1:\n"
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        tree = ast.parse(pad + "\n".join(lines[span.line - 1 : span.end_line]) + "\n")
-    node: ast.stmt = tree.body[0]
-    if span.col != 0:
-        assert isinstance(node, ast.If)
-        node = node.body[0]
-    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) or _span(node) != span:
-        raise ValueError(f"function body at line {span.line} does not match its facts")
+    node: ast.AST | None = None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(pad + "\n".join(lines[span.line - 1 : span.end_line]) + "\n")
+        node = tree.body[0]
+        if span.col != 0:
+            assert isinstance(node, ast.If)
+            node = node.body[0]
+    except SyntaxError:
+        pass
+    if node is None or not _same_def(node, span):
+        # A syntax error in the body (the skeleton did not parse it), or a cut the skeleton
+        # got wrong: the whole text decides.
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                whole = ast.parse(source.text)
+        except SyntaxError as exc:
+            raise BodySyntaxError(source, exc) from None
+        found = [n for n in ast.walk(whole) if _same_def(n, span)]
+        if not found:
+            raise ValueError(f"function body at line {span.line} does not match its facts")
+        node = found[0]
+    assert isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
     reader = _FunctionReader(node, is_method)
     return reader.params, reader.read()
+
+
+def _same_def(node: ast.AST, span: Span) -> bool:
+    """The ``def`` at ``span``'s start and end line (the end column of a skeleton's function
+    is not known: only its lines)."""
+    return isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and (
+        node.lineno,
+        node.col_offset,
+        node.end_lineno,
+    ) == (span.line, span.col, span.end_line)
 
 
 # Equal spans and expressions of one file share one object: a quarter fewer objects to
@@ -671,8 +719,12 @@ class _FunctionReader:
 
 
 class _ModuleReader:
-    def __init__(self, source: SourceText | None) -> None:
+    def __init__(
+        self, source: SourceText | None, ends: dict[int, tuple[int, int]] | None = None
+    ) -> None:
         self.source = source
+        # def line -> (its pass line, last body line), for bodies the skeleton blanked
+        self.ends = ends or {}
         self.imports: list[ImportFacts] = []
         self.classes: list[ClassFacts] = []
         self.functions: list[FunctionFacts] = []
@@ -731,6 +783,18 @@ class _ModuleReader:
         self, fn: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str, is_method: bool
     ) -> FunctionFacts:
         span = _span(fn)
+        blanked = self.ends.get(fn.lineno)
+        if blanked is not None:
+            pass_line, end = blanked
+            if not (
+                len(fn.body) == 1
+                and isinstance(fn.body[0], ast.Pass)
+                and fn.end_lineno == fn.body[0].lineno == pass_line
+            ):
+                raise ValueError("skeleton cut disagrees with the parse")  # whole text then
+            assert self.source is not None
+            last = self.source.lines()[end - 1]
+            span = Span(span.line, span.col, end, len(last.rstrip().encode("utf-8")))
         decorators = tuple(_decorator_name(d) for d in fn.decorator_list)
         if self.source is not None and not (is_method and fn.name == "__init__"):
             # Read on first use: most functions are never reached from a constructor.

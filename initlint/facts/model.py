@@ -140,6 +140,11 @@ class SourceText:
             self._lines = text.split("\n")
         return self._lines
 
+    def lines_text(self) -> str:
+        """The text with ``\\n`` for every line end, as :meth:`lines` splits it."""
+        text = self.text
+        return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
     def __reduce__(self) -> tuple[type[SourceText], tuple[str]]:
         return SourceText, (self.text,)
 
@@ -225,6 +230,10 @@ class FunctionFacts:
         if self._super is None:
             self._super = any(e.kind == "super_init" for e in self.effects)
         return self._super
+
+    def reads_from(self, source: SourceText) -> bool:
+        """Whether this function's body, not read yet, is to be read from ``source``."""
+        return self._source is source
 
     @property
     def is_lazy(self) -> bool:

@@ -37,9 +37,10 @@ def _one(diags: list[Diagnostic], path: str) -> Diagnostic:
 
 SYNTAX_ERRORS = {
     # name: (source, line the parser blames)
-    "py2_print.py": ("class A:\n    def f(self):\n        print 'hello'\n", 3),
+    # Inside __init__: bodies the fact pass reads (others: see the skeleton test below).
+    "py2_print.py": ("class A:\n    def __init__(self):\n        print 'hello'\n", 3),
     "py2_except.py": (
-        "class A:\n    def f(self):\n        try:\n            pass\n"
+        "class A:\n    def __init__(self):\n        try:\n            pass\n"
         "        except ValueError, e:\n            pass\n",
         5,
     ),
@@ -65,6 +66,17 @@ def test_syntax_errors_are_il900_and_the_run_goes_on(project: Project) -> None:
         assert d.line == line, (name, d)
         assert d.message and TRACEBACK not in d.message
     assert ("pkg/good.py", GOOD_LINE, "IL001") in summary(analysis)
+    assert analysis.internal_errors == 0
+
+
+def test_syntax_error_in_a_body_no_constructor_reaches_is_not_read(project: Project) -> None:
+    """DESIGN §8: the fact pass parses a skeleton without the bodies of functions other than
+    __init__ (read on first use). A body never reached is never parsed: its Python 2 print is
+    not reported, and the file's classes are still checked."""
+    project.write("pkg/__init__.py", "")
+    project.write("pkg/good.py", GOOD + "\n    def forward(self):\n        print 'x'\n")
+    analysis = project.check()
+    assert [d.code for d in analysis.diagnostics] == ["IL001"]
     assert analysis.internal_errors == 0
 
 
