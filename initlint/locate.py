@@ -1,28 +1,28 @@
-"""libcst, the parser of record: exact diagnostic ranges and suppression comments.
+"""Exact diagnostic ranges (in characters) and suppression comments.
 
-Only the function that holds a finding is parsed here: every finding sits in a function body,
-and the function's own lines, padded to their place, give the same ranges and comments as a
-whole-file parse. The fact pass uses the faster ``ast``. What a region yields is cached by the
-file's content hash, so a warm run neither imports nor runs libcst.
+Only the function that holds a finding is parsed here (``ast`` for ranges, ``tokenize`` for
+comments): every finding sits in a function body, and the function's own lines, padded to
+their place, give the same ranges and comments as a whole-file parse. What a region yields
+is cached by the file's content hash. No libcst: ``check`` does not import it at all.
 """
 
 from __future__ import annotations
 
+import ast
 import functools
+import io
 import re
 import sys
+import tokenize
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from initlint.cache import BlobCache, content_key, source_fingerprint
 from initlint.diagnostics import Diagnostic
 from initlint.facts.model import Span
 from initlint.sources import UnreadableError, read_source
-
-if TYPE_CHECKING:
-    import libcst as cst
 
 # A comment holding `initlint: ignore` (optionally `[IL001, IL002]`) or flake8's `noqa`
 # (optionally `: IL001,E501`); codes are prefixes, separated by commas or spaces.
@@ -48,52 +48,68 @@ class _FileInfo:
     stmt_end: dict[int, int] = field(default_factory=dict)
 
 
-def _collect(module: cst.Module, info: _FileInfo, offset: int) -> None:
-    """Fill ``info`` from a parsed module whose line 1 is line ``offset + 1`` of the file."""
-    import libcst as cst
-    from libcst.metadata import MetadataWrapper, PositionProvider
+# Statements without a body: libcst's small statements, the ones a range can point at.
+_SMALL = (
+    ast.Expr,
+    ast.Assign,
+    ast.AugAssign,
+    ast.AnnAssign,
+    ast.Return,
+    ast.Raise,
+    ast.Delete,
+    ast.Pass,
+    ast.Break,
+    ast.Continue,
+    ast.Import,
+    ast.ImportFrom,
+    ast.Global,
+    ast.Nonlocal,
+    ast.Assert,
+)
 
-    class Collector(cst.CSTVisitor):
-        METADATA_DEPENDENCIES = (PositionProvider,)
 
-        def _add(self, node: cst.CSTNode) -> None:
-            rng = self.get_metadata(PositionProvider, node)
-            start = (rng.start.line + offset, rng.start.column)
-            info.ranges.setdefault(start, []).append(
-                (start[0], start[1], rng.end.line + offset, rng.end.column)
-            )
+def _collect(tree: ast.Module, text: str, info: _FileInfo, offset: int) -> None:
+    """Fill ``info`` from a parsed text whose line 1 is line ``offset + 1`` of the file."""
+    lines = re.split(r"\r\n|\r|\n", text)
 
-        def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-            rng = self.get_metadata(PositionProvider, node)
-            info.stmt_end[rng.start.line + offset] = rng.end.line + offset
-            for small in node.body:
-                self._add(small)
+    def add(node: ast.expr | ast.stmt | ast.keyword) -> None:
+        end_line = node.end_lineno or node.lineno
+        end_col = node.end_col_offset if node.end_col_offset is not None else node.col_offset
+        start = (node.lineno + offset, _char_col(lines, node.lineno, node.col_offset))
+        end = (end_line + offset, _char_col(lines, end_line, end_col))
+        info.ranges.setdefault(start, []).append((*start, *end))
 
-        def visit_Call(self, node: cst.Call) -> None:
-            self._add(node)
-
-        def visit_Arg(self, node: cst.Arg) -> None:
-            self._add(node)
-
-        def visit_Comment(self, node: cst.Comment) -> None:
-            codes = suppressed_codes(node.value)
+    for node in ast.walk(tree):
+        if isinstance(node, _SMALL):
+            assert isinstance(node, ast.stmt)
+            add(node)
+            line, last = node.lineno + offset, (node.end_lineno or node.lineno) + offset
+            info.stmt_end[line] = max(info.stmt_end.get(line, line), last)
+        elif isinstance(node, ast.Call):
+            add(node)
+            for arg in node.args:
+                add(arg)
+            for keyword in node.keywords:
+                add(keyword)
+    # newline=None: universal newlines, so a lone \r ends a line as it does for ast.
+    for tok in tokenize.generate_tokens(io.StringIO(text, newline=None).readline):
+        if tok.type == tokenize.COMMENT:
+            codes = suppressed_codes(tok.string)
             if codes:
-                line = self.get_metadata(PositionProvider, node).start.line + offset
+                line = tok.start[0] + offset
                 info.suppress[line] = info.suppress.get(line, frozenset()) | codes
-
-    MetadataWrapper(module, unsafe_skip_copy=True).visit(Collector())
 
 
 def _read_text(text: str, offset: int) -> _FileInfo | None:
-    """Parse ``text`` (line 1 is line ``offset + 1`` of the file) and collect; None when
-    libcst cannot (a syntax it lacks, or nesting beyond the stack: libcst then raises
-    RecursionError, or a KeyError from its position bookkeeping half-way through)."""
-    import libcst as cst
-
+    """Parse ``text`` (line 1 is line ``offset + 1`` of the file) and collect; None when it
+    cannot be parsed (a syntax error, or nesting beyond the stack)."""
     info = _FileInfo()
     try:
-        _collect(cst.parse_module(text), info, offset)
-    except (cst.ParserSyntaxError, RecursionError, KeyError, ValueError):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
+        _collect(tree, text, info, offset)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, tokenize.TokenError):
         return None
     return info
 
@@ -116,7 +132,7 @@ def suppressed_codes(comment: str) -> frozenset[str]:
 
 
 class Locator:
-    """Ranges and suppressions for diagnostics, read with libcst.
+    """Ranges and suppressions for diagnostics.
 
     ``enclosing`` names the function around a line (from the facts): then only that function
     is parsed. Without it, or when the function cannot be parsed alone, the whole file is.
@@ -163,7 +179,7 @@ class Locator:
         cache_key = f"{key}-{first}-{last}-{col}"
         if self._cache is not None:
             hit = self._cache.load(cache_key)
-            if hit is False:  # libcst could not read it when this entry was written
+            if hit is False:  # the region could not be parsed when this entry was written
                 return None
             if isinstance(hit, _FileInfo):
                 return hit
