@@ -8,10 +8,12 @@ to load (truncated, garbage, a foreign object) is ignored, recomputed and rewrit
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import pickle
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
@@ -49,6 +51,7 @@ class BlobCache:
         self.enabled = enabled
         self.dir = root / CACHE_DIR / name
         self._made = False
+        self._dirs: set[Path] = set()  # folders known to exist (a mkdir each costs a syscall)
 
     def _path(self, key: str) -> Path:
         return self.dir / key[:2] / f"{key}.pkl"
@@ -71,7 +74,9 @@ class BlobCache:
         path = self._path(key)
         try:
             data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-            path.parent.mkdir(parents=True, exist_ok=True)
+            if path.parent not in self._dirs:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self._dirs.add(path.parent)
             if not self._made:
                 self._mark()
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
@@ -113,3 +118,42 @@ class FactsCache(BlobCache):
 
     def put(self, key: str, facts: ModuleFacts) -> None:
         self.store(key, facts)
+
+
+@functools.cache
+def _package_fingerprint() -> str:
+    """Hash of all of initlint's source: results depend on every stage, not the facts only."""
+    h = hashlib.blake2b(digest_size=6)
+    package = Path(__file__).parent
+    for path in sorted(package.rglob("*.py")):
+        h.update(path.relative_to(package).as_posix().encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+class ResultsCache(BlobCache):
+    """Per-file check results of the last run, in one entry (DESIGN §8): a warm run reuses
+    a file's diagnostics while nothing in its import closure changed (``index/deps.py``).
+
+    The entry holds a table of ``(path, content key)`` for every module the run loaded,
+    and for each report file its content key, the bitmask of its closure over that table
+    and its diagnostics before selection and suppression. Keyed by settings and the
+    project's module map: a new, moved or deleted module starts it afresh.
+    """
+
+    def __init__(self, root: Path, fingerprint: str, enabled: bool = True) -> None:
+        name = f"results-{__version__}-{_package_fingerprint()}-{fingerprint}"
+        super().__init__(root, name, enabled)
+
+    def read(self, module_map: str) -> StoredResults | None:
+        value = self.load(module_map)
+        return value if isinstance(value, StoredResults) else None
+
+    def write(self, module_map: str, results: StoredResults) -> None:
+        self.store(module_map, results)
+
+
+@dataclass(frozen=True)
+class StoredResults:
+    table: tuple[tuple[str, str], ...]  # (absolute path, content key) by bit number
+    files: dict[str, tuple[str, int, tuple[object, ...]]]  # path -> (key, mask, partials)

@@ -183,6 +183,7 @@ def _run_analysis(
     jobs: int,
     config_file: Path | None,
     fix_planner: object = None,
+    reuse_results: bool = False,
 ) -> Analysis:
     for p in paths:
         if not p.exists() and not p.is_symlink():
@@ -201,6 +202,7 @@ def _run_analysis(
         jobs=jobs,
         use_cache=not no_cache,
         fix_planner=fix_planner,  # type: ignore[arg-type]
+        reuse_results=reuse_results,
     )
 
 
@@ -271,7 +273,9 @@ def check(
             return
         from initlint.fix.api import attach_edits, fix_planner
 
-        analysis = _run_analysis(paths, over, no_cache, jobs, config_file, fix_planner)
+        # Text and GitHub output need no fix plans: a file's last results can be reused.
+        reuse = fmt in ("text", "github")
+        analysis = _run_analysis(paths, over, no_cache, jobs, config_file, fix_planner, reuse)
         if fmt in ("json", "sarif"):
             attach_edits(analysis)
     except ConfigError as exc:

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import functools
 import gc
+import hashlib
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
-from initlint.cache import FactsCache
+from initlint.cache import FactsCache, ResultsCache, StoredResults, content_key
 from initlint.diagnostics import Diagnostic, Fix, Related
 from initlint.discovery import discover, find_root, walk_python_files
+from initlint.facts.extract import BodySyntaxError
 from initlint.facts.model import ModuleFacts, Span, has_fresh_bodies
 from initlint.facts.runner import (
     EMPTY,
@@ -22,6 +24,7 @@ from initlint.facts.runner import (
     describe,
     facts_for,
 )
+from initlint.index.deps import ImportGraph
 from initlint.index.project import ClassInfo, Module, ProjectIndex, module_name_for
 from initlint.locate import Locator
 from initlint.progress import Progress
@@ -30,6 +33,7 @@ from initlint.rules.repeats import find_disabled, find_repeats
 from initlint.settings import Settings, load_settings
 from initlint.simulation.cost import CostModel
 from initlint.simulation.engine import Simulator
+from initlint.sources import UnreadableError, read_bytes
 
 
 @dataclass
@@ -102,8 +106,12 @@ def analyze(
     use_cache: bool = True,
     fix_planner: FixPlanner | None = None,
     progress: bool | None = None,
+    reuse_results: bool = False,
 ) -> Analysis:
-    """Run the check pipeline. ``progress``: None draws on stderr only when it is a TTY."""
+    """Run the check pipeline. ``progress``: None draws on stderr only when it is a TTY.
+
+    ``reuse_results``: take a file's diagnostics from the last run while nothing in its
+    import closure changed (only for output that needs no fix plans: text, github)."""
     cwd = (cwd or Path.cwd()).absolute()
     paths = [p if p.is_absolute() else cwd / p for p in paths] or [cwd]
     root = find_root(paths[0])
@@ -138,18 +146,21 @@ def analyze(
     for problem in disc.problems:
         diags.append(_file_diag(analysis, problem.path, "IL901", problem.message, 1, 1))
 
+    results = ResultsCache(root, settings.fingerprint(), use_cache)
+    map_key = _results_key(module_paths, cwd) if use_cache else ""
+    previous = _Previous(results.read(map_key) if reuse_results and use_cache else None)
+    order = {p: i for i, p in enumerate(disc.report)}
+    partials: dict[Path, list[_Partial]] = {}  # report file -> its diagnostics, root-relative
+    todo = [p for p in disc.report if not previous.reuse(p, partials)]
+
     report_modules = []
-    outcomes = compute_facts(
-        disc.report, root, settings.fingerprint(), use_cache=use_cache, jobs=jobs
-    )
-    reading = Progress(len(disc.report), progress, label="initlint: reading")
+    outcomes = compute_facts(todo, root, settings.fingerprint(), use_cache=use_cache, jobs=jobs)
+    reading = Progress(len(todo), progress, label="initlint: reading")
     for outcome in outcomes:
         reading.advance()
         diag = _outcome_diag(analysis, outcome)
         if diag is not None:
-            diags.append(diag)
-            if diag.code == "IL902":
-                analysis.internal_errors += 1
+            partials[outcome.path] = [_Partial(diag)]
             continue
         assert outcome.facts is not None
         if not outcome.facts.classes:
@@ -163,44 +174,187 @@ def analyze(
         if mod is None or mod.path != outcome.path:
             mod = index.add_module(name, outcome.path, is_pkg, outcome.facts)
         report_modules.append(mod)
+    report_modules.sort(key=lambda m: order[m.path])  # cache hits came first: keep path order
 
     _age_objects()  # the facts are loaded
     cost = CostModel(index, settings.expensive_calls, settings.cheap_calls)
     sim = Simulator(index, cost)
     analysis.simulator = sim
     reading.close()
-    report_paths = {m.path for m in report_modules}
     checking = Progress(len(report_modules), progress, label="initlint: checking")
     for mod in report_modules:
         checking.advance()
-        for info in index.classes_of(mod):
-            try:
-                analysis.findings.extend(_check_class(sim, info))
-            except RecursionError:
-                diags.append(_internal(analysis, info, "RecursionError: hierarchy too deep"))
-            except Exception as exc:  # noqa: BLE001 - per-class isolation, reported as IL902
-                diags.append(_internal(analysis, info, describe(exc)))
+        partials[mod.path] = _check_module(analysis, sim, mod, fix_planner)
     checking.close()
-    for d in diags:
-        if d.code == "IL902":
-            analysis.internal_errors += 1
 
+    if use_cache:
+        previous.store(results, map_key, index, keys, {m.path for m in report_modules}, partials)
+    shown = {analysis.display(p) for p in disc.report}
+    ordered = [x for p in sorted(partials, key=order.__getitem__) for x in partials[p]]
+    diags.extend(_merge(analysis, [x for x in ordered if x.site is None or x.site[1] in shown]))
+    analysis.internal_errors += sum(d.code == "IL902" for d in diags)
     enabled = select_codes((*settings.select, *settings.extend_select), settings.ignore)
-    grouped = _group(analysis.findings, report_paths)
-    for key_findings in grouped:
-        try:
-            diag = _to_diagnostic(analysis, key_findings, fix_planner)
-        except Exception as exc:  # noqa: BLE001
-            f = key_findings[0]
-            diags.append(_internal(analysis, f.sim.cls, describe(exc)))
-            analysis.internal_errors += 1
-            continue
-        diags.append(diag)
-    diags = [d for d in diags if d.code in enabled and not _file_ignored(analysis, d)]
-    diags = [d for d in diags if not locator.suppressed(d, analysis.cwd)]
+    # IL902 is always shown: the run exits 2 for it, so no selection may hide it.
+    diags = [
+        d
+        for d in diags
+        if d.code == "IL902" or (d.code in enabled and not _file_ignored(analysis, d))
+    ]
     analysis.diagnostics = sorted(diags, key=Diagnostic.sort_key)
     _store_fresh_bodies(index, cache, keys)
     return analysis
+
+
+@dataclass(frozen=True)
+class _Partial:
+    """One report file's share of a diagnostic. Shares of one statement from several files
+    (a mixin's, say) merge into one diagnostic."""
+
+    diag: Diagnostic
+    site: tuple[str, str, int, int] | None = None  # (code, site path, line, col) to merge on
+    owner: str = ""  # the class whose code the statement is in
+    message_tail: str = ""  # the fix note, after the class list
+
+
+def _check_module(
+    analysis: Analysis, sim: Simulator, mod: Module, fix_planner: FixPlanner | None
+) -> list[_Partial]:
+    """The diagnostics one report file's classes give (their sites may lie elsewhere)."""
+    out: list[_Partial] = []
+    findings: list[Finding] = []
+    for info in analysis.index.classes_of(mod):
+        try:
+            findings.extend(_check_class(sim, info))
+        except BodySyntaxError as exc:  # a body the skeleton pass skipped: IL900
+            diag = _body_syntax(analysis, exc)
+            if diag is not None and all(diag != p.diag for p in out):
+                out.append(_Partial(diag))
+        except RecursionError:
+            out.append(_Partial(_internal(analysis, info, "RecursionError: hierarchy too deep")))
+        except Exception as exc:  # noqa: BLE001 - per-class isolation, reported as IL902
+            out.append(_Partial(_internal(analysis, info, describe(exc))))
+    analysis.findings.extend(findings)
+    for group in _group(findings):
+        try:
+            share = _to_partial(analysis, group, fix_planner)
+        except Exception as exc:  # noqa: BLE001
+            out.append(_Partial(_internal(analysis, group[0].sim.cls, describe(exc))))
+            continue
+        # A suppression comment sits at the site, which is in this file's closure: decided
+        # here, it is cached with the rest (IL9xx are never suppressed).
+        assert analysis.locator is not None
+        if not analysis.locator.suppressed(share.diag, analysis.cwd):
+            out.append(share)
+    return out
+
+
+def _merge(analysis: Analysis, partials: list[_Partial]) -> list[Diagnostic]:
+    """One diagnostic per site, in the order of the report files."""
+    sites: dict[object, list[_Partial]] = {}
+    for p in partials:
+        sites.setdefault(p.site if p.site is not None else p.diag, []).append(p)
+    out = []
+    for group in sites.values():
+        first = group[0]
+        d = first.diag
+        if first.site is not None:
+            classes = tuple(sorted({c for p in group for c in p.diag.classes}))
+            message = d.message
+            if len(classes) > 1 or (classes and classes[0] != first.owner):
+                message += f" (in {', '.join(c.rsplit('.', 1)[-1] for c in classes)})"
+            possible = any(p.diag.confidence == "possible" for p in group)
+            d = replace(
+                d,
+                message=message + first.message_tail,
+                classes=classes,
+                confidence="possible" if possible else "definite",
+            )
+        plan = analysis.plans.pop(first.diag, None) if first.site is not None else None
+        if plan is not None:
+            analysis.plans[d] = plan
+        out.append(d)
+    return out
+
+
+def _results_key(module_paths: dict[str, tuple[Path, bool]], cwd: Path) -> str:
+    """The module map (a new, moved or deleted module can change any resolution) and the
+    folder paths are shown relative to."""
+    h = hashlib.blake2b(str(cwd).encode("utf-8", "surrogateescape"), digest_size=16)
+    for name in sorted(module_paths):
+        path, is_pkg = module_paths[name]
+        h.update(f"{name}\0{path}\0{is_pkg}\n".encode("utf-8", "surrogateescape"))
+    return h.hexdigest()
+
+
+class _Previous:
+    """The last run's per-file results, and which of them still hold."""
+
+    def __init__(self, stored: StoredResults | None) -> None:
+        self.stored = stored
+        self.changed = 0  # mask of the table's modules whose content changed since
+        self._keys: dict[str, str | None] = {}
+        if stored is not None:
+            for bit, (path, key) in enumerate(stored.table):
+                if self._key(path) != key:
+                    self.changed |= 1 << bit
+
+    def _key(self, path: str) -> str | None:
+        if path not in self._keys:
+            try:
+                self._keys[path] = content_key(read_bytes(Path(path)))
+            except UnreadableError:
+                self._keys[path] = None
+        return self._keys[path]
+
+    def _valid(self, path: str) -> bool:
+        entry = self.stored.files.get(path) if self.stored is not None else None
+        return entry is not None and not entry[1] & self.changed
+
+    def reuse(self, path: Path, into: dict[Path, list[_Partial]]) -> bool:
+        if not self._valid(str(path)):
+            return False
+        assert self.stored is not None
+        into[path] = [p for p in self.stored.files[str(path)][2] if isinstance(p, _Partial)]
+        return True
+
+    def store(
+        self,
+        results: ResultsCache,
+        map_key: str,
+        index: ProjectIndex,
+        keys: dict[Path, str],
+        checked: set[Path],
+        partials: dict[Path, list[_Partial]],
+    ) -> None:
+        """Carry over what still holds, add what this run computed. Bits keep their
+        numbers (carried masks stay right); a changed module's bit gets its new key."""
+        stored = self.stored
+        table = list(stored.table) if stored is not None else []
+        files: dict[str, tuple[str, int, tuple[object, ...]]] = {}
+        if stored is not None:
+            for bit, (path, _) in enumerate(table):
+                if self.changed >> bit & 1:
+                    table[bit] = (path, self._key(path) or "")
+            files = {p: e for p, e in stored.files.items() if self._valid(p)}
+        bits = {path: bit for bit, (path, _) in enumerate(table)}
+        names: dict[str, int] = {}
+        for name, mod in index.modules.items():
+            path = str(mod.path)
+            key = keys.get(mod.path)
+            if key is None:
+                continue  # not read through the cache: its content is not known
+            if path not in bits:
+                bits[path] = len(table)
+                table.append((path, key))
+            elif table[bits[path]][1] != key:
+                return  # changed during the run: store nothing rather than a wrong entry
+            names[name] = bits[path]
+        graph = ImportGraph({n: index.modules[n] for n in names})
+        masks = graph.closure_masks(names)
+        for name, mod in index.modules.items():
+            if mod.path in checked and name in masks:
+                files[str(mod.path)] = (keys[mod.path], masks[name], tuple(partials[mod.path]))
+        results.write(map_key, StoredResults(tuple(table), files))
 
 
 def _store_fresh_bodies(index: ProjectIndex, cache: FactsCache, keys: dict[Path, str]) -> None:
@@ -277,6 +431,19 @@ def _outcome_diag(analysis: Analysis, outcome: FactsOutcome) -> Diagnostic | Non
     return None
 
 
+def _body_syntax(analysis: Analysis, exc: BodySyntaxError) -> Diagnostic | None:
+    for mod in analysis.index.modules.values():
+        facts = mod.facts
+        if any(
+            fn.reads_from(exc.source)
+            for fn in (*facts.functions, *(m for c in facts.classes for m in c.methods))
+        ):
+            return _file_diag(
+                analysis, mod.path, "IL900", f"cannot parse: {exc.msg}", exc.line, exc.col
+            )
+    return None
+
+
 def _file_diag(
     analysis: Analysis, path: Path, code: str, message: str, line: int, col: int
 ) -> Diagnostic:
@@ -313,13 +480,11 @@ def _finding_site(f: Finding) -> tuple[Path, Span]:
     return f.event.fn.module.path, f.event.effect.span
 
 
-def _group(findings: list[Finding], report_paths: set[Path]) -> list[list[Finding]]:
+def _group(findings: list[Finding]) -> list[list[Finding]]:
     """One diagnostic per (code, statement): a mixin's statement lists every concrete class."""
     groups: dict[tuple[str, Path, int, int], list[Finding]] = {}
     for f in findings:
         path, span = _finding_site(f)
-        if path not in report_paths:
-            continue
         groups.setdefault((f.code, path, span.line, span.col), []).append(f)
     return list(groups.values())
 
@@ -346,9 +511,10 @@ def _method_label(fn_qualname: str) -> str:
     return ".".join(parts[-2:]) if len(parts) >= 2 else fn_qualname
 
 
-def _to_diagnostic(
+def _to_partial(
     analysis: Analysis, group: list[Finding], fix_planner: FixPlanner | None
-) -> Diagnostic:
+) -> _Partial:
+    """One file's share of the diagnostic at a site; _merge adds the class list."""
     f = group[0]
     rule = REGISTRY[f.code]
     path, span = _finding_site(f)
@@ -378,14 +544,12 @@ def _to_diagnostic(
                 f"; flag `{f.flag.param}` of {_method_label(f.flag.function.qualname)} can "
                 "switch that off"
             )
-    if len(classes) > 1 or (classes and classes[0] != _owner_name(f)):
-        message += f" (in {', '.join(c.rsplit('.', 1)[-1] for c in classes)})"
     planned = fix_planner(analysis, f) if fix_planner is not None and rule.fixable else None
     fix = planned[0] if planned is not None else None
     if fix is None:
-        message += " [no fix]" if rule.fixable else ""
+        tail = " [no fix]" if rule.fixable else ""
     else:
-        message += f" [fix: {fix.applicability}]"
+        tail = f" [fix: {fix.applicability}]"
     related = [
         Related(
             analysis.display(first.fn.module.path),
@@ -423,7 +587,8 @@ def _to_diagnostic(
     )
     if planned is not None:
         analysis.plans[diag] = planned[1]
-    return diag
+    site = (f.code, analysis.display(path), span.line, span.col)
+    return _Partial(diag, site, _owner_name(f), tail)
 
 
 def _file_ignored(analysis: Analysis, d: Diagnostic) -> bool:
