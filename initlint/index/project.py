@@ -10,6 +10,8 @@ from pathlib import Path
 from initlint.facts.model import ClassFacts, Expr, FunctionFacts, ImportFacts, ModuleFacts
 
 MAX_RESOLVE_DEPTH = 50
+EARLIER = "@"  # m.Y@12: the definition of m.Y on line 12, shadowed by a later one
+MEMO_MRO = 64  # method lookups in longer MROs walk instead: hashing the MRO would cost more
 
 
 @dataclass(frozen=True)
@@ -131,6 +133,7 @@ class ProjectIndex:
     _methods: dict[tuple[tuple[str, ...], str, int], FunctionInfo | None] = field(
         default_factory=dict
     )
+    _own: dict[tuple[str, str], tuple[bool, FunctionInfo | None]] = field(default_factory=dict)
 
     def _table(self, mod: Module) -> _Table:
         table = self._tables.get(mod.name)
@@ -183,20 +186,37 @@ class ProjectIndex:
         return out
 
     def class_info(self, qualname: str) -> ClassInfo | None:
+        """The class named ``qualname``: the last definition of that name in its module, or
+        an earlier one, named ``module.Name@line`` (see _class_name)."""
         if qualname in self._classes:
             return self._classes[qualname]
         info = None
-        parts = qualname.split(".")
+        name, at, line = qualname.partition(EARLIER)
+        parts = name.split(".")
         for i in range(len(parts) - 1, 0, -1):
             mod = self.module(".".join(parts[:i]))
             if mod is None:
                 continue
-            found = self._table(mod).classes.get(".".join(parts[i:]))  # last definition wins
+            table = self._table(mod)
+            local = ".".join(parts[i:])
+            if not at:
+                found = table.classes.get(local)  # the last definition wins
+            else:
+                defs = table.named.get(local, _NOTHING)[0]
+                found = next((c for c in defs if str(c.span.line) == line), None)
             if found is not None:
                 info = ClassInfo(qualname, mod, found)
             break
         self._classes[qualname] = info
         return info
+
+    def _class_name(self, mod: Module, cls: ClassFacts) -> str:
+        """The qualname of one definition: ``m.Name`` for the last one in its module (the one
+        the module's name is bound to at the end), ``m.Name@line`` for an earlier one, which
+        only a redefinition such as ``class Y(Y)`` can reach."""
+        if self._table(mod).classes.get(cls.qualname) is cls:
+            return f"{mod.name}.{cls.qualname}"
+        return f"{mod.name}.{cls.qualname}{EARLIER}{cls.span.line}"
 
     # -- resolution ----------------------------------------------------------------------
     def resolve(self, mod: Module, dotted: str) -> Target | None:
@@ -248,6 +268,37 @@ class ProjectIndex:
                     return hit
         return None
 
+    def _bound_before(self, mod: Module, name: str, line: int) -> Target | None:
+        """What module-level ``name`` is bound to just before ``line``: the latest class,
+        function or import above it, else a star import above it. None when nothing is."""
+        table = self._table(mod)
+        classes, functions, imports = table.named.get(name, _NOTHING)
+        found: Target | None = None
+        found_line = -1
+        for cls in classes:
+            if found_line < cls.span.line < line:
+                found, found_line = Target("class", self._class_name(mod, cls)), cls.span.line
+        for fn in functions:
+            if found_line < fn.span.line < line:
+                found, found_line = Target("function", f"{mod.name}.{name}"), fn.span.line
+        for imp in imports:
+            if found_line < imp.line < line:
+                bound = self._import_target(mod, imp, 0)
+                if bound is not None:
+                    found, found_line = bound, imp.line
+        if found is not None:
+            return found
+        for imp in table.stars:
+            if imp.line >= line:
+                continue
+            src = self._from_module(mod, imp)
+            src_mod = self.module(src) if src is not None and self.has_module(src) else None
+            if src_mod is not None and src_mod is not mod:
+                hit = self._lookup(src_mod, name, 1)
+                if hit is not None:
+                    return hit
+        return None
+
     def _from_module(self, mod: Module, imp: ImportFacts) -> str | None:
         level, module = imp.level, imp.module
         if level == 0:
@@ -295,6 +346,15 @@ class ProjectIndex:
 
     def resolve_base(self, info: ClassInfo, base: Expr) -> Target | None:
         if base.kind in ("name", "attr") and base.name:
+            head, _, rest = base.name.partition(".")
+            if head == info.facts.qualname:  # class Y(Y): the Y bound before this statement
+                target = self._bound_before(info.module, head, info.facts.span.line)
+                if target is not None:
+                    for part in rest.split(".") if rest else ():
+                        if target is None:
+                            break
+                        target = self._attr(target, part, 0)
+                    return target
             return self.resolve(info.module, base.name)
         if base.kind == "subscript" and base.receiver is not None:  # Generic[T], Base[int]
             return self.resolve_base(info, base.receiver)
@@ -381,19 +441,35 @@ class ProjectIndex:
 
     def lookup_method(self, mro: tuple[str, ...], name: str, start: int = 0) -> FunctionInfo | None:
         """The first definition of ``name`` in ``mro[start:]``; None if external comes first."""
+        if len(mro) > MEMO_MRO:
+            return self._walk(mro, name, start)
         key = (mro, name, start)
         if key in self._methods:
             return self._methods[key]
-        found = None
-        for qual in mro[start:]:
-            info = self.class_info(qual)
-            if info is None:
-                break  # an external class might define it: stop, we cannot see it
-            fn = self._table(info.module).method(info.facts, name)
+        found = self._methods[key] = self._walk(mro, name, start)
+        return found
+
+    def _walk(self, mro: tuple[str, ...], name: str, start: int) -> FunctionInfo | None:
+        for i in range(start, len(mro)):
+            known, fn = self._own_method(mro[i], name)
+            if not known:
+                return None  # an external class might define it: stop, we cannot see it
             if fn is not None:
-                found = FunctionInfo(f"{qual}.{name}", info.module, fn, info)
-                break
-        self._methods[key] = found
+                return fn
+        return None
+
+    def _own_method(self, qual: str, name: str) -> tuple[bool, FunctionInfo | None]:
+        """(whether ``qual`` is a project class, the ``name`` it defines itself)."""
+        key = (qual, name)
+        found = self._own.get(key)
+        if found is None:
+            info = self.class_info(qual)
+            method = None
+            if info is not None:
+                fn = self._table(info.module).method(info.facts, name)
+                if fn is not None:
+                    method = FunctionInfo(f"{qual}.{name}", info.module, fn, info)
+            found = self._own[key] = (info is not None, method)
         return found
 
     def function_info(self, qualname: str) -> FunctionInfo | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from initlint.diagnostics import Diagnostic
-from initlint.output.text import fix_hint
+from initlint.output.text import fix_hint, printable
 
 
 def escape_data(text: str) -> str:
@@ -41,4 +41,4 @@ def annotation(d: Diagnostic) -> str:
 
 
 def render_github(diagnostics: Sequence[Diagnostic], color: bool = False) -> str:
-    return "".join(annotation(d) + "\n" for d in diagnostics)
+    return printable("".join(annotation(d) + "\n" for d in diagnostics))

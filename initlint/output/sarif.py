@@ -16,6 +16,7 @@ from urllib.parse import quote
 
 from initlint import __version__
 from initlint.diagnostics import Diagnostic, Edit
+from initlint.output.text import printable
 from initlint.rules import REGISTRY, Rule
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -50,8 +51,24 @@ def _rule(rule: Rule) -> dict[str, Any]:
     }
 
 
+def _uri(path: str) -> str:
+    """A relative URI reference for ``path``: percent-encoded UTF-8, and a file name's
+    undecodable bytes (surrogate escapes from os.fsdecode) percent-encoded as those bytes."""
+    posix = Path(path).as_posix()
+    try:
+        raw = posix.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate that is no escaped byte
+        raw = posix.encode("utf-8", "surrogatepass")
+    return quote(raw)
+
+
 def _artifact(path: str) -> dict[str, str]:
-    return {"uri": quote(Path(path).as_posix()), "uriBaseId": SRCROOT}
+    return {"uri": _uri(path), "uriBaseId": SRCROOT}
+
+
+def _text(text: str) -> dict[str, str]:
+    """A message object; its text is valid Unicode even when it names an undecodable path."""
+    return {"text": printable(text)}
 
 
 def _region(line: int, column: int, end_line: int, end_column: int) -> dict[str, int]:
@@ -83,14 +100,14 @@ def _fix(d: Diagnostic) -> list[dict[str, Any]]:
         for path, edits in by_path.items()
     ]
     description = f"{d.fix.message} ({d.fix.applicability} fix)"
-    return [{"description": {"text": description}, "artifactChanges": changes}]
+    return [{"description": _text(description), "artifactChanges": changes}]
 
 
 def _result(d: Diagnostic, index: dict[str, int]) -> dict[str, Any]:
     result: dict[str, Any] = {
         "ruleId": d.code,
         "level": d.severity,
-        "message": {"text": d.message},
+        "message": _text(d.message),
         "locations": [
             {
                 "physicalLocation": {
@@ -111,7 +128,7 @@ def _result(d: Diagnostic, index: dict[str, int]) -> dict[str, Any]:
                     "artifactLocation": _artifact(r.path),
                     "region": {"startLine": r.line},
                 },
-                "message": {"text": r.message},
+                "message": _text(r.message),
             }
             for i, r in enumerate(d.related, start=1)
         ]

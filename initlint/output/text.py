@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from initlint.diagnostics import Diagnostic
@@ -21,6 +22,28 @@ _BOLD, _RED, _YELLOW, _CYAN, _DIM, _RESET = (
     "\x1b[2m",
     "\x1b[0m",
 )
+
+
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def _escape_surrogate(m: re.Match[str]) -> str:
+    point = ord(m.group())
+    if 0xDC80 <= point <= 0xDCFF:  # an undecodable byte of a file name (os.fsdecode)
+        return f"\\x{point - 0xDC00:02x}"
+    return f"\\u{point:04x}"
+
+
+def printable(text: str) -> str:
+    """``text`` made encodable as UTF-8: a file name's undecodable bytes, which os.fsdecode
+    turns into lone surrogates, are shown as ``\\xNN`` (what ``ls -b`` shows)."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub(_escape_surrogate, text)
+    return text
 
 
 def fix_hint(d: Diagnostic) -> str:
@@ -45,7 +68,7 @@ def render_text(diagnostics: Sequence[Diagnostic], color: bool = False) -> str:
             out.append(c(_DIM, f"    note: {r.path}:{r.line}: {r.message}"))
         if not d.code.startswith("IL9"):
             out.append(c(_CYAN, f"    help: {fix_hint(d)}"))
-    return "\n".join(out) + ("\n" if out else "")
+    return printable("\n".join(out) + ("\n" if out else ""))
 
 
 def summary_line(diagnostics: Sequence[Diagnostic], files: int) -> str:

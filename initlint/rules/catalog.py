@@ -7,6 +7,7 @@ IL9xx are internal diagnostics about files initlint could not analyse.
 from __future__ import annotations
 
 from initlint.rules.base import Rule, register
+from initlint.simulation.engine import MAX_DEPTH, MAX_FRAMES
 
 _BASE = """
 import torch
@@ -320,7 +321,13 @@ class SyntaxErrorRule(Rule):
     severity = "error"
     summary = "A file cannot be parsed; it is skipped and the run goes on."
     docs = {
-        "What it does": "Reports a file that Python cannot parse (including Python 2 code).",
+        "What it does": (
+            "Reports a file that Python cannot parse (including Python 2 code): at module or "
+            "class level, in a `def` or `class` header, in an `__init__`, or in another "
+            "function body that a constructor reaches. The fact pass skips the bodies no "
+            "constructor reaches (DESIGN §8), so a syntax error in, say, a `forward` is left "
+            "to your compiler or to ruff."
+        ),
         "Why is this bad": "initlint cannot see the classes in it, so bases may go unresolved.",
         "Example": "```python\nclass Broken(:\n    pass\n```",
         "Use instead": "```python\nclass Fixed:\n    pass\n```",
@@ -350,8 +357,17 @@ class InternalError(Rule):
     severity = "error"
     summary = "initlint itself failed on one file; the run goes on and exits 2."
     docs = {
-        "What it does": "Reports an exception raised inside initlint while analysing a file.",
-        "Why is this bad": "It is a bug in initlint: the file was not fully analysed.",
+        "What it does": f"""
+Reports an exception raised inside initlint while analysing a file, and a class whose
+analysis stopped at a limit: an `__init__` chain deeper than {MAX_DEPTH} calls, or more
+than {MAX_FRAMES:,} calls to simulate for one construction.
+
+It is always shown: `select`, `ignore`, `per-file-ignores` and suppression comments never
+hide it, because the run exits 2 whenever there is one.
+""",
+        "Why is this bad": (
+            "It is a bug in initlint, or a limit reached: the file or class was not fully analysed."
+        ),
         "Example": "Any file that triggers the bug; the message gives the exception.",
         "Use instead": "Please report it with the file, or exclude the file meanwhile.",
         "Fix safety": _NO_FIX,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from initlint.facts.model import Arg, Cond, Const, Effect, Expr, Param
@@ -19,7 +20,18 @@ from initlint.simulation.values import (
     const,
 )
 
-MAX_DEPTH = 48
+# Limits of one simulation. Calls run on an explicit stack, so neither is bound by Python's
+# recursion limit. The super chain of a class moves forward in its MRO at each step, so its
+# depth is at most the MRO's length: MAX_DEPTH sits far beyond real hierarchies (and one
+# simulation costs up to MAX_DEPTH frames). MAX_FRAMES bounds the work of one class
+# (methods that each call another several times multiply the frames: 2**depth).
+# A simulation that reaches either stops, and the class is reported as IL902.
+MAX_DEPTH = 1024
+MAX_FRAMES = 100_000
+
+
+class SimulationLimit(Exception):
+    """A simulation reached MAX_DEPTH or MAX_FRAMES: the class was not fully analysed."""
 
 
 @dataclass(frozen=True)
@@ -59,7 +71,8 @@ class Simulation:
     events: list[Event] = field(default_factory=list)
     top_frame: int = 0
     top_fn: FunctionInfo | None = None
-    incomplete: bool = False
+    incomplete: bool = False  # stopped at a limit; ``stopped`` says which
+    stopped: str = ""
     conflicts: int = 0  # calls that would pass one argument twice (a TypeError at runtime)
 
     def frames_events(self, frame: int) -> dict[int, list[Event]]:
@@ -68,6 +81,20 @@ class Simulation:
             if ev.frame == frame:
                 out.setdefault(ev.effect_index, []).append(ev)
         return out
+
+
+@dataclass(slots=True)
+class _Call:
+    """A call to run: the function, its bound arguments, and its place in the simulation."""
+
+    fn: FunctionInfo
+    env: dict[str, Val]
+    ancestor: bool
+    parent: int | None
+    status: str
+    flags: tuple[FlagRef, ...]
+    depth: int
+    shadow: tuple[Origin, ...]
 
 
 @dataclass
@@ -96,12 +123,15 @@ class Simulator:
     ) -> Simulation | None:
         """Simulate constructing ``cls``. ``inject`` adds ``name=value`` to C's super call.
 
-        Memoised: the result is shared and must not be changed by its readers."""
+        Memoised: the result is shared and must not be changed by its readers. Raises
+        SimulationLimit (every time) when the simulation stopped at a limit."""
         key = (cls.qualname, "" if inject is None else f"{inject[0]}={inject[1]!r}")
         if key in self._memo:
-            return self._memo[key]
-        result = self._simulate(cls, inject)
-        self._memo[key] = result
+            result = self._memo[key]
+        else:
+            result = self._memo[key] = self._simulate(cls, inject)
+        if result is not None and result.incomplete:
+            raise SimulationLimit(result.stopped)
         return result
 
     def _simulate(self, cls: ClassInfo, inject: tuple[str, Const] | None) -> Simulation | None:
@@ -130,7 +160,7 @@ class Simulator:
         return any(
             (info := self.index.class_info(q)) is not None and info.facts.method("__init__")
             for q in mro_res.classes[1:]
-        )
+        ) and not _only_passes_on(cls, init)
 
 
 class _Run:
@@ -138,7 +168,11 @@ class _Run:
         self.s = sim_
         self.sim = sim
         self.frames = 0
-        self.active: list[str] = []
+        self.active: set[str] = set()  # functions on the stack (recursion is not followed)
+        # Position of each class in the MRO (list.index would make deep chains cubic).
+        self.position: dict[str, int] = {}
+        for i, qual in enumerate(sim.mro):
+            self.position.setdefault(qual, i)
         self.self_attrs: dict[str, Val] = {}
         self.inject: tuple[str, Const] | None = None
 
@@ -324,21 +358,65 @@ class _Run:
         depth: int,
         shadow: tuple[Origin, ...] = (),
     ) -> None:
-        if depth > MAX_DEPTH or fn.qualname in self.active:
-            self.sim.incomplete = self.sim.incomplete or depth > MAX_DEPTH
+        """Run ``fn``'s effects, and the calls they make, in order. Calls go on an explicit
+        stack of frames, each a generator that yields the calls its effects make."""
+        first = self._enter(_Call(fn, env, ancestor, parent, status, flags, depth, shadow))
+        if first is None:
             return
-        self.frames += 1
-        frame = _Frame(self.frames, fn, env, ancestor, parent, status, flags, depth, shadow)
-        if depth == 0:
-            self.sim.top_frame = frame.id
-        self.active.append(fn.qualname)
-        try:
-            for i, eff in enumerate(fn.facts.effects):
-                self._effect(frame, i, eff)
-        finally:
-            self.active.pop()
+        stack = [first]
+        while stack:
+            frame, effects = stack[-1]
+            call = next(effects, None)
+            if call is None:
+                stack.pop()
+                self.active.discard(frame.fn.qualname)
+                continue
+            inner = self._enter(call)
+            if inner is not None:
+                stack.append(inner)
+            elif self.sim.incomplete:
+                return  # a limit: the class is reported as not analysed, stop here
 
-    def _effect(self, frame: _Frame, i: int, eff: Effect) -> None:
+    def _enter(self, call: _Call) -> tuple[_Frame, Iterator[_Call]] | None:
+        """A frame for ``call`` and its effects; None for recursion or at a limit."""
+        fn = call.fn
+        if fn.qualname in self.active:
+            return None
+        if call.depth > MAX_DEPTH:
+            self._stop(f"the __init__ chain is deeper than {MAX_DEPTH} calls")
+            return None
+        if self.frames >= MAX_FRAMES:
+            self._stop(f"constructing it makes more than {MAX_FRAMES} calls")
+            return None
+        self.frames += 1
+        frame = _Frame(
+            self.frames,
+            fn,
+            call.env,
+            call.ancestor,
+            call.parent,
+            call.status,
+            call.flags,
+            call.depth,
+            call.shadow,
+        )
+        if call.depth == 0:
+            self.sim.top_frame = frame.id
+        self.active.add(fn.qualname)
+        return frame, self._effects(frame)
+
+    def _stop(self, why: str) -> None:
+        self.sim.incomplete = True
+        self.sim.stopped = f"analysis stopped: {why}; the class was not fully checked"
+
+    def _effects(self, frame: _Frame) -> Iterator[_Call]:
+        for i, eff in enumerate(frame.fn.facts.effects):
+            call = self._effect(frame, i, eff)
+            if call is not None:
+                yield call
+
+    def _effect(self, frame: _Frame, i: int, eff: Effect) -> _Call | None:
+        """Apply one effect; a call or super().__init__() comes back as the call to run."""
         status = frame.status
         flags = frame.flags
         shadow = frame.shadow
@@ -346,7 +424,7 @@ class _Run:
             r, v = self.eval_cond(frame, cond)
             if r == FALSE:
                 if v.origin is None:
-                    return
+                    return None
                 shadow = (*shadow, v.origin)
             elif r == MAYBE:
                 status = MAYBE
@@ -355,7 +433,7 @@ class _Run:
                 flags = (*flags, flag)
         kind = eff.kind
         if kind in ("local", "pop") and shadow:
-            return  # the branch does not run: its bindings do not happen
+            return None  # the branch does not run: its bindings do not happen
         if kind == "local":
             expensive_local = self.s.cost.expr(
                 eff.value, frame.fn.module, self.sim.mro, frozenset(frame.local_exp)
@@ -370,7 +448,7 @@ class _Run:
                 frame.env[eff.name] = self.eval_arg(frame, eff.value, None)
             else:
                 frame.env[eff.name] = UNKNOWN
-            return
+            return None
         if kind == "pop":
             kwarg = _kwarg_name(frame.fn)
             pack = frame.env.get(kwarg)
@@ -380,9 +458,9 @@ class _Run:
                 elif pack.kw_get(eff.name) is not None:  # maybe popped: value unknown
                     keys = (*pack.kw_without(eff.name).keys, (eff.name, UNKNOWN))
                     frame.env[kwarg] = Val("kwargs", keys=keys, open=pack.open)
-            return
+            return None
         if kind == "return":
-            return
+            return None
         expensive = False
         value_const = False
         if kind in ("buffer", "assign"):
@@ -408,11 +486,11 @@ class _Run:
                 expensive=expensive,
                 value_const=value_const,
             )
-            return
+            return None
         if kind == "call":
             callee = self._resolve_call(frame, eff)
             if callee is None:
-                return
+                return None
             expensive = self.s.cost.function(callee, self.sim.mro)
             key = ", ".join(a.text for a in eff.args)
             ev = self._emit(
@@ -432,40 +510,24 @@ class _Run:
                 frame, eff.args, callee.facts.params, skip_self=not callee.facts.is_static
             )
             if env is None:
-                return
-            self.execute(
-                callee,
-                env,
-                ancestor=frame.ancestor,
-                parent=ev.index,
-                status=status,
-                flags=flags,
-                depth=frame.depth + 1,
-                shadow=shadow,
+                return None
+            return _Call(
+                callee, env, frame.ancestor, ev.index, status, flags, frame.depth + 1, shadow
             )
-            return
         if kind == "super_init":
             callee = self._resolve_super(frame, eff)
             ev = self._emit(
                 frame, i, eff, "super_init", "__init__", status, flags, shadow, callee=callee
             )
             if callee is None:
-                return
+                return None
             env = self.bind_call(frame, eff.args, callee.facts.params, skip_self=True)
             if env is None:
-                return
+                return None
             if self.inject is not None and frame.depth == 0:
                 self._inject(frame, eff, callee, env, *self.inject)
-            self.execute(
-                callee,
-                env,
-                ancestor=True,
-                parent=ev.index,
-                status=status,
-                flags=flags,
-                depth=frame.depth + 1,
-                shadow=shadow,
-            )
+            return _Call(callee, env, True, ev.index, status, flags, frame.depth + 1, shadow)
+        return None
 
     def _emit(
         self,
@@ -532,10 +594,7 @@ class _Run:
         owner = frame.fn.owner
         if owner is None:
             return None
-        try:
-            return self.sim.mro.index(owner.qualname)
-        except ValueError:
-            return None
+        return self.position.get(owner.qualname)
 
     def _resolve_call(self, frame: _Frame, eff: Effect) -> FunctionInfo | None:
         mro = self.sim.mro
@@ -558,14 +617,30 @@ class _Run:
             if owner is None:
                 return None
             target = self.s.index.resolve(owner.module, eff.target)
-            if target is None or target.kind != "class" or target.name not in mro:
+            if target is None or target.kind != "class" or target.name not in self.position:
                 return None
-            idx = mro.index(target.name)
+            idx = self.position[target.name]
             if eff.detail == "explicit":
                 idx -= 1  # Base.__init__ starts the lookup at Base itself
         if idx is None:
             return None
         return self.s.index.lookup_method(mro, "__init__", idx + 1)
+
+
+def _only_passes_on(cls: ClassInfo, init: FunctionInfo) -> bool:
+    """C defines nothing but an ``__init__`` whose whole body is ``super().__init__()``.
+
+    C's own part of its construction is then empty: every event is its ancestors', so no
+    rule can fire on C, and C passes no argument a switched-off flag could come from. Its
+    simulation is skipped; a long chain of such classes stays linear instead of quadratic.
+    """
+    if init.owner is None or init.owner.qualname != cls.qualname or len(cls.facts.methods) != 1:
+        return False
+    effects = init.facts.effects
+    if len(effects) != 1:
+        return False
+    eff = effects[0]
+    return eff.kind == "super_init" and eff.detail == "super" and not eff.args and not eff.guard
 
 
 def _kwarg_name(fn: FunctionInfo) -> str:
