@@ -271,12 +271,14 @@ def check(
         if show_settings:
             click.echo(_resolved_settings(paths, over, config_file), nl=False)
             return
-        from initlint.fix.api import attach_edits, fix_planner
+        from initlint.fix.planning import fix_planner
 
         # Text and GitHub output need no fix plans: a file's last results can be reused.
         reuse = fmt in ("text", "github")
         analysis = _run_analysis(paths, over, no_cache, jobs, config_file, fix_planner, reuse)
         if fmt in ("json", "sarif"):
+            from initlint.fix.api import attach_edits  # renders edits: imports libcst
+
             attach_edits(analysis)
     except ConfigError as exc:
         click.echo(f"error: {exc}", err=True)

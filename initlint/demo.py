@@ -11,7 +11,8 @@ from pathlib import Path
 import click
 
 from initlint.engine import analyze
-from initlint.fix.api import fix_planner, run_fix
+from initlint.fix.api import run_fix
+from initlint.fix.planning import fix_planner
 from initlint.output.text import render_text
 
 EXAMPLE = "deepseek_v4"

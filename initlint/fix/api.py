@@ -1,4 +1,5 @@
-"""The fixer API: plan fixes during analysis, then render, check and write them."""
+"""The fixer API: plan fixes during analysis (``planning``), then render, check and write
+them."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from initlint.diagnostics import Diagnostic, Fix
+from initlint.diagnostics import Diagnostic
 from initlint.engine import Analysis, analyze
 from initlint.fix.apply import (
     FileChange,
@@ -18,30 +19,17 @@ from initlint.fix.apply import (
     write_all,
 )
 from initlint.fix.ops import FixPlan
-from initlint.fix.planner import Planner
+from initlint.fix.planning import fix_planner
 from initlint.fix.transform import FixError
-from initlint.fix.verify import verify
-from initlint.rules.base import Finding
+from initlint.fix.verify import Verifier
 from initlint.settings import Settings
-
-
-def fix_planner(analysis: Analysis, finding: Finding) -> tuple[Fix, object] | None:
-    """Engine callback: a Fix (with edits) and its plan for one finding, or None."""
-    assert analysis.simulator is not None
-    planner = Planner(analysis.simulator, analysis.settings.flag_name)
-    try:
-        plan = planner.plan(finding)
-    except RecursionError:
-        return None  # too deeply nested to rewrite safely: report without a fix
-    if plan is None:
-        return None
-    # Edits are rendered, and plans verified, on demand: text output only needs the plan.
-    return Fix(plan.applicability, plan.message), (plan, finding)
 
 
 def attach_edits(analysis: Analysis) -> None:
     """Render every planned fix into edits (for JSON/SARIF). A fix that cannot be rendered
-    correctly is withdrawn: a fix that cannot be made correct is not offered."""
+    correctly is withdrawn: a fix that cannot be made correct is not offered. Whatever goes
+    wrong while rendering or checking one fix withdraws that fix only."""
+    verifier = Verifier(analysis)
     out = []
     for d in analysis.diagnostics:
         entry = analysis.plans.get(d)
@@ -49,13 +37,13 @@ def attach_edits(analysis: Analysis) -> None:
             out.append(d)
             continue
         plan, finding = entry
-        display = {op.path: analysis.display(op.path) for op in plan.ops}
         try:
-            if verify(analysis, plan, finding) is not None:
+            display = {op.path: analysis.display(op.path) for op in plan.ops}
+            if verifier.verify(plan, finding) is not None:
                 raise FixError("unsound")
             new = replace(d, fix=replace(d.fix, edits=edits_for(plan, display)))
-        except (FixError, OSError, UnicodeError):
-            new = replace(d, fix=None)
+        except Exception:  # noqa: BLE001 - libcst can fail anywhere on hostile input
+            new = _without_fix(d)
         del analysis.plans[d]
         if new.fix is not None:
             analysis.plans[new] = entry
@@ -63,15 +51,29 @@ def attach_edits(analysis: Analysis) -> None:
     analysis.diagnostics = out
 
 
+def _without_fix(d: Diagnostic) -> Diagnostic:
+    """``d`` with its fix withdrawn, and its message saying so."""
+    message = d.message
+    if d.fix is not None:
+        tag = f" [fix: {d.fix.applicability}]"
+        if message.endswith(tag):
+            message = message[: -len(tag)] + " [no fix]"
+    return replace(d, fix=None, message=message)
+
+
 def plans_of(analysis: Analysis, outcome: FixOutcome) -> list[tuple[Diagnostic, FixPlan]]:
     """The verified plans; the others are recorded as failed in ``outcome``."""
+    verifier = Verifier(analysis)
     out = []
     for d in analysis.diagnostics:
         entry = analysis.plans.get(d)
         if not isinstance(entry, tuple):
             continue
         plan, finding = entry
-        why = verify(analysis, plan, finding)
+        try:
+            why = verifier.verify(plan, finding)
+        except Exception as exc:  # noqa: BLE001 - verify() does not raise; be sure of it
+            why = f"the fix could not be checked ({type(exc).__name__})"
         if why is None:
             out.append((d, plan))
         else:

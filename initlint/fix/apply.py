@@ -7,6 +7,7 @@ import difflib
 import os
 import stat
 import tempfile
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +16,7 @@ import libcst as cst
 
 from initlint.diagnostics import Diagnostic, Edit
 from initlint.fix.ops import FixPlan, Op, op_site
-from initlint.fix.transform import FixError, apply_ops
+from initlint.fix.transform import FixError, rewrite
 from initlint.sources import decode, read_bytes
 
 BOM = b"\xef\xbb\xbf"
@@ -44,23 +45,85 @@ class FixOutcome:
     withdrawn: list[tuple[Diagnostic, str]] = field(default_factory=list)
 
 
+_RENDERED: OrderedDict[tuple[Path, bytes, tuple[Op, ...]], FileChange | str] = OrderedDict()
+_RENDERED_KEEP = 32  # a plan is rendered to be checked, then again for its edits
+
+
 def render(path: Path, ops: Sequence[Op]) -> FileChange:
-    """Apply ops to one file, keeping its encoding, BOM and line endings; re-parse the result."""
+    """Apply ops to one file, keeping its encoding, BOM and line endings; re-parse the result.
+
+    Raises FixError when the ops cannot be applied or the result would not parse, whatever
+    went wrong inside libcst (a deep expression can exhaust the stack anywhere in it).
+    Results are remembered per file content and ops."""
     data = read_bytes(path)
+    key = (path, data, tuple(ops))
+    known = _RENDERED.get(key)
+    if known is None:
+        try:
+            known = _render(path, data, ops)
+        except FixError as exc:
+            known = str(exc)
+        _RENDERED[key] = known
+        while len(_RENDERED) > _RENDERED_KEEP:
+            _RENDERED.popitem(last=False)
+    else:
+        _RENDERED.move_to_end(key)
+    if isinstance(known, str):
+        raise FixError(known)
+    return known
+
+
+def _render(path: Path, data: bytes, ops: Sequence[Op]) -> FileChange:
     text, encoding = decode(data)
     try:
-        new_text = apply_ops(text, ops)
-    except RecursionError as exc:
-        raise FixError(f"{path.name} is nested too deeply to rewrite safely") from exc
-    try:
-        cst.parse_module(new_text)
-        ast.parse(new_text)
-    except (cst.ParserSyntaxError, SyntaxError, RecursionError) as exc:
-        raise FixError(f"the fixed {path.name} would not parse: {exc}") from exc
+        new_text, changed = rewrite(text, ops)
+    except FixError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - libcst fails in many ways on hostile input
+        raise FixError(_failure(path, exc, "could not be rewritten")) from exc
+    _check_parses(path, new_text, changed)
     new = new_text.encode(encoding)
     if data.startswith(BOM) and not new.startswith(BOM):
         new = BOM + new
     return FileChange(path, data, new)
+
+
+def _check_parses(path: Path, new_text: str, changed: list[str] | None) -> None:
+    """Raise FixError unless libcst and ``ast`` both parse ``new_text``.
+
+    When only some top-level statements changed, libcst parses just them: the others parsed
+    before, and top-level statements tokenize and parse independently of each other (each
+    starts at column 0 with no bracket open). If one of them does not parse alone, the whole
+    text is parsed, so that the error is the whole file's."""
+    try:
+        if changed is None or not all(_libcst_parses(code) for code in changed):
+            cst.parse_module(new_text)
+        ast.parse(new_text)
+    except (cst.ParserSyntaxError, SyntaxError) as exc:
+        raise FixError(f"the fixed {path.name} would not parse: {exc}") from exc
+    except Exception as exc:  # noqa: BLE001
+        raise FixError(_failure(path, exc, "would not parse when fixed")) from exc
+
+
+def _libcst_parses(code: str) -> bool:
+    try:
+        cst.parse_module(code)
+    except Exception:  # noqa: BLE001 - the whole text decides
+        return False
+    return True
+
+
+def _failure(path: Path, exc: BaseException, what: str) -> str:
+    """Why libcst failed on ``path``, without str() of the exception: a KeyError raised while
+    unwinding a RecursionError holds a node whose repr recurses too."""
+    seen: BaseException | None = exc
+    for _ in range(20):
+        if seen is None:
+            break
+        if isinstance(seen, RecursionError):
+            return f"{path.name} is nested too deeply to rewrite safely"
+        seen = seen.__cause__ or seen.__context__
+    return f"{path.name} {what} ({type(exc).__name__})"
 
 
 def edits_for(plan: FixPlan, display: dict[Path, str]) -> tuple[Edit, ...]:
@@ -110,6 +173,8 @@ def build_changes(per_file: dict[Path, list[Op]], outcome: FixOutcome) -> None:
     for path, ops in sorted(per_file.items()):
         change = render(path, ops)
         if change.new != change.old:
+            # What is written is parsed whole once more (render may parse only what changed).
+            _check_parses(path, decode(change.new)[0], None)
             outcome.changes.append(change)
 
 

@@ -12,6 +12,7 @@ from initlint.fix.api import run_fix
 from initlint.fix.apply import FixOutcome
 from initlint.fix.transform import FixError
 from initlint.settings import ConfigError, Settings
+from initlint.sources import UnreadableError
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -47,7 +48,7 @@ def fix_and_report(
     except ConfigError as exc:
         click.echo(f"error: {exc}", err=True)
         return EXIT_ERROR
-    except (FixError, OSError) as exc:
+    except (FixError, OSError, UnreadableError) as exc:
         click.echo(f"error: no file was changed: {exc}", err=True)
         return EXIT_ERROR
     if diff:

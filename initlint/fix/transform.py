@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import ast
+import bisect
 import textwrap
+from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -66,6 +69,9 @@ class _Applier(cst.CSTTransformer):
     def __init__(self, module: cst.Module, lines: Sequence[str], ops: Sequence[Op]) -> None:
         super().__init__()
         self.module = module
+        # Lines before the visited tree: a top-level statement is visited on its own, in a
+        # module of its own (see rewrite), and its positions count from its first line.
+        self.line_offset = 0
         self.keywords: dict[tuple[int, int], list[SetKeyword]] = {}
         self.params: dict[tuple[int, str], list[AddParam]] = {}
         self.stmt_ops: dict[int, list[Op]] = {}
@@ -84,7 +90,7 @@ class _Applier(cst.CSTTransformer):
         if isinstance(updated_node.func, cst.Name) and updated_node.func.value == "super":
             return updated_node
         pos = self.get_metadata(PositionProvider, original_node).start
-        ops = self.keywords.get((pos.line, pos.column))
+        ops = self.keywords.get((pos.line + self.line_offset, pos.column))
         if not ops:
             return updated_node
         for op in ops:
@@ -121,7 +127,7 @@ class _Applier(cst.CSTTransformer):
         self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
     ) -> cst.FunctionDef:
         line = self.get_metadata(PositionProvider, original_node.name).start.line
-        ops = self.params.get((line, original_node.name.value))
+        ops = self.params.get((line + self.line_offset, original_node.name.value))
         if not ops:
             return updated_node
         params = updated_node.params
@@ -142,10 +148,9 @@ class _Applier(cst.CSTTransformer):
             )
             has_star = isinstance(params.star_arg, cst.Param | cst.ParamStar)
             if op.kwonly or has_star:
-                if not has_star:
-                    params = params.with_changes(star_arg=cst.ParamStar())
                 items = _with_appended(params.kwonly_params, new)
-                params = params.with_changes(kwonly_params=items)
+                star = params.star_arg if has_star else cst.ParamStar()
+                params = params.with_changes(star_arg=star, kwonly_params=items)
             else:
                 params = params.with_changes(params=_with_appended(params.params, new))
         return updated_node.with_changes(params=params)
@@ -166,7 +171,7 @@ class _Applier(cst.CSTTransformer):
         return updated_node if body is None else updated_node.with_changes(body=body)
 
     def _line_of(self, stmt: cst.CSTNode) -> int:
-        return self.get_metadata(PositionProvider, stmt).start.line
+        return self.get_metadata(PositionProvider, stmt).start.line + self.line_offset
 
     def _body(
         self, original: Sequence[cst.BaseStatement], updated: Sequence[cst.BaseStatement]
@@ -249,13 +254,132 @@ class _Applier(cst.CSTTransformer):
         return groups
 
 
+@dataclass
+class _Parsed:
+    """A source parsed once for every plan that edits it (libcst parses are slow)."""
+
+    module: cst.Module
+    lines: list[str]
+    # The code of each header line, body statement and footer line, in order, when they add
+    # up to the source exactly (None: no per-statement edits for this source, see rewrite).
+    parts: list[str] | None = None
+    # starts[i]: the lines before body statement i's code (its leading lines included);
+    # starts[-1]: the lines before the footer.
+    starts: list[int] = field(default_factory=list)
+    wrappers: dict[int, MetadataWrapper] = field(default_factory=dict)
+    full: MetadataWrapper | None = None
+
+    def statement(self, i: int) -> MetadataWrapper:
+        """Body statement ``i`` alone in a module of its own (same indent and newline)."""
+        wrapper = self.wrappers.get(i)
+        if wrapper is None:
+            alone = self.module.with_changes(body=(self.module.body[i],), header=(), footer=())
+            wrapper = self.wrappers[i] = MetadataWrapper(alone, unsafe_skip_copy=True)
+        return wrapper
+
+    def whole(self) -> MetadataWrapper:
+        if self.full is None:
+            self.full = MetadataWrapper(self.module, unsafe_skip_copy=True)
+        return self.full
+
+
+_PARSED: OrderedDict[str, _Parsed] = OrderedDict()
+_PARSED_KEEP = 16  # sources kept parsed: the files of the plans being checked one after another
+
+
+def _parse(source: str) -> _Parsed:
+    parsed = _PARSED.get(source)
+    if parsed is not None:
+        _PARSED.move_to_end(source)
+        return parsed
+    module = cst.parse_module(source)
+    parsed = _Parsed(module, source.splitlines())
+    _split(parsed, source)
+    _PARSED[source] = parsed
+    while len(_PARSED) > _PARSED_KEEP:
+        _PARSED.popitem(last=False)
+    return parsed
+
+
+def _split(parsed: _Parsed, source: str) -> None:
+    """Fill ``parts`` and ``starts`` when the module's code is exactly the sum of its
+    top-level parts, each ending a line (LF newlines only, so that line numbers agree with
+    ``ast``'s); else leave ``parts`` None."""
+    module = parsed.module
+    if "\r" in source or not module.has_trailing_newline or not module.body:
+        return
+    code = module.code_for_node
+    head = [code(h) for h in module.header]
+    body = [code(s) for s in module.body]
+    foot = [code(f) for f in module.footer]
+    parts = [*head, *body, *foot]
+    if "".join(parts) != source or not all(p.endswith("\n") for p in parts):
+        return
+    line = sum(p.count("\n") for p in head)
+    starts = [line]
+    for p in body:
+        line += p.count("\n")
+        starts.append(line)
+    parsed.parts, parsed.starts = parts, starts
+
+
+_STATEMENT_OPS = (InsertBefore, DeleteStatement, WrapInIf)
+
+
+def _apply_per_statement(
+    parsed: _Parsed, ops: Sequence[Op]
+) -> tuple[str, list[str], set[Op]] | None:
+    """Visit only the top-level statements holding an op, each in a module of its own, and
+    splice their new code between the others' unchanged code. Same result as visiting the
+    whole module: every node an op targets (a call, a def, a statement in a block) lies in
+    the top-level statement whose lines hold the op's line. None when an op targets a
+    top-level statement itself (its neighbours matter, e.g. for a wrap): visit the module."""
+    if parsed.parts is None:
+        return None
+    starts = parsed.starts
+    count = len(starts) - 1
+    at: dict[int, list[Op]] = {}
+    for op in ops:
+        i = bisect.bisect_left(starts, op.line) - 1
+        if 0 <= i < count:  # else in the header or the footer: no target, left pending
+            at.setdefault(i, []).append(op)
+    applier = _Applier(parsed.module, parsed.lines, ops)
+    head = len(parsed.parts) - len(parsed.module.footer) - count
+    parts = list(parsed.parts)
+    changed = []
+    for i in sorted(at):
+        wrapper = parsed.statement(i)
+        alone = wrapper.module
+        first = wrapper.resolve(PositionProvider)[alone.body[0]].start.line + starts[i]
+        if any(isinstance(op, _STATEMENT_OPS) and op.line == first for op in at[i]):
+            return None
+        applier.line_offset = starts[i]
+        new = wrapper.visit(applier)
+        code = "".join(alone.code_for_node(s) for s in new.body)
+        if code != parts[head + i]:
+            parts[head + i] = code
+            changed.append(code)
+    return "".join(parts), changed, applier.pending
+
+
+def rewrite(source: str, ops: Sequence[Op]) -> tuple[str, list[str] | None]:
+    """``source`` with ``ops`` applied, and the new code of the top-level statements that
+    changed (None: the whole module was visited). Raise FixError when an op finds no target.
+
+    The source's libcst parse is kept for the next plans that edit it."""
+    parsed = _parse(source)
+    done = _apply_per_statement(parsed, ops)
+    if done is None:
+        applier = _Applier(parsed.module, parsed.lines, ops)
+        code, changed, pending = parsed.whole().visit(applier).code, None, applier.pending
+    else:
+        code, changed, pending = done
+    if pending:
+        missing = ", ".join(sorted(type(o).__name__ for o in pending))
+        raise FixError(f"could not place edit(s): {missing}")
+    return code, changed
+
+
 def apply_ops(source: str, ops: Sequence[Op]) -> str:
     """Return ``source`` with ``ops`` applied; raise FixError when an op finds no target."""
-    module = cst.parse_module(source)
-    lines = source.splitlines()
-    applier = _Applier(module, lines, ops)
-    new = MetadataWrapper(module, unsafe_skip_copy=True).visit(applier)
-    if applier.pending:
-        missing = ", ".join(sorted(type(o).__name__ for o in applier.pending))
-        raise FixError(f"could not place edit(s): {missing}")
-    return new.code
+    return rewrite(source, ops)[0]

@@ -1,26 +1,39 @@
 """Check a fix plan before it is offered or written: re-simulate on the fixed sources.
 
 The edited files' facts are re-extracted from the fixed text and overlaid on the project
-index; every class whose MRO touches an edited file is simulated again. The plan passes when
-its finding is gone and no class gains a finding it did not have.
+index. The plan passes when its finding is gone and no class gains a finding it did not have,
+among the classes whose MRO touches an edited module and the classes with a finding.
+
+Only the classes that can see the edit are simulated again: those whose MRO touches an edited
+module, and those whose check reads an edited module at all (a base resolved through it, a
+call whose cost depends on it...). Which modules a class's check reads is found once per class,
+by checking it on a fresh index that records every module it asks for. A class that reads no
+edited module simulates on the fixed sources exactly as on the original ones, so its findings
+after the fix are the ones it has now. The libcst work (render) is remembered per file and ops.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TypeVar
 
 from initlint.engine import Analysis
 from initlint.facts.extract import extract_facts
+from initlint.facts.model import ModuleFacts
+from initlint.facts.runner import describe
 from initlint.fix.apply import render
 from initlint.fix.ops import FixPlan, Op
 from initlint.fix.transform import FixError
-from initlint.index.project import ProjectIndex
+from initlint.index.project import Module, ProjectIndex, _Table
 from initlint.rules.base import Finding
 from initlint.rules.repeats import find_disabled, find_repeats
 from initlint.simulation.cost import CostModel
 from initlint.simulation.engine import Simulator
 from initlint.sources import UnreadableError, decode
+
+Key = tuple[str, ...]
+IndexT = TypeVar("IndexT", bound=ProjectIndex)
 
 
 def _key(f: Finding) -> tuple[str, str, str, str]:
@@ -29,10 +42,10 @@ def _key(f: Finding) -> tuple[str, str, str, str]:
     return f.sim.cls.qualname, f.code, kind, name
 
 
-def _findings(sim: Simulator, index: ProjectIndex, classes: Iterable[str]) -> set[tuple[str, ...]]:
+def _findings(sim: Simulator, index: ProjectIndex, classes: Iterable[str]) -> set[Key]:
     """Finding keys of ``classes``, plus one ("conflict", class) key per class whose
     construction would pass an argument twice."""
-    out: set[tuple[str, ...]] = set()
+    out: set[Key] = set()
     for qual in classes:
         info = index.class_info(qual)
         if info is None or not sim.needs_simulation(info):
@@ -45,51 +58,178 @@ def _findings(sim: Simulator, index: ProjectIndex, classes: Iterable[str]) -> se
     return out
 
 
-def verify(analysis: Analysis, plan: FixPlan, finding: Finding) -> str | None:
-    """None when the plan is sound; else why it is not."""
-    by_file: dict[Path, list[Op]] = {}
-    for op in plan.ops:
-        by_file.setdefault(op.path, []).append(op)
-    index = analysis.index
-    overlay = ProjectIndex(dict(index.module_paths), index.load)
-    try:
-        fixed = {p: extract_facts(decode(render(p, ops).new)[0]) for p, ops in by_file.items()}
-    except (FixError, OSError, UnicodeError, UnreadableError) as exc:
-        return str(exc)
-    for name, mod in index.modules.items():
-        if mod.path in fixed:
-            overlay.add_module(name, mod.path, mod.is_package, fixed[mod.path])
-        else:
-            overlay.modules[name] = mod
-    settings = analysis.settings
-    cost = CostModel(overlay, settings.expensive_calls, settings.cheap_calls)
-    after_sim = Simulator(overlay, cost)
-    edited = {m.name for m in index.modules.values() if m.path in fixed}
-    touched = set()
-    for f in analysis.findings:
-        touched.add(f.sim.cls.qualname)
-    for mod in list(index.modules.values()):
-        for info in index.classes_of(mod):
-            mro = index.mro(info.qualname).classes
-            if any(
-                q.rsplit(".", 1)[0] in edited or q.startswith(tuple(e + "." for e in edited))
-                for q in mro
-            ):
-                touched.add(info.qualname)
-    assert analysis.simulator is not None
-    before: set[tuple[str, ...]] = {_key(f) for f in analysis.findings}
-    before |= {
-        k for k in _findings(analysis.simulator, index, sorted(touched)) if k[1] == "conflict"
-    }
-    after = _findings(after_sim, overlay, sorted(touched))
-    if _key(finding) in after:
-        return "the fix would not remove the finding"
-    new = sorted(after - before)
-    if new:
-        cls, code, _, name = new[0]
-        if code == "conflict":
-            return (
-                f"the fix would pass an argument twice when constructing {cls.rsplit('.', 1)[-1]}"
+def _prefixes(qual: str) -> set[str]:
+    """The names an edited module must have for ``qual`` (an MRO entry) to lie under it."""
+    if "." not in qual:
+        return {qual}
+    return {qual[:i] for i, c in enumerate(qual) if c == "."}
+
+
+class _Reads(ProjectIndex):
+    """A project index that records the names of the modules whose facts are asked for.
+
+    Every read of a module's facts goes through ``module()``: classes, methods, functions
+    and names are all looked up in a Module it returned."""
+
+    read: set[str]
+
+    def module(self, name: str) -> Module | None:
+        self.read.add(name)
+        return super().module(name)
+
+
+class Verifier:
+    """Checks the plans of one analysis; keeps what does not depend on the plan."""
+
+    def __init__(self, analysis: Analysis) -> None:
+        assert analysis.simulator is not None
+        self.analysis = analysis
+        self.index = analysis.index
+        self.simulator = analysis.simulator
+        self.known: set[Key] = {_key(f) for f in analysis.findings}
+        self.with_findings = {f.sim.cls.qualname for f in analysis.findings}
+        self._before: dict[str, frozenset[Key]] = {}  # a class's keys on the original sources
+        self._reads: dict[str, frozenset[str] | None] = {}  # None: could not tell
+        self._under: dict[str, set[str]] = {}  # module name -> classes whose MRO is under it
+        self._scanned: set[str] = set()
+        self._facts: dict[Path, ModuleFacts] = {}
+        self._known_modules = 0
+        self._side: dict[str, Module] = {}  # modules of the recording indexes (original facts)
+        self._suffix: tuple[int, dict[str, list[str]]] | None = None
+        # Per-module name tables: built from a module's facts alone, and rebuilt by the index
+        # when the facts differ, so indexes over the same files can share them.
+        self._tables = dict(analysis.index._tables)
+
+    # -- the check -------------------------------------------------------------------------
+    def verify(self, plan: FixPlan, finding: Finding) -> str | None:
+        """None when the plan is sound; else why it is not (never raises)."""
+        by_file: dict[Path, list[Op]] = {}
+        for op in plan.ops:
+            by_file.setdefault(op.path, []).append(op)
+        try:
+            fixed = {p: extract_facts(decode(render(p, ops).new)[0]) for p, ops in by_file.items()}
+        except (FixError, OSError, UnicodeError, UnreadableError) as exc:
+            return str(exc)
+        except Exception as exc:  # noqa: BLE001 - a fix that cannot be made is not offered
+            return f"the fix could not be made ({type(exc).__name__})"
+        try:
+            return self._check(finding, fixed)
+        except Exception as exc:  # noqa: BLE001 - a fix that cannot be checked is not offered
+            return f"the fix could not be checked: {describe(exc)}"
+
+    def _check(self, finding: Finding, fixed: dict[Path, ModuleFacts]) -> str | None:
+        index = self.index
+        edited = {name: m for name, m in index.modules.items() if m.path in fixed}
+        under_edit = self._mro_touched(edited)
+        touched = sorted(self.with_findings | under_edit)
+        before = set(self.known)
+        for qual in touched:
+            before |= {k for k in self._keys_before(qual) if k[1] == "conflict"}
+        again = [q for q in touched if q in under_edit or self._reads_any(q, edited)]
+        after: set[Key] = set()
+        if again:
+            overlay = self._new_index(
+                ProjectIndex, dict(index.modules), dict(index.module_paths), dict(self._tables)
             )
-        return f"the fix would cause {code} on {cls.rsplit('.', 1)[-1]} (`{name}`)"
-    return None
+            for name, mod in edited.items():
+                overlay.add_module(name, mod.path, mod.is_package, fixed[mod.path])
+            after = _findings(self._simulator(overlay), overlay, again)
+            self._keep_suffix(overlay)
+        rerun = set(again)
+        for qual in touched:
+            if qual not in rerun:
+                after |= self._keys_before(qual)
+        if _key(finding) in after:
+            return "the fix would not remove the finding"
+        new = sorted(after - before)
+        if new:
+            cls, code, _, name = new[0]
+            if code == "conflict":
+                return (
+                    "the fix would pass an argument twice when constructing "
+                    f"{cls.rsplit('.', 1)[-1]}"
+                )
+            return f"the fix would cause {code} on {cls.rsplit('.', 1)[-1]} (`{name}`)"
+        return None
+
+    # -- what is known before the fix ------------------------------------------------------
+    def _keys_before(self, qual: str) -> frozenset[Key]:
+        keys = self._before.get(qual)
+        if keys is None:
+            keys = self._before[qual] = frozenset(_findings(self.simulator, self.index, [qual]))
+        return keys
+
+    def _mro_touched(self, edited: Iterable[str]) -> set[str]:
+        """Classes of the loaded modules with an MRO entry under an edited module's name."""
+        index = self.index
+        for mod in list(index.modules.values()):
+            if mod.name in self._scanned:
+                continue
+            self._scanned.add(mod.name)
+            for info in index.classes_of(mod):
+                for qual in index.mro(info.qualname).classes:
+                    for prefix in _prefixes(qual):
+                        self._under.setdefault(prefix, set()).add(info.qualname)
+        out: set[str] = set()
+        for name in edited:
+            out |= self._under.get(name, set())
+        return out
+
+    def _reads_any(self, qual: str, edited: dict[str, Module]) -> bool:
+        if qual not in self._reads:
+            self._reads[qual] = self._record_reads(qual)
+        reads = self._reads[qual]
+        return reads is None or any(name in reads for name in edited)
+
+    def _record_reads(self, qual: str) -> frozenset[str] | None:
+        """The modules whose facts checking ``qual`` reads, on a fresh index (its caches
+        would hide the reads of earlier checks)."""
+        if not self._side:
+            self._side = dict(self.index.modules)
+        recorder = self._new_index(_Reads, self._side, self.index.module_paths, self._tables)
+        recorder.read = set()
+        try:
+            _findings(self._simulator(recorder), recorder, [qual])
+        except Exception:  # noqa: BLE001 - simulated again, and checked there
+            return None
+        self._keep_suffix(recorder)
+        return frozenset(recorder.read)
+
+    # -- indexes over the same files -------------------------------------------------------
+    def _new_index(
+        self,
+        kind: type[IndexT],
+        modules: dict[str, Module],
+        paths: dict[str, tuple[Path, bool]],
+        tables: dict[str, _Table],
+    ) -> IndexT:
+        suffix = None
+        if self._suffix is not None and self._suffix[0] == len(paths):
+            suffix = self._suffix[1]
+        return kind(paths, self._load, modules, _suffix=suffix, _tables=tables)
+
+    def _keep_suffix(self, index: ProjectIndex) -> None:
+        """The suffix table depends on the module names only: build it once, not per index."""
+        if self._suffix is None and index._suffix is not None:
+            self._suffix = (len(index.module_paths), index._suffix)
+
+    def _load(self, path: Path) -> ModuleFacts:
+        """The facts of a file the original index has not loaded yet, read once."""
+        if len(self.index.modules) != self._known_modules:
+            self._known_modules = len(self.index.modules)
+            for mod in list(self.index.modules.values()):
+                self._facts.setdefault(mod.path, mod.facts)
+        facts = self._facts.get(path)
+        if facts is None:
+            facts = self._facts[path] = self.index.load(path)
+        return facts
+
+    def _simulator(self, index: ProjectIndex) -> Simulator:
+        settings = self.analysis.settings
+        return Simulator(index, CostModel(index, settings.expensive_calls, settings.cheap_calls))
+
+
+def verify(analysis: Analysis, plan: FixPlan, finding: Finding) -> str | None:
+    """None when the plan is sound; else why it is not. To check many plans of one analysis,
+    use one Verifier: it keeps what they share."""
+    return Verifier(analysis).verify(plan, finding)

@@ -27,7 +27,7 @@ from initlint.cache import CACHE_DIR
 from initlint.engine import analyze
 from initlint.facts import runner
 from initlint.facts.model import ModuleFacts
-from initlint.fix.api import fix_planner
+from initlint.fix.planning import fix_planner
 
 CASES = Path(__file__).resolve().parents[1] / "fixtures" / "check"
 REPO = Path(__file__).resolve().parents[2]

@@ -37,14 +37,25 @@ def test_debug_variable_lets_the_traceback_through(
     assert isinstance(result.exception, KeyError)
 
 
-def test_check_does_not_import_libcst_or_torch() -> None:
+def test_check_does_not_import_libcst_or_torch(tmp_path: Path) -> None:
+    """Text output needs neither: libcst only renders fixes (json/sarif, fix), torch only
+    runs `trace`. A run with a finding and its fix plan, in a fresh interpreter."""
     import subprocess
     import sys
 
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    (tmp_path / "m.py").write_text(
+        "import torch\nfrom torch import nn\n\n\nclass Base(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n"
+        "        self.register_buffer('c', torch.zeros(3))\n\n\n"
+        "class Child(Base):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.register_buffer('c', torch.zeros(3))\n"
+    )
     code = (
         "import sys\nfrom click.testing import CliRunner\nfrom initlint.cli import main\n"
-        "CliRunner().invoke(main, ['check', '--help'])\n"
+        f"r = CliRunner().invoke(main, ['check', '--no-cache', {str(tmp_path)!r}])\n"
+        "print(r.exit_code, 'IL001' in r.output, '[fix: ' in r.output)\n"
         "print(sorted(m for m in ('libcst', 'torch') if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
+    assert out.stdout.split("\n")[:2] == ["1 True True", "[]"], out.stdout + out.stderr
