@@ -12,7 +12,6 @@ import functools
 import hashlib
 import os
 import pickle
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -38,6 +37,12 @@ def _code_fingerprint() -> str:
 
 
 FORMAT = _code_fingerprint()
+
+
+def _mkstemp(folder: Path) -> tuple[int, str]:
+    import tempfile  # only runs that write the cache need it
+
+    return tempfile.mkstemp(dir=folder, prefix=".tmp-")
 
 
 def content_key(data: bytes) -> str:
@@ -79,7 +84,7 @@ class BlobCache:
                 self._dirs.add(path.parent)
             if not self._made:
                 self._mark()
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+            fd, tmp = _mkstemp(path.parent)
             try:
                 with os.fdopen(fd, "wb") as fh:
                     fh.write(data)
@@ -98,7 +103,7 @@ class BlobCache:
             (".gitignore", "*\n"),
         ):
             if not (top / name).exists():
-                fd, tmp = tempfile.mkstemp(dir=top, prefix=".tmp-")
+                fd, tmp = _mkstemp(top)
                 with os.fdopen(fd, "w") as fh:
                     fh.write(text)
                 os.replace(tmp, top / name)

@@ -74,8 +74,8 @@ def _compiled(
     return re.compile("|".join(f"(?:{g})" for g in globs)).match, tuple(f"{p}/" for p in pats)
 
 
-def _is_venv(folder: Path) -> bool:
-    return (folder / "pyvenv.cfg").exists()
+def _is_venv(folder: str) -> bool:
+    return os.path.exists(os.path.join(folder, "pyvenv.cfg"))
 
 
 @dataclass(frozen=True)
@@ -90,6 +90,11 @@ def walk_python_files(top: Path, root: Path, excludes: tuple[str, ...]) -> Itera
     Depth first, each folder's files (sorted) before its subfolders (sorted), as os.walk
     yields them; os.scandir's entries answer the file-type questions without a stat each.
     """
+    return map(Path, walk_python_paths(top, root, excludes))
+
+
+def walk_python_paths(top: Path, root: Path, excludes: tuple[str, ...]) -> Iterator[str]:
+    """:func:`walk_python_files` as strings: a whole project's walk makes no Path objects."""
     patterns = excludes
     prefix = str(root).rstrip(os.sep) + os.sep
     stack = [str(top)]
@@ -108,7 +113,7 @@ def walk_python_files(top: Path, root: Path, excludes: tuple[str, ...]) -> Itera
                 is_dir = False
             if is_dir:
                 rel = _rel_str(entry.path, prefix)
-                if _excluded(rel, entry.name, patterns) or _is_venv(Path(entry.path)):
+                if _excluded(rel, entry.name, patterns) or _is_venv(entry.path):
                     continue
                 try:
                     if entry.is_symlink():
@@ -126,7 +131,7 @@ def walk_python_files(top: Path, root: Path, excludes: tuple[str, ...]) -> Itera
             except OSError:
                 continue  # dangling link or loop
             if is_file:
-                yield Path(entry.path)
+                yield entry.path
         stack.extend(reversed(subdirs))
 
 

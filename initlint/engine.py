@@ -13,7 +13,7 @@ from typing import ParamSpec, TypeVar
 
 from initlint.cache import FactsCache, ResultsCache, StoredResults, content_key
 from initlint.diagnostics import Diagnostic, Fix, Related
-from initlint.discovery import discover, find_root, walk_python_files
+from initlint.discovery import discover, find_root, walk_python_paths
 from initlint.facts.extract import BodySyntaxError
 from initlint.facts.model import ModuleFacts, Span, has_fresh_bodies
 from initlint.facts.runner import (
@@ -122,7 +122,7 @@ def analyze(
     jobs = jobs or default_jobs()
     disc = discover(paths, root, settings.all_excludes)
     roots = _source_roots(root, settings)
-    module_paths: dict[str, tuple[Path, bool]] = {}
+    module_paths: dict[str, tuple[Path | str, bool]] = {}
     for path in _project_files(root, disc.report, settings):
         named = module_name_for(path, roots)
         if named is not None and named[0] not in module_paths:
@@ -276,7 +276,7 @@ def _merge(analysis: Analysis, partials: list[_Partial]) -> list[Diagnostic]:
     return out
 
 
-def _results_key(module_paths: dict[str, tuple[Path, bool]], cwd: Path) -> str:
+def _results_key(module_paths: dict[str, tuple[Path | str, bool]], cwd: Path) -> str:
     """The module map (a new, moved or deleted module can change any resolution) and the
     folder paths are shown relative to."""
     h = hashlib.blake2b(str(cwd).encode("utf-8", "surrogateescape"), digest_size=16)
@@ -403,10 +403,10 @@ def _source_roots(root: Path, settings: Settings) -> list[Path]:
     return roots
 
 
-def _project_files(root: Path, report: Iterable[Path], settings: Settings) -> list[Path]:
-    files = list(walk_python_files(root, root, settings.all_excludes))
+def _project_files(root: Path, report: Iterable[Path], settings: Settings) -> list[str]:
+    files = list(walk_python_paths(root, root, settings.all_excludes))
     seen = set(files)
-    files.extend(p for p in report if p not in seen)
+    files.extend(str(p) for p in report if str(p) not in seen)
     return files
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import tomllib
@@ -134,6 +133,8 @@ def _codes(value: Any, key: str, where: str) -> tuple[str, ...]:
 
 
 def _unknown_key(key: str, where: str) -> ConfigError:
+    import difflib  # only for a misspelt key
+
     close = difflib.get_close_matches(key.replace("_", "-"), KNOWN_KEYS, n=1)
     hint = f"; did you mean {close[0]!r}?" if close else f" (known: {', '.join(KNOWN_KEYS)})"
     return ConfigError(f"{where}: unknown key {key!r} in [tool.initlint]{hint}")

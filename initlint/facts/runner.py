@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from initlint.cache import FactsCache
 from initlint.facts.extract import extract_facts
 from initlint.facts.model import ModuleFacts
 from initlint.sources import UnreadableError, decode, read_bytes
 
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor as _Pool
+
 EMPTY = ModuleFacts()
+# Imported when a pool is needed: it pulls in multiprocessing and logging (~10 ms a run).
+ProcessPoolExecutor: type[_Pool] | None = None
 # Below this many files to parse, a pool costs more than it saves.
 POOL_THRESHOLD = 48
 
@@ -93,6 +98,14 @@ def _worker(args: tuple[list[Path], Path, str, bool, bool]) -> list[FactsOutcome
     return [facts_for(p, cache, prefilter) for p in paths]
 
 
+def _pool_class() -> type[_Pool]:
+    if ProcessPoolExecutor is not None:  # set by tests
+        return ProcessPoolExecutor
+    from concurrent.futures import ProcessPoolExecutor as pool
+
+    return pool
+
+
 def default_jobs() -> int:
     try:
         return max(1, len(os.sched_getaffinity(0)))
@@ -131,7 +144,7 @@ def compute_facts(
     chunks = [todo[i : i + size] for i in range(0, len(todo), size)]
     done = 0  # chunks already yielded: a pool that breaks half-way must not repeat them
     try:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        with _pool_class()(max_workers=jobs) as pool:
             args = [(chunk, root, fingerprint, use_cache, prefilter) for chunk in chunks]
             for result in pool.map(_worker, args):
                 done += 1

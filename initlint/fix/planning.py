@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from initlint.diagnostics import Fix
 from initlint.engine import Analysis
-from initlint.fix.planner import Planner
 from initlint.rules.base import Finding
 from initlint.simulation.engine import SimulationLimit
 
 
 def fix_planner(analysis: Analysis, finding: Finding) -> tuple[Fix, object] | None:
     """Engine callback: a Fix (without edits yet) and its plan for one finding, or None."""
+    from initlint.fix.planner import Planner  # only when there is a finding to plan for
+
     assert analysis.simulator is not None
     planner = Planner(analysis.simulator, analysis.settings.flag_name)
     try:

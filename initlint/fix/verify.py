@@ -200,7 +200,7 @@ class Verifier:
         self,
         kind: type[IndexT],
         modules: dict[str, Module],
-        paths: dict[str, tuple[Path, bool]],
+        paths: dict[str, tuple[Path | str, bool]],
         tables: dict[str, _Table],
     ) -> IndexT:
         suffix = None

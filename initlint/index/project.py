@@ -52,7 +52,7 @@ class MroResult:
     error: str = ""
 
 
-def module_name_for(path: Path, roots: Iterable[Path]) -> tuple[str, bool] | None:
+def module_name_for(path: Path | str, roots: Iterable[Path]) -> tuple[str, bool] | None:
     """Dotted module name of ``path`` relative to the deepest root containing it."""
     best: list[str] | None = None
     text = str(path)
@@ -122,7 +122,7 @@ _NOTHING: tuple[list[ClassFacts], list[FunctionFacts], list[ImportFacts]] = ([],
 class ProjectIndex:
     """Holds modules (loaded on demand) and answers resolution and MRO questions."""
 
-    module_paths: dict[str, tuple[Path, bool]]
+    module_paths: dict[str, tuple[Path | str, bool]]  # a str becomes a Path when loaded
     load: Callable[[Path], ModuleFacts]
     modules: dict[str, Module] = field(default_factory=dict)
     _classes: dict[str, ClassInfo | None] = field(default_factory=dict)
@@ -149,8 +149,8 @@ class ProjectIndex:
         entry = self.module_paths.get(name)
         if entry is None:
             return None
-        path, is_package = entry
-        mod = Module(name, path, is_package, self.load(path))
+        path = Path(entry[0])
+        mod = Module(name, path, entry[1], self.load(path))
         self.modules[name] = mod
         return mod
 
