@@ -113,3 +113,17 @@ def project(tmp_path: Path) -> Project:
     root.mkdir()
     (root / "pyproject.toml").write_text("[project]\nname = 'proj'\n")
     return Project(root)
+
+
+def break_locator(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """Make ``Locator.range`` raise for the file called ``name`` (an IL902 while locating)."""
+    from initlint.locate import Locator
+
+    real = Locator.range
+
+    def range_(self: Locator, path: Path, *args: object, **kwargs: object) -> object:
+        if path.name == name:
+            raise IndexError("range out of the file")
+        return real(self, path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Locator, "range", range_)

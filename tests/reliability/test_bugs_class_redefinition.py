@@ -6,6 +6,7 @@ from __future__ import annotations
 import textwrap
 
 from .conftest import BASE, REDO, Project, marked_lines, summary
+from .test_deep_inputs import CYCLE_A, CYCLE_B
 
 HEAD = "import torch\nfrom torch import nn\n\n"
 
@@ -105,29 +106,6 @@ def test_redefinition_in_another_module_is_resolved_there(project: Project) -> N
         ("pkg/leaf.py", marked_lines(leaf)[0], "IL001"),
         ("pkg/m.py", marked_lines(REDEFINED)[0], "IL001"),
     ]
-
-
-CYCLE_A = """
-import torch
-from torch import nn
-from pkg.b import B
-
-
-class A(B):
-    def __init__(self):
-        super().__init__()
-        self.register_buffer("cache", torch.zeros(4))
-"""
-CYCLE_B = """
-import torch
-from pkg.a import A
-
-
-class B(A):
-    def __init__(self):
-        super().__init__()
-        self.register_buffer("cache", torch.zeros(4))
-"""
 
 
 def test_real_cycles_stay_cycles(project: Project) -> None:

@@ -4,17 +4,24 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 import initlint.facts.runner as runner
 from initlint.cli import main
-from initlint.locate import Locator
 from initlint.simulation.engine import Simulator
 
-from .conftest import BASE, REDO, TRACEBACK, Project, by_code, marked_lines, summary
+from .conftest import (
+    BASE,
+    REDO,
+    TRACEBACK,
+    Project,
+    break_locator,
+    by_code,
+    marked_lines,
+    summary,
+)
 
 GOOD = BASE + REDO.format(name="Good")
 GOOD_LINE = marked_lines(GOOD)[0]
@@ -75,14 +82,7 @@ def test_simulation_il902_is_counted_once(
 def test_diagnostic_il902_is_counted_once(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = Locator.range
-
-    def range_(self: Locator, path: Path, *args: object, **kwargs: object) -> object:
-        if path.name == "cursed.py":
-            raise IndexError("range out of the file")
-        return real(self, path, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(Locator, "range", range_)
+    break_locator(monkeypatch, "cursed.py")
     project.write("cursed.py", GOOD)
     project.write("good.py", GOOD)
     analysis = project.check()
@@ -101,15 +101,8 @@ def test_all_three_kinds_together_count_three(
             raise KeyError("no such slot")
         return real_sim(self, cls, *args, **kwargs)  # type: ignore[arg-type]
 
-    real_range = Locator.range
-
-    def range_(self: Locator, path: Path, *args: object, **kwargs: object) -> object:
-        if path.name == "located.py":
-            raise IndexError("range out of the file")
-        return real_range(self, path, *args, **kwargs)  # type: ignore[arg-type]
-
     monkeypatch.setattr(Simulator, "simulate", simulate)
-    monkeypatch.setattr(Locator, "range", range_)
+    break_locator(monkeypatch, "located.py")
     project.write("boom.py", GOOD + "# EXPLODE\n")
     project.write("cursed.py", BASE + REDO.format(name="Cursed"))
     project.write("located.py", GOOD)

@@ -15,10 +15,18 @@ import pytest
 
 import initlint.facts.runner as runner
 from initlint.diagnostics import Diagnostic
-from initlint.locate import Locator
 from initlint.simulation.engine import Simulator
 
-from .conftest import BASE, REDO, TRACEBACK, Project, by_code, marked_lines, summary
+from .conftest import (
+    BASE,
+    REDO,
+    TRACEBACK,
+    Project,
+    break_locator,
+    by_code,
+    marked_lines,
+    summary,
+)
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -268,14 +276,7 @@ def test_exception_in_the_simulation_is_il902_for_that_class_only(
 def test_exception_while_locating_a_finding_is_il902(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = Locator.range
-
-    def range_(self: Locator, path: Path, *args: object, **kwargs: object) -> object:
-        if path.name == "cursed.py":
-            raise IndexError("range out of the file")
-        return real(self, path, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(Locator, "range", range_)
+    break_locator(monkeypatch, "cursed.py")
     project.write("cursed.py", GOOD)
     project.write("good.py", GOOD)
     analysis = project.check()
