@@ -12,7 +12,7 @@ import functools
 import hashlib
 import os
 import pickle
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
@@ -162,3 +162,6 @@ class ResultsCache(BlobCache):
 class StoredResults:
     table: tuple[tuple[str, str], ...]  # (absolute path, content key) by bit number
     files: dict[str, tuple[str, int, tuple[object, ...]]]  # path -> (key, mask, partials)
+    # path -> (size, mtime_ns) when its table key was known to hold; such a file is not
+    # read again while its stat is the same (recorded only for files older than the run)
+    stats: dict[str, tuple[int, int]] = field(default_factory=dict)

@@ -6,6 +6,7 @@ import functools
 import gc
 import hashlib
 import os
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -291,12 +292,24 @@ class _Previous:
 
     def __init__(self, stored: StoredResults | None) -> None:
         self.stored = stored
+        self.started_ns = time.time_ns()
         self.changed = 0  # mask of the table's modules whose content changed since
         self._keys: dict[str, str | None] = {}
         if stored is not None:
             for bit, (path, key) in enumerate(stored.table):
-                if self._key(path) != key:
+                if not self._same_stat(path) and self._key(path) != key:
                     self.changed |= 1 << bit
+
+    def _same_stat(self, path: str) -> bool:
+        """Unchanged by its size and mtime since the key was known (as git and ruff do)."""
+        known = self.stored.stats.get(path) if self.stored is not None else None
+        if known is None:
+            return False
+        try:
+            st = os.stat(path)
+        except OSError:
+            return False
+        return (st.st_size, st.st_mtime_ns) == known
 
     def _key(self, path: str) -> str | None:
         if path not in self._keys:
@@ -305,6 +318,20 @@ class _Previous:
             except UnreadableError:
                 self._keys[path] = None
         return self._keys[path]
+
+    def _stats(self, table: list[tuple[str, str]]) -> dict[str, tuple[int, int]]:
+        """Stats of the files last modified a second or more before this run started: one
+        changed during the run might not have the content its key says."""
+        out = {}
+        limit = self.started_ns - 1_000_000_000
+        for path, _ in table:
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+            if st.st_mtime_ns < limit:
+                out[path] = (st.st_size, st.st_mtime_ns)
+        return out
 
     def _valid(self, path: str) -> bool:
         entry = self.stored.files.get(path) if self.stored is not None else None
@@ -354,7 +381,7 @@ class _Previous:
         for name, mod in index.modules.items():
             if mod.path in checked and name in masks:
                 files[str(mod.path)] = (keys[mod.path], masks[name], tuple(partials[mod.path]))
-        results.write(map_key, StoredResults(tuple(table), files))
+        results.write(map_key, StoredResults(tuple(table), files, self._stats(table)))
 
 
 def _store_fresh_bodies(index: ProjectIndex, cache: FactsCache, keys: dict[Path, str]) -> None:

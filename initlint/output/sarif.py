@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,8 @@ DEFAULT_INFORMATION_URI = "https://pypi.org/project/initlint/"
 
 def information_uri() -> str:
     """The project's home page from the installed metadata, else its PyPI page."""
+    from importlib import metadata  # ~20 ms to import (email, zipfile): SARIF runs only
+
     try:
         meta = metadata.metadata("initlint")
     except metadata.PackageNotFoundError:

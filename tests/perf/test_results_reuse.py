@@ -6,8 +6,10 @@ reports; and the reuse is real: files whose import closure did not change are no
 
 from __future__ import annotations
 
+import os
 import shutil
 import textwrap
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -165,3 +167,37 @@ def test_json_style_runs_never_reuse(project: Path, reused: list[Path]) -> None:
     _full(project, reuse_results=True)
     _full(project)  # reuse_results=False: plans are needed, so everything is checked
     assert reused == []
+
+
+def _age(root: Path, seconds: int = 100) -> None:
+    old = time.time() - seconds
+    for path in root.rglob("*.py"):
+        os.utime(path, (old, old))
+
+
+def test_unchanged_stats_skip_reading_and_a_same_size_edit_is_seen(
+    project: Path, reused: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _age(project)
+    first = _step(project, reused)  # records the stats of the (old) files
+    reads: list[str] = []
+    real = engine.read_bytes
+
+    def read_bytes(path: Path) -> bytes:
+        reads.append(path.name)
+        return real(path)
+
+    monkeypatch.setattr(engine, "read_bytes", read_bytes)
+    assert _full(project, reuse_results=True) == first
+    assert reads == []  # every module's stat matched: nothing was read to validate
+
+    # Same size, another mtime (still old): the stat differs, the content is read and hashed.
+    base = project / "pkg" / "base.py"
+    base.write_text(base.read_text().replace("n=4", "n=5"))
+    stamp = time.time() - 50
+    os.utime(base, (stamp, stamp))
+    reused.clear()
+    got = _full(project, reuse_results=True)
+    assert got == _full(project, use_cache=False)
+    assert "base.py" in reads
+    assert project / "pkg" / "child.py" not in reused
