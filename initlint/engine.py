@@ -202,7 +202,11 @@ def analyze(
         if d.code == "IL902" or (d.code in enabled and not _file_ignored(analysis, d))
     ]
     analysis.diagnostics = sorted(diags, key=Diagnostic.sort_key)
-    _store_fresh_bodies(index, cache, keys)
+    if not reuse_results:
+        # With per-file results cached, a later run re-simulates only what an edit reaches,
+        # and reads those few bodies again: cheaper than rewriting every module whose body
+        # this run read (~0.06 s of a cold run on vLLM's layers).
+        _store_fresh_bodies(index, cache, keys)
     return analysis
 
 
