@@ -77,8 +77,8 @@ class _Main(click.Group):
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
-        except (click.ClickException, click.exceptions.Exit, click.Abort):
-            raise
+        except (click.ClickException, click.exceptions.Exit, click.Abort, BrokenPipeError):
+            raise  # click reports these itself (a closed pipe, as in `| head`: quietly)
         except Exception as exc:
             if os.environ.get("INITLINT_DEBUG"):
                 raise

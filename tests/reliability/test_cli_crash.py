@@ -59,3 +59,21 @@ def test_check_does_not_import_libcst_or_torch(tmp_path: Path) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split("\n")[:2] == ["1 True True", "[]"], out.stdout + out.stderr
+
+
+def test_a_closed_pipe_is_not_an_internal_error(tmp_path: Path) -> None:
+    """`initlint demo | head -3`: the reader goes away; no "internal error", no traceback."""
+    import subprocess
+    import sys
+
+    code = "from initlint.cli import main\nmain(['demo'])\n"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.readline()
+    proc.stdout.close()  # like `head` exiting after its first lines
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=60)
+    assert "internal error" not in err
+    assert "Traceback" not in err
