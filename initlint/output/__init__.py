@@ -1,23 +1,42 @@
-"""Renderers: each turns diagnostics into one output format (``check --format NAME``)."""
+"""Renderers: each turns diagnostics into one output format (``check --format NAME``).
+
+A renderer's module is imported when its format is used: a text run does not pay for
+JSON's or SARIF's imports.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import importlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from initlint.diagnostics import Diagnostic
-from initlint.output.github import render_github
-from initlint.output.json_format import render_json
-from initlint.output.sarif import render_sarif
-from initlint.output.text import render_text
 
 # (diagnostics, colour) -> the whole report
 Renderer = Callable[[Sequence[Diagnostic], bool], str]
 
-RENDERERS: dict[str, Renderer] = {
-    "text": render_text,
-    "json": render_json,
-    "sarif": render_sarif,
-    "github": render_github,
+_WHERE = {
+    "github": ("initlint.output.github", "render_github"),
+    "json": ("initlint.output.json_format", "render_json"),
+    "sarif": ("initlint.output.sarif", "render_sarif"),
+    "text": ("initlint.output.text", "render_text"),
 }
 
-__all__ = ["RENDERERS", "Renderer", "render_github", "render_json", "render_sarif", "render_text"]
+
+class _Renderers(Mapping[str, Renderer]):
+    """Format name -> renderer, importing the renderer's module on first use."""
+
+    def __getitem__(self, name: str) -> Renderer:
+        module, attr = _WHERE[name]
+        found: Renderer = getattr(importlib.import_module(module), attr)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_WHERE)
+
+    def __len__(self) -> int:
+        return len(_WHERE)
+
+
+RENDERERS: Mapping[str, Renderer] = _Renderers()
+
+__all__ = ["RENDERERS", "Renderer"]
