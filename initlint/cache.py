@@ -31,9 +31,9 @@ def source_fingerprint(*modules: ModuleType) -> str:
 
 
 def _code_fingerprint() -> str:
-    from initlint.facts import extract, model
+    from initlint.facts import extract, model, skeleton
 
-    return source_fingerprint(extract, model)
+    return source_fingerprint(extract, model, skeleton)
 
 
 FORMAT = _code_fingerprint()
