@@ -151,7 +151,7 @@ def analyze(
     map_key = _results_key(module_paths, cwd) if use_cache else ""
     previous = _Previous(results.read(map_key) if reuse_results and use_cache else None)
     order = {p: i for i, p in enumerate(disc.report)}
-    partials: dict[Path, list[_Partial]] = {}  # report file -> its diagnostics, root-relative
+    partials: dict[Path, list[_Partial]] = {}  # report file -> the diagnostics it gives
     todo = [p for p in disc.report if not previous.reuse(p, partials)]
 
     report_modules = []
@@ -299,6 +299,7 @@ class _Previous:
         self.started_ns = time.time_ns()
         self.changed = 0  # mask of the table's modules whose content changed since
         self._keys: dict[str, str | None] = {}
+        self._trusted: dict[str, tuple[int, int]] = {}  # stats that matched: kept as they are
         if stored is not None:
             for bit, (path, key) in enumerate(stored.table):
                 if not self._same_stat(path) and self._key(path) != key:
@@ -313,7 +314,10 @@ class _Previous:
             st = os.stat(path)
         except OSError:
             return False
-        return (st.st_size, st.st_mtime_ns) == known
+        if (st.st_size, st.st_mtime_ns) != known:
+            return False
+        self._trusted[path] = known
+        return True
 
     def _key(self, path: str) -> str | None:
         if path not in self._keys:
@@ -325,10 +329,15 @@ class _Previous:
 
     def _stats(self, table: list[tuple[str, str]]) -> dict[str, tuple[int, int]]:
         """Stats of the files last modified a second or more before this run started: one
-        changed during the run might not have the content its key says."""
+        changed during the run might not have the content its key says. A stat that matched
+        at the start is kept without a second stat (an edit since shows as a new mtime
+        next time, and is read then)."""
         out = {}
         limit = self.started_ns - 1_000_000_000
         for path, _ in table:
+            if path in self._trusted:
+                out[path] = self._trusted[path]
+                continue
             try:
                 st = os.stat(path)
             except OSError:
