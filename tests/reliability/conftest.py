@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -127,3 +128,52 @@ def break_locator(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
         return real(self, path, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(Locator, "range", range_)
+
+
+# For project.cli(prelude=...): the fact pass fails, in the subprocess, on files with EXPLODE.
+EXPLODE_PRELUDE = (
+    "import initlint.facts.runner as r\n"
+    "_real = r.extract_facts\n"
+    "def _boom(src):\n"
+    "    if 'EXPLODE' in str(src):\n"
+    "        raise RuntimeError('synthetic failure')\n"
+    "    return _real(src)\n"
+    "r.extract_facts = _boom\n"
+)
+
+
+def break_fact_pass(
+    monkeypatch: pytest.MonkeyPatch,
+    errors: dict[str, Callable[[], BaseException]] | None = None,
+) -> None:
+    """Make the fact pass raise ``errors[marker]()`` for a source holding ``marker``
+    (default: a ValueError for EXPLODE)."""
+    import initlint.facts.runner as runner
+
+    wanted = errors or {"EXPLODE": lambda: ValueError("fact pass blew up")}
+    real = runner.extract_facts  # type: ignore[attr-defined]
+
+    def extract_facts(source: str | bytes) -> object:
+        for marker, error in wanted.items():
+            if marker in str(source):
+                raise error()
+        return real(source)
+
+    monkeypatch.setattr(runner, "extract_facts", extract_facts)
+
+
+def break_simulation(
+    monkeypatch: pytest.MonkeyPatch,
+    error: Callable[[], BaseException] = lambda: KeyError("no such slot"),
+) -> None:
+    """Make simulating any class named ``Cursed`` raise ``error()``."""
+    from initlint.simulation.engine import Simulator
+
+    real = Simulator.simulate
+
+    def simulate(self: Simulator, cls: object, *args: object, **kwargs: object) -> object:
+        if getattr(cls, "qualname", "").endswith(".Cursed"):
+            raise error()
+        return real(self, cls, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Simulator, "simulate", simulate)

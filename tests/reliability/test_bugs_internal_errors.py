@@ -8,16 +8,17 @@ import json
 import pytest
 from click.testing import CliRunner
 
-import initlint.facts.runner as runner
 from initlint.cli import main
-from initlint.simulation.engine import Simulator
 
 from .conftest import (
     BASE,
+    EXPLODE_PRELUDE,
     REDO,
     TRACEBACK,
     Project,
+    break_fact_pass,
     break_locator,
+    break_simulation,
     by_code,
     marked_lines,
     summary,
@@ -27,33 +28,11 @@ GOOD = BASE + REDO.format(name="Good")
 GOOD_LINE = marked_lines(GOOD)[0]
 
 # Run in the CLI's process: the fact pass fails on files that contain EXPLODE.
-EXPLODE = (
-    "import initlint.facts.runner as r\n"
-    "_real = r.extract_facts\n"
-    "def _boom(src):\n"
-    "    if 'EXPLODE' in str(src):\n"
-    "        raise RuntimeError('synthetic failure')\n"
-    "    return _real(src)\n"
-    "r.extract_facts = _boom\n"
-)
-
-
-def _explode_in_fact_pass(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = runner.extract_facts  # type: ignore[attr-defined]
-
-    def extract_facts(source: str | bytes) -> object:
-        if "EXPLODE" in str(source):
-            raise ValueError("fact pass blew up")
-        return real(source)
-
-    monkeypatch.setattr(runner, "extract_facts", extract_facts)
-
-
 # -- counted once ----------------------------------------------------------------------------
 
 
 def test_fact_pass_il902_is_counted_once(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
-    _explode_in_fact_pass(monkeypatch)
+    break_fact_pass(monkeypatch)
     project.write("boom.py", GOOD + "# EXPLODE\n")
     project.write("boom2.py", GOOD + "# EXPLODE\n")
     project.write("good.py", GOOD)
@@ -65,14 +44,7 @@ def test_fact_pass_il902_is_counted_once(project: Project, monkeypatch: pytest.M
 def test_simulation_il902_is_counted_once(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = Simulator.simulate
-
-    def simulate(self: Simulator, cls: object, *args: object, **kwargs: object) -> object:
-        if getattr(cls, "qualname", "").endswith(".Cursed"):
-            raise KeyError("no such slot")
-        return real(self, cls, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(Simulator, "simulate", simulate)
+    break_simulation(monkeypatch)
     project.write("m.py", GOOD + REDO.format(name="Cursed"))
     analysis = project.check()
     assert len(by_code(analysis, "IL902")) == 1
@@ -93,15 +65,8 @@ def test_diagnostic_il902_is_counted_once(
 def test_all_three_kinds_together_count_three(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _explode_in_fact_pass(monkeypatch)
-    real_sim = Simulator.simulate
-
-    def simulate(self: Simulator, cls: object, *args: object, **kwargs: object) -> object:
-        if getattr(cls, "qualname", "").endswith(".Cursed"):
-            raise KeyError("no such slot")
-        return real_sim(self, cls, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(Simulator, "simulate", simulate)
+    break_fact_pass(monkeypatch)
+    break_simulation(monkeypatch)
     break_locator(monkeypatch, "located.py")
     project.write("boom.py", GOOD + "# EXPLODE\n")
     project.write("cursed.py", BASE + REDO.format(name="Cursed"))
@@ -136,7 +101,7 @@ def test_cli_shows_il902_whatever_the_selection(
     project.write("boom.py", GOOD + "# EXPLODE\n")
     project.write("good.py", GOOD)
     project.write("broken.py", "class A(:\n")
-    result = project.cli(".", *args, prelude=EXPLODE)
+    result = project.cli(".", *args, prelude=EXPLODE_PRELUDE)
     result.assert_no_traceback()
     assert result.returncode == 2, result.stderr
     codes = result.codes()
@@ -149,7 +114,7 @@ def test_cli_shows_il902_whatever_the_selection(
 def test_cli_text_select_il001_shows_il902_and_exits_2(project: Project) -> None:
     project.write("boom.py", GOOD + "# EXPLODE\n")
     project.write("good.py", GOOD)
-    result = project.cli(".", "--select", "IL001", prelude=EXPLODE, fmt="text")
+    result = project.cli(".", "--select", "IL001", prelude=EXPLODE_PRELUDE, fmt="text")
     result.assert_no_traceback()
     assert result.returncode == 2
     lines = result.stdout.splitlines()
@@ -163,7 +128,7 @@ def test_per_file_ignores_do_not_hide_il902(project: Project) -> None:
     )
     project.write("boom.py", GOOD + "# EXPLODE\n")
     project.write("good.py", GOOD)
-    result = project.cli(".", prelude=EXPLODE)
+    result = project.cli(".", prelude=EXPLODE_PRELUDE)
     result.assert_no_traceback()
     assert result.returncode == 2
     assert result.codes() == [("boom.py", "IL902"), ("good.py", "IL001")]
@@ -173,7 +138,7 @@ def test_cli_runner_select_il001_with_an_il902(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The same through click's runner, in this process."""
-    _explode_in_fact_pass(monkeypatch)
+    break_fact_pass(monkeypatch)
     project.write("boom.py", GOOD + "# EXPLODE\n")
     project.write("good.py", GOOD)
     monkeypatch.chdir(project.root)

@@ -15,14 +15,16 @@ import pytest
 
 import initlint.facts.runner as runner
 from initlint.diagnostics import Diagnostic
-from initlint.simulation.engine import Simulator
 
 from .conftest import (
     BASE,
+    EXPLODE_PRELUDE,
     REDO,
     TRACEBACK,
     Project,
+    break_fact_pass,
     break_locator,
+    break_simulation,
     by_code,
     marked_lines,
     summary,
@@ -230,14 +232,7 @@ def test_symlink_loop_passed_explicitly_is_unreadable(project: Project) -> None:
 def test_exception_in_the_fact_pass_is_il902_for_that_file_only(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = runner.extract_facts  # type: ignore[attr-defined]
-
-    def extract_facts(source: str | bytes) -> object:
-        if "EXPLODE" in str(source):
-            raise ValueError("fact pass blew up")
-        return real(source)
-
-    monkeypatch.setattr(runner, "extract_facts", extract_facts)
+    break_fact_pass(monkeypatch)
     project.write("boom.py", GOOD + "# EXPLODE\n")
     project.write("good.py", GOOD)
     analysis = project.check()
@@ -252,14 +247,7 @@ def test_exception_in_the_fact_pass_is_il902_for_that_file_only(
 def test_exception_in_the_simulation_is_il902_for_that_class_only(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = Simulator.simulate
-
-    def simulate(self: Simulator, cls: object, *args: object, **kwargs: object) -> object:
-        if getattr(cls, "qualname", "").endswith(".Cursed"):
-            raise KeyError("no such slot")
-        return real(self, cls, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(Simulator, "simulate", simulate)
+    break_simulation(monkeypatch)
     source = GOOD + REDO.format(name="Cursed")
     project.write("m.py", source)
     analysis = project.check()
@@ -288,19 +276,10 @@ def test_exception_while_locating_a_finding_is_il902(
 
 
 def test_cli_internal_error_exits_2_without_traceback(project: Project) -> None:
-    prelude = (
-        "import initlint.facts.runner as r\n"
-        "_real = r.extract_facts\n"
-        "def _boom(src):\n"
-        "    if 'EXPLODE' in str(src):\n"
-        "        raise RuntimeError('synthetic failure')\n"
-        "    return _real(src)\n"
-        "r.extract_facts = _boom\n"
-    )
     project.write("boom.py", GOOD + "# EXPLODE\n")
     project.write("good.py", GOOD)
     project.write("broken.py", "class A(:\n")
-    result = project.cli(".", prelude=prelude)
+    result = project.cli(".", prelude=EXPLODE_PRELUDE)
     result.assert_no_traceback()
     assert result.returncode == 2, result.stderr
     assert result.codes() == [("boom.py", "IL902"), ("broken.py", "IL900"), ("good.py", "IL001")]
@@ -391,16 +370,10 @@ class Unprintable(Exception):
 def test_unprintable_exception_in_the_fact_pass_is_still_il902(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = runner.extract_facts  # type: ignore[attr-defined]
-
-    def extract_facts(source: str | bytes) -> object:
-        if "EXPLODE" in str(source):
-            raise Unprintable()
-        if "VERBOSE" in str(source):
-            raise ValueError("line one\nline two " + "x" * 5000)
-        return real(source)
-
-    monkeypatch.setattr(runner, "extract_facts", extract_facts)
+    break_fact_pass(
+        monkeypatch,
+        {"EXPLODE": Unprintable, "VERBOSE": lambda: ValueError("line one\nline two " + "x" * 5000)},
+    )
     project.write("boom.py", GOOD + "# EXPLODE\n")
     project.write("verbose.py", GOOD + "# VERBOSE\n")
     project.write("good.py", GOOD)
@@ -419,14 +392,7 @@ def test_unprintable_exception_in_the_fact_pass_is_still_il902(
 def test_unprintable_exception_in_the_simulation_is_still_il902(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = Simulator.simulate
-
-    def simulate(self: Simulator, cls: object, *args: object, **kwargs: object) -> object:
-        if getattr(cls, "qualname", "").endswith(".Cursed"):
-            raise Unprintable()
-        return real(self, cls, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(Simulator, "simulate", simulate)
+    break_simulation(monkeypatch, Unprintable)
     source = GOOD + REDO.format(name="Cursed")
     project.write("m.py", source)
     analysis = project.check()
