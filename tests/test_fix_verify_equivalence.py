@@ -214,7 +214,7 @@ def test_fixture_projects_same_verdicts(root: Path, tmp_path: Path) -> None:
 # -- generated hierarchies (the property tests' generator) ---------------------------------------
 sys.path.insert(0, str(Path(__file__).parent / "property"))
 try:
-    from gen_hierarchies import ATTRS, BUFFERS, Program, Reg, programs  # noqa: E402
+    from gen_hierarchies import Program, programs, with_redo  # noqa: E402
     from hypothesis import HealthCheck, given, settings  # noqa: E402
     from hypothesis import strategies as st  # noqa: E402
 except ImportError:  # pragma: no cover - hypothesis is a dev dependency
@@ -229,26 +229,7 @@ if programs is not None:
     def redoing(draw: st.DrawFn) -> Program:
         """A program where a class and one of its ancestors do the same work (most generated
         programs have nothing to fix otherwise)."""
-        from dataclasses import replace
-
-        program = draw(programs())
-        pairs = []
-        for i, k in enumerate(program.classes):
-            a = k.base
-            while a is not None:
-                if k.has_init and program.classes[a].has_init:
-                    pairs.append((i, a))
-                a = program.classes[a].base
-        if not pairs:
-            return program
-        i, a = draw(st.sampled_from(pairs))
-        name = draw(st.sampled_from((*BUFFERS, *ATTRS)))
-        classes = list(program.classes)
-        for index, via_make in ((a, False), (i, draw(st.booleans()))):
-            k = classes[index]
-            if name not in {r.name for r in k.regs}:
-                classes[index] = replace(k, regs=(*k.regs, Reg(name, via_make=via_make)))
-        return replace(program, classes=tuple(classes))
+        return with_redo(draw, draw(programs()))
 
     @settings(
         max_examples=40,

@@ -14,7 +14,7 @@ the arguments of each super call are drawn from what the parent chain really acc
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from hypothesis import strategies as st
 
@@ -349,3 +349,26 @@ def programs(draw: st.DrawFn, package: str = "hpkg") -> Program:
         draw(st.sampled_from(("relative", "absolute", "module"))) for _ in range(modules)
     )
     return Program(package, modules, tuple(classes), styles)
+
+
+def with_redo(draw: st.DrawFn, program: Program, sometimes: bool = False) -> Program:
+    """``program`` where a class and one of its ancestors, both with an ``__init__``, do the
+    same work (an unguarded ``register_buffer`` or tensor attribute, added where missing).
+    ``program`` itself when no class has such an ancestor, and, with ``sometimes``, in one
+    draw out of 4."""
+    pairs = [
+        (i, a)
+        for i, k in enumerate(program.classes)
+        for a in program.ancestors(i)
+        if a is not None and k.has_init and program.classes[a].has_init
+    ]
+    if not pairs or (sometimes and not draw(st.integers(0, 3))):
+        return program
+    i, a = draw(st.sampled_from(pairs))
+    name = draw(st.sampled_from((*BUFFERS, *ATTRS)))
+    classes = list(program.classes)
+    for index, via_make in ((a, False), (i, draw(st.booleans()))):
+        k = classes[index]
+        if name not in {r.name for r in k.regs}:
+            classes[index] = replace(k, regs=(*k.regs, Reg(name, via_make=via_make)))
+    return replace(program, classes=tuple(classes))

@@ -44,14 +44,12 @@ import pytest
 pytest.importorskip("torch")
 
 from gen_hierarchies import (  # noqa: E402
-    ATTRS,
-    BUFFERS,
     ROOT,
     Iface,
     Program,
-    Reg,
     iface,
     programs,
+    with_redo,
 )
 from hypothesis import event, given, reject, settings, target  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
@@ -300,23 +298,7 @@ def redoing_programs(draw: st.DrawFn) -> Program:
     """``programs()``, where in 3 examples out of 4 a class and one of its ancestors both do the
     same work (an unguarded ``register_buffer`` or tensor attribute, added where missing): most
     generated programs have nothing to fix otherwise."""
-    program = draw(programs())
-    pairs = [
-        (i, a)
-        for i, k in enumerate(program.classes)
-        for a in _chain(program, i)
-        if k.has_init and program.classes[a].has_init
-    ]
-    if not pairs or not draw(st.integers(0, 3)):
-        return program
-    i, a = draw(st.sampled_from(pairs))
-    name = draw(st.sampled_from((*BUFFERS, *ATTRS)))
-    classes = list(program.classes)
-    for index, via_make in ((a, False), (i, draw(st.booleans()))):
-        k = classes[index]
-        if name not in {r.name for r in k.regs}:
-            classes[index] = replace(k, regs=(*k.regs, Reg(name, via_make=via_make)))
-    return replace(program, classes=tuple(classes))
+    return with_redo(draw, draw(programs()), sometimes=True)
 
 
 @PROFILE
