@@ -207,6 +207,7 @@ def analyze(
         # and reads those few bodies again: cheaper than rewriting every module whose body
         # this run read (~0.06 s of a cold run on vLLM's layers).
         _store_fresh_bodies(index, cache, keys)
+    cache.close()  # writes what the serial loads buffered (a later load reopens it)
     return analysis
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from initlint.cache import FactsCache
+from initlint.cache import FactsCache, content_key, pickle_facts, unpickle_facts
 from initlint.facts.extract import extract_facts
 from initlint.facts.model import ModuleFacts
 from initlint.sources import UnreadableError, decode, read_bytes
@@ -39,7 +39,13 @@ def _cannot_define_classes(data: bytes) -> bool:
     return b"class" not in data and b"\x00" not in data
 
 
-def facts_for(path: Path, cache: FactsCache, prefilter: bool) -> FactsOutcome:
+class Store(Protocol):
+    def key(self, data: bytes) -> str: ...
+    def get(self, key: str) -> ModuleFacts | None: ...
+    def put(self, key: str, facts: ModuleFacts) -> None: ...
+
+
+def facts_for(path: Path, cache: Store, prefilter: bool) -> FactsOutcome:
     """Facts for one file. Never raises: failures become outcomes."""
     try:
         data = read_bytes(path)
@@ -92,10 +98,51 @@ def _cached(path: Path, cache: FactsCache, prefilter: bool) -> FactsOutcome | No
     return None if facts is None else FactsOutcome(path, facts, key=key)
 
 
-def _worker(args: tuple[list[Path], Path, str, bool, bool]) -> list[FactsOutcome]:
-    paths, root, fingerprint, use_cache, prefilter = args
-    cache = FactsCache(root, fingerprint, use_cache)
-    return [facts_for(p, cache, prefilter) for p in paths]
+class _Collect:
+    """A worker's cache: it answers nothing (the main process already looked up every file
+    it sends) and keeps each new entry pickled, for the main process to write. One writer
+    per run: workers that wrote the SQLite file themselves queued on its lock."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.blobs: dict[str, bytes] = {}
+
+    def key(self, data: bytes) -> str:
+        return content_key(data)
+
+    def get(self, key: str) -> ModuleFacts | None:
+        return None
+
+    def put(self, key: str, facts: ModuleFacts) -> None:
+        if self.enabled:
+            blob = pickle_facts(facts)
+            if blob is not None:
+                self.blobs[key] = blob
+
+
+Chunk = tuple[list[FactsOutcome], dict[str, bytes]]
+
+
+def _worker(args: tuple[list[Path], bool, bool]) -> Chunk:
+    """Facts for one chunk. A parsed file's facts travel once, as the bytes the cache
+    stores (its outcome carries ``facts=None``): the main process unpickles them anyway."""
+    paths, use_cache, prefilter = args
+    store = _Collect(use_cache)
+    outcomes = [facts_for(p, store, prefilter) for p in paths]
+    return [
+        replace(o, facts=None) if o.parsed and o.key in store.blobs else o for o in outcomes
+    ], store.blobs
+
+
+def _unpack(chunk: Chunk, cache: FactsCache) -> Iterator[FactsOutcome]:
+    outcomes, blobs = chunk
+    for outcome in outcomes:
+        blob = blobs.get(outcome.key) if outcome.facts is None and outcome.parsed else None
+        if blob is None:
+            yield outcome
+            continue
+        cache.put_blob(outcome.key, blob)
+        yield replace(outcome, facts=unpickle_facts(blob))
 
 
 def _pool_class() -> type[_Pool]:
@@ -125,7 +172,7 @@ def compute_facts(
     """Facts for many files, in a process pool when there are enough of them."""
     todo: list[Path] = []
     cache = FactsCache(root, fingerprint, use_cache)
-    if cache.dir.is_dir():
+    if cache.exists():
         for p in paths:  # cache hits are answered here: a warm run starts no pool
             hit = _cached(p, cache, prefilter)
             if hit is None:
@@ -135,22 +182,31 @@ def compute_facts(
     else:  # no cache (cold, or --no-cache): nothing to look up here, the workers read all
         todo = list(paths)
     if jobs <= 1 or len(todo) < POOL_THRESHOLD:
-        cache = FactsCache(root, fingerprint, use_cache)
-        for p in todo:
-            yield facts_for(p, cache, prefilter)
+        try:
+            for p in todo:
+                yield facts_for(p, cache, prefilter)
+        finally:
+            cache.close()
         return
+    cache.close()  # no connection crosses the fork into the workers
     # Chunks of a few dozen files keep both workers busy and pickling overhead low.
     size = max(8, min(64, len(todo) // (jobs * 4) or 1))
     chunks = [todo[i : i + size] for i in range(0, len(todo), size)]
     done = 0  # chunks already yielded: a pool that breaks half-way must not repeat them
     try:
         with _pool_class()(max_workers=jobs) as pool:
-            args = [(chunk, root, fingerprint, use_cache, prefilter) for chunk in chunks]
-            for result in pool.map(_worker, args):
-                done += 1
-                yield from result
+            args = [(chunk, use_cache, prefilter) for chunk in chunks]
+            try:
+                for result in pool.map(_worker, args):
+                    done += 1
+                    yield from _unpack(result, cache)
+            finally:
+                cache.close()
     except (OSError, RuntimeError):  # no pool (sandbox, frozen app) or a dead worker: serial
         cache = FactsCache(root, fingerprint, use_cache)
-        for chunk in chunks[done:]:
-            for p in chunk:
-                yield facts_for(p, cache, prefilter)
+        try:
+            for chunk in chunks[done:]:
+                for p in chunk:
+                    yield facts_for(p, cache, prefilter)
+        finally:
+            cache.close()

@@ -12,6 +12,7 @@ import json
 import os
 import pickle
 import shutil
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -83,8 +84,25 @@ def _render(root: Path, *, jobs: int, use_cache: bool) -> list[str]:
     return [repr(d) for d in analysis.diagnostics]
 
 
-def _cache_entries(root: Path) -> list[Path]:
-    return sorted((root / CACHE_DIR).glob("facts-*/*/*.pkl"))
+def _cache_entries(root: Path) -> dict[str, bytes]:
+    """The facts cache's rows: content key -> pickled facts."""
+    files = sorted((root / CACHE_DIR).glob("facts-*.sqlite"))
+    if not files:
+        return {}
+    [db_path] = files
+    db = sqlite3.connect(db_path)
+    try:
+        return dict(db.execute("SELECT k, v FROM facts").fetchall())
+    finally:
+        db.close()
+
+
+def _set_entry(root: Path, key: str, blob: bytes) -> None:
+    [db_path] = sorted((root / CACHE_DIR).glob("facts-*.sqlite"))
+    db = sqlite3.connect(db_path)
+    with db:
+        db.execute("UPDATE facts SET v = ? WHERE k = ?", (blob, key))
+    db.close()
 
 
 @pytest.mark.parametrize("name", _cases())
@@ -208,11 +226,10 @@ def _cli(root: Path, *extra: str) -> subprocess.Popen[str]:
     )
 
 
-def _valid_cache(root: Path) -> list[Path]:
+def _valid_cache(root: Path) -> dict[str, bytes]:
     entries = _cache_entries(root)
-    for entry in entries:
-        with open(entry, "rb") as fh:
-            assert isinstance(pickle.load(fh), ModuleFacts), entry
+    for key, blob in entries.items():
+        assert isinstance(pickle.loads(blob), ModuleFacts), key
     leftovers = [p for p in (root / CACHE_DIR).rglob("*") if p.name.startswith(".tmp-")]
     assert leftovers == []
     return entries
@@ -246,25 +263,26 @@ def test_corrupt_entry_is_ignored_and_rewritten(
     root = _project(tmp_path / "proj", children=3, plain=2)
     reference = _render(root, jobs=1, use_cache=True)
     base = root / "pkg" / "base.py"
-    entry = _cache_entries(root)[0]
-    for candidate in _cache_entries(root):  # find base.py's entry: the one defining Base
-        with open(candidate, "rb") as fh:
-            if any(c.name == "Base" for c in pickle.load(fh).classes):
-                entry = candidate
-    good = entry.read_bytes()
-    entry.write_bytes(
+    # base.py's entry: the one defining Base
+    [(entry, good)] = [
+        (key, blob)
+        for key, blob in _cache_entries(root).items()
+        if any(c.name == "Base" for c in pickle.loads(blob).classes)
+    ]
+    _set_entry(
+        root,
+        entry,
         {
             "garbage": os.urandom(512),
             "truncated": good[: len(good) // 2],
             "foreign": pickle.dumps({"not": "facts"}),
             "empty": b"",
-        }[damage]
+        }[damage],
     )
     parses.clear()
     assert _render(root, jobs=1, use_cache=True) == reference
     assert parses == [base]  # ignored, so read again...
-    with open(entry, "rb") as fh:
-        assert isinstance(pickle.load(fh), ModuleFacts)  # ...and rewritten
+    assert isinstance(pickle.loads(_cache_entries(root)[entry]), ModuleFacts)  # ...rewritten
     parses.clear()
     assert _render(root, jobs=1, use_cache=True) == reference
     assert parses == []
@@ -298,5 +316,62 @@ def test_cache_entries_are_small(tmp_path: Path) -> None:
     source = f"import torch\n\n\nclass Big(torch.nn.Module):{methods}\n"
     (pkg / "big.py").write_text(source)
     analyze([root], cwd=root, jobs=1, use_cache=True)
-    [entry] = _cache_entries(root)
-    assert entry.stat().st_size < 2 * len(source.encode())
+    [entry] = _cache_entries(root).values()
+    assert len(entry) < 2 * len(source.encode())
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "empty", "folder"])
+def test_damaged_cache_file_is_replaced(tmp_path: Path, damage: str, parses: list[Path]) -> None:
+    """A facts file that is not a database (or a broken one) reads as no cache; the run
+    rebuilds it, and the next run reads everything from it."""
+    root = _project(tmp_path / "proj", children=3, plain=2)
+    reference = _render(root, jobs=1, use_cache=True)
+    [db_path] = sorted((root / CACHE_DIR).glob("facts-*.sqlite"))
+    good = db_path.read_bytes()
+    assert len(good) > 4096
+    db_path.unlink()
+    if damage == "folder":  # cannot be replaced: the run goes on without a cache
+        db_path.mkdir()
+    else:
+        db_path.write_bytes(
+            {"garbage": os.urandom(8192), "truncated": good[:4096], "empty": b""}[damage]
+        )
+    parses.clear()
+    assert _render(root, jobs=1, use_cache=True) == reference
+    assert len(parses) == 4  # base + 3 children, read again
+    parses.clear()
+    assert _render(root, jobs=2, use_cache=True) == reference
+    if damage == "folder":
+        assert db_path.is_dir() and len(parses) == 4
+    else:
+        assert parses == []  # rebuilt by the run before
+        assert len(_valid_cache(root)) == 4
+
+
+def test_locked_cache_costs_only_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, parses: list[Path]
+) -> None:
+    """Another process holding the write lock past the timeout: this run reads what it
+    can, skips its writes and gives the same findings."""
+    from initlint import cache as cache_module
+
+    monkeypatch.setattr(cache_module, "_BUSY_TIMEOUT", 0.05)
+    root = _project(tmp_path / "proj", children=3, plain=2)
+    reference = _render(root, jobs=1, use_cache=True)
+    (root / "pkg" / "child1.py").write_text(CHILD.format(i=1) + "# edited\n")
+    [db_path] = sorted((root / CACHE_DIR).glob("facts-*.sqlite"))
+    holder = sqlite3.connect(db_path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        parses.clear()
+        assert _render(root, jobs=1, use_cache=True) == reference
+        assert len(parses) >= 1
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    parses.clear()
+    assert _render(root, jobs=1, use_cache=True) == reference
+    assert parses == [root / "pkg" / "child1.py"]  # its entry was not written while locked
+    parses.clear()
+    assert _render(root, jobs=1, use_cache=True) == reference
+    assert parses == []
