@@ -7,7 +7,7 @@ import gc
 import hashlib
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import ParamSpec, TypeVar
@@ -133,8 +133,12 @@ def analyze(
 
     keys: dict[Path, str] = {}  # content hash of each module's cache entry
 
+    stream: _FactsStream | None = None  # this run's fact pass, once started
+
     def load(path: Path) -> ModuleFacts:
-        outcome = facts_for(path, cache, prefilter=False)
+        outcome = stream.wait_for(path) if stream is not None else None
+        if outcome is None or not outcome.key:  # not in the pass, or pre-filtered there
+            outcome = facts_for(path, cache, prefilter=False)
         if outcome.key:
             keys[path] = outcome.key
         return outcome.facts or EMPTY
@@ -154,38 +158,51 @@ def analyze(
     partials: dict[Path, list[_Partial]] = {}  # report file -> the diagnostics it gives
     todo = [p for p in disc.report if not previous.reuse(p, partials)]
 
-    report_modules = []
     outcomes = compute_facts(todo, root, settings.fingerprint(), use_cache=use_cache, jobs=jobs)
-    reading = Progress(len(todo), progress, label="initlint: reading")
-    for outcome in outcomes:
-        reading.advance()
-        diag = _outcome_diag(analysis, outcome)
-        if diag is not None:
-            partials[outcome.path] = [_Partial(diag)]
-            continue
-        assert outcome.facts is not None
-        if not outcome.facts.classes:
-            continue
-        if outcome.key:
-            keys[outcome.path] = outcome.key
-        named = module_name_for(outcome.path, roots)
-        name = named[0] if named else f"<file>{outcome.path}"
-        is_pkg = bool(named and named[1])
-        mod = index.modules.get(name)
-        if mod is None or mod.path != outcome.path:
-            mod = index.add_module(name, outcome.path, is_pkg, outcome.facts)
-        report_modules.append(mod)
-    report_modules.sort(key=lambda m: order[m.path])  # cache hits came first: keep path order
-
-    _age_objects()  # the facts are loaded
+    names = {p: module_name_for(p, roots) for p in todo}
+    stream = _FactsStream(outcomes, todo)
     cost = CostModel(index, settings.expensive_calls, settings.cheap_calls)
     sim = Simulator(index, cost)
     analysis.simulator = sim
-    reading.close()
-    checking = Progress(len(report_modules), progress, label="initlint: checking")
-    for mod in report_modules:
+    report_modules: list[Module] = []
+
+    def admit(file: Path) -> Module | None:
+        """Put a report file's module in the index; None when it has nothing to check."""
+        outcome = stream.wait_for(file)
+        assert outcome is not None
+        diag = _outcome_diag(analysis, outcome)
+        if diag is not None:
+            partials[file] = [_Partial(diag)]
+            return None
+        assert outcome.facts is not None
+        if not outcome.facts.classes:
+            return None
+        if outcome.key:
+            keys[file] = outcome.key
+        named = names[file]
+        name = named[0] if named else f"<file>{file}"
+        is_pkg = bool(named and named[1])
+        mod = index.modules.get(name)
+        if mod is None or mod.path != file:
+            mod = index.add_module(name, file, is_pkg, outcome.facts)
+        report_modules.append(mod)
+        return mod
+
+    checking = Progress(len(todo), progress, label="initlint: checking")
+    admitted: Iterable[Module | None]
+    if any(_shadows(module_paths, p, n) for p, n in names.items()):
+        # A report file whose module name also names another file must win that name
+        # before anything resolves it: every report module goes in first.
+        admitted = [admit(file) for file in todo]
+        _age_objects()
+    else:
+        # Each file is checked as soon as its facts arrive, while the pool reads the rest;
+        # a class that needs a file still in the pool waits for it (DESIGN §8).
+        admitted = (admit(file) for file in todo)
+    for mod in admitted:
         checking.advance()
-        partials[mod.path] = _check_module(analysis, sim, mod, fix_planner)
+        if mod is not None:
+            partials[mod.path] = _check_module(analysis, sim, mod, fix_planner)
     checking.close()
 
     if use_cache:
@@ -209,6 +226,38 @@ def analyze(
         _store_fresh_bodies(index, cache, keys)
     cache.close()  # writes what the serial loads buffered (a later load reopens it)
     return analysis
+
+
+def _shadows(module_paths: dict[str, tuple[Path | str, bool]], path: Path, named: object) -> bool:
+    """Whether the report file ``path`` must take its module name from another file."""
+    if not isinstance(named, tuple):
+        return False
+    entry = module_paths.get(named[0])
+    return entry is not None and str(entry[0]) != str(path)
+
+
+class _FactsStream:
+    """The fact pass's outcomes, in the order they come, with a wait for one file's: the
+    check loop and the index's loads share the one pass, and nothing is read twice."""
+
+    def __init__(self, outcomes: Iterator[FactsOutcome], paths: Iterable[Path]) -> None:
+        self._outcomes = outcomes
+        self._expected = set(paths)
+        self._got: dict[Path, FactsOutcome] = {}
+
+    def wait_for(self, path: Path) -> FactsOutcome | None:
+        """``path``'s outcome, waiting for it if the pass has it still to come; None when
+        ``path`` is not in the pass."""
+        got = self._got.get(path)
+        if got is not None or path not in self._expected:
+            return got
+        for outcome in self._outcomes:
+            self._got[outcome.path] = outcome
+            if len(self._got) % 64 == 0:
+                _age_objects()  # what arrived is long-lived: young collections skip it
+            if outcome.path == path:
+                return outcome
+        return self._got.get(path)  # the pass ended without it (it never does)
 
 
 @dataclass(frozen=True)

@@ -169,8 +169,11 @@ def compute_facts(
     jobs: int,
     prefilter: bool = True,
 ) -> Iterator[FactsOutcome]:
-    """Facts for many files, in a process pool when there are enough of them."""
+    """Facts for many files, in a process pool when there are enough of them. Cache hits
+    come first; with a pool, they come once every chunk is queued, so a caller that works
+    on each outcome as it comes keeps the workers busy meanwhile."""
     todo: list[Path] = []
+    hits: list[FactsOutcome] = []
     cache = FactsCache(root, fingerprint, use_cache)
     if cache.exists():
         for p in paths:  # cache hits are answered here: a warm run starts no pool
@@ -178,10 +181,11 @@ def compute_facts(
             if hit is None:
                 todo.append(p)
             else:
-                yield hit
+                hits.append(hit)
     else:  # no cache (cold, or --no-cache): nothing to look up here, the workers read all
         todo = list(paths)
     if jobs <= 1 or len(todo) < POOL_THRESHOLD:
+        yield from hits
         try:
             for p in todo:
                 yield facts_for(p, cache, prefilter)
@@ -193,16 +197,19 @@ def compute_facts(
     size = max(8, min(64, len(todo) // (jobs * 4) or 1))
     chunks = [todo[i : i + size] for i in range(0, len(todo), size)]
     done = 0  # chunks already yielded: a pool that breaks half-way must not repeat them
+    unsent = iter(hits)
     try:
         with _pool_class()(max_workers=jobs) as pool:
-            args = [(chunk, use_cache, prefilter) for chunk in chunks]
+            results = pool.map(_worker, [(chunk, use_cache, prefilter) for chunk in chunks])
+            yield from unsent
             try:
-                for result in pool.map(_worker, args):
+                for result in results:
                     done += 1
                     yield from _unpack(result, cache)
             finally:
                 cache.close()
     except (OSError, RuntimeError):  # no pool (sandbox, frozen app) or a dead worker: serial
+        yield from unsent
         cache = FactsCache(root, fingerprint, use_cache)
         try:
             for chunk in chunks[done:]:

@@ -375,3 +375,41 @@ def test_locked_cache_costs_only_time(
     parses.clear()
     assert _render(root, jobs=1, use_cache=True) == reference
     assert parses == []
+
+
+def test_checking_while_the_pool_reads_waits_for_later_files(
+    tmp_path: Path, pool_always: list[int], parses: list[Path]
+) -> None:
+    """Files are checked as their chunk arrives; a base class in a file of a later chunk
+    (``zbase.py`` sorts after every child) is waited for, not read a second time."""
+    root = _project(tmp_path / "proj", children=30, plain=20)
+    base = root / "pkg" / "base.py"
+    base.rename(root / "pkg" / "zbase.py")
+    for child in (root / "pkg").glob("child*.py"):
+        child.write_text(child.read_text().replace("pkg.base", "pkg.zbase"))
+    reference = _render(root, jobs=1, use_cache=False)
+    assert len(reference) == 30
+    parses.clear()
+    assert _render(root, jobs=2, use_cache=False) == reference
+    assert pool_always == [1]
+    assert sorted(parses) == sorted(set(parses))  # each file parsed once
+    assert len(parses) == 31
+
+
+def test_report_file_that_shares_a_module_name_wins_it(tmp_path: Path) -> None:
+    """``pkg/mod.py`` and ``pkg/mod/__init__.py`` both name ``pkg.mod``. Checking only the
+    package, its ``Base`` is the one a child (checked first) inherits, as when all report
+    modules were indexed before any check."""
+    root = tmp_path / "proj"
+    (root / "pkg" / "mod").mkdir(parents=True)
+    (root / "pyproject.toml").write_text('[project]\nname = "demo"\nversion = "0"\n')
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "mod.py").write_text(
+        "from torch import nn\n\n\nclass Base(nn.Module):\n    pass\n"
+    )
+    (root / "pkg" / "mod" / "__init__.py").write_text(BASE)
+    (root / "pkg" / "a_child.py").write_text(CHILD.format(i=0).replace("pkg.base", "pkg.mod"))
+    report = [root / "pkg" / "a_child.py", root / "pkg" / "mod" / "__init__.py"]
+    analysis = analyze(report, cwd=root, jobs=1, use_cache=False)
+    assert [d.code for d in analysis.diagnostics] == ["IL001"]
+    assert analysis.diagnostics[0].path.endswith("a_child.py")
