@@ -175,3 +175,34 @@ def test_lazy_body_with_a_syntax_error_raises_body_syntax_error() -> None:
     with pytest.raises(extract.BodySyntaxError) as info:
         _ = lazy.effects
     assert info.value.line == 5
+
+
+def test_read_self_calls_reads_what_init_calls_on_self_only() -> None:
+    """The workers read the bodies a constructor calls on ``self`` before sending facts:
+    the same params and effects as reading them on first use, and nothing else read."""
+    source = textwrap.dedent(CASES["plain"]).lstrip("\n")
+    source += (
+        "\n\nclass B:\n    def __init__(self):\n        self.f(1)\n"
+        "    def f(self, n):\n        self.x = n\n    def g(self):\n        return 2\n"
+    )
+    eager = extract.extract_facts(source)
+    extract.read_self_calls(eager)
+    lazy = extract.extract_facts(source)
+    b_eager = eager.classes[-1].methods
+    assert [m.name for m in b_eager] == ["__init__", "f", "g"]
+    assert [m.is_lazy for m in b_eager] == [False, False, True]
+    assert all(m.is_lazy for c in lazy.classes for m in c.methods if m.name != "__init__")
+    assert not any(m._source is not None and m._source.fresh for m in b_eager)
+    assert _summary(eager) == _summary(lazy)  # reading lazy's bodies now gives the same
+
+
+def test_read_self_calls_leaves_a_body_with_a_syntax_error_unread() -> None:
+    source = (
+        "class A:\n    def __init__(self):\n        self.f()\n    def f(self):\n        print 'x'\n"
+    )
+    facts = extract.extract_facts(source)
+    extract.read_self_calls(facts)  # does not raise
+    lazy = facts.classes[0].methods[1]
+    assert lazy.is_lazy
+    with pytest.raises(extract.BodySyntaxError):
+        _ = lazy.effects

@@ -56,6 +56,28 @@ def extract_facts(source: bytes | str) -> ModuleFacts:
     return _ModuleReader(text).read(tree)
 
 
+def read_self_calls(facts: ModuleFacts) -> None:
+    """Read now the bodies of the methods each class's ``__init__`` calls on ``self`` (the
+    workers of the fact pass do this, so that the check that follows in the main process
+    does not parse them one by one). Equal to reading them on first use; a body that does
+    not parse stays unread, to be reported when the check reaches it."""
+    for cls in facts.classes:
+        called = {
+            e.name
+            for m in cls.methods
+            if m.name == "__init__" and not m.is_lazy
+            for e in m.effects
+            if e.kind == "call" and e.detail == "self"
+        }
+        for m in cls.methods:
+            if m.name in called and m.is_lazy and m._source is not None:
+                try:
+                    m.params  # noqa: B018 - reads the body
+                except Exception:  # noqa: BLE001 - left unread: the check reads it again
+                    continue
+                m._source.fresh = False  # the cache entry about to be written holds it
+
+
 def _source_text(source: bytes | str) -> SourceText | None:
     if isinstance(source, str):
         return SourceText(source)

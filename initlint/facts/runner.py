@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from initlint.cache import FactsCache, content_key, pickle_facts, unpickle_facts
-from initlint.facts.extract import extract_facts
+from initlint.facts.extract import extract_facts, read_self_calls
 from initlint.facts.model import ModuleFacts
 from initlint.sources import UnreadableError, decode, read_bytes
 
@@ -100,7 +100,8 @@ def _cached(path: Path, cache: FactsCache, prefilter: bool) -> FactsOutcome | No
 
 class _Collect:
     """A worker's cache: it answers nothing (the main process already looked up every file
-    it sends) and keeps each new entry pickled, for the main process to write. One writer
+    it sends) and keeps each new entry pickled, for the main process to write, with the
+    bodies of the methods constructors call on ``self`` already read. One writer
     per run: workers that wrote the SQLite file themselves queued on its lock."""
 
     def __init__(self, enabled: bool) -> None:
@@ -114,6 +115,7 @@ class _Collect:
         return None
 
     def put(self, key: str, facts: ModuleFacts) -> None:
+        read_self_calls(facts)  # here, in parallel, rather than one by one in the check
         if self.enabled:
             blob = pickle_facts(facts)
             if blob is not None:
@@ -151,6 +153,23 @@ def _pool_class() -> type[_Pool]:
     from concurrent.futures import ProcessPoolExecutor as pool
 
     return pool
+
+
+def _chunks(todo: list[Path], jobs: int) -> list[list[Path]]:
+    """Chunks of a few dozen files keep the workers busy and pickling overhead low. The
+    first and last few are small: the caller checks files in order as chunks come, so a
+    small first chunk starts it sooner, and small last ones leave it less to do alone."""
+    size = max(SMALL_CHUNK, min(64, len(todo) // (jobs * 4) or 1))
+    edge = SMALL_CHUNK * jobs if len(todo) > 4 * size * jobs else 0  # files in small chunks
+    head, middle, tail = todo[:edge], todo[edge : len(todo) - edge], todo[len(todo) - edge :]
+    return [
+        *(head[i : i + SMALL_CHUNK] for i in range(0, len(head), SMALL_CHUNK)),
+        *(middle[i : i + size] for i in range(0, len(middle), size)),
+        *(tail[i : i + SMALL_CHUNK] for i in range(0, len(tail), SMALL_CHUNK)),
+    ]
+
+
+SMALL_CHUNK = 8
 
 
 def default_jobs() -> int:
@@ -193,9 +212,7 @@ def compute_facts(
             cache.close()
         return
     cache.close()  # no connection crosses the fork into the workers
-    # Chunks of a few dozen files keep both workers busy and pickling overhead low.
-    size = max(8, min(64, len(todo) // (jobs * 4) or 1))
-    chunks = [todo[i : i + size] for i in range(0, len(todo), size)]
+    chunks = _chunks(todo, jobs)
     done = 0  # chunks already yielded: a pool that breaks half-way must not repeat them
     unsent = iter(hits)
     try:

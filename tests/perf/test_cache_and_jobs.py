@@ -413,3 +413,15 @@ def test_report_file_that_shares_a_module_name_wins_it(tmp_path: Path) -> None:
     analysis = analyze(report, cwd=root, jobs=1, use_cache=False)
     assert [d.code for d in analysis.diagnostics] == ["IL001"]
     assert analysis.diagnostics[0].path.endswith("a_child.py")
+
+
+@pytest.mark.parametrize("count", [1, 7, 48, 100, 366, 3231])
+def test_chunks_keep_every_file_once_in_order(count: int) -> None:
+    todo = [Path(f"f{i}.py") for i in range(count)]
+    chunks = runner._chunks(todo, 2)
+    assert [p for chunk in chunks for p in chunk] == todo
+    sizes = [len(c) for c in chunks]
+    assert max(sizes) <= 64
+    if count >= 366:  # small chunks first (the check starts sooner) and last
+        assert sizes[:2] == sizes[-2:] == [runner.SMALL_CHUNK] * 2
+        assert max(sizes) > runner.SMALL_CHUNK
