@@ -24,6 +24,7 @@ from initlint.facts.model import ModuleFacts
 
 if TYPE_CHECKING:
     import sqlite3
+    import threading
 
 CACHE_DIR = ".initlint_cache"
 
@@ -143,8 +144,11 @@ class FactsCache:
     def __init__(self, root: Path, fingerprint: str, enabled: bool = True) -> None:
         self.enabled = enabled
         self.path = root / CACHE_DIR / f"facts-{__version__}-{FORMAT}-{fingerprint}.sqlite"
-        self._db: sqlite3.Connection | None = None
-        self._pending: dict[str, bytes] = {}
+        self._db: sqlite3.Connection | None = None  # reads, on the caller's thread
+        self._wdb: sqlite3.Connection | None = None  # writes, on the writer thread
+        self._pending: dict[str, bytes] = {}  # buffered
+        self._inflight: dict[str, bytes] = {}  # being written
+        self._writer: threading.Thread | None = None
 
     def exists(self) -> bool:
         return self.enabled and self.path.is_file()
@@ -155,7 +159,7 @@ class FactsCache:
     def get(self, key: str) -> ModuleFacts | None:
         if not self.enabled:
             return None
-        blob = self._pending.get(key)
+        blob = self._pending.get(key) or self._inflight.get(key)
         if blob is None:
             db = self._connect(create=False)
             if db is None:
@@ -187,31 +191,62 @@ class FactsCache:
             self.flush()
 
     def flush(self) -> None:
-        """Write the buffered entries in one transaction (or drop them if the file is busy or
-        cannot be written: the cache only saves time)."""
+        """Write the buffered entries in one transaction, on a thread: SQLite lets go of the
+        GIL while it writes, so the check goes on meanwhile. Entries are dropped if the file
+        is busy or cannot be written (the cache only saves time)."""
         if not self._pending:
             return
-        rows, self._pending = list(self._pending.items()), {}
-        db = self._connect(create=True)
+        self._join()
+        import threading
+
+        self._inflight, self._pending = self._pending, {}
+        self._writer = threading.Thread(
+            target=self._write, args=(list(self._inflight.items()),), daemon=True
+        )
+        self._writer.start()
+
+    def _write(self, rows: list[tuple[str, bytes]]) -> None:
+        if self._wdb is None:
+            self._wdb = self._open(create=True, same_thread=False)
+        db = self._wdb
         if db is None:
             return
         try:
             with db:
                 db.executemany("INSERT OR REPLACE INTO facts (k, v) VALUES (?, ?)", rows)
         except Exception as exc:  # noqa: BLE001
-            self._failed(exc)
+            if _damaged(exc):
+                db.close()
+                self._wdb = None
+                self._remove()
 
-    def close(self) -> None:
-        self.flush()
+    def _join(self) -> None:
+        if self._writer is not None:
+            self._writer.join()
+            self._writer = None
+            self._inflight = {}
+
+    def disconnect(self) -> None:
+        """Close the reading connection (before a fork; the next read reopens it)."""
         if self._db is not None:
             self._db.close()
             self._db = None
 
+    def close(self) -> None:
+        """Write what is buffered and wait for it; close both connections."""
+        self.flush()
+        self._join()
+        self.disconnect()
+        if self._wdb is not None:
+            self._wdb.close()
+            self._wdb = None
+
     def _connect(self, create: bool) -> sqlite3.Connection | None:
-        if self._db is not None:
-            return self._db
-        if not create and not self.path.is_file():
-            return None
+        if self._db is None and (create or self.path.is_file()):
+            self._db = self._open(create)
+        return self._db
+
+    def _open(self, create: bool, same_thread: bool = True) -> sqlite3.Connection | None:
         import sqlite3  # ~2 ms: only runs that touch the facts cache pay it
 
         for attempt in range(2):
@@ -219,7 +254,12 @@ class FactsCache:
                 if create:
                     self.path.parent.mkdir(parents=True, exist_ok=True)
                     _mark(self.path.parent)
-                db = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT, isolation_level=None)
+                db = sqlite3.connect(
+                    self.path,
+                    timeout=_BUSY_TIMEOUT,
+                    isolation_level=None,
+                    check_same_thread=same_thread,
+                )
                 try:
                     db.execute("PRAGMA synchronous = NORMAL")  # with WAL: consistent, no fsync
                     if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
@@ -237,7 +277,6 @@ class FactsCache:
                     continue
                 self.enabled = False  # read-only tree, locked for too long: no cache this run
                 return None
-            self._db = db
             return db
         return None  # pragma: no cover - the loop returns
 

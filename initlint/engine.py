@@ -158,7 +158,9 @@ def analyze(
     partials: dict[Path, list[_Partial]] = {}  # report file -> the diagnostics it gives
     todo = [p for p in disc.report if not previous.reuse(p, partials)]
 
-    outcomes = compute_facts(todo, root, settings.fingerprint(), use_cache=use_cache, jobs=jobs)
+    outcomes = compute_facts(
+        todo, root, settings.fingerprint(), use_cache=use_cache, jobs=jobs, cache=cache
+    )
     names = {p: module_name_for(p, roots) for p in todo}
     stream = _FactsStream(outcomes, todo)
     cost = CostModel(index, settings.expensive_calls, settings.cheap_calls)
@@ -224,7 +226,7 @@ def analyze(
         # and reads those few bodies again: cheaper than rewriting every module whose body
         # this run read (~0.06 s of a cold run on vLLM's layers).
         _store_fresh_bodies(index, cache, keys)
-    cache.close()  # writes what the serial loads buffered (a later load reopens it)
+    cache.close()  # waits for the last writes (a later load reopens it)
     return analysis
 
 

@@ -187,13 +187,26 @@ def compute_facts(
     use_cache: bool,
     jobs: int,
     prefilter: bool = True,
+    cache: FactsCache | None = None,
 ) -> Iterator[FactsOutcome]:
     """Facts for many files, in a process pool when there are enough of them. Cache hits
     come first; with a pool, they come once every chunk is queued, so a caller that works
-    on each outcome as it comes keeps the workers busy meanwhile."""
+    on each outcome as it comes keeps the workers busy meanwhile. ``cache``: the caller's,
+    which it closes (its writes may still be under way at the end); else one of our own."""
+    own = cache is None
+    store = FactsCache(root, fingerprint, use_cache) if cache is None else cache
+    try:
+        yield from _compute(paths, store, jobs, prefilter)
+    finally:
+        if own:
+            store.close()
+
+
+def _compute(
+    paths: Iterable[Path], cache: FactsCache, jobs: int, prefilter: bool
+) -> Iterator[FactsOutcome]:
     todo: list[Path] = []
     hits: list[FactsOutcome] = []
-    cache = FactsCache(root, fingerprint, use_cache)
     if cache.exists():
         for p in paths:  # cache hits are answered here: a warm run starts no pool
             hit = _cached(p, cache, prefilter)
@@ -205,32 +218,22 @@ def compute_facts(
         todo = list(paths)
     if jobs <= 1 or len(todo) < POOL_THRESHOLD:
         yield from hits
-        try:
-            for p in todo:
-                yield facts_for(p, cache, prefilter)
-        finally:
-            cache.close()
+        for p in todo:
+            yield facts_for(p, cache, prefilter)
         return
-    cache.close()  # no connection crosses the fork into the workers
+    cache.disconnect()  # no connection crosses the fork into the workers
     chunks = _chunks(todo, jobs)
     done = 0  # chunks already yielded: a pool that breaks half-way must not repeat them
     unsent = iter(hits)
     try:
         with _pool_class()(max_workers=jobs) as pool:
-            results = pool.map(_worker, [(chunk, use_cache, prefilter) for chunk in chunks])
+            results = pool.map(_worker, [(chunk, cache.enabled, prefilter) for chunk in chunks])
             yield from unsent
-            try:
-                for result in results:
-                    done += 1
-                    yield from _unpack(result, cache)
-            finally:
-                cache.close()
+            for result in results:
+                done += 1
+                yield from _unpack(result, cache)
     except (OSError, RuntimeError):  # no pool (sandbox, frozen app) or a dead worker: serial
         yield from unsent
-        cache = FactsCache(root, fingerprint, use_cache)
-        try:
-            for chunk in chunks[done:]:
-                for p in chunk:
-                    yield facts_for(p, cache, prefilter)
-        finally:
-            cache.close()
+        for chunk in chunks[done:]:
+            for p in chunk:
+                yield facts_for(p, cache, prefilter)
