@@ -33,6 +33,8 @@ class Edit:
 
 @dataclass(frozen=True)
 class Fix:
+    """How to fix a diagnostic: its safety, a one-line description and the edits."""
+
     applicability: Applicability
     message: str
     edits: tuple[Edit, ...] = ()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import operator
 import os
 import re
 import stat
@@ -50,6 +51,8 @@ def find_root(start: Path) -> Path:
 
 
 _DEFAULT_NAMES = frozenset(p for p in DEFAULT_EXCLUDES if "*" not in p)
+_NAME = operator.attrgetter("name")
+_VENV_MARKER = "pyvenv.cfg"
 
 
 def _excluded(rel: str, name: str, patterns: Iterable[str]) -> bool:
@@ -75,11 +78,13 @@ def _compiled(
 
 
 def _is_venv(folder: str) -> bool:
-    return os.path.exists(os.path.join(folder, "pyvenv.cfg"))
+    return os.path.exists(os.path.join(folder, _VENV_MARKER))
 
 
 @dataclass(frozen=True)
 class FileProblem:
+    """A path given on the command line that cannot be read as a Python file."""
+
     path: Path
     message: str
 
@@ -94,27 +99,41 @@ def walk_python_files(top: Path, root: Path, excludes: tuple[str, ...]) -> Itera
 
 
 def walk_python_paths(top: Path, root: Path, excludes: tuple[str, ...]) -> Iterator[str]:
-    """:func:`walk_python_files` as strings: a whole project's walk makes no Path objects."""
-    patterns = excludes
+    """:func:`walk_python_files` as strings: a whole project's walk makes no Path objects.
+
+    A folder is a virtual environment (skipped) when it holds ``pyvenv.cfg``; that is asked
+    of the folder's own listing, so most folders cost no ``stat`` for it.
+    """
+    matcher, prefixes = _compiled(tuple(excludes))
     prefix = str(root).rstrip(os.sep) + os.sep
     stack = [str(top)]
+    below_top = False  # ``top`` itself is walked even when it is a virtual environment
     while stack:
         here = stack.pop()
         try:
             with os.scandir(here) as it:
-                entries = sorted(it, key=lambda e: e.name)
+                entries = sorted(it, key=_NAME)
         except OSError:
             continue  # unreadable folder: skipped, as os.walk skips it
+        if below_top and _is_venv_listing(here, entries):
+            continue
+        below_top = True
         subdirs: list[str] = []
         for entry in entries:
+            name = entry.name
             try:
                 is_dir = entry.is_dir()
             except OSError:
                 is_dir = False
             if is_dir:
-                rel = _rel_str(entry.path, prefix)
-                if _excluded(rel, entry.name, patterns) or _is_venv(entry.path):
+                if name in _DEFAULT_NAMES or name.endswith(".egg-info"):
                     continue
+                if matcher is not None:
+                    rel = _rel_str(entry.path, prefix)
+                    if matcher(name) is not None or matcher(rel) is not None:
+                        continue
+                    if rel.startswith(prefixes):
+                        continue
                 try:
                     if entry.is_symlink():
                         continue  # a symlinked folder is not walked into
@@ -122,10 +141,15 @@ def walk_python_paths(top: Path, root: Path, excludes: tuple[str, ...]) -> Itera
                     continue
                 subdirs.append(entry.path)
                 continue
-            if not entry.name.endswith(".py"):
+            if not name.endswith(".py"):
                 continue
-            if _excluded(_rel_str(entry.path, prefix), entry.name, patterns):
-                continue
+            # (a name ending in .py is never one of the default excludes)
+            if matcher is not None:
+                rel = _rel_str(entry.path, prefix)
+                if matcher(name) is not None or matcher(rel) is not None:
+                    continue
+                if rel.startswith(prefixes):
+                    continue
             try:
                 is_file = entry.is_file()  # follows a symlink: its target must be a file
             except OSError:
@@ -133,6 +157,14 @@ def walk_python_paths(top: Path, root: Path, excludes: tuple[str, ...]) -> Itera
             if is_file:
                 yield entry.path
         stack.extend(reversed(subdirs))
+
+
+def _is_venv_listing(folder: str, entries: list[os.DirEntry[str]]) -> bool:
+    """:func:`_is_venv` for a folder whose entries are known: the ``stat`` only when an entry
+    could be the marker (any case, for case-insensitive file systems; always on Windows)."""
+    if os.name != "nt" and _VENV_MARKER not in map(str.lower, map(_NAME, entries)):
+        return False
+    return _is_venv(folder)
 
 
 def _rel_str(path: str, prefix: str) -> str:
@@ -151,6 +183,8 @@ def _rel(path: Path, root: Path) -> str:
 
 @dataclass(frozen=True)
 class Discovery:
+    """What to check: the project root, the files to report on, the paths in error."""
+
     root: Path
     report: tuple[Path, ...]  # absolute paths to report on
     problems: tuple[FileProblem, ...]  # given paths that cannot be read as files

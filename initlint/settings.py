@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import tomllib
 from dataclasses import asdict, dataclass, field, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -17,6 +16,8 @@ class ConfigError(Exception):
 
 @dataclass(frozen=True)
 class Settings:
+    """The options of a run, as ``initlint check --show-settings`` prints them."""
+
     select: tuple[str, ...] = ("IL",)
     ignore: tuple[str, ...] = ()
     extend_select: tuple[str, ...] = ()
@@ -93,6 +94,8 @@ def load_settings(root: Path) -> Settings:
 def load_settings_file(path: Path) -> Settings:
     if not path.is_file():
         raise ConfigError(f"{path}: no such config file")
+    import tomllib  # here, not at the top: a project without pyproject.toml never needs it
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

@@ -11,6 +11,8 @@ from pathlib import Path
 
 @dataclass(frozen=True)
 class Source:
+    """A file's bytes and their decoded text."""
+
     path: Path
     data: bytes
     text: str

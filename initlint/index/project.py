@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -16,6 +17,8 @@ MEMO_MRO = 64  # method lookups in longer MROs walk instead: hashing the MRO wou
 
 @dataclass(frozen=True)
 class Module:
+    """A project module: its dotted name, file and facts."""
+
     name: str
     path: Path
     is_package: bool
@@ -24,6 +27,8 @@ class Module:
 
 @dataclass(frozen=True)
 class ClassInfo:
+    """A project class, with the module that defines it."""
+
     qualname: str  # module + "." + class qualname
     module: Module
     facts: ClassFacts
@@ -31,6 +36,8 @@ class ClassInfo:
 
 @dataclass(frozen=True)
 class FunctionInfo:
+    """A project function or method (``owner``: the class of a method)."""
+
     qualname: str
     module: Module
     facts: FunctionFacts
@@ -47,6 +54,8 @@ class Target:
 
 @dataclass
 class MroResult:
+    """A class's linearised MRO, or why it has none."""
+
     classes: tuple[str, ...]  # project classes (qualnames) and external names, in order
     ok: bool = True  # False: cycle or inconsistent hierarchy
     error: str = ""
@@ -54,27 +63,46 @@ class MroResult:
 
 def module_name_for(path: Path | str, roots: Iterable[Path]) -> tuple[str, bool] | None:
     """Dotted module name of ``path`` relative to the deepest root containing it."""
-    best: list[str] | None = None
+    best: str | None = None
+    depth = -1  # separators in ``best``, counted once a second root contains the path too
     text = str(path)
+    sep = os.sep
     for root in roots:
-        prefix = str(root).rstrip(os.sep) + os.sep
+        prefix = str(root).rstrip(sep) + sep
         if not text.startswith(prefix):  # what Path.relative_to answers, without its cost
             continue
-        parts = text[len(prefix) :].split(os.sep)
-        if best is None or len(parts) < len(best):
-            best = parts
-    if not best or not best[-1]:
+        rel = text[len(prefix) :]
+        if best is None:
+            best = rel
+            continue
+        if depth < 0:
+            depth = best.count(sep)
+        if rel.count(sep) < depth:
+            best, depth = rel, rel.count(sep)
+    if best is None:
         return None
-    name = best[-1]
+    folder, found, name = best.rpartition(sep)
+    if not name:
+        return None
     dot = name.rfind(".")
     if 0 < dot < len(name) - 1:  # Path.with_suffix(""): drop a suffix, not a leading dot
-        best[-1] = name[:dot]
-    is_package = best[-1] == "__init__"
-    if is_package:
-        best = best[:-1]
-    if not best or not all(p.isidentifier() for p in best):
+        name = name[:dot]
+    package = _dotted_folder(folder) if found else ""
+    if package is None:
         return None
-    return ".".join(best), is_package
+    if name == "__init__":
+        return (package, True) if package else None
+    if not name.isidentifier():
+        return None
+    return (package + "." + name if package else name), False
+
+
+@functools.lru_cache(maxsize=4096)
+def _dotted_folder(folder: str) -> str | None:
+    """``a/b`` as ``a.b``, or None when a part is not an identifier (memoised: a project's
+    files share few folders)."""
+    parts = folder.split(os.sep)
+    return ".".join(parts) if all(map(str.isidentifier, parts)) else None
 
 
 class _Table:
@@ -128,7 +156,7 @@ class ProjectIndex:
     _classes: dict[str, ClassInfo | None] = field(default_factory=dict)
     _mro: dict[str, MroResult] = field(default_factory=dict)
     _resolve_cache: dict[tuple[str, str], Target | None] = field(default_factory=dict)
-    _suffix: dict[str, list[str]] | None = None
+    _suffix: dict[str, list[str]] | None = None  # last part -> dotted names, built once
     _tables: dict[str, _Table] = field(default_factory=dict)
     _methods: dict[tuple[tuple[str, ...], str, int], FunctionInfo | None] = field(
         default_factory=dict
@@ -168,13 +196,26 @@ class ProjectIndex:
         if self.has_module(name):
             return name
         if self._suffix is None:
+            # Dotted module names by their last part: those ending with ``.name`` share it.
             self._suffix = {}
             for full in self.module_paths:
-                parts = full.split(".")
-                for i in range(1, len(parts)):
-                    self._suffix.setdefault(".".join(parts[i:]), []).append(full)
-        candidates = self._suffix.get(name, [])
-        return candidates[0] if len(candidates) == 1 else None
+                dot = full.rfind(".")
+                if dot >= 0:
+                    last = full[dot + 1 :]
+                    group = self._suffix.get(last)
+                    if group is None:
+                        self._suffix[last] = [full]
+                    else:
+                        group.append(full)
+        # The one module whose name ends with ``.name``, if exactly one does.
+        tail = "." + name
+        found = None
+        for full in self._suffix.get(name[name.rfind(".") + 1 :], ()):
+            if full.endswith(tail):
+                if found is not None:
+                    return None
+                found = full
+        return found
 
     # -- classes -------------------------------------------------------------------------
     def classes_of(self, mod: Module) -> list[ClassInfo]:

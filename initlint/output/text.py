@@ -24,7 +24,7 @@ _BOLD, _RED, _YELLOW, _CYAN, _DIM, _RESET = (
 )
 
 
-_SURROGATE = re.compile(r"[\ud800-\udfff]")
+_SURROGATE = r"[\ud800-\udfff]"  # compiled (and cached by re) only when text holds one
 
 
 def _escape_surrogate(m: re.Match[str]) -> str:
@@ -42,7 +42,7 @@ def printable(text: str) -> str:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return _SURROGATE.sub(_escape_surrogate, text)
+        return re.sub(_SURROGATE, _escape_surrogate, text)
     return text
 
 
