@@ -1,3 +1,3 @@
-from initlint.cli import main
+from initlint.cli import run
 
-main()
+run()

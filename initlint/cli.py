@@ -108,6 +108,27 @@ def main() -> None:
     """
 
 
+_FINISHED = False  # set when `check` wrote everything: nothing is left for teardown to do
+
+
+def run() -> None:
+    """The console entry point: :func:`main`, then, after a finished ``check``, the process
+    ends without tearing the interpreter down (freeing a large project's facts one object
+    at a time took ~50 ms of a cold run), as mypy does. Its caches are written and closed
+    by then; output is flushed here."""
+    try:
+        main()
+    except SystemExit as exc:
+        if not _FINISHED or not isinstance(exc.code, int | None):
+            raise
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):  # a closed pipe: what click would do, quietly
+                pass
+        os._exit(exc.code or 0)
+
+
 def _common_check_options(fn: click.decorators.FC) -> click.decorators.FC:
     options = [
         click.argument("paths", nargs=-1, type=click.Path(path_type=Path)),
@@ -299,6 +320,8 @@ def check(
         click.echo(text, nl=False)
     if fmt == "text" and not statistics_only:
         click.echo(summary_line(diags, analysis.files), err=output_file is not None)
+    global _FINISHED
+    _FINISHED = True
     sys.exit(_exit_code(analysis, exit_zero))
 
 

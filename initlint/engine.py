@@ -206,6 +206,7 @@ def analyze(
         if mod is not None:
             partials[mod.path] = _check_module(analysis, sim, mod, fix_planner)
     checking.close()
+    stream.finish()  # the pool shuts down now, not whenever the generator is collected
 
     if use_cache:
         previous.store(results, map_key, index, keys, {m.path for m in report_modules}, partials)
@@ -260,6 +261,11 @@ class _FactsStream:
             if outcome.path == path:
                 return outcome
         return self._got.get(path)  # the pass ended without it (it never does)
+
+    def finish(self) -> None:
+        """Run the pass to its end: its pool (and its cache use) end with it."""
+        for outcome in self._outcomes:
+            self._got[outcome.path] = outcome
 
 
 @dataclass(frozen=True)

@@ -425,3 +425,31 @@ def test_chunks_keep_every_file_once_in_order(count: int) -> None:
     if count >= 366:  # small chunks first (the check starts sooner) and last
         assert sizes[:2] == sizes[-2:] == [runner.SMALL_CHUNK] * 2
         assert max(sizes) > runner.SMALL_CHUNK
+
+
+def test_console_entry_ends_without_teardown_yet_loses_nothing(
+    tmp_path: Path, parses: list[Path]
+) -> None:
+    """``python -m initlint check`` ends with os._exit after a finished check: all output is
+    there (through a pipe), the exit code is kept, no pool worker outlives the run (a worker
+    left waiting would hold the pipe open and hang this test) and the cache is whole."""
+    root = _project(tmp_path / "proj", children=49, plain=40)
+    env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
+    summary = "Found 49 diagnostics in 91 files."
+    for extra, code in (((), 1), (("--exit-zero",), 0)):
+        done = subprocess.run(
+            [sys.executable, "-m", "initlint", "check", "--jobs", "2", *extra],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == code, done.stderr
+        assert done.stdout.count(": IL001 ") == 49
+        assert done.stdout.splitlines()[-1].startswith(summary)
+    out, err = _cli(root).communicate(timeout=120)  # JSON
+    assert len(json.loads(out)) == 49, err
+    parses.clear()
+    analyze([root], cwd=root, jobs=1, use_cache=True)
+    assert parses == []  # every entry the runs computed was written before they ended
