@@ -49,6 +49,7 @@ class ImportGraph:
         self.modules = dict(modules)
         self._matches: dict[str, set[str]] = {}  # dotted name -> loaded modules it can mean
         self._below: dict[str, set[str]] = {}  # dotted name -> loaded modules under it
+        self._reached: dict[tuple[str, bool], frozenset[str]] = {}
         for name in self.modules:
             parts = name.split(".")
             for i in range(len(parts)):
@@ -58,16 +59,27 @@ class ImportGraph:
 
     def edges(self, mod: Module) -> set[str]:
         out: set[str] = set()
-        names = [name for imp in mod.facts.imports for name in _import_names(mod, imp)]
-        names.append((mod.name, False))  # the packages it sits in
-        for name, below in names:
+        for imp in mod.facts.imports:
+            for name, below in _import_names(mod, imp):
+                out |= self._reach(name, below)
+        out |= self._reach(mod.name, False)  # the packages it sits in
+        out.discard(mod.name)
+        return out
+
+    def _reach(self, name: str, below: bool) -> frozenset[str]:
+        """Loaded modules a dotted name can mean, with its packages (and, if ``below``,
+        everything under the modules it means). Memoised: modules import the same names."""
+        key = (name, below)
+        found = self._reached.get(key)
+        if found is None:
+            out: set[str] = set()
             for prefix in _prefixes(name):
                 out |= self._matches.get(prefix, set())
             if below:
                 for match in self._matches.get(name, ()):
                     out |= self._below.get(match, set())
-        out.discard(mod.name)
-        return out
+            found = self._reached[key] = frozenset(out)
+        return found
 
     def closure_masks(self, bit: Mapping[str, int]) -> dict[str, int]:
         """Module name -> mask of its closure (itself included), numbered by ``bit``."""
