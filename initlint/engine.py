@@ -6,13 +6,21 @@ import functools
 import gc
 import hashlib
 import os
+import pickle
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import ParamSpec, TypeVar
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
-from initlint.cache import FactsCache, ResultsCache, StoredResults, content_key
+from initlint.cache import (
+    FactsCache,
+    ResultsCache,
+    StoredResults,
+    content_key,
+    pickle_facts,
+    unpickle_facts,
+)
 from initlint.diagnostics import Diagnostic, Fix, Related
 from initlint.discovery import discover, find_root, walk_python_paths
 from initlint.facts.extract import BodySyntaxError
@@ -35,6 +43,9 @@ from initlint.settings import Settings, load_settings
 from initlint.simulation.cost import CostModel
 from initlint.simulation.engine import Simulator
 from initlint.sources import UnreadableError, read_bytes
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 
 @dataclass
@@ -158,11 +169,18 @@ def analyze(
     partials: dict[Path, list[_Partial]] = {}  # report file -> the diagnostics it gives
     todo = [p for p in disc.report if not previous.reuse(p, partials)]
 
+    chunks: list[Future[object]] = []
     outcomes = compute_facts(
-        todo, root, settings.fingerprint(), use_cache=use_cache, jobs=jobs, cache=cache
+        todo,
+        root,
+        settings.fingerprint(),
+        use_cache=use_cache,
+        jobs=jobs,
+        cache=cache,
+        chunks=chunks,
     )
     names = {p: module_name_for(p, roots) for p in todo}
-    stream = _FactsStream(outcomes, todo)
+    stream = _FactsStream(outcomes, todo, chunks)
     cost = CostModel(index, settings.expensive_calls, settings.cheap_calls)
     sim = Simulator(index, cost)
     analysis.simulator = sim
@@ -191,20 +209,33 @@ def analyze(
         return mod
 
     checking = Progress(len(todo), progress, label="initlint: checking")
-    admitted: Iterable[Module | None]
+
+    def check(file: Path) -> None:
+        checking.advance()
+        mod = admit(file)
+        if mod is not None:
+            partials[mod.path] = _check_module(analysis, sim, mod, fix_planner)
+
     if any(_shadows(module_paths, p, n) for p, n in names.items()):
         # A report file whose module name also names another file must win that name
         # before anything resolves it: every report module goes in first.
         admitted = [admit(file) for file in todo]
         _age_objects()
+        for mod in admitted:
+            checking.advance()
+            if mod is not None:
+                partials[mod.path] = _check_module(analysis, sim, mod, fix_planner)
     else:
         # Each file is checked as soon as its facts arrive, while the pool reads the rest;
         # a class that needs a file still in the pool waits for it (DESIGN §8).
-        admitted = (admit(file) for file in todo)
-    for mod in admitted:
-        checking.advance()
-        if mod is not None:
-            partials[mod.path] = _check_module(analysis, sim, mod, fix_planner)
+        split = reuse_results and jobs > 1 and hasattr(os, "fork")
+        for pos, file in enumerate(todo):
+            rest = todo[pos:]
+            if split and len(rest) >= TAIL_SPLIT_MIN and stream.produced():
+                stream.finish()
+                _check_in_two(rest, check, admit, analysis, cache, keys, partials, checking)
+                break
+            check(file)
     checking.close()
     stream.finish()  # the pool shuts down now, not whenever the generator is collected
 
@@ -231,6 +262,92 @@ def analyze(
     return analysis
 
 
+TAIL_SPLIT_MIN = 16  # files left to check below which a second process does not pay
+
+
+def _check_in_two(
+    rest: list[Path],
+    check: Callable[[Path], None],
+    admit: Callable[[Path], Module | None],
+    analysis: Analysis,
+    cache: FactsCache,
+    keys: dict[Path, str],
+    partials: dict[Path, list[_Partial]],
+    checking: Progress,
+) -> None:
+    """Check ``rest`` with a forked copy of this process taking the second half.
+
+    Once the pool has read every file, its workers sit idle while this process checks what
+    is left alone. The copy starts with everything loaded so far and sends back what the
+    check loop would have recorded for its half: each file's diagnostics, and each module
+    it loaded (facts and content key) for the results cache and the facts cache. Text and
+    GitHub output only (``reuse_results``): the copy's findings and fix plans stay there.
+    If the copy fails in any way, this process checks its half itself.
+    """
+    half = len(rest) // 2
+    mine, theirs = rest[:half], rest[half:]
+    index = analysis.index
+    before = set(index.modules)
+    read_fd, write_fd = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read_fd)
+        os.close(write_fd)
+        for file in rest:
+            check(file)
+        return
+    if pid == 0:  # the copy: no cache writes (its file handles belong to the parent)
+        status = 1
+        try:
+            os.close(read_fd)
+            cache.enabled = False
+            checking.enabled = False
+            for file in theirs:
+                check(file)
+            own = set(theirs)  # the parent has these files' facts in its own stream
+            loaded = [
+                (name, str(m.path), m.is_package, keys.get(m.path, ""), pickle_facts(m.facts))
+                for name, m in index.modules.items()
+                if name not in before and m.path not in own
+            ]
+            sent = {str(f): partials.get(f) for f in theirs}
+            data = pickle.dumps((sent, loaded), protocol=pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(write_fd, "wb") as out:
+                out.write(data)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_fd)
+    for file in mine:
+        check(file)
+    with os.fdopen(read_fd, "rb") as pipe:
+        data = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    try:
+        if status != 0:
+            raise ValueError(f"checking copy ended with status {status}")
+        sent, loaded = pickle.loads(data)
+    except Exception:  # noqa: BLE001 - the copy failed: check its half here
+        for file in theirs:
+            check(file)
+        return
+    for name, path, is_pkg, key, blob in loaded:
+        if name in index.modules or blob is None:
+            continue
+        facts = unpickle_facts(blob)
+        index.modules[name] = Module(name, Path(path), is_pkg, facts)
+        if key:
+            keys[Path(path)] = key
+            cache.put_blob(key, blob)
+    for file in theirs:
+        checking.advance()
+        admit(file)  # what the copy admitted, admitted here too (the results cache needs it)
+        got = sent.get(str(file))
+        if got is not None:
+            partials[file] = got
+
+
 def _shadows(module_paths: dict[str, tuple[Path | str, bool]], path: Path, named: object) -> bool:
     """Whether the report file ``path`` must take its module name from another file."""
     if not isinstance(named, tuple):
@@ -243,10 +360,17 @@ class _FactsStream:
     """The fact pass's outcomes, in the order they come, with a wait for one file's: the
     check loop and the index's loads share the one pass, and nothing is read twice."""
 
-    def __init__(self, outcomes: Iterator[FactsOutcome], paths: Iterable[Path]) -> None:
+    def __init__(
+        self, outcomes: Iterator[FactsOutcome], paths: Iterable[Path], chunks: list[Future[object]]
+    ) -> None:
         self._outcomes = outcomes
         self._expected = set(paths)
         self._got: dict[Path, FactsOutcome] = {}
+        self._chunks = chunks  # the pool's, once it started
+
+    def produced(self) -> bool:
+        """Whether a pool ran and every chunk is done: the rest of the pass is at hand."""
+        return bool(self._chunks) and all(f.done() for f in self._chunks)
 
     def wait_for(self, path: Path) -> FactsOutcome | None:
         """``path``'s outcome, waiting for it if the pass has it still to come; None when

@@ -14,6 +14,7 @@ from initlint.facts.model import ModuleFacts
 from initlint.sources import UnreadableError, decode, read_bytes
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
     from concurrent.futures import ProcessPoolExecutor as _Pool
 
 EMPTY = ModuleFacts()
@@ -188,22 +189,28 @@ def compute_facts(
     jobs: int,
     prefilter: bool = True,
     cache: FactsCache | None = None,
+    chunks: list[Future[object]] | None = None,
 ) -> Iterator[FactsOutcome]:
     """Facts for many files, in a process pool when there are enough of them. Cache hits
     come first; with a pool, they come once every chunk is queued, so a caller that works
     on each outcome as it comes keeps the workers busy meanwhile. ``cache``: the caller's,
-    which it closes (its writes may still be under way at the end); else one of our own."""
+    which it closes (its writes may still be under way at the end); else one of our own.
+    ``chunks``: receives the pool's futures, one per chunk, once it starts."""
     own = cache is None
     store = FactsCache(root, fingerprint, use_cache) if cache is None else cache
     try:
-        yield from _compute(paths, store, jobs, prefilter)
+        yield from _compute(paths, store, jobs, prefilter, [] if chunks is None else chunks)
     finally:
         if own:
             store.close()
 
 
 def _compute(
-    paths: Iterable[Path], cache: FactsCache, jobs: int, prefilter: bool
+    paths: Iterable[Path],
+    cache: FactsCache,
+    jobs: int,
+    prefilter: bool,
+    futures: list[Future[object]],
 ) -> Iterator[FactsOutcome]:
     todo: list[Path] = []
     hits: list[FactsOutcome] = []
@@ -227,9 +234,12 @@ def _compute(
     unsent = iter(hits)
     try:
         with _pool_class()(max_workers=jobs) as pool:
-            results = pool.map(_worker, [(chunk, cache.enabled, prefilter) for chunk in chunks])
+            for chunk in chunks:
+                futures.append(pool.submit(_worker, (chunk, cache.enabled, prefilter)))
             yield from unsent
-            for result in results:
+            for future in futures:
+                result = future.result()
+                assert isinstance(result, tuple)
                 done += 1
                 yield from _unpack(result, cache)
     except (OSError, RuntimeError):  # no pool (sandbox, frozen app) or a dead worker: serial

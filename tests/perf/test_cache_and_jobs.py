@@ -453,3 +453,83 @@ def test_console_entry_ends_without_teardown_yet_loses_nothing(
     parses.clear()
     analyze([root], cwd=root, jobs=1, use_cache=True)
     assert parses == []  # every entry the runs computed was written before they ended
+
+
+@pytest.fixture
+def split_tail(monkeypatch: pytest.MonkeyPatch, pool_always: list[int]) -> list[int]:
+    """Fork a copy for the second half of whatever is left once the pool is done, however
+    few files that is. The list counts the splits."""
+    monkeypatch.setattr(engine, "TAIL_SPLIT_MIN", 2)
+    splits: list[int] = []
+    real = engine._check_in_two
+
+    def counting(rest: list[Path], *args: Any) -> None:
+        splits.append(len(rest))
+        real(rest, *args)
+
+    monkeypatch.setattr(engine, "_check_in_two", counting)
+    return splits
+
+
+def _render_reusing(root: Path, *, jobs: int, use_cache: bool = True) -> list[str]:
+    analysis = analyze(
+        [root],
+        cwd=root,
+        jobs=jobs,
+        use_cache=use_cache,
+        fix_planner=fix_planner,
+        reuse_results=True,
+    )
+    return [repr(d) for d in analysis.diagnostics]
+
+
+@pytest.mark.parametrize("name", _cases())
+def test_split_check_gives_the_same_findings(
+    name: str, tmp_path: Path, split_tail: list[int]
+) -> None:
+    root = tmp_path / name
+    shutil.copytree(CASES / name, root)
+    reference = _render(root, jobs=1, use_cache=False)
+    assert _render_reusing(root, jobs=2) == reference  # cold, maybe split
+    assert _render_reusing(root, jobs=2) == reference  # warm
+
+
+def test_split_check_on_a_project_merges_results_and_cache(
+    tmp_path: Path, split_tail: list[int], parses: list[Path]
+) -> None:
+    root = _project(tmp_path / "proj", children=30, plain=20)
+    base = root / "pkg" / "base.py"
+    base.rename(root / "pkg" / "zbase.py")  # needed by every child, read last
+    for child in (root / "pkg").glob("child*.py"):
+        child.write_text(child.read_text().replace("pkg.base", "pkg.zbase"))
+    reference = _render(root, jobs=1, use_cache=False)
+    parses.clear()
+    assert _render_reusing(root, jobs=2) == reference
+    assert split_tail and split_tail[0] >= 2
+    # The copy's half was merged into the results cache and the facts cache: a warm run
+    # parses nothing and reuses every file's results.
+    parses.clear()
+    assert _render_reusing(root, jobs=2) == reference
+    assert parses == []
+    edited = root / "pkg" / "zbase.py"
+    edited.write_text(edited.read_text().replace('"cache"', '"table"'))
+    changed = _render_reusing(root, jobs=2)
+    assert changed == _render(root, jobs=1, use_cache=False) != reference
+
+
+def test_split_check_falls_back_when_the_copy_fails(
+    tmp_path: Path, split_tail: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _project(tmp_path / "proj", children=30, plain=20)
+    reference = _render(root, jobs=1, use_cache=False)
+    parent = os.getpid()
+    real = engine._check_module
+
+    def fails_in_the_copy(*args: Any) -> list[Any]:
+        if os.getpid() != parent:
+            raise RuntimeError("the copy fails")
+        return real(*args)
+
+    monkeypatch.setattr(engine, "_check_module", fails_in_the_copy)
+    assert _render_reusing(root, jobs=2, use_cache=False) == reference
+    assert split_tail

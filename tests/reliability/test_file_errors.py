@@ -6,7 +6,8 @@ import os
 import pathlib
 import stat
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
+from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import TypeVar
@@ -349,10 +350,14 @@ def test_a_pool_that_breaks_half_way_yields_each_file_once(
         def __exit__(self, *exc: object) -> None:
             return None
 
-        def map(self, fn: Callable[[T], R], args: Iterable[T]) -> Iterator[R]:
-            first, *_ = list(args)
-            yield fn(first)
-            raise BrokenProcessPool("a worker process died")
+        def submit(self, fn: Callable[[T], R], arg: T) -> Future[R]:
+            self.submitted = getattr(self, "submitted", 0) + 1
+            future: Future[R] = Future()
+            if self.submitted == 1:
+                future.set_result(fn(arg))
+            else:
+                future.set_exception(BrokenProcessPool("a worker process died"))
+            return future
 
     monkeypatch.setattr(runner, "ProcessPoolExecutor", HalfBrokenPool)
     outcomes = list(runner.compute_facts(files, tmp_path, "fp", use_cache=False, jobs=2))
