@@ -22,11 +22,13 @@ from initlint.cache import (
     unpickle_facts,
 )
 from initlint.diagnostics import Diagnostic, Fix, Related
-from initlint.discovery import discover, find_root, walk_python_paths
+from initlint.discovery import Discovery, discover, find_root, walk_python_paths
+from initlint.facts import runner
 from initlint.facts.extract import BodySyntaxError
 from initlint.facts.model import ModuleFacts, Span, has_fresh_bodies
 from initlint.facts.runner import (
     EMPTY,
+    FactPass,
     FactsOutcome,
     compute_facts,
     default_jobs,
@@ -133,14 +135,63 @@ def analyze(
         settings = overrides(settings)
     jobs = jobs or default_jobs()
     disc = discover(paths, root, settings.all_excludes)
+    cache = FactsCache(root, settings.fingerprint(), use_cache)
+    chunks: list[Future[object]] = []
+    passes: list[FactPass] = []  # at most one; closed in the end whatever happens
+    if jobs > 1 and len(disc.report) >= runner.POOL_THRESHOLD and not cache.exists():
+        # Cold: every report file is read, so the pool starts now and reads while this
+        # process walks the project and builds the index.
+        passes.append(
+            compute_facts(
+                disc.report,
+                root,
+                settings.fingerprint(),
+                use_cache=use_cache,
+                jobs=jobs,
+                cache=cache,
+                chunks=chunks,
+            )
+        )
+    try:
+        return _analyze(
+            cwd,
+            root,
+            settings,
+            jobs,
+            use_cache,
+            fix_planner,
+            progress,
+            reuse_results,
+            disc,
+            cache,
+            chunks,
+            passes,
+        )
+    finally:
+        for fact_pass in passes:
+            fact_pass.close()  # a no-op after a whole pass; else no worker outlives the run
+
+
+def _analyze(
+    cwd: Path,
+    root: Path,
+    settings: Settings,
+    jobs: int,
+    use_cache: bool,
+    fix_planner: FixPlanner | None,
+    progress: bool | None,
+    reuse_results: bool,
+    disc: Discovery,
+    cache: FactsCache,
+    chunks: list[Future[object]],
+    passes: list[FactPass],
+) -> Analysis:
     roots = _source_roots(root, settings)
     module_paths: dict[str, tuple[Path | str, bool]] = {}
     for path in _project_files(root, disc.report, settings):
         named = module_name_for(path, roots)
         if named is not None and named[0] not in module_paths:
             module_paths[named[0]] = (path, named[1])
-
-    cache = FactsCache(root, settings.fingerprint(), use_cache)
 
     keys: dict[Path, str] = {}  # content hash of each module's cache entry
 
@@ -169,16 +220,19 @@ def analyze(
     partials: dict[Path, list[_Partial]] = {}  # report file -> the diagnostics it gives
     todo = [p for p in disc.report if not previous.reuse(p, partials)]
 
-    chunks: list[Future[object]] = []
-    outcomes = compute_facts(
-        todo,
-        root,
-        settings.fingerprint(),
-        use_cache=use_cache,
-        jobs=jobs,
-        cache=cache,
-        chunks=chunks,
-    )
+    if not passes:
+        passes.append(
+            compute_facts(
+                todo,
+                root,
+                settings.fingerprint(),
+                use_cache=use_cache,
+                jobs=jobs,
+                cache=cache,
+                chunks=chunks,
+            )
+        )
+    outcomes = passes[0]
     names = {p: module_name_for(p, roots) for p in todo}
     stream = _FactsStream(outcomes, todo, chunks)
     cost = CostModel(index, settings.expensive_calls, settings.cheap_calls)
@@ -239,6 +293,7 @@ def analyze(
     checking.close()
     stream.finish()  # the pool shuts down now, not whenever the generator is collected
 
+    cache.flush()  # SQLite writes the last batch while the results are stored
     if use_cache:
         previous.store(results, map_key, index, keys, {m.path for m in report_modules}, partials)
     shown = {analysis.display(p) for p in disc.report}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -190,60 +190,99 @@ def compute_facts(
     prefilter: bool = True,
     cache: FactsCache | None = None,
     chunks: list[Future[object]] | None = None,
-) -> Iterator[FactsOutcome]:
-    """Facts for many files, in a process pool when there are enough of them. Cache hits
-    come first; with a pool, they come once every chunk is queued, so a caller that works
-    on each outcome as it comes keeps the workers busy meanwhile. ``cache``: the caller's,
-    which it closes (its writes may still be under way at the end); else one of our own.
-    ``chunks``: receives the pool's futures, one per chunk, once it starts."""
+) -> FactPass:
+    """Facts for many files, in a process pool when there are enough of them; the pool is
+    at work when this returns. Cache hits come first; with a pool, they come once every
+    chunk is queued, so a caller that works on each outcome as it comes keeps the workers
+    busy meanwhile. ``cache``: the caller's, which it closes (its writes may still be under
+    way at the end); else one of our own. ``chunks``: receives the pool's futures, one per
+    chunk."""
     own = cache is None
     store = FactsCache(root, fingerprint, use_cache) if cache is None else cache
-    try:
-        yield from _compute(paths, store, jobs, prefilter, [] if chunks is None else chunks)
-    finally:
-        if own:
-            store.close()
-
-
-def _compute(
-    paths: Iterable[Path],
-    cache: FactsCache,
-    jobs: int,
-    prefilter: bool,
-    futures: list[Future[object]],
-) -> Iterator[FactsOutcome]:
+    futures: list[Future[object]] = [] if chunks is None else chunks
     todo: list[Path] = []
     hits: list[FactsOutcome] = []
-    if cache.exists():
+    if store.exists():
         for p in paths:  # cache hits are answered here: a warm run starts no pool
-            hit = _cached(p, cache, prefilter)
+            hit = _cached(p, store, prefilter)
             if hit is None:
                 todo.append(p)
             else:
                 hits.append(hit)
     else:  # no cache (cold, or --no-cache): nothing to look up here, the workers read all
         todo = list(paths)
-    if jobs <= 1 or len(todo) < POOL_THRESHOLD:
-        yield from hits
-        for p in todo:
-            yield facts_for(p, cache, prefilter)
-        return
-    cache.disconnect()  # no connection crosses the fork into the workers
-    chunks = _chunks(todo, jobs)
-    done = 0  # chunks already yielded: a pool that breaks half-way must not repeat them
-    unsent = iter(hits)
-    try:
-        with _pool_class()(max_workers=jobs) as pool:
-            for chunk in chunks:
-                futures.append(pool.submit(_worker, (chunk, cache.enabled, prefilter)))
+    pool: _Pool | None = None
+    groups = [todo]
+    if jobs > 1 and len(todo) >= POOL_THRESHOLD:
+        store.disconnect()  # no connection crosses the fork into the workers
+        groups = _chunks(todo, jobs)
+        try:
+            pool = _pool_class()(max_workers=jobs)
+            for chunk in groups:
+                futures.append(pool.submit(_worker, (chunk, store.enabled, prefilter)))
+        except (OSError, RuntimeError):  # no pool (sandbox, frozen app): serial
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
+            pool = None
+            futures.clear()
+    return FactPass(pool, futures, groups, hits, store, prefilter, own)
+
+
+class FactPass:
+    """The outcomes of :func:`compute_facts`, in order. Iterate it to the end, or close it:
+    either way its pool is shut down."""
+
+    def __init__(
+        self,
+        pool: _Pool | None,
+        futures: list[Future[object]],
+        groups: list[list[Path]],
+        hits: list[FactsOutcome],
+        cache: FactsCache,
+        prefilter: bool,
+        own: bool,
+    ) -> None:
+        self._pool = pool
+        self._gen = self._outcomes(futures, groups, hits, cache, prefilter, own)
+
+    def __iter__(self) -> Iterator[FactsOutcome]:
+        return self
+
+    def __next__(self) -> FactsOutcome:
+        return next(self._gen)
+
+    def close(self) -> None:
+        self._gen.close()
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def _outcomes(
+        self,
+        futures: list[Future[object]],
+        groups: list[list[Path]],
+        hits: list[FactsOutcome],
+        cache: FactsCache,
+        prefilter: bool,
+        own: bool,
+    ) -> Generator[FactsOutcome, None, None]:
+        done = 0  # groups already yielded: a pool that breaks half-way must not repeat them
+        unsent = iter(hits)
+        try:
+            if self._pool is not None:
+                try:
+                    with self._pool:
+                        yield from unsent
+                        for future in futures:
+                            result = future.result()
+                            assert isinstance(result, tuple)
+                            done += 1
+                            yield from _unpack(result, cache)
+                except (OSError, RuntimeError):  # a dead worker: the rest in this process
+                    pass
             yield from unsent
-            for future in futures:
-                result = future.result()
-                assert isinstance(result, tuple)
-                done += 1
-                yield from _unpack(result, cache)
-    except (OSError, RuntimeError):  # no pool (sandbox, frozen app) or a dead worker: serial
-        yield from unsent
-        for chunk in chunks[done:]:
-            for p in chunk:
-                yield facts_for(p, cache, prefilter)
+            for group in groups[done:]:
+                for p in group:
+                    yield facts_for(p, cache, prefilter)
+        finally:
+            if own:
+                cache.close()

@@ -533,3 +533,22 @@ def test_split_check_falls_back_when_the_copy_fails(
     monkeypatch.setattr(engine, "_check_module", fails_in_the_copy)
     assert _render_reusing(root, jobs=2, use_cache=False) == reference
     assert split_tail
+
+
+def test_early_pool_with_reused_results(
+    tmp_path: Path, pool_always: list[int], parses: list[Path]
+) -> None:
+    """With no facts cache the pool starts before the results cache is read, for every
+    report file; when the results cache then answers most files, the extra outcomes are
+    only unused, and the findings stay the same."""
+    root = _project(tmp_path / "proj", children=12, plain=20)
+    reference = _render(root, jobs=1, use_cache=False)
+    assert _render_reusing(root, jobs=2) == reference
+    started = len(pool_always)
+    for db in (root / CACHE_DIR).glob("facts-*.sqlite*"):
+        db.unlink()
+    (root / "pkg" / "child3.py").write_text(CHILD.format(i=3) + "# edited\n")
+    parses.clear()
+    assert _render_reusing(root, jobs=2) == reference
+    assert len(pool_always) == started + 1  # the early pool
+    assert len(parses) == 13  # it read every class file, not only the edited one
