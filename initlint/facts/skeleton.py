@@ -16,15 +16,14 @@ import re
 
 _DEF = re.compile(r"def[ \t]+(\w+)")  # a literal prefix: far faster than a ^-anchored one
 _MAX_HEADER_LINES = 80
-_OPEN = "([{"
-_CLOSE = ")]}"
 
 
 _TAB_INDENT = re.compile(r"^ *\t", re.M)
 
 
 def _depth(text: str) -> int:
-    return sum(map(text.count, _OPEN)) - sum(map(text.count, _CLOSE))
+    count = text.count  # spelled out: a sum over map() costs more than the counting
+    return count("(") + count("[") + count("{") - count(")") - count("]") - count("}")
 
 
 def _code(line: str) -> str:
@@ -102,7 +101,10 @@ def skeleton(text: str) -> tuple[str, dict[int, tuple[int, int]]] | None:
         if header is None:
             continue
         # The body: from the line after the header to the last code line before a dedent.
-        body_at = pos + sum(len(x) + 1 for x in lines[line : header + 1])
+        if header == line:  # most headers: one line
+            body_at = pos + len(lines[line]) + 1
+        else:
+            body_at = pos + sum(len(x) + 1 for x in lines[line : header + 1])
         found = _dedent(indent).search(text, body_at - 1) if body_at < len(text) else None
         stop_at = found.start() + 1 if found is not None else len(text) + 1
         last = header + text.count("\n", body_at, stop_at) + (found is None)
