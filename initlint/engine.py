@@ -47,7 +47,7 @@ from initlint.simulation.engine import Simulator
 from initlint.sources import UnreadableError, read_bytes
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future
+    from initlint.facts.forkpool import PoolFuture
 
 
 @dataclass
@@ -136,7 +136,7 @@ def analyze(
     jobs = jobs or default_jobs()
     disc = discover(paths, root, settings.all_excludes)
     cache = FactsCache(root, settings.fingerprint(), use_cache)
-    chunks: list[Future[object]] = []
+    chunks: list[PoolFuture] = []
     passes: list[FactPass] = []  # at most one; closed in the end whatever happens
     if jobs > 1 and len(disc.report) >= runner.POOL_THRESHOLD and not cache.exists():
         # Cold: every report file is read, so the pool starts now and reads while this
@@ -183,7 +183,7 @@ def _analyze(
     reuse_results: bool,
     disc: Discovery,
     cache: FactsCache,
-    chunks: list[Future[object]],
+    chunks: list[PoolFuture],
     passes: list[FactPass],
 ) -> Analysis:
     roots = _source_roots(root, settings)
@@ -416,7 +416,7 @@ class _FactsStream:
     check loop and the index's loads share the one pass, and nothing is read twice."""
 
     def __init__(
-        self, outcomes: Iterator[FactsOutcome], paths: Iterable[Path], chunks: list[Future[object]]
+        self, outcomes: Iterator[FactsOutcome], paths: Iterable[Path], chunks: list[PoolFuture]
     ) -> None:
         self._outcomes = outcomes
         self._expected = set(paths)

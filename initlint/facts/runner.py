@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Protocol
 
 from initlint.cache import FactsCache, content_key, pickle_facts, unpickle_facts
 from initlint.facts.extract import extract_facts, read_self_calls
+from initlint.facts.forkpool import ForkPool, PoolFuture
 from initlint.facts.model import ModuleFacts
 from initlint.sources import UnreadableError, decode, read_bytes
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future
     from concurrent.futures import ProcessPoolExecutor as _Pool
 
 EMPTY = ModuleFacts()
@@ -148,12 +148,14 @@ def _unpack(chunk: Chunk, cache: FactsCache) -> Iterator[FactsOutcome]:
         yield replace(outcome, facts=unpickle_facts(blob))
 
 
-def _pool_class() -> type[_Pool]:
+def _pool_class() -> type[_Pool] | type[ForkPool]:
     if ProcessPoolExecutor is not None:  # set by tests
         return ProcessPoolExecutor
-    from concurrent.futures import ProcessPoolExecutor as pool
+    if hasattr(os, "fork"):
+        return ForkPool
+    from concurrent.futures import ProcessPoolExecutor as pool  # pragma: no cover - Windows
 
-    return pool
+    return pool  # pragma: no cover
 
 
 def _chunks(todo: list[Path], jobs: int) -> list[list[Path]]:
@@ -189,7 +191,7 @@ def compute_facts(
     jobs: int,
     prefilter: bool = True,
     cache: FactsCache | None = None,
-    chunks: list[Future[object]] | None = None,
+    chunks: list[PoolFuture] | None = None,
 ) -> FactPass:
     """Facts for many files, in a process pool when there are enough of them; the pool is
     at work when this returns. Cache hits come first; with a pool, they come once every
@@ -199,7 +201,7 @@ def compute_facts(
     chunk."""
     own = cache is None
     store = FactsCache(root, fingerprint, use_cache) if cache is None else cache
-    futures: list[Future[object]] = [] if chunks is None else chunks
+    futures: list[PoolFuture] = [] if chunks is None else chunks
     todo: list[Path] = []
     hits: list[FactsOutcome] = []
     if store.exists():
@@ -211,7 +213,7 @@ def compute_facts(
                 hits.append(hit)
     else:  # no cache (cold, or --no-cache): nothing to look up here, the workers read all
         todo = list(paths)
-    pool: _Pool | None = None
+    pool: _Pool | ForkPool | None = None
     groups = [todo]
     if jobs > 1 and len(todo) >= POOL_THRESHOLD:
         store.disconnect()  # no connection crosses the fork into the workers
@@ -220,6 +222,8 @@ def compute_facts(
             pool = _pool_class()(max_workers=jobs)
             for chunk in groups:
                 futures.append(pool.submit(_worker, (chunk, store.enabled, prefilter)))
+            if isinstance(pool, ForkPool):
+                pool.start()
         except (OSError, RuntimeError):  # no pool (sandbox, frozen app): serial
             if pool is not None:
                 pool.shutdown(wait=True, cancel_futures=True)
@@ -234,8 +238,8 @@ class FactPass:
 
     def __init__(
         self,
-        pool: _Pool | None,
-        futures: list[Future[object]],
+        pool: _Pool | ForkPool | None,
+        futures: list[PoolFuture],
         groups: list[list[Path]],
         hits: list[FactsOutcome],
         cache: FactsCache,
@@ -258,7 +262,7 @@ class FactPass:
 
     def _outcomes(
         self,
-        futures: list[Future[object]],
+        futures: list[PoolFuture],
         groups: list[list[Path]],
         hits: list[FactsOutcome],
         cache: FactsCache,
