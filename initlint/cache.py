@@ -319,7 +319,7 @@ def _damaged(exc: BaseException) -> bool:
 
 
 @functools.cache
-def _package_fingerprint() -> str:
+def package_fingerprint() -> str:
     """Stamp of all of initlint's source files (name, size, mtime): results depend on every
     stage, not on the facts only. Cheaper than hashing the bytes, and an edit or a
     reinstall changes it."""
@@ -342,7 +342,7 @@ class ResultsCache(BlobCache):
     """
 
     def __init__(self, root: Path, fingerprint: str, enabled: bool = True) -> None:
-        name = f"results-{__version__}-{_package_fingerprint()}-{fingerprint}"
+        name = f"results-{__version__}-{package_fingerprint()}-{fingerprint}"
         super().__init__(root, name, enabled)
 
     def read(self, module_map: str) -> StoredResults | None:

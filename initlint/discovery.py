@@ -98,11 +98,15 @@ def walk_python_files(top: Path, root: Path, excludes: tuple[str, ...]) -> Itera
     return map(Path, walk_python_paths(top, root, excludes))
 
 
-def walk_python_paths(top: Path, root: Path, excludes: tuple[str, ...]) -> Iterator[str]:
+def walk_python_paths(
+    top: Path, root: Path, excludes: tuple[str, ...], record: list[str] | None = None
+) -> Iterator[str]:
     """:func:`walk_python_files` as strings: a whole project's walk makes no Path objects.
 
     A folder is a virtual environment (skipped) when it holds ``pyvenv.cfg``; that is asked
-    of the folder's own listing, so most folders cost no ``stat`` for it.
+    of the folder's own listing, so most folders cost no ``stat`` for it. ``record``
+    receives every folder listed, and ``""`` for each ``.py`` symlink met (whose target
+    can change with no folder changing).
     """
     matcher, prefixes = _compiled(tuple(excludes))
     prefix = str(root).rstrip(os.sep) + os.sep
@@ -115,6 +119,8 @@ def walk_python_paths(top: Path, root: Path, excludes: tuple[str, ...]) -> Itera
                 entries = sorted(it, key=_NAME)
         except OSError:
             continue  # unreadable folder: skipped, as os.walk skips it
+        if record is not None:
+            record.append(here)
         if below_top and _is_venv_listing(here, entries):
             continue
         below_top = True
@@ -150,6 +156,8 @@ def walk_python_paths(top: Path, root: Path, excludes: tuple[str, ...]) -> Itera
                     continue
                 if rel.startswith(prefixes):
                     continue
+            if record is not None and entry.is_symlink():
+                record.append("")
             try:
                 is_file = entry.is_file()  # follows a symlink: its target must be a file
             except OSError:

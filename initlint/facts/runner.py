@@ -31,7 +31,8 @@ class FactsOutcome:
     problem: str = ""  # IL901 message
     internal: str = ""  # IL902: "ExcType: message"
     parsed: bool = False  # False when the pre-filter or the cache answered
-    key: str = ""  # the content hash the facts are cached under ("" when not hashed)
+    key: str = ""  # the content hash ("" when not hashed: unreadable, or an internal error)
+    filtered: bool = False  # the pre-filter answered: ``facts`` is empty, not read
 
 
 def _cannot_define_classes(data: bytes) -> bool:
@@ -53,9 +54,9 @@ def facts_for(path: Path, cache: Store, prefilter: bool) -> FactsOutcome:
     except UnreadableError as exc:
         return FactsOutcome(path, None, problem=str(exc))
     try:
-        if prefilter and _cannot_define_classes(data):
-            return FactsOutcome(path, EMPTY)
         key = cache.key(data)
+        if prefilter and _cannot_define_classes(data):
+            return FactsOutcome(path, EMPTY, key=key, filtered=True)
         cached = cache.get(key)
         if cached is not None:
             return FactsOutcome(path, cached, key=key)
@@ -92,9 +93,9 @@ def _cached(path: Path, cache: FactsCache, prefilter: bool) -> FactsOutcome | No
         data = read_bytes(path)
     except UnreadableError:
         return None  # reported by the full path below
-    if prefilter and _cannot_define_classes(data):
-        return FactsOutcome(path, EMPTY)
     key = cache.key(data)
+    if prefilter and _cannot_define_classes(data):
+        return FactsOutcome(path, EMPTY, key=key, filtered=True)
     facts = cache.get(key)
     return None if facts is None else FactsOutcome(path, facts, key=key)
 

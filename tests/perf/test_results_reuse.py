@@ -60,10 +60,33 @@ def test_reused_results_equal_fresh_ones_on_every_fixture(
     assert _full(root, reuse_results=True) == fresh  # cold: computes and stores
     reused.clear()
     assert _full(root, reuse_results=True) == fresh  # warm: every file with classes reused
-    classes = [p for p in root.rglob("*.py") if "class " in p.read_text(errors="replace")]
     if fresh and not any("IL90" in str(d[5]) for d in fresh):
         assert reused, "a warm run with nothing changed reused nothing"
-    assert {p for p in reused} <= set(classes)
+    # Files without classes depend on their own content only: always reused when unchanged.
+    plain = {p for p in root.rglob("*.py") if "class" not in p.read_text(errors="replace")}
+    assert plain <= set(reused)
+
+
+def test_file_without_classes_is_reused_until_it_changes(
+    tmp_path: Path, reused: list[Path]
+) -> None:
+    """A class-less report file is not read again while its size and mtime hold; once it
+    gains a class, it is checked, with what its new class inherits."""
+    _write(tmp_path, "pyproject.toml", "[project]\nname = 'x'\n")
+    _write(tmp_path, "pkg/__init__.py", "from pkg.base import Base\n")
+    _write(tmp_path, "pkg/base.py", BASE)
+    _write(tmp_path, "pkg/util.py", "def helper():\n    return 1\n")
+    fresh = _full(tmp_path, use_cache=False)
+    assert _full(tmp_path, reuse_results=True) == fresh == []
+    reused.clear()
+    assert _full(tmp_path, reuse_results=True) == fresh
+    assert tmp_path / "pkg" / "util.py" in reused
+    _write(tmp_path, "pkg/util.py", CHILD)  # now it defines a class that redoes Base's work
+    reused.clear()
+    changed = _full(tmp_path, reuse_results=True)
+    assert tmp_path / "pkg" / "util.py" not in reused
+    assert changed == _full(tmp_path, use_cache=False) != fresh
+    assert [d[5] for d in changed] == ["IL001"]
 
 
 def _write(root: Path, rel: str, text: str) -> None:
