@@ -134,12 +134,8 @@ def walk_python_paths(
             if is_dir:
                 if name in _DEFAULT_NAMES or name.endswith(".egg-info"):
                     continue
-                if matcher is not None:
-                    rel = _rel_str(entry.path, prefix)
-                    if matcher(name) is not None or matcher(rel) is not None:
-                        continue
-                    if rel.startswith(prefixes):
-                        continue
+                if matcher is not None and _user_excluded(matcher, prefixes, entry, prefix):
+                    continue
                 try:
                     if entry.is_symlink():
                         continue  # a symlinked folder is not walked into
@@ -150,12 +146,8 @@ def walk_python_paths(
             if not name.endswith(".py"):
                 continue
             # (a name ending in .py is never one of the default excludes)
-            if matcher is not None:
-                rel = _rel_str(entry.path, prefix)
-                if matcher(name) is not None or matcher(rel) is not None:
-                    continue
-                if rel.startswith(prefixes):
-                    continue
+            if matcher is not None and _user_excluded(matcher, prefixes, entry, prefix):
+                continue
             if record is not None and entry.is_symlink():
                 record.append("")
             try:
@@ -165,6 +157,19 @@ def walk_python_paths(
             if is_file:
                 yield entry.path
         stack.extend(reversed(subdirs))
+
+
+def _user_excluded(
+    matcher: Callable[[str], re.Match[str] | None],
+    prefixes: tuple[str, ...],
+    entry: os.DirEntry[str],
+    prefix: str,
+) -> bool:
+    """Whether an ``--exclude``/config glob matches the entry's name or root-relative path."""
+    rel = _rel_str(entry.path, prefix)
+    if matcher(entry.name) is not None or matcher(rel) is not None:
+        return True
+    return rel.startswith(prefixes)
 
 
 def _is_venv_listing(folder: str, entries: list[os.DirEntry[str]]) -> bool:

@@ -142,12 +142,11 @@ def analyze(
     cache = FactsCache(root, settings.fingerprint(), use_cache)
     chunks: list[PoolFuture] = []
     passes: list[FactPass] = []  # at most one; closed in the end whatever happens
-    if jobs > 1 and len(disc.report) >= runner.POOL_THRESHOLD and not cache.exists():
-        # Cold: every report file is read, so the pool starts now and reads while this
-        # process walks the project and builds the index.
+
+    def start(files: Iterable[Path]) -> None:
         passes.append(
             compute_facts(
-                disc.report,
+                files,
                 root,
                 settings.fingerprint(),
                 use_cache=use_cache,
@@ -156,6 +155,11 @@ def analyze(
                 chunks=chunks,
             )
         )
+
+    if jobs > 1 and len(disc.report) >= runner.POOL_THRESHOLD and not cache.exists():
+        # Cold: every report file is read, so the pool starts now and reads while this
+        # process walks the project and builds the index.
+        start(disc.report)
     try:
         return _analyze(
             cwd,
@@ -170,6 +174,7 @@ def analyze(
             cache,
             chunks,
             passes,
+            start,
         )
     finally:
         for fact_pass in passes:
@@ -189,6 +194,7 @@ def _analyze(
     cache: FactsCache,
     chunks: list[PoolFuture],
     passes: list[FactPass],
+    start: Callable[[Iterable[Path]], None],
 ) -> Analysis:
     roots = _source_roots(root, settings)
     walked, module_paths = _project_map(root, roots, settings, use_cache)
@@ -226,17 +232,7 @@ def _analyze(
     todo = [p for p in disc.report if not previous.reuse(p, partials)]
 
     if not passes:
-        passes.append(
-            compute_facts(
-                todo,
-                root,
-                settings.fingerprint(),
-                use_cache=use_cache,
-                jobs=jobs,
-                cache=cache,
-                chunks=chunks,
-            )
-        )
+        start(todo)
     outcomes = passes[0]
     names = {p: module_name_for(p, roots) for p in todo}
     stream = _FactsStream(outcomes, todo, chunks)

@@ -248,7 +248,9 @@ class FactPass:
         own: bool,
     ) -> None:
         self._pool = pool
-        self._gen = self._outcomes(futures, groups, hits, cache, prefilter, own)
+        self._futures, self._groups, self._hits = futures, groups, hits
+        self._cache, self._prefilter, self._own = cache, prefilter, own
+        self._gen = self._outcomes()
 
     def __iter__(self) -> Iterator[FactsOutcome]:
         return self
@@ -261,17 +263,15 @@ class FactPass:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
 
-    def _outcomes(
-        self,
-        futures: list[PoolFuture],
-        groups: list[list[Path]],
-        hits: list[FactsOutcome],
-        cache: FactsCache,
-        prefilter: bool,
-        own: bool,
-    ) -> Generator[FactsOutcome, None, None]:
+    def _outcomes(self) -> Generator[FactsOutcome, None, None]:
+        futures, groups, cache, prefilter = (
+            self._futures,
+            self._groups,
+            self._cache,
+            self._prefilter,
+        )
         done = 0  # groups already yielded: a pool that breaks half-way must not repeat them
-        unsent = iter(hits)
+        unsent = iter(self._hits)
         try:
             if self._pool is not None:
                 try:
@@ -289,5 +289,5 @@ class FactPass:
                 for p in group:
                     yield facts_for(p, cache, prefilter)
         finally:
-            if own:
+            if self._own:
                 cache.close()
