@@ -99,15 +99,10 @@ class _Call:
 
 @dataclass
 class _Frame:
+    """A call being run: its number in the simulation and the locals known expensive."""
+
     id: int
-    fn: FunctionInfo
-    env: dict[str, Val]
-    ancestor: bool
-    parent: int | None
-    status: str
-    flags: tuple[FlagRef, ...]
-    depth: int
-    shadow: tuple[Origin, ...] = ()
+    call: _Call
     local_exp: set[str] = field(default_factory=set)
 
 
@@ -205,15 +200,15 @@ class _Run:
             if arg is not None and arg.span is not None:
                 origin = Origin(
                     frame.id,
-                    frame.fn.qualname,
-                    frame.fn.module.path,
+                    frame.call.fn.qualname,
+                    frame.call.fn.module.path,
                     arg.span,
                     arg.keyword,
                     arg.text,
                 )
             return Val("const", expr.value, origin=origin)
         if expr.kind == "name":
-            return frame.env.get(expr.name, UNKNOWN)
+            return frame.call.env.get(expr.name, UNKNOWN)
         if expr.kind == "attr" and expr.receiver is not None and expr.receiver.name == "self":
             return self.self_attrs.get(expr.attr, UNKNOWN)
         return UNKNOWN
@@ -291,7 +286,7 @@ class _Run:
         if op == "const":
             return (TRUE if cond.value else FALSE), const(cond.value)
         if op in ("name", "selfattr"):
-            v = frame.env.get(cond.name) if op == "name" else self.self_attrs.get(cond.name)
+            v = frame.call.env.get(cond.name) if op == "name" else self.self_attrs.get(cond.name)
             if v is None or v.kind != "const":
                 return MAYBE, UNKNOWN
             return (TRUE if v.value else FALSE), v
@@ -330,19 +325,23 @@ class _Run:
         if cond.op == "const":
             return const(cond.value)
         if cond.op in ("name", "selfattr"):
-            v = frame.env.get(cond.name) if cond.op == "name" else self.self_attrs.get(cond.name)
+            v = (
+                frame.call.env.get(cond.name)
+                if cond.op == "name"
+                else self.self_attrs.get(cond.name)
+            )
             if v is not None and v.kind == "const":
                 return v
         return None
 
     def _flag(self, frame: _Frame, cond: Cond) -> FlagRef | None:
-        if frame.fn.facts.name != "__init__":
+        if frame.call.fn.facts.name != "__init__":
             return None
-        params = {p.name for p in frame.fn.facts.params}
+        params = {p.name for p in frame.call.fn.facts.params}
         if cond.op == "name" and cond.name in params:
-            return FlagRef(frame.fn, cond.name, False)
+            return FlagRef(frame.call.fn, cond.name, False)
         if cond.op == "not" and cond.args[0].op == "name" and cond.args[0].name in params:
-            return FlagRef(frame.fn, cond.args[0].name, True)
+            return FlagRef(frame.call.fn, cond.args[0].name, True)
         return None
 
     # -- execution -------------------------------------------------------------------------
@@ -369,7 +368,7 @@ class _Run:
             call = next(effects, None)
             if call is None:
                 stack.pop()
-                self.active.discard(frame.fn.qualname)
+                self.active.discard(frame.call.fn.qualname)
                 continue
             inner = self._enter(call)
             if inner is not None:
@@ -389,17 +388,7 @@ class _Run:
             self._stop(f"constructing it makes more than {MAX_FRAMES} calls")
             return None
         self.frames += 1
-        frame = _Frame(
-            self.frames,
-            fn,
-            call.env,
-            call.ancestor,
-            call.parent,
-            call.status,
-            call.flags,
-            call.depth,
-            call.shadow,
-        )
+        frame = _Frame(self.frames, call)
         if call.depth == 0:
             self.sim.top_frame = frame.id
         self.active.add(fn.qualname)
@@ -410,16 +399,16 @@ class _Run:
         self.sim.stopped = f"analysis stopped: {why}; the class was not fully checked"
 
     def _effects(self, frame: _Frame) -> Iterator[_Call]:
-        for i, eff in enumerate(frame.fn.facts.effects):
+        for i, eff in enumerate(frame.call.fn.facts.effects):
             call = self._effect(frame, i, eff)
             if call is not None:
                 yield call
 
     def _effect(self, frame: _Frame, i: int, eff: Effect) -> _Call | None:
         """Apply one effect; a call or super().__init__() comes back as the call to run."""
-        status = frame.status
-        flags = frame.flags
-        shadow = frame.shadow
+        status = frame.call.status
+        flags = frame.call.flags
+        shadow = frame.call.shadow
         for cond in eff.guard:
             r, v = self.eval_cond(frame, cond)
             if r == FALSE:
@@ -436,28 +425,28 @@ class _Run:
             return None  # the branch does not run: its bindings do not happen
         if kind == "local":
             expensive_local = self.s.cost.expr(
-                eff.value, frame.fn.module, self.sim.mro, frozenset(frame.local_exp)
+                eff.value, frame.call.fn.module, self.sim.mro, frozenset(frame.local_exp)
             )
             if expensive_local:
                 frame.local_exp.add(eff.name)
             elif status == TRUE:
                 frame.local_exp.discard(eff.name)
             if status != TRUE:
-                frame.env[eff.name] = UNKNOWN  # the branch may or may not run
+                frame.call.env[eff.name] = UNKNOWN  # the branch may or may not run
             elif eff.value is not None and eff.value.kind in ("const", "name"):
-                frame.env[eff.name] = self.eval_arg(frame, eff.value, None)
+                frame.call.env[eff.name] = self.eval_arg(frame, eff.value, None)
             else:
-                frame.env[eff.name] = UNKNOWN
+                frame.call.env[eff.name] = UNKNOWN
             return None
         if kind == "pop":
-            kwarg = _kwarg_name(frame.fn)
-            pack = frame.env.get(kwarg)
+            kwarg = _kwarg_name(frame.call.fn)
+            pack = frame.call.env.get(kwarg)
             if pack is not None and pack.kind == "kwargs":
                 if status == TRUE:
-                    frame.env[kwarg] = pack.kw_without(eff.name)
+                    frame.call.env[kwarg] = pack.kw_without(eff.name)
                 elif pack.kw_get(eff.name) is not None:  # maybe popped: value unknown
                     keys = (*pack.kw_without(eff.name).keys, (eff.name, UNKNOWN))
-                    frame.env[kwarg] = Val("kwargs", keys=keys, open=pack.open)
+                    frame.call.env[kwarg] = Val("kwargs", keys=keys, open=pack.open)
             return None
         if kind == "return":
             return None
@@ -465,7 +454,7 @@ class _Run:
         value_const = False
         if kind in ("buffer", "assign"):
             expensive = self.s.cost.expr(
-                eff.value, frame.fn.module, self.sim.mro, frozenset(frame.local_exp)
+                eff.value, frame.call.fn.module, self.sim.mro, frozenset(frame.local_exp)
             )
             value_const = eff.value is not None and eff.value.kind == "const"
             if kind == "assign" and not shadow:
@@ -512,7 +501,14 @@ class _Run:
             if env is None:
                 return None
             return _Call(
-                callee, env, frame.ancestor, ev.index, status, flags, frame.depth + 1, shadow
+                callee,
+                env,
+                frame.call.ancestor,
+                ev.index,
+                status,
+                flags,
+                frame.call.depth + 1,
+                shadow,
             )
         if kind == "super_init":
             callee = self._resolve_super(frame, eff)
@@ -524,9 +520,9 @@ class _Run:
             env = self.bind_call(frame, eff.args, callee.facts.params, skip_self=True)
             if env is None:
                 return None
-            if self.inject is not None and frame.depth == 0:
+            if self.inject is not None and frame.call.depth == 0:
                 self._inject(frame, eff, callee, env, *self.inject)
-            return _Call(callee, env, True, ev.index, status, flags, frame.depth + 1, shadow)
+            return _Call(callee, env, True, ev.index, status, flags, frame.call.depth + 1, shadow)
         return None
 
     def _emit(
@@ -549,13 +545,13 @@ class _Run:
             index=len(self.sim.events),
             kind=kind,
             name=name,
-            fn=frame.fn,
+            fn=frame.call.fn,
             effect=eff,
             effect_index=i,
             frame=frame.id,
             status=status,
-            ancestor=frame.ancestor,
-            parent=frame.parent,
+            ancestor=frame.call.ancestor,
+            parent=frame.call.parent,
             expensive=expensive,
             args_key=args_key,
             callee=callee,
@@ -577,7 +573,7 @@ class _Run:
         value: Const,
     ) -> None:
         origin = Origin(
-            frame.id, frame.fn.qualname, frame.fn.module.path, eff.span, name, repr(value)
+            frame.id, frame.call.fn.qualname, frame.call.fn.module.path, eff.span, name, repr(value)
         )
         val = Val("const", value, origin=origin)
         params = {p.name: p for p in callee.facts.params}
@@ -591,7 +587,7 @@ class _Run:
             env[kwarg] = Val("kwargs", keys=keys, open=pack.open)
 
     def _owner_index(self, frame: _Frame) -> int | None:
-        owner = frame.fn.owner
+        owner = frame.call.fn.owner
         if owner is None:
             return None
         return self.position.get(owner.qualname)
@@ -613,7 +609,7 @@ class _Run:
         if eff.detail == "super":
             idx = self._owner_index(frame)
         else:
-            owner = frame.fn.owner
+            owner = frame.call.fn.owner
             if owner is None:
                 return None
             target = self.s.index.resolve(owner.module, eff.target)
