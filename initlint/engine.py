@@ -622,18 +622,23 @@ class _Previous:
                     table[bit] = (path, self._key(path) or "")
             files = {p: e for p, e in stored.files.items() if self._valid(p)}
         bits = {path: bit for bit, (path, _) in enumerate(table)}
-        names: dict[str, int] = {}
-        for name, mod in index.modules.items():
-            path = str(mod.path)
-            key = keys.get(mod.path)
-            if key is None:
-                continue  # not read through the cache: its content is not known
+
+        def bit_for(path: str, key: str) -> int | None:
+            """``path``'s bit, added if new; None if its key changed during the run."""
             if path not in bits:
                 bits[path] = len(table)
                 table.append((path, key))
-            elif table[bits[path]][1] != key:
+            return bits[path] if table[bits[path]][1] == key else None
+
+        names: dict[str, int] = {}
+        for name, mod in index.modules.items():
+            key = keys.get(mod.path)
+            if key is None:
+                continue  # not read through the cache: its content is not known
+            at = bit_for(str(mod.path), key)
+            if at is None:
                 return  # changed during the run: store nothing rather than a wrong entry
-            names[name] = bits[path]
+            names[name] = at
         graph = ImportGraph({n: index.modules[n] for n in names})
         masks = graph.closure_masks(names)
         for name, mod in index.modules.items():
@@ -641,13 +646,9 @@ class _Previous:
                 files[str(mod.path)] = (keys[mod.path], masks[name], tuple(partials[mod.path]))
         # A report file without classes (or with a syntax error) depends on itself alone.
         for file, key in lone.items():
-            path = str(file)
-            if path not in bits:
-                bits[path] = len(table)
-                table.append((path, key))
-            elif table[bits[path]][1] != key:
-                continue  # changed during the run: not stored
-            files[path] = (key, 1 << bits[path], tuple(partials.get(file, ())))
+            at = bit_for(str(file), key)
+            if at is not None:  # (not stored if it changed during the run)
+                files[str(file)] = (key, 1 << at, tuple(partials.get(file, ())))
         results.write(map_key, StoredResults(tuple(table), files, self._stats(table)))
 
 
