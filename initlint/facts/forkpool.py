@@ -120,6 +120,8 @@ class ForkPool:
             os._exit(status)
 
     def _done(self, number: int) -> bool:
+        if number in self._results:  # asked before every file: no select for what came
+            return True
         self.start()
         self._drain(block=False)
         return number in self._results or not self._buffers
