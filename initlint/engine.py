@@ -297,7 +297,7 @@ def _analyze(
                 break
             check(file)
     checking.close()
-    stream.finish()  # the pool shuts down now, not whenever the generator is collected
+    stream.finish()  # outcomes no file asked for (an early pass) still go into the cache
 
     cache.flush()  # SQLite writes the last batch while the results are stored
     if use_cache:
