@@ -17,7 +17,7 @@ import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from initlint import __version__
 from initlint.facts.model import ModuleFacts
@@ -140,6 +140,10 @@ class FactsCache:
     """
 
     BATCH = 64  # entries buffered before a write
+    # Facts by key kept in memory across the runs of a long-lived process (the language
+    # server sets it to a dict it bounds): a run then unpickles only what changed. A CLI run
+    # reads each key once, and leaves it None.
+    memo: ClassVar[dict[str, ModuleFacts] | None] = None
 
     def __init__(self, root: Path, fingerprint: str, enabled: bool = True) -> None:
         self.enabled = enabled
@@ -159,6 +163,17 @@ class FactsCache:
     def get(self, key: str) -> ModuleFacts | None:
         if not self.enabled:
             return None
+        memo = FactsCache.memo
+        if memo is not None:
+            known = memo.get(key)
+            if known is not None:
+                return known
+        facts = self._get(key)
+        if memo is not None and facts is not None:
+            memo[key] = facts
+        return facts
+
+    def _get(self, key: str) -> ModuleFacts | None:
         blob = self._pending.get(key) or self._inflight.get(key)
         if blob is None:
             db = self._connect(create=False)
@@ -178,6 +193,8 @@ class FactsCache:
             return None
 
     def put(self, key: str, facts: ModuleFacts) -> None:
+        if FactsCache.memo is not None and self.enabled:
+            FactsCache.memo[key] = facts
         blob = pickle_facts(facts) if self.enabled else None
         if blob is not None:
             self.put_blob(key, blob)

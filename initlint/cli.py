@@ -53,6 +53,7 @@ class _Main(click.Group):
     LAZY = {
         "demo": "initlint.demo:demo",
         "fix": "initlint.fix.command:fix",
+        "server": "initlint.server.command:server",
         "trace": "initlint.runtime.command:trace",
     }
 

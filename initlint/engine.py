@@ -48,7 +48,7 @@ from initlint.rules.repeats import find_disabled, find_repeats
 from initlint.settings import Settings, load_settings
 from initlint.simulation.cost import CostModel
 from initlint.simulation.engine import Simulator
-from initlint.sources import UnreadableError, read_bytes
+from initlint.sources import UnreadableError, is_overlaid, overlay_active, read_bytes
 
 if TYPE_CHECKING:
     from initlint.facts.forkpool import PoolFuture
@@ -218,14 +218,15 @@ def _analyze(
 
     index = ProjectIndex(module_paths, load)
     analysis = Analysis(root, cwd, settings, index, files=len(disc.report))
-    locator = Locator(_enclosing(index), root, use_cache)
+    # (nothing an editor's buffers yield is stored: each keystroke would add entries)
+    locator = Locator(_enclosing(index), root, use_cache and not overlay_active())
     analysis.locator = locator
     diags: list[Diagnostic] = []
     for problem in disc.problems:
         diags.append(_file_diag(analysis, problem.path, "IL901", problem.message, 1, 1))
 
     results = ResultsCache(root, settings.fingerprint(), use_cache)
-    map_key = _results_key(module_paths, cwd) if use_cache else ""
+    map_key = _results_key(module_paths, cwd) if use_cache and not overlay_active() else ""
     previous = _Previous(results.read(map_key) if reuse_results and use_cache else None)
     order = {p: i for i, p in enumerate(disc.report)}
     partials: dict[Path, list[_Partial]] = {}  # report file -> the diagnostics it gives
@@ -300,7 +301,7 @@ def _analyze(
     stream.finish()  # outcomes no file asked for (an early pass) still go into the cache
 
     cache.flush()  # SQLite writes the last batch while the results are stored
-    if use_cache:
+    if use_cache and not overlay_active():  # an editor's buffers are not the files' content
         checked = {m.path for m in report_modules}
         previous.store(results, map_key, index, keys, checked, partials, lone)
     shown = {analysis.display(p) for p in disc.report}
@@ -659,7 +660,7 @@ def _store_fresh_bodies(index: ProjectIndex, cache: FactsCache, keys: dict[Path,
         return
     for mod in index.modules.values():
         key = keys.get(mod.path)
-        if key and has_fresh_bodies(mod.facts):
+        if key and has_fresh_bodies(mod.facts) and not is_overlaid(mod.path):
             cache.put(key, mod.facts)
 
 

@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import io
+import os
 import stat
 import tokenize
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+
+# Unsaved editor buffers (the language server's open documents), by absolute normalised
+# path: while set, they are what every stage reads for those files instead of the disk.
+_OVERLAY: dict[str, bytes] = {}
 
 
 @dataclass(frozen=True)
@@ -23,7 +30,38 @@ class UnreadableError(Exception):
     """The file cannot be read or decoded (IL901)."""
 
 
+def _overlay_key(path: Path | str) -> str:
+    return os.path.normpath(os.path.abspath(path))
+
+
+@contextmanager
+def overlaid(files: Mapping[Path, bytes]) -> Iterator[None]:
+    """Read ``files`` from the given bytes instead of the disk while the block runs (one
+    overlay at a time: the language server analyses one request after another)."""
+    if _OVERLAY:
+        raise RuntimeError("an overlay is already active")
+    _OVERLAY.update({_overlay_key(p): data for p, data in files.items()})
+    try:
+        yield
+    finally:
+        _OVERLAY.clear()
+
+
+def is_overlaid(path: Path | str) -> bool:
+    """Whether ``path`` is read from an editor buffer now (its content is not the disk's:
+    nothing derived from it may be stored as the file's)."""
+    return bool(_OVERLAY) and _overlay_key(path) in _OVERLAY
+
+
+def overlay_active() -> bool:
+    return bool(_OVERLAY)
+
+
 def read_bytes(path: Path) -> bytes:
+    if _OVERLAY:
+        data = _OVERLAY.get(_overlay_key(path))
+        if data is not None:
+            return data
     try:
         st = path.stat()
         if not stat.S_ISREG(st.st_mode):

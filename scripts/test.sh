@@ -8,7 +8,7 @@ if [ ! -x .venv/bin/python ]; then
 fi
 # Pin the CPU torch build first: a bare `torch` requirement could pull a multi-GB CUDA build.
 .venv/bin/python -m pip install -q --disable-pip-version-check torch==2.13.0
-.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[rope,test]'
+.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[rope,lsp,test]'
 echo "== ruff"
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .

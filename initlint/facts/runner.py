@@ -12,7 +12,7 @@ from initlint.cache import FactsCache, content_key, pickle_facts, unpickle_facts
 from initlint.facts.extract import extract_facts, read_self_calls
 from initlint.facts.forkpool import ForkPool, PoolFuture
 from initlint.facts.model import ModuleFacts
-from initlint.sources import UnreadableError, decode, read_bytes
+from initlint.sources import UnreadableError, decode, is_overlaid, read_bytes
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor as _Pool
@@ -65,7 +65,8 @@ def facts_for(path: Path, cache: Store, prefilter: bool) -> FactsOutcome:
         except UnreadableError as exc:
             return FactsOutcome(path, None, problem=str(exc))
         facts = extract_facts(text)
-        cache.put(key, facts)
+        if not is_overlaid(path):  # an unsaved buffer's facts are not kept
+            cache.put(key, facts)
         return FactsOutcome(path, facts, parsed=True, key=key)
     except RecursionError:
         return FactsOutcome(path, None, internal="RecursionError: nesting too deep to analyse")
