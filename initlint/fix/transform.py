@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import ast
 import bisect
+import io
 import textwrap
+import tokenize
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -362,11 +364,141 @@ def _apply_per_statement(
     return "".join(parts), changed, applier.pending
 
 
+@dataclass(frozen=True)
+class _Split:
+    """A source cut by ``ast`` into top-level parts, each a whole number of lines: the lines
+    after the previous top-level statement up to the end of the next one (statements that
+    share a line go in one part), then the lines after the last statement."""
+
+    parts: tuple[str, ...]
+    starts: tuple[int, ...]  # lines before each part
+    lines: list[str]  # the source's lines, as _Parsed has them (byte -> char columns)
+    indent: str  # the default indent libcst would detect for the whole source
+
+
+_SPLITS: OrderedDict[str, _Split | None] = OrderedDict()
+_PARTS: OrderedDict[tuple[str, str], cst.Module] = OrderedDict()
+_SPLITS_KEEP = 16
+_PARTS_KEEP = 64
+
+
+def _first_indent(source: str) -> str | None:
+    """What libcst detects as the default indent: the first INDENT token's text (its
+    fallback, four spaces, when there is none); None when tokenize fails before one."""
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type == tokenize.INDENT:
+                return tok.string
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    return "    "
+
+
+def _split_source(source: str) -> _Split | None:
+    if source in _SPLITS:
+        _SPLITS.move_to_end(source)
+        return _SPLITS[source]
+    split = None
+    indent = _first_indent(source) if "\r" not in source and source.endswith("\n") else None
+    if indent is not None and "\t" not in indent:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            tree = None
+        if tree is not None and tree.body:
+            lines = [line + "\n" for line in source.split("\n")[:-1]]
+            ends: list[int] = []
+            for stmt in tree.body:
+                first = min([stmt.lineno, *(d.lineno for d in _decorators(stmt))])
+                end = stmt.end_lineno or stmt.lineno
+                if ends and first <= ends[-1]:
+                    ends[-1] = max(ends[-1], end)  # shares a line with the previous one
+                else:
+                    ends.append(end)
+            parts, starts, before = [], [], 0
+            for end in ends:
+                parts.append("".join(lines[before:end]))
+                starts.append(before)
+                before = end
+            if before < len(lines):
+                parts.append("".join(lines[before:]))
+                starts.append(before)
+            if "".join(parts) == source:
+                split = _Split(tuple(parts), tuple(starts), source.splitlines(), indent)
+    _SPLITS[source] = split
+    while len(_SPLITS) > _SPLITS_KEEP:
+        _SPLITS.popitem(last=False)
+    return split
+
+
+def _decorators(stmt: ast.stmt) -> list[ast.expr]:
+    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return list(stmt.decorator_list)
+    return []
+
+
+def _parse_part(code: str, indent: str) -> cst.Module:
+    key = (code, indent)
+    module = _PARTS.get(key)
+    if module is None:
+        config = cst.PartialParserConfig(default_indent=indent, default_newline="\n")
+        module = _PARTS[key] = cst.parse_module(code, config=config)
+        while len(_PARTS) > _PARTS_KEEP:
+            _PARTS.popitem(last=False)
+    else:
+        _PARTS.move_to_end(key)
+    return module
+
+
+def _rewrite_parts(source: str, ops: Sequence[Op]) -> tuple[str, list[str], set[Op]] | None:
+    """Like _apply_per_statement, without a libcst parse of the whole source: libcst parses
+    only the parts that hold an op, each alone, with the whole source's default indent and
+    newline (so that new code is laid out as in the whole module). The ops' targets lie in
+    the top-level statement whose lines hold them, so the result is the same. None when a
+    part cannot be parsed alone or an op targets a top-level statement itself: then the
+    whole source is parsed, as before."""
+    split = _split_source(source)
+    if split is None or not ops:
+        return None
+    at: dict[int, list[Op]] = {}
+    for op in ops:
+        i = bisect.bisect_right(split.starts, op.line - 1) - 1
+        if 0 <= i < len(split.parts):
+            at.setdefault(i, []).append(op)
+    applier: _Applier | None = None
+    parts = list(split.parts)
+    changed = []
+    for i in sorted(at):
+        try:
+            module = _parse_part(split.parts[i], split.indent)
+        except Exception:  # noqa: BLE001 - not parseable alone: the whole source decides
+            return None
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        positions = wrapper.resolve(PositionProvider)
+        firsts = {positions[stmt].start.line + split.starts[i] for stmt in module.body}
+        if any(isinstance(op, _STATEMENT_OPS) and op.line in firsts for op in at[i]):
+            return None
+        if applier is None:
+            applier = _Applier(module, split.lines, ops)
+        applier.module = module
+        applier.line_offset = split.starts[i]
+        code = wrapper.visit(applier).code
+        if code != parts[i]:
+            parts[i] = code
+            changed.append(code)
+    if applier is None:
+        return None
+    return "".join(parts), changed, applier.pending
+
+
 def rewrite(source: str, ops: Sequence[Op]) -> tuple[str, list[str] | None]:
     """``source`` with ``ops`` applied, and the new code of the top-level statements that
     changed (None: the whole module was visited). Raise FixError when an op finds no target.
 
     The source's libcst parse is kept for the next plans that edit it."""
+    fast = _rewrite_parts(source, ops)
+    if fast is not None and not fast[2]:
+        return fast[0], fast[1]
     parsed = _parse(source)
     done = _apply_per_statement(parsed, ops)
     if done is None:
