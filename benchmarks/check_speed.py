@@ -29,7 +29,10 @@ alike, each as a subprocess:
 - ``initlint warm``: the same right after, once one file of the target got new content (a
   comment line appended), so that the run re-parses that one file only;
 - ``ruff``: ``ruff check --select F --no-cache TARGET``;
-- ``fixit``: ``fixit --rules <one rule> lint TARGET``.
+- ``fixit``: ``fixit --rules <one rule> lint TARGET``;
+- with ``--formats text,json`` (or ``sarif``): ``initlint json cold`` and ``initlint json
+  warm``, the same runs with ``--format json``, and their ratios to the text runs (issue 18's
+  targets: cold ≤ 1.3×, warm ≤ 2×; ``--format-cold-target`` / ``--format-warm-target``).
 
 It reports the median wall time of each, the ratios to the floor, the CPU time, and the peak
 RSS (the largest process of each run's tree, from ``wait4``). ``--curve TARGET`` also times
@@ -171,8 +174,10 @@ class Bench:
         self.work = work
         self.edits = 0
 
-    def initlint_cmd(self, root: Path, target: str) -> list[str]:
+    def initlint_cmd(self, root: Path, target: str, fmt: str = "text") -> list[str]:
         cmd = [*self.args.initlint, "check", "--exit-zero", target]
+        if fmt != "text":
+            cmd[-1:-1] = ["--format", fmt]
         if self.args.jobs:
             cmd[-1:-1] = ["--jobs", str(self.args.jobs)]
         return cmd
@@ -184,6 +189,10 @@ class Bench:
             Series("initlint cold", self.initlint_cmd(root, target)),
             Series("initlint warm", self.initlint_cmd(root, target)),
         ]
+        for fmt in a.formats:
+            if fmt != "text":
+                out.append(Series(f"initlint {fmt} cold", self.initlint_cmd(root, target, fmt)))
+                out.append(Series(f"initlint {fmt} warm", self.initlint_cmd(root, target, fmt)))
         ruff = a.ruff or shutil.which("ruff")
         fixit = a.fixit or shutil.which("fixit")
         peers = [
@@ -227,9 +236,9 @@ class Bench:
                     is_initlint = s.name.startswith("initlint")
                     if r >= (repeat if is_initlint else peer_repeat):
                         continue
-                    if s.name == "initlint cold":
+                    if s.name.startswith("initlint") and s.name.endswith(" cold"):
                         shutil.rmtree(root / ".initlint_cache", ignore_errors=True)
-                    if s.name == "initlint warm":
+                    if s.name.startswith("initlint") and s.name.endswith(" warm"):
                         self.edits += 1
                         edit.write_bytes(original + f"\n# check_speed edit {self.edits}\n".encode())
                     sample = run(s.command, root, self.args.timeout)
@@ -260,6 +269,18 @@ class Bench:
                 s.median("cpu") / floor_cpu if s.samples and floor_cpu == floor_cpu else None
             )
             result["series"].append(entry)
+        by_name = {s.name: s for s in series}
+        result["format_ratios"] = {}
+        for fmt in self.args.formats:
+            if fmt == "text":
+                continue
+            ratios = {}
+            for kind in ("cold", "warm"):
+                mine, text = by_name[f"initlint {fmt} {kind}"], by_name[f"initlint {kind}"]
+                if mine.samples and text.samples:
+                    ratios[kind] = mine.median() / text.median()
+                    ratios[f"{kind}_cpu"] = mine.median("cpu") / text.median("cpu")
+            result["format_ratios"][fmt] = ratios
         return result
 
     def curve(
@@ -356,7 +377,7 @@ def render_md(report: dict[str, Any]) -> str:
                 continue
             ratio = s["ratio_to_floor"]
             kind = s["name"].split()[-1] if s["name"].startswith("initlint") else ""
-            goal = TARGETS.get(kind)
+            goal = TARGETS.get(kind) if len(s["name"].split()) == 2 else None
             verdict = ""
             if goal is not None and ratio is not None:
                 verdict = f"≤ {goal:.2f}: {'met' if ratio <= goal else 'NOT met'}"
@@ -369,6 +390,26 @@ def render_md(report: dict[str, Any]) -> str:
                 f"{s['max_rss_mib']:.0f} | {len(s['samples'])} |"
             )
         out.append("")
+        goals = report.get("format_targets", {})
+        for fmt, ratios in res.get("format_ratios", {}).items():
+            out += [
+                f"`--format {fmt}` against text output (issue 18: cold ≤ "
+                f"{goals.get('cold', float('nan')):.2f}×, warm ≤ "
+                f"{goals.get('warm', float('nan')):.2f}×):",
+                "",
+                "| run | wall ratio | target | CPU ratio |",
+                "|---|---:|---|---:|",
+            ]
+            for kind in ("cold", "warm"):
+                if kind not in ratios:
+                    continue
+                goal = goals.get(kind)
+                met = "" if goal is None else ("met" if ratios[kind] <= goal else "NOT met")
+                out.append(
+                    f"| {fmt} {kind} / text {kind} | {ratios[kind]:.2f}× | "
+                    f"≤ {goal:.2f}: {met} | {ratios[f'{kind}_cpu']:.2f}× |"
+                )
+            out.append("")
     if report.get("curve"):
         c = report["curve"]
         out += [
@@ -451,6 +492,24 @@ def main() -> int:
     p.add_argument(
         "--jobs", type=int, default=0, help="initlint --jobs (default: its own, the CPU count)"
     )
+    p.add_argument(
+        "--formats",
+        default="text",
+        help="output formats to time, e.g. text,json,sarif (default text); each other format "
+        "gets its own cold and warm runs and its ratios to text's",
+    )
+    p.add_argument(
+        "--format-cold-target",
+        type=float,
+        default=1.3,
+        help="issue 18: a format's cold run at most this times text's (default 1.3)",
+    )
+    p.add_argument(
+        "--format-warm-target",
+        type=float,
+        default=2.0,
+        help="issue 18: a format's warm run at most this times text's (default 2)",
+    )
     p.add_argument("--timeout", type=float, default=3600.0, help="seconds per run")
     p.add_argument(
         "--work-dir", type=Path, default=None, help="scratch folder (default: a temp dir)"
@@ -459,6 +518,7 @@ def main() -> int:
     args = p.parse_args()
     args.peer_repeat = args.repeat if args.peer_repeat is None else args.peer_repeat
     args.peers = {x.strip() for x in args.peers.split(",") if x.strip()}
+    args.formats = [x.strip() for x in args.formats.split(",") if x.strip()]
     args.initlint = [args.initlint] if args.initlint else [sys.executable, "-m", "initlint"]
     source = args.source.resolve()
     targets = args.target or ["."]
@@ -516,6 +576,7 @@ def main() -> int:
             "versions": versions,
         },
         "targets": TARGETS,
+        "format_targets": {"cold": args.format_cold_target, "warm": args.format_warm_target},
         "results": results,
         "curve": curve,
         "rss_check": {

@@ -206,6 +206,7 @@ def _run_analysis(
     config_file: Path | None,
     fix_planner: object = None,
     reuse_results: bool = False,
+    fixes: object = None,
 ) -> Analysis:
     for p in paths:
         if not p.exists() and not p.is_symlink():
@@ -225,6 +226,7 @@ def _run_analysis(
         use_cache=not no_cache,
         fix_planner=fix_planner,  # type: ignore[arg-type]
         reuse_results=reuse_results,
+        fixes=fixes,  # type: ignore[arg-type]
     )
 
 
@@ -295,13 +297,15 @@ def check(
             return
         from initlint.fix.planning import fix_planner
 
-        # Text and GitHub output need no fix plans: a file's last results can be reused.
-        reuse = fmt in ("text", "github")
-        analysis = _run_analysis(paths, over, no_cache, jobs, config_file, fix_planner, reuse)
+        # A file's last results are reused while its import closure is unchanged; JSON and
+        # SARIF show each fix's edits, rendered and checked with the results and stored
+        # with them.
+        fixes = None
         if fmt in ("json", "sarif"):
-            from initlint.fix.api import attach_edits  # renders edits: imports libcst
+            from initlint.fix.attach import EditAttacher  # renders edits: imports libcst
 
-            attach_edits(analysis)
+            fixes = EditAttacher()
+        analysis = _run_analysis(paths, over, no_cache, jobs, config_file, fix_planner, True, fixes)
     except ConfigError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_ERROR)

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, ParamSpec, Protocol, TypeVar
 
 from initlint import __version__
 from initlint.cache import (
@@ -84,6 +84,26 @@ def display_path(path: Path, cwd: Path) -> str:
 FixPlanner = Callable[["Analysis", Finding], tuple[Fix, object] | None]
 
 
+class FixAttacher(Protocol):
+    """Renders and checks the fix plans of a run's fresh diagnostics (for JSON and SARIF),
+    so that the edits are stored with the per-file results (``initlint.fix.attach``)."""
+
+    def keys(self, findings: list[Finding]) -> frozenset[object]:
+        """What ``findings`` are to a later check of fixes (stored with their file)."""
+        ...
+
+    def edited(self, analysis: Analysis, diag: Diagnostic) -> frozenset[Path]:
+        """The files ``diag``'s fix plan edits (empty when it has none)."""
+        ...
+
+    def attach(
+        self, analysis: Analysis, diags: list[Diagnostic], known: frozenset[object]
+    ) -> dict[Diagnostic, Diagnostic]:
+        """Each of ``diags`` with its fix's edits, or with its fix withdrawn. ``known``: the
+        findings of the report files whose results this run took from the cache."""
+        ...
+
+
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -125,11 +145,13 @@ def analyze(
     fix_planner: FixPlanner | None = None,
     progress: bool | None = None,
     reuse_results: bool = False,
+    fixes: FixAttacher | None = None,
 ) -> Analysis:
     """Run the check pipeline. ``progress``: None draws on stderr only when it is a TTY.
 
     ``reuse_results``: take a file's diagnostics from the last run while nothing in its
-    import closure changed (only for output that needs no fix plans: text, github)."""
+    import closure changed. ``fixes``: attach each fix's edits (JSON, SARIF) before the
+    results are stored, so that a reused file's diagnostics come with theirs."""
     cwd = (cwd or Path.cwd()).absolute()
     paths = [p if p.is_absolute() else cwd / p for p in paths] or [cwd]
     root = find_root(paths[0])
@@ -170,6 +192,7 @@ def analyze(
             fix_planner,
             progress,
             reuse_results,
+            fixes,
             disc,
             cache,
             chunks,
@@ -190,6 +213,7 @@ def _analyze(
     fix_planner: FixPlanner | None,
     progress: bool | None,
     reuse_results: bool,
+    fixes: FixAttacher | None,
     disc: Discovery,
     cache: FactsCache,
     chunks: list[PoolFuture],
@@ -225,7 +249,9 @@ def _analyze(
     for problem in disc.problems:
         diags.append(_file_diag(analysis, problem.path, "IL901", problem.message, 1, 1))
 
-    results = ResultsCache(root, settings.fingerprint(), use_cache)
+    # Results with fixes' edits are stored apart: text output's carry none.
+    flavour = "+fixes" if fixes is not None else ""
+    results = ResultsCache(root, settings.fingerprint() + flavour, use_cache)
     map_key = _results_key(module_paths, cwd) if use_cache and not overlay_active() else ""
     previous = _Previous(results.read(map_key) if reuse_results and use_cache else None)
     order = {p: i for i, p in enumerate(disc.report)}
@@ -270,12 +296,27 @@ def _analyze(
         return mod
 
     checking = Progress(len(todo), progress, label="initlint: checking")
+    found: dict[Path, list[Finding]] = {}  # each checked report file's findings
+
+    def check_module(mod: Module) -> None:
+        before = len(analysis.findings)
+        partials[mod.path] = _check_module(analysis, sim, mod, fix_planner)
+        found[mod.path] = analysis.findings[before:]
 
     def check(file: Path) -> None:
         checking.advance()
         mod = admit(file)
         if mod is not None:
-            partials[mod.path] = _check_module(analysis, sim, mod, fix_planner)
+            check_module(mod)
+
+    def check_again(files: list[Path]) -> None:
+        """Check report files whose results were taken from the cache (not in the pass)."""
+        for file in files:
+            stream.provide(file, facts_for(file, cache, prefilter=False))
+            names[file] = module_name_for(file, roots)
+            mod = admit(file)
+            if mod is not None:
+                check_module(mod)
 
     if any(_shadows(module_paths, p, n) for p, n in names.items()):
         # A report file whose module name also names another file must win that name
@@ -285,11 +326,12 @@ def _analyze(
         for mod in admitted:
             checking.advance()
             if mod is not None:
-                partials[mod.path] = _check_module(analysis, sim, mod, fix_planner)
+                check_module(mod)
     else:
         # Each file is checked as soon as its facts arrive, while the pool reads the rest;
         # a class that needs a file still in the pool waits for it (DESIGN §8).
-        split = reuse_results and jobs > 1 and hasattr(os, "fork")
+        # (not with fixes: their checks need every finding in this process)
+        split = reuse_results and fixes is None and jobs > 1 and hasattr(os, "fork")
         for pos, file in enumerate(todo):
             rest = todo[pos:]
             if split and len(rest) >= TAIL_SPLIT_MIN and stream.produced():
@@ -299,11 +341,14 @@ def _analyze(
             check(file)
     checking.close()
     stream.finish()  # outcomes no file asked for (an early pass) still go into the cache
+    inputs: dict[Path, _FixInputs] = {}
+    if fixes is not None:
+        inputs = _attach_fixes(analysis, fixes, previous, partials, found, check_again)
 
     cache.flush()  # SQLite writes the last batch while the results are stored
     if use_cache and not overlay_active():  # an editor's buffers are not the files' content
         checked = {m.path for m in report_modules}
-        previous.store(results, map_key, index, keys, checked, partials, lone)
+        previous.store(results, map_key, index, keys, checked, partials, lone, inputs)
     shown = {analysis.display(p) for p in disc.report}
     ordered = [x for p in sorted(partials, key=order.__getitem__) for x in partials[p]]
     diags.extend(_merge(analysis, [x for x in ordered if x.site is None or x.site[1] in shown]))
@@ -454,6 +499,10 @@ class _FactsStream:
         for outcome in self._outcomes:
             self._got[outcome.path] = outcome
 
+    def provide(self, path: Path, outcome: FactsOutcome) -> None:
+        """An outcome read outside the pass (a file the pass was not given)."""
+        self._got.setdefault(path, outcome)
+
 
 @dataclass(frozen=True)
 class _Partial:
@@ -464,6 +513,85 @@ class _Partial:
     site: tuple[str, str, int, int] | None = None  # (code, site path, line, col) to merge on
     owner: str = ""  # the class whose code the statement is in
     message_tail: str = ""  # the fix note, after the class list
+
+
+@dataclass(frozen=True)
+class _FixInputs:
+    """Stored with a report file's results when fixes are attached: its findings (the checks
+    of other files' fixes need them) and the files its fixes edit (a change that can reach
+    one of them checks its fixes again)."""
+
+    keys: frozenset[object]
+    edits: frozenset[str]
+
+
+def _attach_fixes(
+    analysis: Analysis,
+    fixes: FixAttacher,
+    previous: _Previous,
+    partials: dict[Path, list[_Partial]],
+    found: dict[Path, list[Finding]],
+    check_again: Callable[[list[Path]], None],
+) -> dict[Path, _FixInputs]:
+    """Give the fresh diagnostics their fixes' edits; check only the fixes whose inputs may
+    have changed.
+
+    A fix's check (``fix/verify.py``) reads the files it edits and the classes whose
+    construction can see them. Such a class sits in a module whose import closure holds an
+    edited file, and its result changes only when something in that closure does. So a
+    file taken from the cache is checked again when the closure of a changed module, or of
+    a file checked in this run, holds a file one of its fixes edits. Before the checks, the
+    files whose last closure held an edited file are loaded, as a run over all of them
+    would have them; the findings of the files taken from the cache count as known."""
+    index = analysis.index
+    stored = previous.fix_inputs()
+    reused = {p: x for p, x in stored.items() if Path(p) not in found}
+    if reused and found:
+        dirty = {str(p) for p in found} | previous.changed_paths()
+        reach = _closure_paths(index, dirty)
+        check_again(sorted(Path(p) for p, x in reused.items() if x.edits & reach))
+        reused = {p: x for p, x in reused.items() if Path(p) not in found}
+    fresh = [part.diag for p in found for part in partials[p] if part.diag.fix is not None]
+    edited: set[Path] = set()
+    for d in fresh:
+        edited |= fixes.edited(analysis, d)
+    for name in previous.importers({str(p) for p in edited}, index.module_paths):
+        index.module(name)
+    known: set[object] = set()
+    for x in reused.values():
+        known |= x.keys
+    attached = fixes.attach(analysis, fresh, frozenset(known)) if fresh else {}
+    out: dict[Path, _FixInputs] = {}
+    for path in found:
+        parts = []
+        touched: set[Path] = set()
+        for part in partials[path]:
+            new = attached.get(part.diag)
+            if new is not None:
+                touched |= fixes.edited(analysis, part.diag)
+                plan = analysis.plans.pop(part.diag, None)
+                if new.fix is not None:
+                    if plan is not None:
+                        analysis.plans[new] = plan
+                else:
+                    part = replace(part, message_tail=" [no fix]")
+                part = replace(part, diag=new)
+            parts.append(part)
+        partials[path] = parts
+        out[path] = _FixInputs(fixes.keys(found[path]), frozenset(str(t) for t in touched))
+    return out
+
+
+def _closure_paths(index: ProjectIndex, paths: set[str]) -> set[str]:
+    """The files in the import closures of the loaded modules at ``paths``."""
+    names = list(index.modules)
+    bits = {name: i for i, name in enumerate(names)}
+    masks = ImportGraph(index.modules).closure_masks(bits)
+    mask = 0
+    for name, mod in index.modules.items():
+        if str(mod.path) in paths:
+            mask |= masks.get(name, 0)
+    return {str(index.modules[names[i]].path) for i in range(len(names)) if mask >> i & 1}
 
 
 def _check_module(
@@ -595,6 +723,38 @@ class _Previous:
         entry = self.stored.files.get(path) if self.stored is not None else None
         return entry is not None and not entry[1] & self.changed
 
+    def changed_paths(self) -> set[str]:
+        if self.stored is None:
+            return set()
+        return {p for bit, (p, _) in enumerate(self.stored.table) if self.changed >> bit & 1}
+
+    def fix_inputs(self) -> dict[str, _FixInputs]:
+        """Each still valid stored file's fix inputs (stored with fixes attached only)."""
+        if self.stored is None:
+            return {}
+        out = {}
+        for path, entry in self.stored.files.items():
+            if self._valid(path):
+                for x in entry[2]:
+                    if isinstance(x, _FixInputs):
+                        out[path] = x
+        return out
+
+    def importers(
+        self, paths: set[str], module_paths: dict[str, tuple[Path | str, bool]]
+    ) -> list[str]:
+        """Module names of the stored files whose closure held one of ``paths``."""
+        if self.stored is None or not paths:
+            return []
+        mask = 0
+        for bit, (p, _) in enumerate(self.stored.table):
+            if p in paths:
+                mask |= 1 << bit
+        if not mask:
+            return []
+        hit = {p for p, e in self.stored.files.items() if e[1] & mask}
+        return sorted(n for n, (p, _) in module_paths.items() if str(p) in hit)
+
     def reuse(self, path: Path, into: dict[Path, list[_Partial]]) -> bool:
         if not self._valid(str(path)):
             return False
@@ -611,6 +771,7 @@ class _Previous:
         checked: set[Path],
         partials: dict[Path, list[_Partial]],
         lone: dict[Path, str],
+        inputs: dict[Path, _FixInputs],
     ) -> None:
         """Carry over what still holds, add what this run computed. Bits keep their
         numbers (carried masks stay right); a changed module's bit gets its new key."""
@@ -644,7 +805,9 @@ class _Previous:
         masks = graph.closure_masks(names)
         for name, mod in index.modules.items():
             if mod.path in checked and name in masks:
-                files[str(mod.path)] = (keys[mod.path], masks[name], tuple(partials[mod.path]))
+                got = inputs.get(mod.path)
+                held = (*partials[mod.path], *((got,) if got is not None else ()))
+                files[str(mod.path)] = (keys[mod.path], masks[name], held)
         # A report file without classes (or with a syntax error) depends on itself alone.
         for file, key in lone.items():
             at = bit_for(str(file), key)

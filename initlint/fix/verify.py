@@ -42,6 +42,11 @@ def _key(f: Finding) -> tuple[str, str, str, str]:
     return f.sim.cls.qualname, f.code, kind, name
 
 
+def finding_key(f: Finding) -> tuple[str, str, str, str]:
+    """What identifies a finding to a fix's check: (class, code, effect kind, effect name)."""
+    return _key(f)
+
+
 def _findings(sim: Simulator, index: ProjectIndex, classes: Iterable[str]) -> set[Key]:
     """Finding keys of ``classes``, plus one ("conflict", class) key per class whose
     construction would pass an argument twice."""

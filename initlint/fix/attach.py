@@ -1,0 +1,58 @@
+"""Fix edits for JSON and SARIF, made while the per-file results are, and stored with them
+(``engine.FixAttacher``): a warm run renders and checks only the fixes of the files it
+checks again. The edits and the checks are those of ``api.attach_edits``."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from initlint.diagnostics import Diagnostic
+from initlint.engine import Analysis
+from initlint.fix.apply import edits_for
+from initlint.fix.ops import FixPlan
+from initlint.fix.transform import FixError
+from initlint.fix.verify import Verifier, finding_key
+from initlint.rules.base import Finding
+
+
+class EditAttacher:
+    """Renders each fresh fix into edits, after the checks ``initlint check --format json``
+    makes; a fix that fails them is withdrawn (as ``api.attach_edits`` does)."""
+
+    def keys(self, findings: list[Finding]) -> frozenset[object]:
+        return frozenset(finding_key(f) for f in findings)
+
+    def edited(self, analysis: Analysis, diag: Diagnostic) -> frozenset[Path]:
+        plan = self._plan(analysis, diag)
+        return frozenset(op.path for op in plan.ops) if plan is not None else frozenset()
+
+    def attach(
+        self, analysis: Analysis, diags: list[Diagnostic], known: frozenset[object]
+    ) -> dict[Diagnostic, Diagnostic]:
+        verifier = Verifier(analysis)
+        # The findings of files this run did not check are known as a run over all of them
+        # would know them.
+        verifier.known |= known  # type: ignore[arg-type]
+        verifier.with_findings |= {str(k[0]) for k in known if isinstance(k, tuple)}
+        out = {}
+        for d in diags:
+            entry = analysis.plans.get(d)
+            if not isinstance(entry, tuple) or d.fix is None:
+                continue
+            plan, finding = entry
+            try:
+                display = {op.path: analysis.display(op.path) for op in plan.ops}
+                if verifier.verify(plan, finding) is not None:
+                    raise FixError("unsound")
+                out[d] = replace(d, fix=replace(d.fix, edits=edits_for(plan, display)))
+            except Exception:  # noqa: BLE001 - libcst can fail anywhere on hostile input
+                out[d] = replace(d, fix=None)
+        return out
+
+    @staticmethod
+    def _plan(analysis: Analysis, diag: Diagnostic) -> FixPlan | None:
+        entry = analysis.plans.get(diag)
+        if isinstance(entry, tuple) and isinstance(entry[0], FixPlan):
+            return entry[0]
+        return None

@@ -1,0 +1,165 @@
+"""JSON/SARIF fixes stored with the per-file results: a warm run gives the same bytes as a
+run without the cache, and renders and checks only the fixes whose inputs changed."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from initlint.diagnostics import Diagnostic
+from initlint.engine import Analysis, analyze
+from initlint.fix.attach import EditAttacher
+from initlint.fix.planning import fix_planner
+
+BASE = """\
+import torch
+from torch import nn
+
+
+class RopeBase(nn.Module):
+    def __init__(self, dim, init_cache=True):
+        super().__init__()
+        self.dim = dim
+        if init_cache:
+            self.register_buffer("cache", torch.zeros(dim), persistent=False)
+"""
+
+# Swallows init_cache: the subclass's init_cache=False never reaches the base.
+MID = """\
+from pkg.base import RopeBase
+
+
+class Scaled(RopeBase):
+    def __init__(self, dim, factor, **kwargs):
+        super().__init__(dim)
+        self.factor = factor
+"""
+
+SUB = """\
+import torch
+
+from pkg.mid import Scaled
+
+
+class Rope4(Scaled):
+    def __init__(self, dim, factor):
+        super().__init__(dim, factor, init_cache=False)
+        self.register_buffer("cache", torch.ones(dim), persistent=False)
+"""
+
+# A sibling of Rope4 in a file Rope4's closure does not hold.
+SIBLING = """\
+from pkg.mid import Scaled
+
+
+class Other(Scaled):
+    def __init__(self, dim):
+        super().__init__(dim, 2.0{flag})
+"""
+
+UNRELATED = """\
+class Plain:
+    def __init__(self):
+        self.x = 1
+"""
+
+
+def make(root: Path) -> Path:
+    pkg = root / "pkg"
+    pkg.mkdir(parents=True)
+    (root / "pyproject.toml").write_text('[project]\nname = "fx"\n')
+    (pkg / "__init__.py").write_text("")
+    (pkg / "base.py").write_text(BASE)
+    (pkg / "mid.py").write_text(MID)
+    (pkg / "sub.py").write_text(SUB)
+    (pkg / "sib.py").write_text(SIBLING.format(flag=""))
+    (pkg / "plain.py").write_text(UNRELATED)
+    return root
+
+
+def cli(root: Path, *args: str) -> str:
+    out = subprocess.run(
+        [sys.executable, "-m", "initlint", "check", *args, "pkg"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode in (0, 1), out.stderr
+    return out.stdout
+
+
+def test_warm_json_and_sarif_are_the_uncached_bytes(tmp_path: Path) -> None:
+    root = make(tmp_path / "p")
+    for fmt in ("json", "sarif"):
+        uncached = cli(root, "--no-cache", "--format", fmt)
+        assert '"edits"' in uncached or '"fixes"' in uncached
+        assert cli(root, "--format", fmt) == uncached  # cold, then stored
+        assert cli(root, "--format", fmt) == uncached  # warm
+        (root / "pkg" / "plain.py").write_text(UNRELATED + "# edited\n")
+        assert cli(root, "--format", fmt) == uncached
+        assert cli(root, "--format", fmt) == cli(root, "--no-cache", "--format", fmt)
+
+
+def test_a_sibling_change_checks_a_stored_fix_again(tmp_path: Path) -> None:
+    root = make(tmp_path / "p")
+    before = cli(root, "--format", "json")
+    assert '"applicability": "unsafe"' in before  # threading init_cache through Scaled
+    # Now the sibling passes init_cache=False and never builds the cache itself: threading
+    # the flag would switch its cache off (IL004), so the fix must be withdrawn. sub.py's
+    # own closure did not change; its stored fix is checked again all the same.
+    (root / "pkg" / "sib.py").write_text(SIBLING.format(flag=", init_cache=False"))
+    warm = cli(root, "--format", "json")
+    uncached = cli(root, "--no-cache", "--format", "json")
+    assert warm == uncached
+    assert '"fix": null' in uncached and "[no fix]" in uncached
+
+
+class Counting(EditAttacher):
+    def __init__(self) -> None:
+        self.checked: list[str] = []
+
+    def attach(
+        self, analysis: Analysis, diags: list[Diagnostic], known: frozenset[object]
+    ) -> dict[Diagnostic, Diagnostic]:
+        self.checked += [f"{d.path}:{d.line}" for d in diags]
+        return super().attach(analysis, diags, known)
+
+
+def run(root: Path, attacher: Counting) -> list[Diagnostic]:
+    a = analyze(
+        [root / "pkg"], cwd=root, fix_planner=fix_planner, reuse_results=True, fixes=attacher
+    )
+    return a.diagnostics
+
+
+def test_only_fixes_whose_inputs_changed_are_checked(tmp_path: Path) -> None:
+    root = make(tmp_path / "p")
+    first = Counting()
+    cold = run(root, first)
+    assert first.checked == ["pkg/sub.py:9"]
+    assert cold[0].fix is not None and cold[0].fix.edits
+    again = Counting()
+    assert run(root, again) == cold
+    assert again.checked == []  # nothing changed: the stored edits are shown
+    (root / "pkg" / "plain.py").write_text(UNRELATED + "# edited\n")
+    unrelated = Counting()
+    assert run(root, unrelated) == cold
+    assert unrelated.checked == []  # plain.py reaches nothing the fix edits
+    (root / "pkg" / "sib.py").write_text(SIBLING.format(flag=", init_cache=True"))
+    sibling = Counting()
+    assert run(root, sibling) == cold
+    assert sibling.checked == ["pkg/sub.py:9"]  # sib.py imports mid.py, which the fix edits
+
+
+def test_a_rechecked_fix_sees_the_classes_of_files_taken_from_the_cache(tmp_path: Path) -> None:
+    root = make(tmp_path / "p")
+    (root / "pkg" / "sib.py").write_text(SIBLING.format(flag=", init_cache=False"))
+    cold = cli(root, "--format", "json")
+    assert '"fix": null' in cold  # withdrawn: it would switch off Other's cache
+    # Only sub.py changes: sib.py's results come from the cache, and its classes must still
+    # be there when sub.py's fix is checked again.
+    (root / "pkg" / "sub.py").write_text(SUB + "# edited\n")
+    warm = cli(root, "--format", "json")
+    assert warm == cli(root, "--no-cache", "--format", "json")
+    assert '"fix": null' in warm
