@@ -130,8 +130,34 @@ def run() -> None:
         os._exit(exc.code or 0)
 
 
+def _remember_python(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+    if value:
+        ctx.meta["initlint.python"] = str(Path(value).expanduser().absolute())
+
+
+PYTHON_OPTION = click.option(
+    "--python",
+    metavar="PATH",
+    expose_value=False,
+    callback=_remember_python,
+    help="The project's Python environment (a venv or conda folder, or an interpreter), "
+    "where installed base classes are read. Default: VIRTUAL_ENV, CONDA_PREFIX, "
+    ".venv/venv in the project root, then the interpreter running initlint.",
+)
+
+
+def python_override(over: dict[str, object]) -> dict[str, object]:
+    """Add ``--python`` (kept aside by its callback) to the command-line overrides."""
+    ctx = click.get_current_context(silent=True)
+    python = ctx.meta.get("initlint.python") if ctx is not None else None
+    if python:
+        over["python"] = python
+    return over
+
+
 def _common_check_options(fn: click.decorators.FC) -> click.decorators.FC:
     options = [
+        PYTHON_OPTION,
         click.argument("paths", nargs=-1, type=click.Path(path_type=Path)),
         click.option(
             "--select", multiple=True, help="Rule codes or prefixes to enable (IL0 = IL001-IL004)."
@@ -195,7 +221,7 @@ def _overrides(
         out["extend_exclude"] = _split(extend_exclude)
     if flag_name:
         out["flag_name"] = flag_name
-    return out
+    return python_override(out)
 
 
 def _run_analysis(
@@ -350,7 +376,11 @@ def _resolved_settings(
     first = paths[0].absolute() if paths else Path.cwd()
     root = find_root(first)
     base = load_settings_file(config_file) if config_file else load_settings(root)
-    return format_settings(with_overrides(base, over), root)
+    settings = with_overrides(base, over)
+    from initlint.engine import project_environment
+
+    env = project_environment(root, settings, Path.cwd())
+    return format_settings(settings, root) + "\n".join(["", *env.describe(), ""])
 
 
 def _exit_code(analysis: Analysis, exit_zero: bool) -> int:

@@ -38,6 +38,9 @@ class Fix:
     applicability: Applicability
     message: str
     edits: tuple[Edit, ...] = ()
+    # The files the plan edits (absolute), known before its edits are rendered: the engine
+    # refuses a fix that would edit an installed dependency (DESIGN §5).
+    files: tuple[str, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)

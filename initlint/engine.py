@@ -27,8 +27,9 @@ from initlint.cache import (
 )
 from initlint.diagnostics import Diagnostic, Fix, Related
 from initlint.discovery import Discovery, discover, find_root, walk_python_paths
+from initlint.environment import Distribution, Environment, ModuleFinder, find_environment
 from initlint.facts import runner
-from initlint.facts.extract import BodySyntaxError
+from initlint.facts.extract import BodySyntaxError, extract_facts
 from initlint.facts.model import ModuleFacts, Span, has_fresh_bodies
 from initlint.facts.runner import (
     EMPTY,
@@ -48,7 +49,7 @@ from initlint.rules.repeats import find_disabled, find_repeats
 from initlint.settings import Settings, load_settings
 from initlint.simulation.cost import CostModel
 from initlint.simulation.engine import Simulator
-from initlint.sources import UnreadableError, is_overlaid, overlay_active, read_bytes
+from initlint.sources import UnreadableError, decode, is_overlaid, overlay_active, read_bytes
 
 if TYPE_CHECKING:
     from initlint.facts.forkpool import PoolFuture
@@ -69,6 +70,7 @@ class Analysis:
     locator: Locator | None = None
     simulator: Simulator | None = None
     plans: dict[Diagnostic, object] = field(default_factory=dict)
+    environment: Environment | None = None  # where installed ancestors were looked up
 
     def display(self, path: Path) -> str:
         return display_path(path, self.cwd)
@@ -229,6 +231,7 @@ def _analyze(
                 module_paths[named[0]] = (str(file), named[1])
 
     keys: dict[Path, str] = {}  # content hash of each module's cache entry
+    environment = project_environment(root, settings, cwd)
 
     stream: _FactsStream | None = None  # this run's fact pass, once started
 
@@ -240,8 +243,17 @@ def _analyze(
             keys[path] = outcome.key
         return outcome.facts or EMPTY
 
-    index = ProjectIndex(module_paths, load)
+    def load_dependency(path: Path, dist: Distribution) -> ModuleFacts:
+        facts, key = dependency_facts(path, dist, cache)
+        if key:
+            keys[path] = key
+        return facts
+
+    index = ProjectIndex(
+        module_paths, load, finder=ModuleFinder(environment), load_dependency=load_dependency
+    )
     analysis = Analysis(root, cwd, settings, index, files=len(disc.report))
+    analysis.environment = environment
     # (nothing an editor's buffers yield is stored: each keystroke would add entries)
     locator = Locator(_enclosing(index), root, use_cache and not overlay_active())
     analysis.locator = locator
@@ -252,7 +264,9 @@ def _analyze(
     # Results with fixes' edits are stored apart: text output's carry none.
     flavour = "+fixes" if fixes is not None else ""
     results = ResultsCache(root, settings.fingerprint() + flavour, use_cache)
-    map_key = _results_key(module_paths, cwd) if use_cache and not overlay_active() else ""
+    map_key = ""
+    if use_cache and not overlay_active():
+        map_key = _results_key(module_paths, cwd) + environment.fingerprint()
     previous = _Previous(results.read(map_key) if reuse_results and use_cache else None)
     order = {p: i for i, p in enumerate(disc.report)}
     partials: dict[Path, list[_Partial]] = {}  # report file -> the diagnostics it gives
@@ -415,7 +429,14 @@ def _check_in_two(
                 check(file)
             own = set(theirs)  # the parent has these files' facts in its own stream
             loaded = [
-                (name, str(m.path), m.is_package, keys.get(m.path, ""), pickle_facts(m.facts))
+                (
+                    name,
+                    str(m.path),
+                    m.is_package,
+                    keys.get(m.path, ""),
+                    pickle_facts(m.facts),
+                    m.dist,
+                )
                 for name, m in index.modules.items()
                 if name not in before and m.path not in own
             ]
@@ -440,11 +461,13 @@ def _check_in_two(
         for file in theirs:
             check(file)
         return
-    for name, path, is_pkg, key, blob in loaded:
+    for name, path, is_pkg, key, blob, dist in loaded:
         if name in index.modules or blob is None:
             continue
         facts = unpickle_facts(blob)
-        index.modules[name] = Module(name, Path(path), is_pkg, facts)
+        index.modules[name] = Module(name, Path(path), is_pkg, facts, dist)
+        if dist is not None:
+            index.dependency_paths.add(path)
         if key:
             keys[Path(path)] = key
             cache.put_blob(key, blob)
@@ -611,6 +634,9 @@ def _check_module(
             out.append(_Partial(_internal(analysis, info, "RecursionError: hierarchy too deep")))
         except Exception as exc:  # noqa: BLE001 - per-class isolation, reported as IL902
             out.append(_Partial(_internal(analysis, info, describe(exc))))
+    # A repeat whose statement lies in an installed dependency is the dependency's own:
+    # never reported (DESIGN §2), whichever project class reached it.
+    findings = [f for f in findings if not analysis.index.is_dependency(_finding_site(f)[0])]
     analysis.findings.extend(findings)
     for group in _group(findings):
         try:
@@ -954,6 +980,8 @@ def _outcome_diag(analysis: Analysis, outcome: FactsOutcome) -> Diagnostic | Non
 
 def _body_syntax(analysis: Analysis, exc: BodySyntaxError) -> Diagnostic | None:
     for mod in analysis.index.modules.values():
+        if mod.is_dependency:
+            continue  # a dependency's file is never reported on
         facts = mod.facts
         if any(
             fn.reads_from(exc.source)
@@ -1042,6 +1070,8 @@ def _to_partial(
     first = f.first
     assert first is not None
     first_where = _short(analysis, first.fn.module.path, first.effect.span.line)
+    if first.fn.module.dist is not None:
+        first_where += f" ({first.fn.module.dist})"
     first_fn = _method_label(first.fn.qualname)
     possibly = "possibly " if f.confidence == "possible" else ""
     classes = tuple(sorted({g.sim.cls.qualname for g in group}))
@@ -1066,16 +1096,21 @@ def _to_partial(
                 "switch that off"
             )
     planned = fix_planner(analysis, f) if fix_planner is not None and rule.fixable else None
+    refused = _dependency_edit(analysis, planned[0]) if planned is not None else None
+    if refused is not None:
+        planned = None
     fix = planned[0] if planned is not None else None
     if fix is None:
-        tail = " [no fix]" if rule.fixable else ""
+        tail = ""
+        if rule.fixable:
+            tail = f" [no fix: the work is done in {refused}]" if refused else " [no fix]"
     else:
         tail = f" [fix: {fix.applicability}]"
     related = [
         Related(
             analysis.display(first.fn.module.path),
             first.effect.span.line,
-            f"first done here, in {first_fn}",
+            f"first done here, in {first_fn}{_in_dist(first.fn.module)}",
         )
     ]
     if f.flag is not None:
@@ -1085,7 +1120,7 @@ def _to_partial(
                 analysis.display(f.flag.function.module.path),
                 fspan.line,
                 f"flag `{f.flag.param}` is a parameter of "
-                f"{_method_label(f.flag.function.qualname)}",
+                f"{_method_label(f.flag.function.qualname)}{_in_dist(f.flag.function.module)}",
             )
         )
     assert analysis.locator is not None
@@ -1110,6 +1145,63 @@ def _to_partial(
         analysis.plans[diag] = planned[1]
     site = (f.code, analysis.display(path), span.line, span.col)
     return _Partial(diag, site, _owner_name(f), tail)
+
+
+def _in_dist(mod: Module) -> str:
+    return f" ({mod.dist})" if mod.dist is not None else ""
+
+
+def _dependency_edit(analysis: Analysis, fix: Fix) -> Distribution | None:
+    """The distribution a fix would edit, if any: such a fix is refused (only project files
+    are ever edited; DESIGN §5)."""
+    index = analysis.index
+    by_path = {os.path.normpath(m.path): m for m in index.modules.values() if m.is_dependency}
+    for edited in (*fix.files, *(e.path for e in fix.edits)):
+        mod = by_path.get(os.path.normpath(analysis.cwd / edited))
+        if mod is not None and mod.dist is not None:
+            return mod.dist
+    return None
+
+
+def project_environment(root: Path, settings: Settings, cwd: Path) -> Environment:
+    """The environment ``settings`` (``python``) or discovery chooses for the project at
+    ``root``. A relative ``python`` is taken from the folder of the config file that set it
+    (the working directory for the command line). Raises PythonNotFound (a ConfigError)."""
+    python = settings.python
+    source = settings.sources.get("python", "")
+    if python and not os.path.isabs(os.path.expanduser(python)):
+        base = Path(source).parent if source and source != "command line" else cwd
+        python = str(base / python)
+    where = "--python" if source in ("command line", "") else f"python in {source}"
+    return find_environment(root, python, where if python else "")
+
+
+def dependency_facts(path: Path, dist: Distribution, cache: FactsCache) -> tuple[ModuleFacts, str]:
+    """Facts of a dependency's file, and their cache key: the path, size, mtime and the
+    distribution's version (a dependency file is read only on a miss: warm runs stat it).
+    An unreadable or unparsable file has no facts: its names stay unresolved (clean)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return EMPTY, ""
+    if not os.path.isfile(path):
+        return EMPTY, ""
+    stamp = f"dep\0{path}\0{st.st_size}\0{st.st_mtime_ns}\0{dist.name}\0{dist.version}"
+    key = "dep-" + content_key(stamp.encode("utf-8", "surrogateescape"))
+    facts = cache.get(key)
+    if facts is not None:
+        return facts, key
+    try:
+        text, _ = decode(read_bytes(path))
+        facts = extract_facts(text)
+    except (UnreadableError, RecursionError, MemoryError):
+        return EMPTY, ""
+    except Exception:  # noqa: BLE001 - a dependency must never stop the run
+        return EMPTY, ""
+    if facts.error is not None:
+        facts = EMPTY
+    cache.put(key, facts)
+    return facts, key
 
 
 def _file_ignored(analysis: Analysis, d: Diagnostic) -> bool:

@@ -28,6 +28,7 @@ class Settings:
     expensive_calls: tuple[str, ...] = ()
     cheap_calls: tuple[str, ...] = ()
     flag_name: str = ""
+    python: str = ""  # the project's environment: a venv/conda folder or an interpreter
     config_file: str = ""
     # option name (kebab-case) -> where its value came from: a file path or "command line"
     sources: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
@@ -41,6 +42,7 @@ class Settings:
         data = asdict(self)
         data.pop("sources", None)
         data.pop("config_file", None)
+        data.pop("python", None)  # facts do not depend on it (results are keyed by it)
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
     def ignored_in_file(self, code: str, paths: tuple[str, ...]) -> bool:
@@ -81,7 +83,7 @@ _LIST_KEYS = {
     "cheap-calls": "cheap_calls",
 }
 _CODE_KEYS = ("select", "ignore", "extend-select")
-KNOWN_KEYS = (*_LIST_KEYS, "per-file-ignores", "flag-name")
+KNOWN_KEYS = (*_LIST_KEYS, "per-file-ignores", "flag-name", "python")
 
 
 def load_settings(root: Path) -> Settings:
@@ -163,6 +165,13 @@ def parse_table(table: dict[str, Any], where: str) -> Settings:
                     f"{where}: [tool.initlint] flag-name must be a Python identifier, got {value!r}"
                 )
             kwargs["flag_name"] = value
+        elif key == "python":
+            if not isinstance(value, str) or not value:
+                raise ConfigError(
+                    f"{where}: [tool.initlint] python must be a path (a venv folder or an "
+                    f"interpreter), got {value!r}"
+                )
+            kwargs["python"] = value
         else:
             raise _unknown_key(key, where)
     sources = {key: where for key in table}

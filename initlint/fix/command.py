@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from initlint.cli import PYTHON_OPTION
 from initlint.fix.api import run_fix
 from initlint.fix.apply import FixOutcome
 from initlint.fix.transform import FixError
@@ -97,6 +98,7 @@ def _summary(outcome: FixOutcome, diff: bool) -> None:
 )
 @click.option("--no-cache", is_flag=True, help="Neither read nor write .initlint_cache/.")
 @click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes.")
+@PYTHON_OPTION
 def fix(
     paths: tuple[Path, ...],
     unsafe_fixes: bool,
@@ -119,9 +121,9 @@ def fix(
       initlint fix --diff .              # preview, write nothing
       initlint fix --unsafe-fixes src/   # apply every fix, the vLLM-style flag threading too
     """
-    from initlint.cli import _check_codes, _split
+    from initlint.cli import _check_codes, _split, python_override
 
-    over: dict[str, object] = {}
+    over: dict[str, object] = python_override({})
     sel, ign = _split(select), _split(ignore)
     _check_codes(sel, "--select")
     _check_codes(ign, "--ignore")

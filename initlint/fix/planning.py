@@ -22,4 +22,5 @@ def fix_planner(analysis: Analysis, finding: Finding) -> tuple[Fix, object] | No
     if plan is None:
         return None
     # Edits are rendered, and plans verified, on demand: text output only needs the plan.
-    return Fix(plan.applicability, plan.message), (plan, finding)
+    files = tuple(sorted({str(op.path) for op in plan.ops}))
+    return Fix(plan.applicability, plan.message, files=files), (plan, finding)

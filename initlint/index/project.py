@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from initlint.environment import STDLIB, Distribution, Found, ModuleFinder
 from initlint.facts.model import ClassFacts, Expr, FunctionFacts, ImportFacts, ModuleFacts
 
 MAX_RESOLVE_DEPTH = 50
@@ -17,12 +18,18 @@ MEMO_MRO = 64  # method lookups in longer MROs walk instead: hashing the MRO wou
 
 @dataclass(frozen=True)
 class Module:
-    """A project module: its dotted name, file and facts."""
+    """A module: its dotted name, file and facts. ``dist`` is set for a read-only module of
+    an installed dependency (DESIGN §2): never reported on, never edited."""
 
     name: str
     path: Path
     is_package: bool
     facts: ModuleFacts
+    dist: Distribution | None = None
+
+    @property
+    def is_dependency(self) -> bool:
+        return self.dist is not None
 
 
 @dataclass(frozen=True)
@@ -162,6 +169,13 @@ class ProjectIndex:
         default_factory=dict
     )
     _own: dict[tuple[str, str], tuple[bool, FunctionInfo | None]] = field(default_factory=dict)
+    # The environment (DESIGN §2): where a name the project lacks is looked up, and how a
+    # dependency file's facts are read (lazily, when resolution reaches it).
+    finder: ModuleFinder | None = None
+    load_dependency: Callable[[Path, Distribution], ModuleFacts] | None = None
+    dependency_paths: set[str] = field(default_factory=set)
+    _env: dict[str, Found | None] = field(default_factory=dict)
+    _tops: set[str] | None = None  # the project's top-level modules and regular packages
 
     def _table(self, mod: Module) -> _Table:
         table = self._tables.get(mod.name)
@@ -176,7 +190,7 @@ class ProjectIndex:
             return mod
         entry = self.module_paths.get(name)
         if entry is None:
-            return None
+            return self._dependency_module(name)
         path = Path(entry[0])
         mod = Module(name, path, entry[1], self.load(path))
         self.modules[name] = mod
@@ -186,15 +200,72 @@ class ProjectIndex:
         mod = Module(name, path, is_package, facts)
         self.modules[name] = mod
         self.module_paths.setdefault(name, (path, is_package))
+        if self._tops is not None and "." not in name:
+            self._tops.add(name)
         return mod
 
     def has_module(self, name: str) -> bool:
-        return name in self.modules or name in self.module_paths
+        return name in self.modules or name in self.module_paths or self._found(name) is not None
 
-    def _absolute_module(self, name: str) -> str | None:
-        """Map an absolute import to a project module, tolerating a missing src root."""
+    def is_dependency(self, path: Path | str) -> bool:
+        """Whether ``path`` is a file of an installed dependency that this run read."""
+        return str(path) in self.dependency_paths
+
+    # -- the environment -----------------------------------------------------------------
+    def _project_tops(self) -> set[str]:
+        if self._tops is None:
+            self._tops = {n for n in self.module_paths if "." not in n}
+            self._tops.update(n for n in self.modules if "." not in n)
+        return self._tops
+
+    def _found(self, name: str) -> Found | None:
+        """``name`` in the environment, unless the project shadows it: a project module or
+        regular package of the same top-level name hides every installed module below it
+        (Python's precedence: the project's folders come first on the path)."""
+        if self.finder is None:
+            return None
+        if name in self._env:
+            return self._env[name]
+        top = name.partition(".")[0]
+        found = None
+        if top not in self._project_tops():
+            hit = self.finder.find(name)
+            found = hit if isinstance(hit, Found) else None
+        self._env[name] = found
+        return found
+
+    def _in_environment(self, name: str) -> bool:
+        """Whether the top-level package of ``name`` is installed (with source or not)."""
+        if self.finder is None:
+            return False
+        top = name.partition(".")[0]
+        return top not in self._project_tops() and self.finder.find(top) is not None
+
+    def _dependency_module(self, name: str) -> Module | None:
+        found = self._found(name)
+        if found is None:
+            return None
+        dist = found.dist or Distribution(name.partition(".")[0], "")
+        if found.namespace or self.load_dependency is None:
+            facts = ModuleFacts()
+        else:
+            facts = self.load_dependency(found.path, dist)
+        mod = Module(name, found.path, found.is_package, facts, dist)
+        self.modules[name] = mod
+        self.dependency_paths.add(str(found.path))
+        return mod
+
+    def _absolute_module(self, name: str, tolerant: bool = True) -> str | None:
+        """Map an absolute import to a project module, else an installed one, tolerating a
+        missing src root (``tolerant``; never in dependency code): an import that names no
+        module may mean the one project module whose dotted name ends with it. Never for a
+        standard-library or installed top-level name, and never below a regular package (a
+        nested ``pkg/env/torch.py`` shadows nothing: ``pkg/env`` is no source root)."""
         if self.has_module(name):
             return name
+        top = name.partition(".")[0]
+        if not tolerant or top in STDLIB or self._in_environment(name):
+            return None
         if self._suffix is None:
             # Dotted module names by their last part: those ending with ``.name`` share it.
             self._suffix = {}
@@ -212,6 +283,9 @@ class ProjectIndex:
         found = None
         for full in self._suffix.get(name[name.rfind(".") + 1 :], ()):
             if full.endswith(tail):
+                above = self.module_paths.get(full[: -len(tail)])
+                if above is not None and above[1]:
+                    continue  # inside a regular package: not under a source root
                 if found is not None:
                     return None
                 found = full
@@ -343,7 +417,7 @@ class ProjectIndex:
     def _from_module(self, mod: Module, imp: ImportFacts) -> str | None:
         level, module = imp.level, imp.module
         if level == 0:
-            return self._absolute_module(module) or module
+            return self._absolute_module(module, mod.dist is None) or module
         pkg_parts = mod.name.split(".")
         if not mod.is_package:
             pkg_parts = pkg_parts[:-1]
@@ -358,7 +432,7 @@ class ProjectIndex:
             module = imp.module
             if imp.bind_top:
                 module = module.split(".", 1)[0]
-            resolved = self._absolute_module(module)
+            resolved = self._absolute_module(module, mod.dist is None)
             return Target("module", resolved) if resolved else Target("external", module)
         if name == "*":
             return None
@@ -377,13 +451,60 @@ class ProjectIndex:
             mod = self.module(target.name) if self.has_module(target.name) else None
             if mod is None:
                 return Target("external", sub)
-            return self._lookup(mod, part, depth + 1)
+            found = self._lookup(mod, part, depth + 1)
+            if found is None and mod.is_dependency:
+                # A name a dependency binds dynamically (torch.randn, from C code): it is
+                # what it is without the environment, an external name.
+                return Target("external", sub)
+            return found
         if target.kind == "class":
             nested = f"{target.name}.{part}"
             if self.class_info(nested) is not None:
                 return Target("class", nested)
             return Target("attribute", nested)
         return None
+
+    def public_name(self, mod: Module, dotted: str) -> str:
+        """``dotted`` as written in ``mod`` with its head expanded through the module's own
+        absolute imports only (``t.randn`` after ``import torch as t``: ``torch.randn``): the
+        name built-in knowledge of a library knows, wherever the library defines it."""
+        head, dot, rest = dotted.partition(".")
+        for imp in reversed(self._table(mod).named.get(head, _NOTHING)[2]):
+            if imp.level or imp.name == "*":
+                break
+            if imp.name is None:
+                base = imp.module.split(".", 1)[0] if imp.bind_top else imp.module
+            else:
+                base = f"{imp.module}.{imp.name}"
+            return base + dot + rest
+        return dotted
+
+    def reaches_unloaded_dependency(self, dotted: str) -> bool:
+        """Whether resolving the absolute name ``dotted`` would first read an installed
+        module that nothing has read yet. Dependency modules are read for base resolution
+        and method lookup (DESIGN §2); a call's cost does not pull new ones in."""
+        if self.finder is None:
+            return False
+        parts = dotted.split(".")
+        if parts[0] in self._project_tops():
+            return False
+        for i in range(len(parts), 0, -1):
+            name = ".".join(parts[:i])
+            if name in self.modules:
+                return False
+            if self._found(name) is not None:
+                return True
+        return False
+
+    def in_dependency(self, target: Target) -> bool:
+        """Whether a class or function target is defined in an installed dependency."""
+        if target.kind == "class":
+            info = self.class_info(target.name)
+            return info is not None and info.module.is_dependency
+        if target.kind == "function":
+            fn = self.function_info(target.name)
+            return fn is not None and fn.module.is_dependency
+        return False
 
     def resolve_base(self, info: ClassInfo, base: Expr) -> Target | None:
         if base.kind in ("name", "attr") and base.name:

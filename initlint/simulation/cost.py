@@ -118,7 +118,19 @@ class CostModel:
             if recv.kind in ("call", "name", "op") and self.expr(recv, module, mro, local_exp):
                 return True
         if name:
+            # Built-in knowledge of torch stays the judge of torch's own classes and
+            # functions where torch is installed (nn.ModuleList is cheap, nn.Linear is not);
+            # other dependencies are judged from their source, like the project, once base
+            # resolution has read the module (a call does not read new ones).
+            public = self.index.public_name(module, name)
+            if public != name and (
+                public.startswith("torch.") or self.index.reaches_unloaded_dependency(public)
+            ):
+                return self.external_expensive(public)
             target = self.index.resolve(module, name)
+            if target is not None and target.name.startswith("torch."):
+                if self.index.in_dependency(target):
+                    return self.external_expensive(self.index.public_name(module, name))
             if target is None:
                 return name in IO_CALLS or self._matches(name, self.expensive_calls)
             if target.kind == "external":
@@ -141,10 +153,11 @@ class CostModel:
         result = False
         for qual in mro:
             cinfo = self.index.class_info(qual)
-            if cinfo is None:
+            if cinfo is None or cinfo.module.is_dependency:
                 if qual.startswith("torch.nn") and qual.rpartition(".")[2] == "Module":
-                    result = True
+                    result = True  # torch.nn.Module, or torch.nn.modules.module.Module
                     break
+            if cinfo is None:
                 continue
             init = cinfo.facts.method("__init__")
             if init is not None:

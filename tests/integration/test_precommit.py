@@ -164,3 +164,56 @@ def test_pre_commit_hook_end_to_end(tmp_path: Path, hook_repo: Path, pre_commit_
     for python in pythons:
         out = subprocess.run([python, "-c", probe], capture_output=True, text=True, check=True)
         assert out.stdout.strip() == "True"
+
+
+LINEAR_CHILD = """\
+import torch
+from torch import nn
+
+
+class MyLinear(nn.Linear):
+    def __init__(self, i, o):
+        super().__init__(i, o)
+        self.weight = nn.Parameter(torch.empty(o, i))
+"""
+
+
+@pytest.mark.slow
+def test_pre_commit_hook_reads_the_projects_venv(
+    tmp_path: Path, hook_repo: Path, pre_commit_home: Path
+) -> None:
+    """The hook's own environment has no torch; the project's .venv has it. pre-commit sets
+    VIRTUAL_ENV to the hook's environment: initlint takes that one last, and reads
+    nn.Linear's __init__ from the project's .venv (DESIGN §2)."""
+    torch = pytest.importorskip("torch")
+    repo = tmp_path / "user-repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pyproject.toml").write_text('[project]\nname = "user"\n', encoding="utf-8")
+    (repo / "pkg" / "__init__.py").write_text("", encoding="utf-8")
+    (repo / "pkg" / "m.py").write_text(LINEAR_CHILD, encoding="utf-8")
+    # A venv-shaped .venv whose site-packages holds the test environment's real torch.
+    venv = repo / ".venv"
+    site = venv / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
+    site.mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\nversion = 3.11.7\n", encoding="utf-8")
+    torch_dir = Path(torch.__file__).resolve().parent
+    (site / "torch").symlink_to(torch_dir, target_is_directory=True)
+    for info in torch_dir.parent.glob("torch-*.dist-info"):
+        (site / info.name).symlink_to(info, target_is_directory=True)
+    rev = _git(hook_repo, "rev-parse", "HEAD").strip()
+    config = {"repos": [{"repo": hook_repo.as_uri(), "rev": rev, "hooks": [{"id": "initlint"}]}]}
+    (repo / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    (repo / ".gitignore").write_text(".venv/\n", encoding="utf-8")
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+
+    run = _pre_commit(repo, pre_commit_home, "pkg/m.py")
+    output = run.stdout + run.stderr
+    assert run.returncode == 1, output
+    assert "pkg/m.py:8:9: IL001 parameter `weight` is registered again" in output
+    assert ".venv/lib/" in output and f"(torch {torch.__version__})" in output
+    pythons = list(pre_commit_home.glob("repo*/py_env-*/bin/python"))
+    probe = "import importlib.util as u; print(u.find_spec('torch') is None)"
+    for python in pythons:
+        out = subprocess.run([python, "-c", probe], capture_output=True, text=True, check=True)
+        assert out.stdout.strip() == "True"
