@@ -1,0 +1,29 @@
+"""Suite-wide: every test sees an empty Python environment unless it picks one.
+
+initlint reads installed base classes from the project's environment, and without one
+configured it falls back to the interpreter running it: here, the test venv, which has
+torch. A test's outcome must not depend on what that venv happens to hold, so each test
+starts with ``VIRTUAL_ENV`` naming an empty venv-shaped folder (and no ``CONDA_PREFIX``).
+Tests of the environment itself (tests/environment) choose theirs explicitly: ``--python``,
+config ``python``, their own environment variables, or the test venv's interpreter.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def empty_environment(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    prefix = tmp_path_factory.mktemp("empty-venv")
+    (prefix / "pyvenv.cfg").write_text("home = /usr/bin\nversion = 3.11.7\n", encoding="utf-8")
+    (prefix / "lib" / "python3.11" / "site-packages").mkdir(parents=True)
+    return prefix
+
+
+@pytest.fixture(autouse=True)
+def _empty_environment_by_default(empty_environment: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VIRTUAL_ENV", str(empty_environment))
+    monkeypatch.delenv("CONDA_PREFIX", raising=False)
