@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from initlint.environment import STDLIB, Distribution, Found, ModuleFinder
+from initlint.environment import BLOCKED, STDLIB, Distribution, Found, ModuleFinder
 from initlint.facts.model import ClassFacts, Expr, FunctionFacts, ImportFacts, ModuleFacts
 
 MAX_RESOLVE_DEPTH = 50
@@ -241,6 +241,12 @@ class ProjectIndex:
         top = name.partition(".")[0]
         return top not in self._project_tops() and self.finder.find(top) is not None
 
+    def _compiled(self, name: str) -> bool:
+        """Whether ``name`` is an installed module without source (an extension module)."""
+        if self.finder is None or name.partition(".")[0] in self._project_tops():
+            return False
+        return self.finder.find(name) == BLOCKED
+
     def _dependency_module(self, name: str) -> Module | None:
         found = self._found(name)
         if found is None:
@@ -311,6 +317,8 @@ class ProjectIndex:
         for i in range(len(parts) - 1, 0, -1):
             mod = self.module(".".join(parts[:i]))
             if mod is None:
+                if self._compiled(".".join(parts[:i])):
+                    break  # torch._C.X: below an installed module without source
                 continue
             table = self._table(mod)
             local = ".".join(parts[i:])
@@ -464,20 +472,25 @@ class ProjectIndex:
             return Target("attribute", nested)
         return None
 
-    def public_name(self, mod: Module, dotted: str) -> str:
+    def public_name(self, mod: Module, dotted: str) -> str | None:
         """``dotted`` as written in ``mod`` with its head expanded through the module's own
-        absolute imports only (``t.randn`` after ``import torch as t``: ``torch.randn``): the
-        name built-in knowledge of a library knows, wherever the library defines it."""
+        absolute imports (``t.randn`` after ``import torch as t``: ``torch.randn``): the name
+        built-in knowledge of a library knows, wherever the library defines it. None when
+        no absolute import binds the head (a local name, a relative import)."""
         head, dot, rest = dotted.partition(".")
-        for imp in reversed(self._table(mod).named.get(head, _NOTHING)[2]):
+        table = self._table(mod)
+        classes, functions, imports = table.named.get(head, _NOTHING)
+        if classes or functions:
+            return None
+        for imp in reversed(imports):
             if imp.level or imp.name == "*":
-                break
+                return None
             if imp.name is None:
                 base = imp.module.split(".", 1)[0] if imp.bind_top else imp.module
             else:
                 base = f"{imp.module}.{imp.name}"
             return base + dot + rest
-        return dotted
+        return None
 
     def reaches_unloaded_dependency(self, dotted: str) -> bool:
         """Whether resolving the absolute name ``dotted`` would first read an installed

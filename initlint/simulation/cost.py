@@ -123,14 +123,14 @@ class CostModel:
             # other dependencies are judged from their source, like the project, once base
             # resolution has read the module (a call does not read new ones).
             public = self.index.public_name(module, name)
-            if public != name and (
+            if public is not None and (
                 public.startswith("torch.") or self.index.reaches_unloaded_dependency(public)
             ):
                 return self.external_expensive(public)
             target = self.index.resolve(module, name)
             if target is not None and target.name.startswith("torch."):
                 if self.index.in_dependency(target):
-                    return self.external_expensive(self.index.public_name(module, name))
+                    return self.external_expensive(public or target.name)
             if target is None:
                 return name in IO_CALLS or self._matches(name, self.expensive_calls)
             if target.kind == "external":
