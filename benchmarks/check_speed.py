@@ -40,6 +40,20 @@ cold runs and the floor on copies holding 25, 50 and 100 % of that target's file
 every 2nd, all, in path order) to show how the cost grows with the number of files. A peer
 whose executable is missing is skipped, and the report says so.
 
+``--venv PATH`` measures a plugin-shaped project (issue 15): the copy gets a ``.venv`` in its
+root, a link to PATH (a venv-shaped folder, e.g. one whose site-packages holds vLLM 0.33 and
+torch 2.13), and ``VIRTUAL_ENV``/``CONDA_PREFIX`` are cleared, so that initlint reads the
+installed ancestors from it; the floor and the peers still cover the project's own files only.
+A plugin-shaped tree from the vLLM wheel (the project's own files subclass vLLM's classes)::
+
+    mkdir -p /tmp/plugin
+    cp -r /tmp/corpora/vllm/vllm/model_executor/layers /tmp/plugin/oot_layers
+    S=/tmp/pluginvenv/lib/python3.11/site-packages && mkdir -p $S/vllm-0.33.0.dist-info
+    printf 'home = /usr/bin\nversion = 3.11.7\n' > /tmp/pluginvenv/pyvenv.cfg
+    ln -s /tmp/corpora/vllm/vllm $S/vllm && ln -s "$(python -c 'import torch,os;
+    print(os.path.dirname(torch.__file__))')" $S/torch
+    python benchmarks/check_speed.py /tmp/plugin --target oot_layers --venv /tmp/pluginvenv
+
 Writes ``check_speed.json`` and ``check_speed.md`` to ``--out-dir`` (default
 benchmarks/results/).
 """
@@ -65,6 +79,7 @@ REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results"
 FIXIT_RULE = "fixit.rules.no_redundant_arguments_super"
 TARGETS = {"cold": 0.10, "warm": 0.02}  # issue 7: initlint time / floor time at most
+VENV_TARGETS = {"cold": 0.15, "warm": 0.02}  # issue 15: with installed ancestors (--venv)
 RSS_LIMIT_MIB = 600.0
 
 FLOOR = """
@@ -515,6 +530,12 @@ def main() -> int:
         "--work-dir", type=Path, default=None, help="scratch folder (default: a temp dir)"
     )
     p.add_argument("--out-dir", type=Path, default=RESULTS)
+    p.add_argument(
+        "--venv",
+        type=Path,
+        default=None,
+        help="a venv-shaped folder linked as the copy's .venv: installed ancestors (issue 15)",
+    )
     args = p.parse_args()
     args.peer_repeat = args.repeat if args.peer_repeat is None else args.peer_repeat
     args.peers = {x.strip() for x in args.peers.split(",") if x.strip()}
@@ -535,6 +556,11 @@ def main() -> int:
         tree = work / "tree"
         print(f"copying {source} to {tree}")
         copy_tree(source, tree)
+        if args.venv is not None:
+            (tree / ".venv").symlink_to(args.venv.resolve(), target_is_directory=True)
+            ENV.pop("VIRTUAL_ENV", None)
+            ENV.pop("CONDA_PREFIX", None)
+            TARGETS.update(VENV_TARGETS)
         bench = Bench(args, work)
         results = [bench.measure(tree, t, args.repeat, args.peer_repeat) for t in targets]
         curve = None
