@@ -12,9 +12,10 @@ from typing import Any, NoReturn
 
 import click
 
-from .render import render_text
+from .render import render_model_text, render_text
 from .target import TargetError, make_factory, one_line, parse_target
 from .tracer import DeviceUnavailableError, trace_init
+from .whole import trace_model
 
 NO_TORCH = "initlint trace needs torch: pip install 'initlint[rope]'"
 
@@ -33,11 +34,20 @@ wall time and peak memory (the CUDA allocator with --device cuda; sampled RSS on
 repeated when the same kind and name happen more than once; its wasted bytes are those of every
 occurrence but the last.
 
+--device meta builds every tensor on PyTorch's meta device: shapes and dtypes, no storage. Bytes
+are priced from them, so a full-size model costs no memory; peak memory is not measured there.
+
+--all-modules records every module (and project object) built during the call, each on its own,
+ranks their classes by wasted bytes, counts waste inside a replaced submodule once (under the
+repeat that replaced it), and names the `initlint check` finding (code, file:line) that predicted
+each repeat, if any.
+
 \b
 Examples:
   initlint trace 'mypkg.rope:Rope(64, max_positions=4096)'
   initlint trace 'mypkg.rope:Rope(64, dtype=torch.bfloat16)' --device cuda
   initlint trace 'model:Net' --path src --format json
+  initlint trace 'model:Net(layers=80)' --device meta --all-modules
 
 Exit codes: 0 no repeated work, 1 repeated work found, 2 error.
 """
@@ -91,10 +101,20 @@ def _import_torch() -> Any:
 @click.argument("target")
 @click.option(
     "--device",
-    type=click.Choice(["cpu", "cuda"]),
+    type=click.Choice(["cpu", "cuda", "meta"]),
     default="cpu",
     show_default=True,
-    help="Construct under `with torch.device(DEVICE)`.",
+    help="Construct under `with torch.device(DEVICE)`; meta allocates no tensor memory.",
+)
+@click.option(
+    "--all-modules",
+    is_flag=True,
+    help="Trace every module built during the call, not only the returned object.",
+)
+@click.option(
+    "--no-static",
+    is_flag=True,
+    help="With --all-modules: do not run `initlint check` to link repeats to findings.",
 )
 @click.option(
     "--format",
@@ -111,7 +131,14 @@ def _import_torch() -> Any:
     type=click.Path(exists=True, file_okay=False),
     help="Directory to put on sys.path before importing (repeatable).",
 )
-def trace(target: str, device: str, output_format: str, paths: tuple[str, ...]) -> None:
+def trace(
+    target: str,
+    device: str,
+    all_modules: bool,
+    no_static: bool,
+    output_format: str,
+    paths: tuple[str, ...],
+) -> None:
     torch = _import_torch()
     try:
         spec = parse_target(target)
@@ -120,15 +147,23 @@ def trace(target: str, device: str, output_format: str, paths: tuple[str, ...]) 
     try:
         with _import_paths(paths):
             factory = make_factory(spec, torch)
-            result = trace_init(_guarded(factory), device=device)
+            if all_modules:
+                model = trace_model(_guarded(factory), device=device, static=not no_static)
+            else:
+                result = trace_init(_guarded(factory), device=device)
     except TargetError as exc:
         _fail(f"error: {exc}")
     except _FactoryFailed as exc:
         _fail(f"error: {spec.expression} raised {one_line(exc.error)}")
     except (DeviceUnavailableError, ValueError) as exc:
         _fail(f"error: {exc}")
-    if output_format == "json":
-        click.echo(json.dumps(result.to_json(), indent=2))
-    else:
-        click.echo(render_text(result))
+    if all_modules:
+        text = render_model_text(model) if output_format == "text" else _json(model.to_json())
+        click.echo(text)
+        click.get_current_context().exit(1 if model.has_repeats else 0)
+    click.echo(render_text(result) if output_format == "text" else _json(result.to_json()))
     click.get_current_context().exit(1 if result.has_repeats else 0)
+
+
+def _json(data: object) -> str:
+    return json.dumps(data, indent=2)

@@ -26,8 +26,8 @@ _STATM = "/proc/self/statm"
 class PeakMeter(Protocol):
     def start(self) -> None: ...
 
-    def stop(self) -> int:
-        """Stop measuring; return the peak bytes above the level at ``start``."""
+    def stop(self) -> int | None:
+        """Stop measuring; return the peak bytes above the level at ``start`` (None: unmeasured)."""
         ...
 
     def abort(self) -> None:
@@ -158,6 +158,19 @@ class CudaPeakMeter:
     def stop(self) -> int:
         self._cuda.synchronize(self._device)
         return max(0, int(self._cuda.max_memory_allocated(self._device)) - self._baseline)
+
+    def abort(self) -> None:
+        pass
+
+
+class NoPeakMeter:
+    """The meta device: tensors there have no storage, so there is no peak to measure."""
+
+    def start(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        return None
 
     def abort(self) -> None:
         pass

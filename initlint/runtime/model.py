@@ -86,7 +86,7 @@ class InitTrace:
 
     class_name: str
     seconds: float
-    peak_bytes: int
+    peak_bytes: int | None  # None on the meta device: not measured
     device: str
     events: tuple[TraceEvent, ...]
     repeated: tuple[Repeat, ...]

@@ -1,8 +1,11 @@
 """Records effects while a factory runs: patched nn.Module methods plus a profile hook.
 
 Everything is recorded for every object; ``collect`` keeps what happened to the object the
-factory returned. Objects are held through weak references where they allow it, so temporaries
-die as they would without the recorder and a reused ``id`` cannot be mistaken for the result.
+factory returned, ``collect_objects`` keeps it per object for a whole-model trace. Objects are
+held through weak references where they allow it, so temporaries die as they would without the
+recorder and a reused ``id`` cannot be mistaken for the result. Each object gets an ordinal the
+first time something happens to it; a dead object's ``id`` reused by a new one gets a new
+ordinal, so "the same object" means the same identity, never the same name.
 """
 
 from __future__ import annotations
@@ -44,6 +47,44 @@ class _Record:
     target: Callable[[], object]
     stack: tuple[FrameInfo, ...]
     file: str = ""  # the callee's file, for calls
+    ident: int = 0  # ordinal of the target object
+    arguments: int = 0  # fingerprint of a call's arguments (0 for storage)
+
+
+@dataclass
+class TracedObject:
+    """One object something happened to, with its events in order."""
+
+    ident: int
+    cls: type
+    target: Callable[[], object]
+    events: list[tuple[TraceEvent, int]]  # (event, argument fingerprint)
+
+
+@dataclass(frozen=True)
+class Discard:
+    """A submodule replaced by assignment: its whole tree (ordinals) is the replaced value."""
+
+    parent: int
+    name: str
+    members: frozenset[int]
+
+
+_SCALARS = (bool, int, float, complex, str, bytes, type(None))
+
+
+def _fingerprint(value: Any, depth: int = 0) -> object:
+    """A hashable stand-in for an argument: its value for plain data, else its identity.
+
+    Identity can repeat after a temporary dies; that only makes two calls look equal."""
+    if isinstance(value, _SCALARS):
+        return (type(value).__name__, value)
+    if depth < 2 and isinstance(value, (tuple, list, frozenset)) and len(value) <= 16:
+        return (type(value).__name__, tuple(_fingerprint(v, depth + 1) for v in value))
+    if depth < 2 and isinstance(value, dict) and len(value) <= 16:
+        items = sorted(((repr(k), _fingerprint(v, depth + 1)) for k, v in value.items()), key=repr)
+        return ("dict", tuple(items))
+    return ("id", id(value))
 
 
 def _ref(obj: object) -> Callable[[], object]:
@@ -69,6 +110,14 @@ class Recorder:
         self._saved: list[tuple[type, str, Any]] = []
         self._previous_profile: Any = None
         self._boundary: FrameType | None = None  # the frame that runs the factory
+        self._idents: dict[int, tuple[Callable[[], object], int]] = {}  # id(obj) -> (ref, ordinal)
+        self._classes: dict[int, type] = {}  # ordinal -> class
+        self.discards: list[Discard] = []
+
+    @property
+    def roots(self) -> tuple[str, ...] | None:
+        """The project roots given, or None for the default (the result's top package)."""
+        return self._roots
 
     # ---- installing -------------------------------------------------------------------------
 
@@ -137,6 +186,10 @@ class Recorder:
                 kind = "buffer"
             else:
                 kind = "attribute"
+            if isinstance(value, module_type):
+                old = module.__dict__.get("_modules", {}).get(name)
+                if isinstance(old, module_type) and old is not value:
+                    self._discard(module, name, old)
             self._inside += 1
             try:
                 original(module, name, value)
@@ -146,9 +199,30 @@ class Recorder:
 
         return __setattr__
 
+    def _discard(self, parent: Any, name: str, old: Any) -> None:
+        try:
+            members = frozenset(self._ident(m) for m in old.modules())
+        except Exception:  # a module whose tree cannot be walked: the module alone
+            members = frozenset({self._ident(old)})
+        self.discards.append(Discard(self._ident(parent), name, members))
+
     def _add(self, kind: EventKind, target: Any, name: str, value: Any, frame: Any) -> None:
-        record = _Record(kind, name, self._bytes(value), _ref(target), self._stack(frame))
+        ident = self._ident(target)
+        record = _Record(
+            kind, name, self._bytes(value), self._idents[id(target)][0], self._stack(frame)
+        )
+        record.ident = ident
         self._records.append(record)
+
+    def _ident(self, obj: object) -> int:
+        """The ordinal of ``obj``: stable while it lives, never shared with a dead object."""
+        entry = self._idents.get(id(obj))
+        if entry is not None and entry[0]() is obj:
+            return entry[1]
+        ordinal = len(self._classes) + 1
+        self._idents[id(obj)] = (_ref(obj), ordinal)
+        self._classes[ordinal] = type(obj)
+        return ordinal
 
     # ---- the profile hook: project method calls ---------------------------------------------
 
@@ -183,9 +257,22 @@ class Recorder:
         if depth == 0:  # a nested or recursive call of the same method is not a new call
             name = qualname_of(code, target)
             stack = self._stack(frame.f_back)
-            record = _Record("call", name, 0, _ref(target), stack, normalize(code.co_filename))
+            ordinal = self._ident(target)
+            ref = self._idents[id(target)][0]
+            record = _Record("call", name, 0, ref, stack, normalize(code.co_filename), ordinal)
+            record.arguments = self._arguments(frame, code)
             self._records.append(record)
         self._open[frame] = (key, record)
+
+    @staticmethod
+    def _arguments(frame: FrameType, code: CodeType) -> int:
+        count = code.co_argcount + code.co_kwonlyargcount
+        count += bool(code.co_flags & inspect.CO_VARARGS) + bool(
+            code.co_flags & inspect.CO_VARKEYWORDS
+        )
+        local = frame.f_locals
+        names = [n for n in code.co_varnames[:count] if n != "self"]
+        return hash(tuple(_fingerprint(local.get(n)) for n in names))
 
     def _is_candidate(self, code: CodeType) -> bool:
         if code.co_flags & _GENERATOR_FLAGS or code.co_name in _SKIPPED_METHODS:
@@ -247,3 +334,22 @@ class Recorder:
             site, owner = pick_site(record.stack, roots)
             events.append(TraceEvent(record.kind, record.name, record.bytes, site, owner))
         return tuple(events)
+
+    def collect_objects(self, roots: Sequence[str]) -> list[TracedObject]:
+        """Every object something happened to, in first-event order; calls of project code."""
+        objects: dict[int, TracedObject] = {}
+        for record in self._records:
+            if record.kind == "call" and not is_under(record.file, roots):
+                continue
+            traced = objects.get(record.ident)
+            if traced is None:
+                cls = self._classes[record.ident]
+                traced = objects[record.ident] = TracedObject(record.ident, cls, record.target, [])
+            site, owner = pick_site(record.stack, roots)
+            event = TraceEvent(record.kind, record.name, record.bytes, site, owner)
+            traced.events.append((event, record.arguments))
+        return sorted(objects.values(), key=lambda o: o.ident)
+
+    def ident_of(self, obj: object) -> int | None:
+        entry = self._idents.get(id(obj))
+        return entry[1] if entry is not None and entry[0]() is obj else None

@@ -9,10 +9,12 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .memory import CpuPeakMeter, CudaPeakMeter, PeakMeter
+from .memory import CpuPeakMeter, CudaPeakMeter, NoPeakMeter, PeakMeter
 from .model import InitTrace, find_repeats
 from .paths import normalize
 from .recorder import Recorder
+
+DEVICES = ("cpu", "cuda", "meta")
 
 _active = False
 
@@ -32,8 +34,8 @@ def _resolve_device(torch: Any, device: str) -> Any:
         dev = torch.device(device)
     except (RuntimeError, TypeError) as exc:
         raise ValueError(f"invalid device {device!r}: {exc}") from None
-    if dev.type not in ("cpu", "cuda"):
-        raise ValueError(f"unsupported device {device!r}: use 'cpu' or 'cuda'")
+    if dev.type not in DEVICES:
+        raise ValueError(f"unsupported device {device!r}: use 'cpu', 'cuda' or 'meta'")
     if dev.type == "cuda":
         if not torch.cuda.is_available():
             cuda = torch.version.cuda
@@ -58,20 +60,30 @@ def _device_context(torch: Any, dev: Any) -> contextlib.AbstractContextManager[A
     return torch.device(dev)  # type: ignore[no-any-return]
 
 
-def trace_init(
+class Construction:
+    """What one recorded call of a factory left: its result, the recorder and the costs."""
+
+    def __init__(
+        self, result: object, recorder: Recorder, seconds: float, peak: int | None, dev: Any
+    ):
+        self.result = result
+        self.recorder = recorder
+        self.seconds = seconds
+        self.peak_bytes = peak
+        self.device = str(dev)
+
+
+def construct(
     factory: Callable[[], object],
     *,
-    device: str = "cpu",
-    project_roots: Sequence[str | os.PathLike[str]] | None = None,
-) -> InitTrace:
-    """Call ``factory()`` once under ``with torch.device(device)`` and record what it did.
+    device: str,
+    project_roots: Sequence[str | os.PathLike[str]] | None,
+) -> Construction:
+    """Call ``factory()`` once under ``with torch.device(device)`` with the recorder installed.
 
-    Recorded: ``register_buffer``/``register_parameter`` and tensor assignments on the returned
-    object (by name, with bytes), calls of project methods with ``self`` being that object
-    (top-level invocations only), wall time and peak memory. "Project" code is code in a file
-    below ``project_roots``; by default the directory of the top package that defines the
-    returned object's class. The patches and the profile hook are removed afterwards, also when
-    ``factory`` raises; its exception propagates.
+    The patches and the profile hook are removed afterwards, also when ``factory`` raises; its
+    exception propagates. On ``meta`` no peak memory is measured (``peak_bytes`` is None): no
+    tensor there has storage, so a number would describe the recorder, not the model.
     """
     global _active
     torch = _import_torch()
@@ -83,6 +95,8 @@ def trace_init(
     if dev.type == "cuda":
         index = dev.index if dev.index is not None else torch.cuda.current_device()
         meter = CudaPeakMeter(torch, torch.device("cuda", index))
+    elif dev.type == "meta":
+        meter = NoPeakMeter()
     else:
         meter = CpuPeakMeter()
     recorder = Recorder(torch, roots)
@@ -107,13 +121,34 @@ def trace_init(
         peak = meter.stop()
     finally:
         _active = False
+    return Construction(result, recorder, seconds, peak, dev)
+
+
+def trace_init(
+    factory: Callable[[], object],
+    *,
+    device: str = "cpu",
+    project_roots: Sequence[str | os.PathLike[str]] | None = None,
+) -> InitTrace:
+    """Call ``factory()`` once under ``with torch.device(device)`` and record what it did.
+
+    Recorded: ``register_buffer``/``register_parameter`` and tensor assignments on the returned
+    object (by name, with bytes), calls of project methods with ``self`` being that object
+    (top-level invocations only), wall time and peak memory. "Project" code is code in a file
+    below ``project_roots``; by default the directory of the top package that defines the
+    returned object's class. The patches and the profile hook are removed afterwards, also when
+    ``factory`` raises; its exception propagates. ``device="meta"`` builds every tensor without
+    storage: bytes still come from shapes and dtypes, and ``peak_bytes`` is None.
+    """
+    done = construct(factory, device=device, project_roots=project_roots)
+    result = done.result
     cls = type(result)
-    events = recorder.collect(result)
+    events = done.recorder.collect(result)
     return InitTrace(
         class_name=f"{cls.__module__}.{cls.__qualname__}",
-        seconds=seconds,
-        peak_bytes=peak,
-        device=str(dev),
+        seconds=done.seconds,
+        peak_bytes=done.peak_bytes,
+        device=done.device,
         events=events,
         repeated=find_repeats(events),
     )

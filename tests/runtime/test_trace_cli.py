@@ -165,4 +165,4 @@ def test_help_explains_that_trace_executes_code() -> None:
     assert "trace EXECUTES it" in text
     assert "`initlint check`, which never runs your code" in text
     assert "initlint trace 'mypkg.rope:Rope(64, max_positions=4096)'" in result.stdout
-    assert "--device [cpu|cuda]" in result.stdout
+    assert "--device [cpu|cuda|meta]" in result.stdout
