@@ -35,6 +35,8 @@ from .paths import (
 _STACK_DEPTH = 8  # user frames kept per event, to pick the first project frame later
 # Attribute-protocol hooks run on every access; they are not init work.
 _SKIPPED_METHODS = frozenset({"__setattr__", "__getattr__", "__getattribute__", "__delattr__"})
+# Other dunders (__repr__, __eq__, __getitem__, ...) are protocol plumbing, not init work.
+_COUNTED_DUNDERS = frozenset({"__init__", "__post_init__", "__call__"})
 _GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 _MISSING = object()
 
@@ -49,6 +51,7 @@ class _Record:
     file: str = ""  # the callee's file, for calls
     ident: int = 0  # ordinal of the target object
     arguments: int = 0  # fingerprint of a call's arguments (0 for storage)
+    in_init: bool = False  # while a project __init__ of the target was running
 
 
 @dataclass
@@ -58,7 +61,7 @@ class TracedObject:
     ident: int
     cls: type
     target: Callable[[], object]
-    events: list[tuple[TraceEvent, int]]  # (event, argument fingerprint)
+    events: list[tuple[TraceEvent, int, bool]]  # (event, argument fingerprint, in its __init__)
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,22 @@ def _ref(obj: object) -> Callable[[], object]:
         return lambda: obj
 
 
+def _is_accessor(code: CodeType, target: object) -> bool:
+    """Whether ``code`` is a property's getter/setter/deleter or a cached_property's function
+    on ``target``'s class: reading an attribute is not a call of init work."""
+    try:
+        found = inspect.getattr_static(type(target), code.co_name, None)
+    except Exception:  # noqa: BLE001 - an exotic metaclass: count the call
+        return False
+    if isinstance(found, property):
+        funcs: tuple[Any, ...] = (found.fget, found.fset, found.fdel)
+    elif isinstance(found, functools.cached_property):
+        funcs = (found.func,)
+    else:
+        return False
+    return any(getattr(f, "__code__", None) is code for f in funcs)
+
+
 class Recorder:
     """Install with ``start()``, always undo with ``stop()``, then ``collect(result)``."""
 
@@ -103,8 +122,10 @@ class Recorder:
         self._excluded = excluded_dirs(torch.__file__)
         self._records: list[_Record] = []
         self._code_ok: dict[CodeType, bool] = {}
+        self._accessor: dict[CodeType, bool] = {}
         self._file_ok: dict[str, bool] = {}
-        self._open: dict[FrameType, tuple[tuple[int, CodeType], _Record | None]] = {}
+        self._open: dict[FrameType, tuple[tuple[int, CodeType], _Record | None, int]] = {}
+        self._initializing: dict[int, int] = {}  # ordinal -> project __init__ frames running
         self._active: dict[tuple[int, CodeType], int] = {}
         self._inside = 0  # >0 while a patched method runs: nested registrations are its own
         self._saved: list[tuple[type, str, Any]] = []
@@ -143,6 +164,7 @@ class Recorder:
             setattr(owner, name, original)
         self._open.clear()
         self._active.clear()
+        self._initializing.clear()
         self._boundary = None
 
     # ---- patched nn.Module methods ----------------------------------------------------------
@@ -212,6 +234,7 @@ class Recorder:
             kind, name, self._bytes(value), self._idents[id(target)][0], self._stack(frame)
         )
         record.ident = ident
+        record.in_init = ident in self._initializing
         self._records.append(record)
 
     def _ident(self, obj: object) -> int:
@@ -237,7 +260,13 @@ class Recorder:
         elif event == "return" and self._open:
             entry = self._open.pop(frame, None)
             if entry is not None:
-                key, record = entry
+                key, record, initializing = entry
+                if initializing:
+                    running = self._initializing[initializing] - 1
+                    if running:
+                        self._initializing[initializing] = running
+                    else:
+                        del self._initializing[initializing]
                 left = self._active[key] - 1
                 if left:
                     self._active[key] = left
@@ -250,19 +279,29 @@ class Recorder:
         target = frame.f_locals.get("self", _MISSING)
         if target is _MISSING:
             return
+        accessor = self._accessor.get(code)
+        if accessor is None:
+            accessor = self._accessor[code] = _is_accessor(code, target)
+        if accessor:
+            return
         key = (id(target), code)
         depth = self._active.get(key, 0)
         self._active[key] = depth + 1
+        ordinal = self._ident(target)
+        initializing = 0
+        if code.co_name == "__init__":
+            initializing = ordinal
+            self._initializing[ordinal] = self._initializing.get(ordinal, 0) + 1
         record = None
         if depth == 0:  # a nested or recursive call of the same method is not a new call
             name = qualname_of(code, target)
             stack = self._stack(frame.f_back)
-            ordinal = self._ident(target)
             ref = self._idents[id(target)][0]
             record = _Record("call", name, 0, ref, stack, normalize(code.co_filename), ordinal)
             record.arguments = self._arguments(frame, code)
+            record.in_init = ordinal in self._initializing
             self._records.append(record)
-        self._open[frame] = (key, record)
+        self._open[frame] = (key, record, initializing)
 
     @staticmethod
     def _arguments(frame: FrameType, code: CodeType) -> int:
@@ -276,6 +315,9 @@ class Recorder:
 
     def _is_candidate(self, code: CodeType) -> bool:
         if code.co_flags & _GENERATOR_FLAGS or code.co_name in _SKIPPED_METHODS:
+            return False
+        name = code.co_name
+        if name.startswith("__") and name.endswith("__") and name not in _COUNTED_DUNDERS:
             return False
         if "self" not in code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]:
             return False
@@ -347,7 +389,7 @@ class Recorder:
                 traced = objects[record.ident] = TracedObject(record.ident, cls, record.target, [])
             site, owner = pick_site(record.stack, roots)
             event = TraceEvent(record.kind, record.name, record.bytes, site, owner)
-            traced.events.append((event, record.arguments))
+            traced.events.append((event, record.arguments, record.in_init))
         return sorted(objects.values(), key=lambda o: o.ident)
 
     def ident_of(self, obj: object) -> int | None:

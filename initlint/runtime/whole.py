@@ -33,7 +33,7 @@ def _object_repeats(obj: TracedObject) -> list[tuple[Repeat, tuple[str, ...]]]:
     as IL002 asks for equal arguments too.
     """
     groups: dict[tuple[object, ...], list[TraceEvent]] = {}
-    for event, arguments in obj.events:
+    for event, arguments, _ in obj.events:
         key: tuple[object, ...] = (event.kind, event.name)
         if event.kind == "call":
             key += (arguments,)
@@ -62,7 +62,7 @@ def _module_type() -> type:
 def _constructed_here(obj: TracedObject) -> bool:
     """A project object counts when its ``__init__`` ran during the call: objects that lived
     before (a lazy module, a registry the code looks things up in) are not the model's."""
-    return any(e.kind == "call" and e.name.endswith(".__init__") for e, _ in obj.events)
+    return any(e.kind == "call" and e.name.endswith(".__init__") for e, _, _ in obj.events)
 
 
 def _module_paths(result: object, ident_of: Callable[[object], int | None]) -> dict[int, str]:
@@ -106,11 +106,13 @@ def trace_model(
     recorder, result = done.recorder, done.result
     roots = recorder.roots or default_roots(type(result))
     module_type = _module_type()
-    objects = [
-        o
-        for o in recorder.collect_objects(roots)
-        if issubclass(o.cls, module_type) or _constructed_here(o)
-    ]
+    objects = []
+    for o in recorder.collect_objects(roots):
+        if issubclass(o.cls, module_type):
+            objects.append(o)
+        elif _constructed_here(o):  # a project object: only what its own __init__ did
+            o.events = [e for e in o.events if e[2]]
+            objects.append(o)
     paths = _module_paths(result, recorder.ident_of)
     classes: dict[int, type] = {o.ident: o.cls for o in objects}
 
