@@ -50,7 +50,9 @@ class ObjectRepeat:
     a submodule holding this object; its bytes are then already counted there. ``finding`` is the
     static finding that predicted it, if static findings were linked. ``frames`` are the project
     frames ("file:line", innermost first) on the stack when the work was redone (every
-    occurrence after the first); ``mro`` the qualified names of the object's classes.
+    occurrence after the first); ``mro`` the qualified names of the object's classes;
+    ``owners`` the class whose code did each occurrence (two owners: a redo down the init chain,
+    the checker's subject; one: a class redoing its own work).
     """
 
     object_id: int
@@ -61,6 +63,7 @@ class ObjectRepeat:
     finding: StaticFinding | None = None
     frames: tuple[str, ...] = ()
     mro: tuple[str, ...] = field(default=(), repr=False)
+    owners: tuple[str | None, ...] = ()  # the class whose code did each occurrence
 
     @property
     def bytes(self) -> int:
@@ -75,6 +78,7 @@ class ObjectRepeat:
             "nested_in": self.nested_in,
             "finding": None if self.finding is None else self.finding.to_json(),
             "redo_frames": list(self.frames),
+            "owners": list(self.owners),
         }
 
 
@@ -140,6 +144,7 @@ class ModelTrace:
     """A whole-model trace: every object's repeats, and the classes ranked by wasted bytes.
 
     ``static`` says whether static findings were linked: "linked", "off", or an error line.
+    ``class_counts`` lists every class traced (repeating or not) with its number of objects.
     """
 
     class_name: str
@@ -150,6 +155,7 @@ class ModelTrace:
     repeats: tuple[ObjectRepeat, ...]
     classes: tuple[ClassSummary, ...]  # with at least one repeat, most wasted bytes first
     static: str = "off"
+    class_counts: tuple[tuple[str, int], ...] = ()  # every traced class: objects, first-seen order
 
     @property
     def has_repeats(self) -> bool:
@@ -180,6 +186,7 @@ class ModelTrace:
             "objects": self.objects,
             "wasted_bytes": self.wasted_bytes,
             "static": self.static,
+            "class_counts": dict(self.class_counts),
             "classes": [c.to_json() for c in self.classes],
             "repeats": [r.to_json() for r in self.repeats],
         }

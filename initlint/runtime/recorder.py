@@ -61,7 +61,8 @@ class TracedObject:
     ident: int
     cls: type
     target: Callable[[], object]
-    events: list[tuple[TraceEvent, int, bool]]  # (event, argument fingerprint, in its __init__)
+    # (event, argument fingerprint, in its own __init__, "file:line" of each project frame)
+    events: list[tuple[TraceEvent, int, bool, tuple[str, ...]]]
 
 
 @dataclass(frozen=True)
@@ -389,7 +390,8 @@ class Recorder:
                 traced = objects[record.ident] = TracedObject(record.ident, cls, record.target, [])
             site, owner = pick_site(record.stack, roots)
             event = TraceEvent(record.kind, record.name, record.bytes, site, owner)
-            traced.events.append((event, record.arguments, record.in_init))
+            frames = tuple(f"{f[0]}:{f[1]}" for f in record.stack if is_under(f[0], roots))
+            traced.events.append((event, record.arguments, record.in_init, frames))
         return sorted(objects.values(), key=lambda o: o.ident)
 
     def ident_of(self, obj: object) -> int | None:

@@ -7,6 +7,7 @@ import gc
 import os
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .memory import CpuPeakMeter, CudaPeakMeter, NoPeakMeter, PeakMeter
@@ -60,17 +61,15 @@ def _device_context(torch: Any, dev: Any) -> contextlib.AbstractContextManager[A
     return torch.device(dev)  # type: ignore[no-any-return]
 
 
+@dataclass(frozen=True)
 class Construction:
     """What one recorded call of a factory left: its result, the recorder and the costs."""
 
-    def __init__(
-        self, result: object, recorder: Recorder, seconds: float, peak: int | None, dev: Any
-    ):
-        self.result = result
-        self.recorder = recorder
-        self.seconds = seconds
-        self.peak_bytes = peak
-        self.device = str(dev)
+    result: object
+    recorder: Recorder
+    seconds: float
+    peak_bytes: int | None
+    device: str
 
 
 def construct(
@@ -121,7 +120,7 @@ def construct(
         peak = meter.stop()
     finally:
         _active = False
-    return Construction(result, recorder, seconds, peak, dev)
+    return Construction(result, recorder, seconds, peak, str(dev))
 
 
 def trace_init(

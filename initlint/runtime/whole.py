@@ -25,7 +25,9 @@ def qualified(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
-def _object_repeats(obj: TracedObject) -> list[tuple[Repeat, tuple[str, ...]]]:
+def _object_repeats(
+    obj: TracedObject,
+) -> list[tuple[Repeat, tuple[str, ...], tuple[str | None, ...]]]:
     """Repeats of one object, in first-occurrence order, each with its redo frames.
 
     Storage repeats by (kind, name); calls by (name, arguments): calling one method with other
@@ -33,13 +35,15 @@ def _object_repeats(obj: TracedObject) -> list[tuple[Repeat, tuple[str, ...]]]:
     as IL002 asks for equal arguments too.
     """
     groups: dict[tuple[object, ...], list[TraceEvent]] = {}
-    for event, arguments, _ in obj.events:
+    stacks: dict[tuple[object, ...], list[tuple[str, ...]]] = {}
+    for event, arguments, _, stack in obj.events:
         key: tuple[object, ...] = (event.kind, event.name)
         if event.kind == "call":
             key += (arguments,)
         groups.setdefault(key, []).append(event)
+        stacks.setdefault(key, []).append(stack)
     found = []
-    for group in groups.values():
+    for key, group in groups.items():
         if len(group) < 2:
             continue
         repeat = Repeat(
@@ -49,7 +53,9 @@ def _object_repeats(obj: TracedObject) -> list[tuple[Repeat, tuple[str, ...]]]:
             bytes=sum(e.bytes for e in group[:-1]),
             sites=tuple(e.site for e in group),
         )
-        found.append((repeat, tuple(dict.fromkeys(e.site for e in group[1:]))))
+        later = [e.site for e in group[1:]] + [f for st in stacks[key][1:] for f in st]
+        frames = tuple(dict.fromkeys(later))
+        found.append((repeat, frames, tuple(e.owner for e in group)))
     return found
 
 
@@ -62,7 +68,7 @@ def _module_type() -> type:
 def _constructed_here(obj: TracedObject) -> bool:
     """A project object counts when its ``__init__`` ran during the call: objects that lived
     before (a lazy module, a registry the code looks things up in) are not the model's."""
-    return any(e.kind == "call" and e.name.endswith(".__init__") for e, _, _ in obj.events)
+    return any(e[0].kind == "call" and e[0].name.endswith(".__init__") for e in obj.events)
 
 
 def _module_paths(result: object, ident_of: Callable[[object], int | None]) -> dict[int, str]:
@@ -121,7 +127,7 @@ def trace_model(
     repeating: set[type] = set()
     for obj in objects:
         mro = tuple(qualified(c) for c in obj.cls.__mro__)
-        for repeat, frames in _object_repeats(obj):
+        for repeat, frames, owners in _object_repeats(obj):
             index.setdefault((obj.ident, repeat.kind, repeat.name), len(repeats))
             repeats.append(
                 ObjectRepeat(
@@ -131,6 +137,7 @@ def trace_model(
                     repeat,
                     frames=frames,
                     mro=mro,
+                    owners=owners,
                 )
             )
             repeating.add(obj.cls)
@@ -162,6 +169,7 @@ def trace_model(
         repeats=tuple(repeats),
         classes=summarize(repeats, instances),
         static="off",
+        class_counts=tuple(instances.items()),
     )
     if static and trace.repeats:
         trace = link_static(trace, source_files(repeating, roots))
@@ -278,7 +286,7 @@ def link_findings(
         named = [f for f in candidates if _predicts(f, r)]
         best = (at_frame or named)[0] if at_frame or named else None
         linked.append(dataclasses.replace(r, finding=best))
-    instances = {c.class_name: c.instances for c in trace.classes}
+    instances = dict(trace.class_counts)
     return dataclasses.replace(
         trace, repeats=tuple(linked), classes=summarize(linked, instances), static="linked"
     )

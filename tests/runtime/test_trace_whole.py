@@ -175,3 +175,16 @@ def test_cli_all_modules_text_and_json(nested: Path) -> None:
 def test_text_rendering_lists_each_site_once_with_a_count(nested: Path) -> None:
     text = render_model_text(vision(nested, static=False))
     assert "buffer table x2 on 3 objects" in text
+
+
+def test_work_done_in_a_helper_links_to_the_finding_on_the_call(nested: Path) -> None:
+    import rt_samples.nested as m
+
+    trace = trace_model(m.Attention)
+    redo = line_of(nested, "self._init_rope()", 2)
+    found = {(r.repeat.kind, r.repeat.name): r for r in trace.repeats}
+    assert set(found) == {("call", "AttentionBase._init_rope"), ("attribute", "rotary")}
+    for r in found.values():  # the submodule is assigned inside the helper, on another line
+        assert r.finding is not None and (r.finding.code, r.finding.line) == ("IL002", redo)
+    assert found[("attribute", "rotary")].owners == ("rt_samples.nested.AttentionBase",) * 2
+    assert trace.wasted_bytes == 8 * 4  # the first Rotary's inv_freq

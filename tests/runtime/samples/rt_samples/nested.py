@@ -95,3 +95,27 @@ class Initialised(nn.Module):
 
     def _init(self, module: nn.Module) -> None:
         nn.init.zeros_(module.weight)
+
+
+class Rotary(nn.Module):
+    def __init__(self, dim: int) -> None:
+        super().__init__()
+        self.register_buffer("inv_freq", torch.arange(dim, dtype=torch.float32))
+
+
+class AttentionBase(nn.Module):
+    def __init__(self, dim: int = 8) -> None:
+        super().__init__()
+        self.dim = dim
+        self._init_rope()
+
+    def _init_rope(self) -> None:
+        self.rotary = Rotary(self.dim)
+
+
+class Attention(AttentionBase):
+    """Calls the helper again: the call and the submodule it assigns are both repeated."""
+
+    def __init__(self, dim: int = 8) -> None:
+        super().__init__(dim)
+        self._init_rope()
