@@ -280,10 +280,15 @@ def test_editable_install_resolves_through_its_finder(tmp_path: Path) -> None:
     assert _lines(_run(root, env)) == []
 
 
-@pytest.mark.parametrize("shape", ["extension", "bytecode", "undecodable", "syntax-error"])
+@pytest.mark.parametrize(
+    "shape", ["extension", "bytecode", "undecodable", "syntax-error", "stub-only"]
+)
 def test_compiled_or_unreadable_module_is_clean(project: Path, env: Path, shape: str) -> None:
     yarn = _site(env) / "ropelib" / "yarn.py"
-    if shape == "extension":
+    if shape == "stub-only":  # a package shipping .pyi files only: no source to read
+        for path in (_site(env) / "ropelib").glob("*.py"):
+            path.rename(path.with_suffix(".pyi"))
+    elif shape == "extension":
         (yarn.parent / "yarn.cpython-311-x86_64-linux-gnu.so").write_bytes(b"\x7fELF")
     elif shape == "bytecode":
         yarn.rename(yarn.with_suffix(".pyc"))
