@@ -6,16 +6,20 @@ import importlib
 import json
 import os
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import click
 
 from initlint import __version__
 from initlint.diagnostics import Diagnostic
-from initlint.discovery import find_root
-from initlint.engine import Analysis, analyze
+from initlint.engine import analyze, display_path
+from initlint.facts.runner import default_jobs
 from initlint.output import RENDERERS
 from initlint.output.text import render_statistics, statistics, summary_line
+from initlint.projects import Combined, ProjectGroup, group_paths, mark_dependents
 from initlint.rules import REGISTRY
 from initlint.settings import (
     ConfigError,
@@ -23,6 +27,7 @@ from initlint.settings import (
     format_settings,
     load_settings,
     load_settings_file,
+    parse_inline,
     unknown_codes,
     with_overrides,
 )
@@ -45,14 +50,14 @@ def _check_codes(codes: tuple[str, ...], option: str) -> None:
 
 
 class _Main(click.Group):
-    """The command group. ``fix`` and ``demo`` (which import libcst) and ``trace`` (torch) are
-    imported when used, so that ``initlint check`` starts without them. An exception that
+    """The command group. ``demo`` (which imports libcst) and ``trace`` (torch) are imported
+    when used, so that ``initlint check`` starts without them (``fix`` imports libcst when
+    it runs). An exception that
     escapes a command is an internal error: one line on stderr and exit 2, as documented
     (the traceback with ``INITLINT_DEBUG=1``)."""
 
     LAZY = {
         "demo": "initlint.demo:demo",
-        "fix": "initlint.fix.command:fix",
         "server": "initlint.server.command:server",
         "trace": "initlint.runtime.command:trace",
     }
@@ -170,6 +175,17 @@ def _common_check_options(fn: click.decorators.FC) -> click.decorators.FC:
             "--exclude", multiple=True, help="Glob of files/folders to skip (replaces config)."
         ),
         click.option("--extend-exclude", multiple=True, help="Glob to skip, added to config."),
+        click.option(
+            "--respect-gitignore/--no-respect-gitignore",
+            default=None,
+            help="Skip files that .gitignore ignores [default: on; `respect-gitignore`].",
+        ),
+        click.option(
+            "--dependents/--no-dependents",
+            default=None,
+            help="Also report project files whose result depends on a given file (subclasses "
+            "of a changed base) [default: on; `dependents`].",
+        ),
         click.option("--flag-name", default=None, help="Name for a flag the fixer introduces."),
         click.option("--no-cache", is_flag=True, help="Neither read nor write .initlint_cache/."),
         click.option(
@@ -181,15 +197,97 @@ def _common_check_options(fn: click.decorators.FC) -> click.decorators.FC:
         ),
         click.option(
             "--config",
-            "config_file",
+            "config",
+            default=None,
+            metavar="FILE | KEY=VALUE",
+            help="Read settings from FILE instead: a pyproject.toml's [tool.initlint], or any "
+            "other TOML file's top-level keys (as ruff.toml). Or one `key = value` override.",
+        ),
+        click.option(
+            "--format",
+            "--output-format",
+            "fmt",
+            type=click.Choice(sorted(RENDERERS)),
+            default="text",
+            show_default=True,
+            envvar="INITLINT_OUTPUT_FORMAT",
+            show_envvar=True,
+            help="Output format: text (path:line:col: CODE message), json, sarif (SARIF 2.1.0) "
+            "or github (workflow annotations).",
+        ),
+        click.option(
+            "--output-file",
+            "-o",
             type=click.Path(path_type=Path, dir_okay=False),
             default=None,
-            help="Read settings from this pyproject.toml instead.",
+            help="Write the report to this file instead of stdout.",
+        ),
+        click.option(
+            "--statistics",
+            "statistics_only",
+            is_flag=True,
+            help="Print the number of findings per rule code instead of the findings "
+            "(as JSON with --format json).",
+        ),
+        click.option(
+            "--show-settings",
+            is_flag=True,
+            help="Print the resolved settings (defaults < pyproject.toml < flags) and exit.",
+        ),
+        click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings."),
+        click.option(
+            "--unsafe-fixes/--no-unsafe-fixes",
+            default=False,
+            help="Also apply (with --fix, --diff) fixes that change signatures.",
+        ),
+        click.option(
+            "--diff",
+            is_flag=True,
+            help="Print the fixes as a unified diff and write nothing (implies --fix-only); "
+            "exit 1 when there is something to fix.",
+        ),
+        click.option(
+            "--fix-only",
+            is_flag=True,
+            help="Apply fixes, and report neither the findings left nor exit 1 for them.",
+        ),
+        click.option(
+            "--show-fixes/--no-show-fixes",
+            default=False,
+            help="List the fixed findings, by file and code, after fixing.",
+        ),
+        click.option(
+            "--add-noqa",
+            is_flag=True,
+            help="Add `# noqa: ILxxx` to every line with a finding (to adopt initlint on a "
+            "codebase with existing findings); idempotent.",
         ),
     ]
     for opt in reversed(options):
         fn = opt(fn)
     return fn
+
+
+@dataclass(frozen=True)
+class CheckRequest:
+    """One ``check`` or ``fix`` invocation, as parsed from the command line."""
+
+    paths: tuple[Path, ...]
+    over: dict[str, object]
+    no_cache: bool
+    jobs: int
+    config: str | None
+    fmt: str
+    output_file: Path | None
+    statistics_only: bool
+    show_settings: bool
+    exit_zero: bool
+    fix: bool
+    unsafe_fixes: bool
+    diff: bool
+    fix_only: bool
+    show_fixes: bool
+    add_noqa: bool
 
 
 def _overrides(
@@ -199,8 +297,15 @@ def _overrides(
     exclude: tuple[str, ...],
     extend_exclude: tuple[str, ...],
     flag_name: str | None,
+    respect_gitignore: bool | None = None,
+    dependents: bool | None = None,
 ) -> dict[str, object]:
     sel, ign, ext = _split(select), _split(ignore), _split(extend_select)
+    if select and not sel:
+        raise click.BadParameter(
+            "an empty selection would check nothing; name codes or prefixes (IL001, IL0) or ALL",
+            param_hint="--select",
+        )
     _check_codes(sel, "--select")
     _check_codes(ign, "--ignore")
     _check_codes(ext, "--extend-select")
@@ -221,139 +326,227 @@ def _overrides(
         out["extend_exclude"] = _split(extend_exclude)
     if flag_name:
         out["flag_name"] = flag_name
+    if respect_gitignore is not None:
+        out["respect_gitignore"] = respect_gitignore
+    if dependents is not None:
+        out["dependents"] = dependents
     return python_override(out)
 
 
-def _run_analysis(
-    paths: tuple[Path, ...],
-    over: dict[str, object],
-    no_cache: bool,
-    jobs: int,
-    config_file: Path | None,
-    fix_planner: object = None,
-    reuse_results: bool = False,
-    fixes: object = None,
-) -> Analysis:
-    for p in paths:
+def _request(fix: bool, kwargs: dict[str, Any]) -> CheckRequest:
+    over = _overrides(
+        kwargs.pop("select"),
+        kwargs.pop("ignore"),
+        kwargs.pop("extend_select"),
+        kwargs.pop("exclude"),
+        kwargs.pop("extend_exclude"),
+        kwargs.pop("flag_name"),
+        kwargs.pop("respect_gitignore"),
+        kwargs.pop("dependents"),
+    )
+    kwargs["fix"] = kwargs.get("fix") or fix
+    request = CheckRequest(over=over, **kwargs)
+    if request.statistics_only and request.fmt not in ("text", "json"):
+        raise click.BadParameter(
+            f"--statistics prints text or JSON; it has no {request.fmt} form",
+            param_hint="--statistics",
+        )
+    if request.add_noqa and (request.fix or request.diff or request.fix_only):
+        raise click.BadParameter(
+            "--add-noqa cannot be combined with --fix, --diff or --fix-only",
+            param_hint="--add-noqa",
+        )
+    for p in request.paths:
         if not p.exists() and not p.is_symlink():
             raise click.BadParameter(f"path {str(p)!r} does not exist", param_hint="PATHS")
-    settings: Settings | None = None
-    if config_file is not None:
-        settings = load_settings_file(config_file)
+    return request
 
-    def apply(s: Settings) -> Settings:
-        return with_overrides(s, over)
 
-    return analyze(
-        list(paths),
-        settings=settings,
-        overrides=apply,
-        jobs=jobs,
-        use_cache=not no_cache,
-        fix_planner=fix_planner,  # type: ignore[arg-type]
-        reuse_results=reuse_results,
-        fixes=fixes,  # type: ignore[arg-type]
-    )
+def _settings_loader(request: CheckRequest) -> Callable[[Path], Settings]:
+    """Settings for one project root: its own pyproject.toml (or the --config one), with
+    the command line's values on top."""
+    fixed: Settings | None = None
+    if request.config is not None:
+        path = Path(request.config)
+        if path.is_file() or "=" not in request.config:
+            fixed = load_settings_file(path)
+        else:
+            fixed = parse_inline(request.config)
+
+    def load(root: Path) -> Settings:
+        base = fixed if fixed is not None else load_settings(root)
+        return with_overrides(base, request.over)
+
+    return load
 
 
 @main.command()
 @_common_check_options
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(sorted(RENDERERS)),
-    default="text",
-    show_default=True,
-    help="Output format: text (path:line:col: CODE message), json, sarif (SARIF 2.1.0) "
-    "or github (workflow annotations).",
-)
-@click.option(
-    "--output-file",
-    "-o",
-    type=click.Path(path_type=Path, dir_okay=False),
-    default=None,
-    help="Write the report to this file instead of stdout.",
-)
-@click.option(
-    "--statistics",
-    "statistics_only",
-    is_flag=True,
-    help="Print the number of findings per rule code instead of the findings "
-    "(as JSON with --format json).",
-)
-@click.option(
-    "--show-settings",
-    is_flag=True,
-    help="Print the resolved settings (defaults < pyproject.toml < flags) and exit.",
-)
-@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
-def check(
-    paths: tuple[Path, ...],
-    select: tuple[str, ...],
-    ignore: tuple[str, ...],
-    extend_select: tuple[str, ...],
-    exclude: tuple[str, ...],
-    extend_exclude: tuple[str, ...],
-    flag_name: str | None,
-    no_cache: bool,
-    jobs: int,
-    config_file: Path | None,
-    fmt: str,
-    output_file: Path | None,
-    statistics_only: bool,
-    show_settings: bool,
-    exit_zero: bool,
-) -> None:
+@click.option("--fix/--no-fix", default=False, help="Apply the safe fixes (see --unsafe-fixes).")
+def check(**kwargs: Any) -> None:
     """Report redundant init work in PATHS (default: the current folder).
 
     initlint reads the whole project (the folder holding pyproject.toml or .git) to
-    resolve base classes, and reports only on PATHS. Exit status: 0 no findings,
-    1 findings, 2 usage or internal error.
+    resolve base classes, and reports on PATHS, and on the project's files whose result
+    depends on PATHS (subclasses of a changed base; --no-dependents turns that off).
+    Paths in several projects are checked each with its own project's settings.
+    Exit status: 0 no findings, 1 findings, 2 usage or internal error.
 
     \b
     Examples:
       initlint check src/
       initlint check --select IL001,IL002 --format json model.py
       initlint check --format sarif -o initlint.sarif .
+      initlint check --fix --unsafe-fixes .   # apply every fix, report what is left
+      initlint check --diff .                  # show the fixes, write nothing
     """
-    try:
-        over = _overrides(select, ignore, extend_select, exclude, extend_exclude, flag_name)
-        if show_settings:
-            click.echo(_resolved_settings(paths, over, config_file), nl=False)
-            return
-        from initlint.fix.planning import fix_planner
+    _run(_request(False, kwargs))
 
+
+@main.command()
+@_common_check_options
+def fix(**kwargs: Any) -> None:
+    """Fix redundant init work in PATHS: the same as `initlint check --fix`.
+
+    Safe fixes apply by default. Unsafe fixes change signatures across files (threading a
+    flag such as `init_cache` through intermediate classes) and need --unsafe-fixes.
+    Every changed file is re-parsed before anything is written, and all files are written
+    or none; a read-only file stops the run before anything is written. The findings left
+    are reported as `check` reports them. Exit status: 0 nothing left to report, 1
+    findings remain (or, with --diff, something to fix), 2 error.
+
+    \b
+    Examples:
+      initlint fix --diff .              # preview, write nothing
+      initlint fix --unsafe-fixes src/   # apply every fix, the vLLM-style flag threading too
+    """
+    _run(_request(True, kwargs))
+
+
+def _run(request: CheckRequest) -> None:
+    try:
+        load = _settings_loader(request)
+        if request.show_settings:
+            click.echo(_resolved_settings(request, load), nl=False)
+            return
+        if request.add_noqa:
+            from initlint.noqa import add_noqa_and_report
+
+            sys.exit(add_noqa_and_report(request, load))
+        if request.fix or request.diff or request.fix_only:
+            from initlint.fix.command import fix_and_report
+
+            code = fix_and_report(request, load)
+        else:
+            combined = _check_all(request, load)
+            code = _report(request, combined)
+    except ConfigError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_ERROR)
+    global _FINISHED
+    _FINISHED = True
+    sys.exit(code)
+
+
+def groups_with_dependents(
+    request: CheckRequest, load: Callable[[Path], Settings]
+) -> list[tuple[ProjectGroup, Settings, dict[Path, Path]]]:
+    """Each project's given paths, its settings, and its dependent files (file -> the given
+    file it depends on)."""
+    cwd = Path.cwd().absolute()
+    out = []
+    for group in group_paths(request.paths, cwd):
+        settings = load(group.root)
+        deps: dict[Path, Path] = {}
+        if settings.dependents and request.paths and not group.covers_all():
+            from initlint.dependents import find_dependents
+            from initlint.discovery import discover
+
+            given = discover(
+                group.paths, group.root, settings.all_excludes, settings.respect_gitignore
+            ).report
+            deps = find_dependents(
+                group.root,
+                settings,
+                given,
+                use_cache=not request.no_cache,
+                jobs=request.jobs or default_jobs(),
+            )
+        out.append((group, settings, deps))
+    return out
+
+
+def dependent_displays(deps: dict[Path, Path], cwd: Path) -> dict[str, str]:
+    return {display_path(f, cwd): display_path(g, cwd) for f, g in deps.items()}
+
+
+def _check_all(request: CheckRequest, load: Callable[[Path], Settings]) -> Combined:
+    from initlint.fix.planning import fix_planner
+
+    combined = Combined()
+    cwd = Path.cwd().absolute()
+    for group, settings, deps in groups_with_dependents(request, load):
         # A file's last results are reused while its import closure is unchanged; JSON and
         # SARIF show each fix's edits, rendered and checked with the results and stored
         # with them.
         fixes = None
-        if fmt in ("json", "sarif"):
+        if request.fmt in ("json", "sarif"):
             from initlint.fix.attach import EditAttacher  # renders edits: imports libcst
 
             fixes = EditAttacher()
-        analysis = _run_analysis(paths, over, no_cache, jobs, config_file, fix_planner, True, fixes)
-    except ConfigError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(EXIT_ERROR)
-    diags = analysis.diagnostics
-    if statistics_only:
+        analysis = analyze(
+            [*group.paths, *deps],
+            cwd=cwd,
+            settings=settings,
+            jobs=request.jobs,
+            use_cache=not request.no_cache,
+            fix_planner=fix_planner,
+            reuse_results=True,
+            fixes=fixes,
+        )
+        diags = mark_dependents(analysis.diagnostics, dependent_displays(deps, cwd))
+        combined.add(diags, analysis.files, analysis.internal_errors)
+    combined.finish()
+    return combined
+
+
+def _report(request: CheckRequest, combined: Combined) -> int:
+    diags = combined.diagnostics
+    emit(request, diags, summary_line(diags, combined.files, request.unsafe_fixes))
+    warn_if_nothing_checked(combined)
+    code = EXIT_OK
+    if combined.internal_errors:
+        code = EXIT_ERROR
+    elif diags and not request.exit_zero:
+        code = EXIT_FINDINGS
+    return code
+
+
+def warn_if_nothing_checked(combined: Combined) -> None:
+    if combined.files == 0 and not combined.diagnostics:
+        click.echo("warning: no Python files found under the given paths", err=True)
+
+
+def emit(request: CheckRequest, diags: list[Diagnostic], summary: str | None) -> None:
+    """Write the report (``--output-file`` or stdout) and, for text, the summary line."""
+    fmt = request.fmt
+    if request.statistics_only:
         text = _statistics(diags, fmt)
     else:
-        color = fmt == "text" and output_file is None and _color_stdout()
+        color = fmt == "text" and request.output_file is None and _color_stdout()
         text = RENDERERS[fmt](diags, color)
-    if output_file is not None:
+    if request.output_file is not None:
         try:
-            output_file.write_text(text, encoding="utf-8")
+            request.output_file.write_text(text, encoding="utf-8")
         except OSError as exc:
-            click.echo(f"error: cannot write {output_file}: {exc.strerror or exc}", err=True)
+            click.echo(
+                f"error: cannot write {request.output_file}: {exc.strerror or exc}", err=True
+            )
             sys.exit(EXIT_ERROR)
     else:
         click.echo(text, nl=False)
-    if fmt == "text" and not statistics_only:
-        click.echo(summary_line(diags, analysis.files), err=output_file is not None)
-    global _FINISHED
-    _FINISHED = True
-    sys.exit(_exit_code(analysis, exit_zero))
+    if fmt == "text" and not request.statistics_only and summary is not None:
+        click.echo(summary, err=request.output_file is not None)
 
 
 def _color_stdout() -> bool:
@@ -369,27 +562,16 @@ def _statistics(diags: list[Diagnostic], fmt: str) -> str:
     return render_statistics(diags)
 
 
-def _resolved_settings(
-    paths: tuple[Path, ...], over: dict[str, object], config_file: Path | None
-) -> str:
-    """What analyze() would use, without running it: root from the first path, then config."""
-    first = paths[0].absolute() if paths else Path.cwd()
-    root = find_root(first)
-    base = load_settings_file(config_file) if config_file else load_settings(root)
-    settings = with_overrides(base, over)
+def _resolved_settings(request: CheckRequest, load: Callable[[Path], Settings]) -> str:
+    """What analyze() would use for each project root, without running it."""
     from initlint.engine import project_environment
 
-    env = project_environment(root, settings, Path.cwd())
-    return format_settings(settings, root) + "\n".join(["", *env.describe(), ""])
-
-
-def _exit_code(analysis: Analysis, exit_zero: bool) -> int:
-    code = EXIT_OK
-    if analysis.internal_errors:
-        code = EXIT_ERROR
-    elif analysis.diagnostics and not exit_zero:
-        code = EXIT_FINDINGS
-    return code
+    out = []
+    for group in group_paths(request.paths, Path.cwd().absolute()):
+        settings = load(group.root)
+        env = project_environment(group.root, settings, Path.cwd())
+        out.append(format_settings(settings, group.root) + "\n".join(["", *env.describe(), ""]))
+    return "\n".join(out)
 
 
 @main.command()

@@ -61,6 +61,9 @@ class Diagnostic:
     related: tuple[Related, ...] = ()
     fix: Fix | None = None
     classes: tuple[str, ...] = field(default=())
+    # Set in a file reported only because its result depends on a given file (that file,
+    # as displayed): ``check changed_base.py`` also shows the subclasses it breaks.
+    dependent_of: str = ""
 
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.path, self.line, self.column, self.code)

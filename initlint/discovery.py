@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from fnmatch import translate
 from pathlib import Path
 
+from initlint import gitignore as gitignore_specs
+
 DEFAULT_EXCLUDES = (
     ".git",
     ".hg",
@@ -89,29 +91,39 @@ class FileProblem:
     message: str
 
 
-def walk_python_files(top: Path, root: Path, excludes: tuple[str, ...]) -> Iterator[Path]:
-    """Python files below ``top`` (not following symlinked folders), excludes applied.
+def walk_python_files(
+    top: Path, root: Path, excludes: tuple[str, ...], gitignore: bool = False
+) -> Iterator[Path]:
+    """Python files below ``top`` (not following symlinked folders), excludes applied, and
+    with ``gitignore`` what ``.gitignore`` files ignore.
 
     Depth first, each folder's files (sorted) before its subfolders (sorted), as os.walk
     yields them; os.scandir's entries answer the file-type questions without a stat each.
     """
-    return map(Path, walk_python_paths(top, root, excludes))
+    return map(Path, walk_python_paths(top, root, excludes, gitignore=gitignore))
 
 
 def walk_python_paths(
-    top: Path, root: Path, excludes: tuple[str, ...], record: list[str] | None = None
+    top: Path,
+    root: Path,
+    excludes: tuple[str, ...],
+    record: list[str] | None = None,
+    gitignore: bool = False,
 ) -> Iterator[str]:
     """:func:`walk_python_files` as strings: a whole project's walk makes no Path objects.
 
     A folder is a virtual environment (skipped) when it holds ``pyvenv.cfg``; that is asked
     of the folder's own listing, so most folders cost no ``stat`` for it. ``record``
-    receives every folder listed, and ``""`` for each ``.py`` symlink met (whose target
-    can change with no folder changing).
+    receives every folder listed, every ``.gitignore`` read, and ``""`` for each ``.py``
+    symlink met (whose target can change with no folder changing).
     """
     matcher, prefixes = _compiled(tuple(excludes))
     prefix = str(root).rstrip(os.sep) + os.sep
     stack = [str(top)]
     below_top = False  # ``top`` itself is walked even when it is a virtual environment
+    specs: dict[str, gitignore_specs.Specs] = {}  # folder -> the .gitignore specs in force
+    if gitignore:
+        specs[str(top)] = gitignore_specs.initial_specs(str(root), str(top), record)
     while stack:
         here = stack.pop()
         try:
@@ -124,6 +136,10 @@ def walk_python_paths(
         if below_top and _is_venv_listing(here, entries):
             continue
         below_top = True
+        active: gitignore_specs.Specs = ()
+        if gitignore:
+            names = {e.name for e in entries}
+            active = gitignore_specs.with_folder(specs.pop(here), here, names, record)
         subdirs: list[str] = []
         for entry in entries:
             name = entry.name
@@ -141,12 +157,18 @@ def walk_python_paths(
                         continue  # a symlinked folder is not walked into
                 except OSError:
                     continue
+                if active and gitignore_specs.ignored(active, entry.path, True):
+                    continue
                 subdirs.append(entry.path)
+                if gitignore:
+                    specs[entry.path] = active
                 continue
             if not name.endswith(".py"):
                 continue
             # (a name ending in .py is never one of the default excludes)
             if matcher is not None and _user_excluded(matcher, prefixes, entry, prefix):
+                continue
+            if active and gitignore_specs.ignored(active, entry.path, False):
                 continue
             if record is not None and entry.is_symlink():
                 record.append("")
@@ -208,7 +230,11 @@ def _ancestry(rel: str) -> list[str]:
     return ["/".join(parts[: i + 1]) for i in range(len(parts))] if rel not in ("", ".") else []
 
 
-def discover(paths: Iterable[Path], root: Path, excludes: tuple[str, ...]) -> Discovery:
+def discover(
+    paths: Iterable[Path], root: Path, excludes: tuple[str, ...], gitignore: bool = False
+) -> Discovery:
+    """The files to report on. A path given by name is taken even when ``.gitignore``
+    ignores it (as ruff does); what lies below a given folder is walked with it applied."""
     report: dict[Path, None] = {}
     problems: list[FileProblem] = []
     for given in paths:
@@ -223,7 +249,7 @@ def discover(paths: Iterable[Path], root: Path, excludes: tuple[str, ...]) -> Di
                 if any(_excluded(a, a.rsplit("/", 1)[-1], (pat,)) for a in _ancestry(rel_p))
             )
             below = tuple(pat for pat in excludes if pat not in own)
-            for f in walk_python_files(p, root, below):
+            for f in walk_python_files(p, root, below, gitignore):
                 report[f] = None
             continue
         if not p.exists() and not p.is_symlink():

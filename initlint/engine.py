@@ -162,7 +162,7 @@ def analyze(
     if overrides is not None:
         settings = overrides(settings)
     jobs = jobs or default_jobs()
-    disc = discover(paths, root, settings.all_excludes)
+    disc = discover(paths, root, settings.all_excludes, settings.respect_gitignore)
     cache = FactsCache(root, settings.fingerprint(), use_cache)
     chunks: list[PoolFuture] = []
     passes: list[FactPass] = []  # at most one; closed in the end whatever happens
@@ -879,6 +879,19 @@ def _enclosing(index: ProjectIndex) -> Callable[[Path, int], tuple[int, int, int
     return find
 
 
+def project_modules(
+    root: Path, settings: Settings, use_cache: bool = True
+) -> dict[str, tuple[Path | str, bool]]:
+    """The project's module map, module name -> (file, is a package), as a check builds it
+    (from the walk cache when no folder changed)."""
+    return _project_map(root, source_roots(root, settings), settings, use_cache)[1]
+
+
+def source_roots(root: Path, settings: Settings) -> list[Path]:
+    """The folders module names are relative to: the root, and ``src`` (or ``src/``)."""
+    return _source_roots(root, settings)
+
+
 def _source_roots(root: Path, settings: Settings) -> list[Path]:
     roots = [root]
     for s in settings.src:
@@ -901,7 +914,11 @@ def _project_map(
     a change right after: then nothing is kept, nor when the walk met a ``.py`` symlink.
     """
     cache = BlobCache(root, f"walk-{__version__}-{package_fingerprint()}", use_cache)
-    key = content_key(repr((str(root), [str(r) for r in roots], settings.all_excludes)).encode())
+    key = content_key(
+        repr(
+            (str(root), [str(r) for r in roots], settings.all_excludes, settings.respect_gitignore)
+        ).encode()
+    )
     top = str(root)
     if use_cache:
         try:
@@ -913,7 +930,11 @@ def _project_map(
         return set(stored[1]), dict(stored[2])
     started = time.time_ns()
     record: list[str] = []
-    files = list(walk_python_paths(root, root, settings.all_excludes, record))
+    files = list(
+        walk_python_paths(
+            root, root, settings.all_excludes, record, gitignore=settings.respect_gitignore
+        )
+    )
     module_paths: dict[str, tuple[Path | str, bool]] = {}
     for path in files:
         named = module_name_for(path, roots)

@@ -29,6 +29,8 @@ class Settings:
     cheap_calls: tuple[str, ...] = ()
     flag_name: str = ""
     python: str = ""  # the project's environment: a venv/conda folder or an interpreter
+    respect_gitignore: bool = True  # skip files a .gitignore (or git's excludes) ignores
+    dependents: bool = True  # also report project files whose result depends on a given one
     config_file: str = ""
     # option name (kebab-case) -> where its value came from: a file path or "command line"
     sources: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
@@ -43,6 +45,9 @@ class Settings:
         data.pop("sources", None)
         data.pop("config_file", None)
         data.pop("python", None)  # facts do not depend on it (results are keyed by it)
+        # Which files are checked, not what a file's analysis says: the caches stay valid.
+        data.pop("respect_gitignore", None)
+        data.pop("dependents", None)
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
     def ignored_in_file(self, code: str, paths: tuple[str, ...]) -> bool:
@@ -83,7 +88,9 @@ _LIST_KEYS = {
     "cheap-calls": "cheap_calls",
 }
 _CODE_KEYS = ("select", "ignore", "extend-select")
-KNOWN_KEYS = (*_LIST_KEYS, "per-file-ignores", "flag-name", "python")
+# key -> Settings field, for the keys whose value is true or false
+_BOOL_KEYS = {"respect-gitignore": "respect_gitignore", "dependents": "dependents"}
+KNOWN_KEYS = (*_LIST_KEYS, "per-file-ignores", "flag-name", "python", *_BOOL_KEYS)
 
 
 def load_settings(root: Path) -> Settings:
@@ -94,6 +101,8 @@ def load_settings(root: Path) -> Settings:
 
 
 def load_settings_file(path: Path) -> Settings:
+    """Settings from a file: ``[tool.initlint]`` of a ``pyproject.toml``; any other file
+    (``initlint.toml``, say) holds the keys at its top level, as ``ruff.toml`` does."""
     if not path.is_file():
         raise ConfigError(f"{path}: no such config file")
     import tomllib  # here, not at the top: a project without pyproject.toml never needs it
@@ -102,6 +111,12 @@ def load_settings_file(path: Path) -> Settings:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from exc
+    if path.name != "pyproject.toml":
+        tool = data.get("tool")
+        if isinstance(tool, dict) and "initlint" in tool and len(data) == 1:
+            pass  # a copy of a pyproject.toml's table: read it as such
+        else:
+            return parse_table(data, str(path), table_name="")
     tool = data.get("tool", {})
     table = tool.get("initlint") if isinstance(tool, dict) else None
     if table is None:
@@ -111,12 +126,22 @@ def load_settings_file(path: Path) -> Settings:
     return parse_table(table, str(path))
 
 
+def parse_inline(text: str) -> Settings:
+    """``--config "KEY = VALUE"``: one TOML assignment of a settings key (as ruff takes)."""
+    import tomllib
+
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        msg = f"--config {text!r}: neither a file nor a TOML `key = value`: {exc}"
+        raise ConfigError(msg) from exc
+    return parse_table(data, "--config", table_name="")
+
+
 def _str_list(value: Any, key: str, where: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         got = type(value).__name__
-        raise ConfigError(
-            f"{where}: [tool.initlint] {key} must be a list of strings, got {got} {value!r}"
-        )
+        raise ConfigError(f"{where}: {key} must be a list of strings, got {got} {value!r}")
     return tuple(value)
 
 
@@ -131,21 +156,27 @@ def _codes(value: Any, key: str, where: str) -> tuple[str, ...]:
     codes = _str_list(value, key, where)
     bad = unknown_codes(codes)
     if bad:
-        raise ConfigError(
-            f"{where}: [tool.initlint] {key}: unknown rule code {bad[0]!r} (see `initlint rules`)"
-        )
+        raise ConfigError(f"{where}: {key}: unknown rule code {bad[0]!r} (see `initlint rules`)")
     return codes
 
 
-def _unknown_key(key: str, where: str) -> ConfigError:
+def _unknown_key(key: str, where: str, table_name: str) -> ConfigError:
     import difflib  # only for a misspelt key
 
     close = difflib.get_close_matches(key.replace("_", "-"), KNOWN_KEYS, n=1)
     hint = f"; did you mean {close[0]!r}?" if close else f" (known: {', '.join(KNOWN_KEYS)})"
-    return ConfigError(f"{where}: unknown key {key!r} in [tool.initlint]{hint}")
+    inside = f" in [{table_name}]" if table_name else ""
+    return ConfigError(f"{where}: unknown key {key!r}{inside}{hint}")
 
 
-def parse_table(table: dict[str, Any], where: str) -> Settings:
+def parse_table(table: dict[str, Any], where: str, table_name: str = "tool.initlint") -> Settings:
+    """Settings from a table of keys; ``where`` and ``table_name`` name it in errors."""
+    where = f"{where}: [{table_name}]" if table_name else where
+    settings = _parse(table, where, table_name)
+    return replace(settings, config_file=where.split(": [", 1)[0])
+
+
+def _parse(table: dict[str, Any], where: str, table_name: str) -> Settings:
     kwargs: dict[str, Any] = {}
     for key, value in table.items():
         if key in _CODE_KEYS:
@@ -154,28 +185,31 @@ def parse_table(table: dict[str, Any], where: str) -> Settings:
             kwargs[_LIST_KEYS[key]] = _str_list(value, key, where)
         elif key == "per-file-ignores":
             if not isinstance(value, dict):
-                raise ConfigError(f"{where}: [tool.initlint] per-file-ignores must be a table")
+                raise ConfigError(f"{where}: per-file-ignores must be a table")
             kwargs["per_file_ignores"] = tuple(
                 (pat, _codes(codes, f"per-file-ignores.{pat!r}", where))
                 for pat, codes in value.items()
             )
         elif key == "flag-name":
             if not isinstance(value, str) or not value.isidentifier():
-                raise ConfigError(
-                    f"{where}: [tool.initlint] flag-name must be a Python identifier, got {value!r}"
-                )
+                raise ConfigError(f"{where}: flag-name must be a Python identifier, got {value!r}")
             kwargs["flag_name"] = value
         elif key == "python":
             if not isinstance(value, str) or not value:
                 raise ConfigError(
-                    f"{where}: [tool.initlint] python must be a path (a venv folder or an "
+                    f"{where}: python must be a path (a venv folder or an "
                     f"interpreter), got {value!r}"
                 )
             kwargs["python"] = value
+        elif key in _BOOL_KEYS:
+            if not isinstance(value, bool):
+                raise ConfigError(f"{where}: {key} must be true or false, got {value!r}")
+            kwargs[_BOOL_KEYS[key]] = value
         else:
-            raise _unknown_key(key, where)
-    sources = {key: where for key in table}
-    return replace(Settings(), config_file=where, sources=sources, **kwargs)
+            raise _unknown_key(key, where.split(": [", 1)[0], table_name)
+    source = where.split(": [", 1)[0]
+    sources = {key: source for key in table}
+    return replace(Settings(), sources=sources, **kwargs)
 
 
 def with_overrides(settings: Settings, overrides: dict[str, Any]) -> Settings:
@@ -186,6 +220,8 @@ def with_overrides(settings: Settings, overrides: dict[str, Any]) -> Settings:
 
 
 def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
     if isinstance(value, str):
         return json.dumps(value)
     return "[" + ", ".join(json.dumps(v) for v in value) + "]"

@@ -187,22 +187,71 @@ def check_writable(changes: Sequence[FileChange], root: Path) -> None:
             raise FixError(f"refusing to write {ch.path}: it resolves outside {real_root}")
 
 
+def _refusal(path: Path) -> str | None:
+    """Why ``path`` must not be rewritten, or None. A file with no write bit is read-only
+    for everyone, root included (root could write it, but its owner said not to, as
+    ``chmod 444`` says); for others, what the system allows of the file and its folder."""
+    target = path.resolve()
+    try:
+        st = target.stat()
+    except OSError as exc:
+        return f"cannot read its permissions ({exc.strerror or exc})"
+    if not stat.S_IMODE(st.st_mode) & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+        return f"it is read-only (mode {stat.S_IMODE(st.st_mode):04o})"
+    if _is_root():
+        return None
+    if not os.access(target, os.W_OK):
+        return "it is not writable by this user"
+    if not os.access(target.parent, os.W_OK | os.X_OK):
+        return f"its folder {target.parent} is not writable (the new content goes in a temp file)"
+    if st.st_uid != os.geteuid():
+        return f"it belongs to another user (uid {st.st_uid}), whom a rewrite would not keep"
+    if st.st_gid not in {os.getegid(), *os.getgroups()}:
+        return f"its group (gid {st.st_gid}) is not one of this user's, and would not be kept"
+    return None
+
+
+def _is_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def check_permissions(changes: Sequence[FileChange]) -> None:
+    """Raise FixError, naming every file, when any of ``changes`` cannot be written as it
+    is (mode, owner and group kept): then nothing is written."""
+    refused = [(ch.path, why) for ch in changes if (why := _refusal(ch.path)) is not None]
+    if refused:
+        detail = "; ".join(f"refusing to write {p}: {why}" for p, why in refused)
+        raise FixError(detail)
+
+
+def _keep_owner(name: str, st: os.stat_result) -> None:
+    """Give the temp file the target's owner and group (only root can give a file away)."""
+    if not hasattr(os, "chown"):  # pragma: no cover - Windows
+        return
+    if (st.st_uid, st.st_gid) == (os.geteuid(), os.getegid()):
+        return
+    os.chown(name, st.st_uid if _is_root() else -1, st.st_gid)
+
+
 def write_all(changes: Sequence[FileChange]) -> None:
-    """Write every file or none: all temp files first, then os.replace each.
+    """Write every file or none: all temp files first, then os.replace each. Each file
+    keeps its mode, owner and group; a read-only file stops it before anything is written.
 
     If a replace fails midway, the files already replaced are restored from memory, so
     each file is either old or new, never truncated.
     """
+    check_permissions(changes)
     temps: list[tuple[FileChange, Path, Path]] = []
     try:
         for ch in changes:
             target = ch.path.resolve()
-            mode = stat.S_IMODE(target.stat().st_mode)
+            st = target.stat()
             fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+            temps.append((ch, target, Path(name)))
             with os.fdopen(fd, "wb") as fh:
                 fh.write(ch.new)
-            os.chmod(name, mode)
-            temps.append((ch, target, Path(name)))
+            _keep_owner(name, st)
+            os.chmod(name, stat.S_IMODE(st.st_mode))  # after chown, which can clear setuid
     except BaseException:
         for _, _, temp in temps:
             temp.unlink(missing_ok=True)
@@ -221,7 +270,10 @@ def write_all(changes: Sequence[FileChange]) -> None:
 
 
 def _restore(target: Path, data: bytes) -> None:
+    st = target.stat()
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".bak")
     with os.fdopen(fd, "wb") as fh:
         fh.write(data)
+    _keep_owner(tmp, st)
+    os.chmod(tmp, stat.S_IMODE(st.st_mode))
     os.replace(tmp, target)

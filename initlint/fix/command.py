@@ -1,150 +1,182 @@
-"""``initlint fix``: apply fixes (safe by default), or show them with --diff."""
+"""``initlint check --fix`` (and ``initlint fix``, the same thing), ``--diff``,
+``--fix-only``, ``--show-fixes``: apply or show fixes, then report what is left, with
+ruff's meanings."""
 
 from __future__ import annotations
 
-import sys
-from dataclasses import replace
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from initlint.cli import PYTHON_OPTION
-from initlint.fix.api import run_fix
-from initlint.fix.apply import FixOutcome
+from initlint.diagnostics import Diagnostic
+from initlint.engine import Analysis
+from initlint.fix.api import attach_edits, run_fix
+from initlint.fix.apply import FileChange, FixOutcome, check_permissions
 from initlint.fix.transform import FixError
-from initlint.settings import ConfigError, Settings
+from initlint.projects import Combined, mark_dependents
+from initlint.settings import Settings
 from initlint.sources import UnreadableError
+
+if TYPE_CHECKING:
+    from initlint.cli import CheckRequest
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
-def fix_and_report(
-    paths: tuple[Path, ...],
-    *,
-    unsafe: bool,
-    diff: bool,
-    over: dict[str, object],
-    no_cache: bool,
-    jobs: int,
-    settings: Settings | None,
-) -> int:
-    """Shared by ``initlint fix`` and ``initlint check --fix/--diff``. Returns the exit code."""
-    for p in paths:
-        if not p.exists() and not p.is_symlink():
-            raise click.BadParameter(f"path {str(p)!r} does not exist", param_hint="PATHS")
+def fix_and_report(request: CheckRequest, load: Callable[[Path], Settings]) -> int:
+    """Fix (or, with --diff, show the fixes for) every project the paths are in; report.
+    Returns the exit code."""
+    from initlint.cli import (
+        dependent_displays,
+        emit,
+        groups_with_dependents,
+        warn_if_nothing_checked,
+    )
 
-    def apply(s: Settings) -> Settings:
-        return replace(s, **over)  # type: ignore[arg-type]
+    cwd = Path.cwd().absolute()
+    groups = groups_with_dependents(request, load)
+    write = not request.diff
+
+    def run(
+        group_paths: Sequence[Path], settings: Settings, really: bool
+    ) -> tuple[Analysis, FixOutcome, Analysis | None]:
+        return run_fix(
+            list(group_paths),
+            unsafe=request.unsafe_fixes,
+            write=really,
+            settings=settings,
+            jobs=request.jobs,
+            use_cache=not request.no_cache,
+            cwd=cwd,
+        )
 
     try:
-        before, outcome, after = run_fix(
-            list(paths),
-            unsafe=unsafe,
-            write=not diff,
-            overrides=apply,
-            settings=settings,
-            jobs=jobs,
-            use_cache=not no_cache,
-        )
-    except ConfigError as exc:
-        click.echo(f"error: {exc}", err=True)
-        return EXIT_ERROR
+        if write and len(groups) > 1:
+            # Nothing is written anywhere when one project's files cannot be: look first.
+            planned: list[FileChange] = []
+            for group, settings, deps in groups:
+                planned += run([*group.paths, *deps], settings, False)[1].changes
+            check_permissions(planned)
+        combined = Combined()
+        total = FixOutcome()
+        for group, settings, deps in groups:
+            before, outcome, after = run([*group.paths, *deps], settings, write)
+            final = after if after is not None else before
+            if write:
+                remaining = final.diagnostics
+                if request.fmt in ("json", "sarif") and not request.fix_only:
+                    attach_edits(final)
+                    remaining = final.diagnostics
+            else:
+                fixed = set(outcome.applied)
+                remaining = [d for d in before.diagnostics if d not in fixed]
+            remaining = mark_dependents(remaining, dependent_displays(deps, cwd))
+            combined.add(remaining, before.files, final.internal_errors)
+            _add(total, outcome)
     except (FixError, OSError, UnreadableError) as exc:
         click.echo(f"error: no file was changed: {exc}", err=True)
         return EXIT_ERROR
-    if diff:
-        for change in outcome.changes:
-            click.echo(change.diff(before.display(change.path)), nl=False)
-    _summary(outcome, diff)
-    remaining = before.diagnostics if after is None else after.diagnostics
-    if diff:
-        fixed = set(outcome.applied)
-        remaining = [d for d in before.diagnostics if d not in fixed]
-    internal = (after or before).internal_errors
-    if internal:
+    combined.finish()
+    remaining = combined.diagnostics
+    if request.diff:
+        for change in total.changes:
+            click.echo(change.diff(_display(change.path, cwd)), nl=False)
+    elif not request.fix_only:
+        emit(request, remaining, None)
+    to_stderr = request.fmt != "text" or request.output_file is not None or request.fix_only
+    if request.show_fixes and write:
+        click.echo(_fixed_list(total.applied), nl=False, err=to_stderr)
+    reported = not (request.diff or request.fix_only)
+    if reported and request.fmt == "text" and not request.statistics_only:
+        summary = _summary_line(len(total.applied), remaining, combined.files)
+        click.echo(summary, err=to_stderr)
+    _notes(
+        total,
+        remaining,
+        request.diff,
+        summarise=not reported or request.fmt != "text",
+        list_all=not reported or request.fmt != "text",
+    )
+    warn_if_nothing_checked(combined)
+    if combined.internal_errors:
         return EXIT_ERROR
-    if diff:
-        return EXIT_FINDINGS if outcome.changes or remaining else EXIT_OK
+    if request.diff:
+        return EXIT_FINDINGS if total.changes else EXIT_OK
+    if request.fix_only or request.exit_zero:
+        return EXIT_OK
     return EXIT_FINDINGS if remaining else EXIT_OK
 
 
-def _summary(outcome: FixOutcome, diff: bool) -> None:
-    n = len(outcome.applied)
-    files = len(outcome.changes)
-    verb = "Would fix" if diff else "Fixed"
-    parts = [
-        f"{verb} {n} diagnostic{'s' if n != 1 else ''} in {files} file{'s' if files != 1 else ''}."
-    ]
-    if outcome.skipped_unsafe:
-        k = len(outcome.skipped_unsafe)
-        parts.append(f"{k} unsafe fix{'es' if k != 1 else ''} skipped (use --unsafe-fixes).")
-    for d, why in outcome.withdrawn:
-        parts.append(f"{d.path}:{d.line}: {d.code} no fix offered: {why}")
-    for d, why in outcome.failed:
-        parts.append(f"{d.path}:{d.line}: {d.code} not fixed: {why}")
-    click.echo("\n".join(parts), err=True)
+def _display(path: Path, cwd: Path) -> str:
+    from initlint.engine import display_path
+
+    return display_path(path, cwd)
 
 
-@click.command()
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option(
-    "--unsafe-fixes", is_flag=True, help="Also apply unsafe fixes (they change signatures)."
-)
-@click.option("--diff", is_flag=True, help="Print a unified diff of the fixes; write nothing.")
-@click.option("--select", multiple=True, help="Only fix these rule codes or prefixes.")
-@click.option("--ignore", multiple=True, help="Do not fix these rule codes or prefixes.")
-@click.option(
-    "--flag-name", default=None, help="Name for a flag a fix introduces (default init_<name>)."
-)
-@click.option("--no-cache", is_flag=True, help="Neither read nor write .initlint_cache/.")
-@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes.")
-@PYTHON_OPTION
-def fix(
-    paths: tuple[Path, ...],
-    unsafe_fixes: bool,
-    diff: bool,
-    select: tuple[str, ...],
-    ignore: tuple[str, ...],
-    flag_name: str | None,
-    no_cache: bool,
-    jobs: int,
-) -> None:
-    """Fix redundant init work in PATHS (default: the current folder).
+def _add(total: FixOutcome, outcome: FixOutcome) -> None:
+    total.changes += outcome.changes
+    total.applied += outcome.applied
+    total.skipped_unsafe += outcome.skipped_unsafe
+    total.failed += outcome.failed
+    total.withdrawn += outcome.withdrawn
 
-    Safe fixes apply by default. Unsafe fixes change signatures across files (threading a
-    flag such as `init_cache` through intermediate classes) and need --unsafe-fixes.
-    Every changed file is re-parsed before anything is written, and all files are written
-    or none. Exit status: 0 nothing left to report, 1 findings remain, 2 error.
 
-    \b
-    Examples:
-      initlint fix --diff .              # preview, write nothing
-      initlint fix --unsafe-fixes src/   # apply every fix, the vLLM-style flag threading too
-    """
-    from initlint.cli import _check_codes, _split, python_override
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' if n != 1 else ''}"
 
-    over: dict[str, object] = python_override({})
-    sel, ign = _split(select), _split(ignore)
-    _check_codes(sel, "--select")
-    _check_codes(ign, "--ignore")
-    if sel:
-        over["select"] = sel
-    if ign:
-        over["ignore"] = ign
-    if flag_name is not None:
-        if not flag_name.isidentifier():
-            raise click.BadParameter(
-                f"{flag_name!r} is not a Python identifier", param_hint="--flag-name"
-            )
-        over["flag_name"] = flag_name
-    sys.exit(
-        fix_and_report(
-            paths,
-            unsafe=unsafe_fixes,
-            diff=diff,
-            over=over,
-            no_cache=no_cache,
-            jobs=jobs,
-            settings=None,
-        )
+
+def _summary_line(fixed: int, remaining: list[Diagnostic], files: int) -> str:
+    """ruff's summary after --fix: how many were found, fixed and are left."""
+    n = fixed + len(remaining)
+    if n == 0:
+        return f"All checks passed ({_plural(files, 'file')} checked)."
+    return (
+        f"Found {_plural(n, 'diagnostic')} in {_plural(files, 'file')} "
+        f"({fixed} fixed, {len(remaining)} remaining)."
     )
+
+
+def _fixed_list(applied: list[Diagnostic]) -> str:
+    """``--show-fixes``: the fixed findings by file, then code, as ruff lists them."""
+    if not applied:
+        return "No findings were fixed.\n"
+    by_file: dict[str, dict[tuple[str, str], int]] = {}
+    for d in applied:
+        codes = by_file.setdefault(d.path, {})
+        codes[(d.code, d.rule)] = codes.get((d.code, d.rule), 0) + 1
+    lines = [f"Fixed {_plural(len(applied), 'diagnostic')}:"]
+    for path in sorted(by_file):
+        lines.append(f"- {path}:")
+        for (code, rule), count in sorted(by_file[path].items()):
+            lines.append(f"    {count} × {code} ({rule})")
+    return "\n".join(lines) + "\n"
+
+
+def _notes(
+    total: FixOutcome, remaining: list[Diagnostic], diff: bool, summarise: bool, list_all: bool
+) -> None:
+    """On stderr: what was (or would be) fixed (``summarise``: when no summary line said
+    it), then each finding left unfixed, by location and code, with why. ``list_all``: also
+    those whose rule offers no automatic fix (when the report does not show them)."""
+    n, files = len(total.applied), len({c.path for c in total.changes})
+    verb = "Would fix" if diff else "Fixed"
+    lines = [f"{verb} {_plural(n, 'diagnostic')} in {_plural(files, 'file')}."] if summarise else []
+    if total.skipped_unsafe:
+        k = len(total.skipped_unsafe)
+        lines.append(f"{k} unsafe fix{'es' if k != 1 else ''} skipped (use --unsafe-fixes).")
+    why: dict[tuple[str, int, str], str] = {}
+    for d in total.skipped_unsafe:
+        why[(d.path, d.line, d.code)] = "unsafe fix not applied (use --unsafe-fixes)"
+    for d, reason in total.withdrawn:
+        why[(d.path, d.line, d.code)] = f"no fix offered: {reason}"
+    for d, reason in total.failed:
+        why[(d.path, d.line, d.code)] = f"not fixed: {reason}"
+    for d in remaining:
+        left = why.get((d.path, d.line, d.code))
+        if left is None and not list_all:
+            continue
+        lines.append(f"{d.path}:{d.line}:{d.column}: {d.code} {left or 'has no automatic fix'}")
+    if lines:
+        click.echo("\n".join(lines), err=True)

@@ -66,12 +66,15 @@ def render_text(diagnostics: Sequence[Diagnostic], color: bool = False) -> str:
         out.append(f"{where} {code} {d.message}")
         for r in d.related:
             out.append(c(_DIM, f"    note: {r.path}:{r.line}: {r.message}"))
+        if d.dependent_of:
+            out.append(c(_DIM, f"    note: dependent of {d.dependent_of} (a given file)"))
         if not d.code.startswith("IL9"):
             out.append(c(_CYAN, f"    help: {fix_hint(d)}"))
     return printable("\n".join(out) + ("\n" if out else ""))
 
 
-def summary_line(diagnostics: Sequence[Diagnostic], files: int) -> str:
+def summary_line(diagnostics: Sequence[Diagnostic], files: int, unsafe: bool = False) -> str:
+    """The line after a text report; ``unsafe``: the run was given --unsafe-fixes."""
     if not diagnostics:
         return f"All checks passed ({files} file{'s' if files != 1 else ''} checked)."
     fixable = sum(1 for d in diagnostics if d.fix is not None)
@@ -80,8 +83,10 @@ def summary_line(diagnostics: Sequence[Diagnostic], files: int) -> str:
     line = (
         f"Found {n} diagnostic{'s' if n != 1 else ''} in {files} file{'s' if files != 1 else ''}."
     )
-    if fixable:
-        line += f" {fixable} fixable ({safe} safe; run `initlint fix`"
+    if fixable and unsafe:
+        line += f" {fixable} fixable with `initlint check --fix --unsafe-fixes`."
+    elif fixable:
+        line += f" {fixable} fixable ({safe} safe; run `initlint check --fix`"
         line += ", add --unsafe-fixes for the rest)." if fixable > safe else ")."
     return line
 

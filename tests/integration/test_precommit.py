@@ -47,11 +47,33 @@ def test_changed_file_alone_still_resolves_bases_elsewhere(rope_project: Project
 
 def test_only_passed_files_are_reported(rope_project: Project) -> None:
     rope_project.write("pkg/other.py", child().replace("class Child", "class Other"))
-    run = rope_project.check("pkg/base.py", "pkg/other.py")
+    run = rope_project.check("--no-dependents", "pkg/base.py", "pkg/other.py")
     assert run.code == 1
     assert "pkg/other.py:" in run.stdout
     assert "pkg/child.py:" not in run.stdout
-    assert rope_project.check("pkg/base.py").code == 0  # the violation is in a file not passed
+    # the violation is in a file not passed
+    assert rope_project.check("--no-dependents", "pkg/base.py").code == 0
+    rope_project.config("[tool.initlint]\ndependents = false\n")
+    assert rope_project.check("pkg/base.py").code == 0
+
+
+def test_files_depending_on_a_passed_file_are_reported(rope_project: Project) -> None:
+    """A changed base gives an unchanged subclass a finding: passing only the base reports
+    the subclass's finding, marked as a dependent's; an unrelated file is not reported."""
+    rope_project.write("pkg/unrelated.py", child().replace("pkg.base", "pkg.nothere"))
+    run = rope_project.check("pkg/base.py")
+    assert run.code == 1, run.stdout + run.stderr
+    assert FINDING in run.stdout
+    assert "note: dependent of pkg/base.py (a given file)" in run.stdout
+    assert "pkg/unrelated.py" not in run.stdout
+    # A finding in a passed file is not marked.
+    run = rope_project.check("pkg/child.py")
+    assert FINDING in run.stdout and "dependent of" not in run.stdout
+    # Through a re-export in a class-less __init__.py, and an import chain.
+    rope_project.write("pkg/__init__.py", "from pkg.base import Base\n")
+    rope_project.write("pkg/child.py", child().replace("from pkg.base import", "from pkg import"))
+    run = rope_project.check("pkg/base.py")
+    assert FINDING in run.stdout, run.stdout
 
 
 def test_passed_file_from_a_subfolder(
