@@ -141,8 +141,81 @@ def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _pre_commit(repo: Path, home: Path, *files: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never"}
     env.pop("VIRTUAL_ENV", None)
-    cmd = [sys.executable, "-m", "pre_commit", "run", "initlint", "--verbose", "--files", *files]
+    which = ["--all-files"] if files == ("--all-files",) else ["--files", *files]
+    cmd = [sys.executable, "-m", "pre_commit", "run", "initlint", "--verbose", *which]
     return subprocess.run(cmd, cwd=repo, env=env, capture_output=True, text=True, timeout=600)
+
+
+def _user_repo(tmp_path: Path, hook_repo: Path, files: dict[str, str]) -> Path:
+    """A git repository holding ``files`` and a .pre-commit-config.yaml using the hook."""
+    repo = tmp_path / "user-repo"
+    repo.mkdir()
+    for rel, text in files.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text, encoding="utf-8")
+    rev = _git(hook_repo, "rev-parse", "HEAD").strip()
+    config = {"repos": [{"repo": hook_repo.as_uri(), "rev": rev, "hooks": [{"id": "initlint"}]}]}
+    (repo / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    return repo
+
+
+# The base before the change: it builds no cache, so the subclass that builds it is clean.
+BASE_WITHOUT_CACHE = BASE.replace(
+    'self.register_buffer("cache", self._build(), persistent=False)', "pass"
+)
+
+
+@pytest.mark.slow
+def test_pre_commit_fails_on_a_subclass_a_changed_base_breaks(
+    tmp_path: Path, hook_repo: Path, pre_commit_home: Path
+) -> None:
+    """Only base.py changes, and is all pre-commit passes: the unchanged subclass file's
+    new finding still fails the hook."""
+    assert BASE_WITHOUT_CACHE != BASE
+    repo = _user_repo(
+        tmp_path,
+        hook_repo,
+        {
+            "pyproject.toml": '[project]\nname = "user"\n',
+            "pkg/__init__.py": "",
+            "pkg/base.py": BASE_WITHOUT_CACHE,
+            "pkg/child.py": child(),
+        },
+    )
+    _git(repo, "commit", "-q", "-m", "clean")
+    clean = _pre_commit(repo, pre_commit_home, "pkg/base.py")
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    (repo / "pkg" / "base.py").write_text(BASE, encoding="utf-8")  # now always builds it
+    _git(repo, "add", "pkg/base.py")
+    bad = _pre_commit(repo, pre_commit_home, "pkg/base.py")
+    output = bad.stdout + bad.stderr
+    assert bad.returncode == 1, output
+    assert "Failed" in output
+    assert FINDING in output
+    assert "dependent of pkg/base.py" in output
+
+
+@pytest.mark.slow
+def test_pre_commit_all_files_checks_every_project_of_a_monorepo(
+    tmp_path: Path, hook_repo: Path, pre_commit_home: Path
+) -> None:
+    """Two projects with a package of the same name: pkg_b's subclass is wrong only against
+    pkg_b's own base, which a run that took pkg_a for the whole repository never reads."""
+    files = {}
+    for top, base in (("pkg_a", BASE_WITHOUT_CACHE), ("pkg_b", BASE), ("pkg_c", BASE)):
+        files[f"{top}/pyproject.toml"] = f'[project]\nname = "{top}"\n'
+        files[f"{top}/pkg/__init__.py"] = ""
+        files[f"{top}/pkg/base.py"] = base
+        files[f"{top}/pkg/child.py"] = child()
+    repo = _user_repo(tmp_path, hook_repo, files)
+    run = _pre_commit(repo, pre_commit_home, "--all-files")
+    output = run.stdout + run.stderr
+    assert run.returncode == 1, output
+    assert f"pkg_a/{FINDING}" not in output
+    assert f"pkg_b/{FINDING}" in output
+    assert f"pkg_c/{FINDING}" in output
 
 
 @pytest.mark.slow
