@@ -65,5 +65,13 @@ class Diagnostic:
     # as displayed): ``check changed_base.py`` also shows the subclasses it breaks.
     dependent_of: str = ""
 
+    def plain_message(self) -> str:
+        """The message without its trailing fix note (``[fix: safe]``, ``[no fix]``): for
+        JSON and SARIF, whose ``fix`` field says it."""
+        for tag in (" [fix: safe]", " [fix: unsafe]", " [no fix]"):
+            if self.message.endswith(tag):
+                return self.message[: -len(tag)]
+        return self.message
+
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.path, self.line, self.column, self.code)

@@ -99,8 +99,9 @@ def plan_lines(text: str, diagnostics: list[Diagnostic]) -> dict[int, set[str]]:
     for d in diagnostics:
         if d.code.startswith("IL9"):
             continue  # a file initlint could not read: no comment suppresses that
-        line = d.line if d.line not in blocked else d.end_line
-        if line in blocked:
+        # A comment on the first or the last line of the reported statement suppresses it.
+        line = next((n for n in (d.line, d.end_line) if n not in blocked), None)
+        if line is None:
             continue
         out.setdefault(line, set()).add(d.code)
     return out

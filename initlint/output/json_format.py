@@ -35,7 +35,7 @@ def diagnostic_to_json(d: Diagnostic) -> dict[str, Any]:
         "end_column": d.end_column,
         "code": d.code,
         "rule": d.rule,
-        "message": d.message,
+        "message": d.plain_message(),
         "severity": d.severity,
         "confidence": d.confidence,
         "class": d.class_name,

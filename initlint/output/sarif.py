@@ -109,7 +109,7 @@ def _result(d: Diagnostic, index: dict[str, int]) -> dict[str, Any]:
     result: dict[str, Any] = {
         "ruleId": d.code,
         "level": d.severity,
-        "message": _text(d.message),
+        "message": _text(d.plain_message()),
         "locations": [
             {
                 "physicalLocation": {

@@ -12,6 +12,7 @@ from typing import Any, NoReturn
 
 import click
 
+from .paths import display_path
 from .render import render_model_text, render_text
 from .target import TargetError, make_factory, one_line, parse_target
 from .tracer import DeviceUnavailableError, trace_init
@@ -30,9 +31,10 @@ evaluating the expression run whatever that code does.
 
 Recorded on the constructed object: register_buffer / register_parameter and tensor attribute
 assignments (by name, with bytes), calls of project methods (code below the class's top package),
-wall time and peak memory (the CUDA allocator with --device cuda; sampled RSS on CPU). An item is
-repeated when the same kind and name happen more than once; its wasted bytes are those of every
-occurrence but the last.
+wall time and peak memory (the CUDA allocator with --device cuda; on CPU the bytes malloc has
+handed out, glibc's mallinfo2, sampled every millisecond). An item is repeated when the same
+kind and name happen more than once; its wasted bytes are those of every occurrence but the
+last. Sites are shown relative to the current folder, in text and JSON alike.
 
 --device meta builds every tensor on PyTorch's meta device: shapes and dtypes, no storage. Bytes
 are priced from them, so a full-size model costs no memory; peak memory is not measured there.
@@ -161,9 +163,19 @@ def trace(
         text = render_model_text(model) if output_format == "text" else _json(model.to_json())
         click.echo(text)
         click.get_current_context().exit(1 if model.has_repeats else 0)
-    click.echo(render_text(result) if output_format == "text" else _json(result.to_json()))
+    click.echo(render_text(result) if output_format == "text" else _json(_shown(result.to_json())))
     click.get_current_context().exit(1 if result.has_repeats else 0)
 
 
 def _json(data: object) -> str:
     return json.dumps(data, indent=2)
+
+
+def _shown(data: dict[str, Any]) -> dict[str, Any]:
+    """A trace's JSON with its sites as the text shows them (relative to the cwd)."""
+    for item in (*data["repeated"], *data["events"]):
+        if "sites" in item:
+            item["sites"] = [display_path(s) for s in item["sites"]]
+        if "site" in item:
+            item["site"] = display_path(item["site"])
+    return data
