@@ -506,6 +506,7 @@ def _check_all(request: CheckRequest, load: Callable[[Path], Settings]) -> Combi
         )
         diags = mark_dependents(analysis.diagnostics, dependent_displays(deps, cwd))
         combined.add(diags, analysis.files, analysis.internal_errors)
+        combined.unused_suppressions += analysis.unused_suppressions
     combined.finish()
     return combined
 
@@ -513,6 +514,8 @@ def _check_all(request: CheckRequest, load: Callable[[Path], Settings]) -> Combi
 def _report(request: CheckRequest, combined: Combined) -> int:
     diags = combined.diagnostics
     emit(request, diags, summary_line(diags, combined.files, request.unsafe_fixes))
+    for path, line, message in combined.unused_suppressions:
+        click.echo(f"warning: {path}:{line}: {message}", err=True)
     warn_if_nothing_checked(combined)
     code = EXIT_OK
     if combined.internal_errors:

@@ -50,6 +50,7 @@ from initlint.settings import Settings, load_settings
 from initlint.simulation.cost import CostModel
 from initlint.simulation.engine import Simulator
 from initlint.sources import UnreadableError, decode, is_overlaid, overlay_active, read_bytes
+from initlint.suppressions import unused
 
 if TYPE_CHECKING:
     from initlint.facts.forkpool import PoolFuture
@@ -71,6 +72,8 @@ class Analysis:
     simulator: Simulator | None = None
     plans: dict[Diagnostic, object] = field(default_factory=dict)
     environment: Environment | None = None  # where installed ancestors were looked up
+    # (path, line, message) of each suppression comment that suppressed nothing
+    unused_suppressions: list[tuple[str, int, str]] = field(default_factory=list)
 
     def display(self, path: Path) -> str:
         return display_path(path, self.cwd)
@@ -269,7 +272,7 @@ def _analyze(
         map_key = _results_key(module_paths, cwd) + environment.fingerprint()
     previous = _Previous(results.read(map_key) if reuse_results and use_cache else None)
     order = {p: i for i, p in enumerate(disc.report)}
-    partials: dict[Path, list[_Partial]] = {}  # report file -> the diagnostics it gives
+    partials: dict[Path, list[_Entry]] = {}  # report file -> the diagnostics it gives
     todo = [p for p in disc.report if not previous.reuse(p, partials)]
 
     if not passes:
@@ -297,6 +300,8 @@ def _analyze(
         if not outcome.facts.classes:
             if outcome.key:
                 lone[file] = outcome.key  # no classes: nothing to check, next time too
+            if outcome.facts.suppressions:  # they can only suppress nothing
+                partials[file] = list(_comments(analysis, file, outcome.facts))
             return None
         if outcome.key:
             keys[file] = outcome.key
@@ -365,7 +370,13 @@ def _analyze(
         previous.store(results, map_key, index, keys, checked, partials, lone, inputs)
     shown = {analysis.display(p) for p in disc.report}
     ordered = [x for p in sorted(partials, key=order.__getitem__) for x in partials[p]]
-    diags.extend(_merge(analysis, [x for x in ordered if x.site is None or x.site[1] in shown]))
+    shares = [x for x in ordered if isinstance(x, _Partial)]
+    analysis.unused_suppressions = unused(
+        ((c.path, c.line, c.text) for c in ordered if isinstance(c, _Comment)),
+        ((x.diag.path, x.suppressed_line, x.diag.code) for x in shares if x.suppressed_line),
+    )
+    shares = [x for x in shares if not x.suppressed_line]
+    diags.extend(_merge(analysis, [x for x in shares if x.site is None or x.site[1] in shown]))
     analysis.internal_errors += sum(d.code == "IL902" for d in diags)
     enabled = select_codes((*settings.select, *settings.extend_select), settings.ignore)
     # IL902 is always shown: the run exits 2 for it, so no selection may hide it.
@@ -394,7 +405,7 @@ def _check_in_two(
     analysis: Analysis,
     cache: FactsCache,
     keys: dict[Path, str],
-    partials: dict[Path, list[_Partial]],
+    partials: dict[Path, list[_Entry]],
     checking: Progress,
 ) -> None:
     """Check ``rest`` with a forked copy of this process taking the second half.
@@ -536,6 +547,26 @@ class _Partial:
     site: tuple[str, str, int, int] | None = None  # (code, site path, line, col) to merge on
     owner: str = ""  # the class whose code the statement is in
     message_tail: str = ""  # the fix note, after the class list
+    suppressed_line: int = 0  # the line of the comment that suppresses it (0: shown)
+
+
+@dataclass(frozen=True)
+class _Comment:
+    """One of initlint's suppression comments in a report file (whether it suppresses
+    anything is known once every report file's shares are in)."""
+
+    path: str  # as displayed
+    line: int
+    text: str
+
+
+_Entry = _Partial | _Comment
+
+
+def _comments(analysis: Analysis, path: Path, facts: ModuleFacts) -> Iterator[_Comment]:
+    shown = analysis.display(path)
+    for line, text in facts.suppressions:
+        yield _Comment(shown, line, text)
 
 
 @dataclass(frozen=True)
@@ -552,7 +583,7 @@ def _attach_fixes(
     analysis: Analysis,
     fixes: FixAttacher,
     previous: _Previous,
-    partials: dict[Path, list[_Partial]],
+    partials: dict[Path, list[_Entry]],
     found: dict[Path, list[Finding]],
     check_again: Callable[[list[Path]], None],
 ) -> dict[Path, _FixInputs]:
@@ -574,7 +605,12 @@ def _attach_fixes(
         reach = _closure_paths(index, dirty)
         check_again(sorted(Path(p) for p, x in reused.items() if x.edits & reach))
         reused = {p: x for p, x in reused.items() if Path(p) not in found}
-    fresh = [part.diag for p in found for part in partials[p] if part.diag.fix is not None]
+    fresh = [
+        part.diag
+        for p in found
+        for part in partials[p]
+        if isinstance(part, _Partial) and not part.suppressed_line and part.diag.fix is not None
+    ]
     edited: set[Path] = set()
     for d in fresh:
         edited |= fixes.edited(analysis, d)
@@ -586,9 +622,12 @@ def _attach_fixes(
     attached = fixes.attach(analysis, fresh, frozenset(known)) if fresh else {}
     out: dict[Path, _FixInputs] = {}
     for path in found:
-        parts = []
+        parts: list[_Entry] = []
         touched: set[Path] = set()
         for part in partials[path]:
+            if not isinstance(part, _Partial):
+                parts.append(part)
+                continue
             new = attached.get(part.diag)
             if new is not None:
                 touched |= fixes.edited(analysis, part.diag)
@@ -619,16 +658,17 @@ def _closure_paths(index: ProjectIndex, paths: set[str]) -> set[str]:
 
 def _check_module(
     analysis: Analysis, sim: Simulator, mod: Module, fix_planner: FixPlanner | None
-) -> list[_Partial]:
-    """The diagnostics one report file's classes give (their sites may lie elsewhere)."""
-    out: list[_Partial] = []
+) -> list[_Entry]:
+    """The diagnostics one report file's classes give (their sites may lie elsewhere), the
+    suppressed ones marked, and the file's suppression comments."""
+    out: list[_Entry] = list(_comments(analysis, mod.path, mod.facts))
     findings: list[Finding] = []
     for info in analysis.index.classes_of(mod):
         try:
             findings.extend(_check_class(sim, info))
         except BodySyntaxError as exc:  # a body the skeleton pass skipped: IL900
             diag = _body_syntax(analysis, exc)
-            if diag is not None and all(diag != p.diag for p in out):
+            if diag is not None and all(not isinstance(p, _Partial) or diag != p.diag for p in out):
                 out.append(_Partial(diag))
         except RecursionError:
             out.append(_Partial(_internal(analysis, info, "RecursionError: hierarchy too deep")))
@@ -647,8 +687,8 @@ def _check_module(
         # A suppression comment sits at the site, which is in this file's closure: decided
         # here, it is cached with the rest (IL9xx are never suppressed).
         assert analysis.locator is not None
-        if not analysis.locator.suppressed(share.diag, analysis.cwd):
-            out.append(share)
+        line = analysis.locator.suppressing_line(share.diag, analysis.cwd)
+        out.append(share if line is None else replace(share, suppressed_line=line))
     return out
 
 
@@ -781,11 +821,12 @@ class _Previous:
         hit = {p for p, e in self.stored.files.items() if e[1] & mask}
         return sorted(n for n, (p, _) in module_paths.items() if str(p) in hit)
 
-    def reuse(self, path: Path, into: dict[Path, list[_Partial]]) -> bool:
+    def reuse(self, path: Path, into: dict[Path, list[_Entry]]) -> bool:
         if not self._valid(str(path)):
             return False
         assert self.stored is not None
-        into[path] = [p for p in self.stored.files[str(path)][2] if isinstance(p, _Partial)]
+        entries = self.stored.files[str(path)][2]
+        into[path] = [p for p in entries if isinstance(p, _Partial | _Comment)]
         return True
 
     def store(
@@ -795,7 +836,7 @@ class _Previous:
         index: ProjectIndex,
         keys: dict[Path, str],
         checked: set[Path],
-        partials: dict[Path, list[_Partial]],
+        partials: dict[Path, list[_Entry]],
         lone: dict[Path, str],
         inputs: dict[Path, _FixInputs],
     ) -> None:

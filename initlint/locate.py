@@ -227,18 +227,22 @@ class Locator:
 
         IL9xx diagnostics (files initlint could not read or parse) cannot be suppressed.
         """
+        return self.suppressing_line(d, cwd) is not None
+
+    def suppressing_line(self, d: Diagnostic, cwd: Path) -> int | None:
+        """The line of the comment that suppresses ``d``, or None (see :meth:`suppressed`)."""
         if d.code.startswith("IL9"):
-            return False
+            return None
         path = Path(d.path)
         found = self._info(path if path.is_absolute() else cwd / path, d.line)
         if found is None or found[1] is None:
-            return False
+            return None
         info = found[1]
-        for line in {d.line, d.end_line, info.stmt_end.get(d.line, d.line)}:
+        for line in sorted({d.line, d.end_line, info.stmt_end.get(d.line, d.line)}):
             codes = info.suppress.get(line, frozenset())
             if codes is ALL or "*" in codes or any(d.code.startswith(c) for c in codes):
-                return True
-        return False
+                return line
+        return None
 
 
 def _char_col(lines: list[str], line: int, byte_col: int) -> int:

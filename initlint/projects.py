@@ -46,6 +46,7 @@ class Combined:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     files: int = 0
     internal_errors: int = 0
+    unused_suppressions: list[tuple[str, int, str]] = field(default_factory=list)
 
     def add(self, diagnostics: Iterable[Diagnostic], files: int, internal: int) -> None:
         self.diagnostics.extend(diagnostics)
@@ -54,6 +55,7 @@ class Combined:
 
     def finish(self) -> None:
         self.diagnostics.sort(key=Diagnostic.sort_key)
+        self.unused_suppressions.sort()
 
 
 def mark_dependents(diagnostics: list[Diagnostic], because: dict[str, str]) -> list[Diagnostic]:

@@ -355,6 +355,8 @@ class ModuleFacts:
     error: str | None = None  # a syntax error: "message" ; error_line below
     error_line: int = 0
     error_col: int = 0
+    # (line, comment) of initlint's own suppression comments (initlint.suppressions)
+    suppressions: tuple[tuple[int, str], ...] = ()
 
 
 def has_fresh_bodies(facts: ModuleFacts) -> bool:

@@ -13,6 +13,7 @@ from initlint.facts.extract import extract_facts, read_self_calls
 from initlint.facts.forkpool import ForkPool, PoolFuture
 from initlint.facts.model import ModuleFacts
 from initlint.sources import UnreadableError, decode, is_overlaid, read_bytes
+from initlint.suppressions import suppression_comments
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor as _Pool
@@ -56,7 +57,7 @@ def facts_for(path: Path, cache: Store, prefilter: bool) -> FactsOutcome:
     try:
         key = cache.key(data)
         if prefilter and _cannot_define_classes(data):
-            return FactsOutcome(path, EMPTY, key=key, filtered=True)
+            return _filtered(path, key, data)
         cached = cache.get(key)
         if cached is not None:
             return FactsOutcome(path, cached, key=key)
@@ -65,6 +66,9 @@ def facts_for(path: Path, cache: Store, prefilter: bool) -> FactsOutcome:
         except UnreadableError as exc:
             return FactsOutcome(path, None, problem=str(exc))
         facts = extract_facts(text)
+        comments = suppression_comments(text)
+        if comments:
+            facts = replace(facts, suppressions=comments)
         if not is_overlaid(path):  # an unsaved buffer's facts are not kept
             cache.put(key, facts)
         return FactsOutcome(path, facts, parsed=True, key=key)
@@ -72,6 +76,20 @@ def facts_for(path: Path, cache: Store, prefilter: bool) -> FactsOutcome:
         return FactsOutcome(path, None, internal="RecursionError: nesting too deep to analyse")
     except Exception as exc:  # noqa: BLE001 - one file must not stop the run
         return FactsOutcome(path, None, internal=describe(exc))
+
+
+def _filtered(path: Path, key: str, data: bytes) -> FactsOutcome:
+    """The outcome for a file the pre-filter answers: no classes, so no facts, except the
+    suppression comments it may hold (which can then only suppress nothing)."""
+    facts = EMPTY
+    if b"noqa" in data or b"initlint" in data:
+        try:
+            comments = suppression_comments(decode(data)[0])
+        except UnreadableError:
+            comments = ()
+        if comments:
+            facts = replace(EMPTY, suppressions=comments)
+    return FactsOutcome(path, facts, key=key, filtered=True)
 
 
 def describe(exc: BaseException, limit: int = 300) -> str:
@@ -96,7 +114,7 @@ def _cached(path: Path, cache: FactsCache, prefilter: bool) -> FactsOutcome | No
         return None  # reported by the full path below
     key = cache.key(data)
     if prefilter and _cannot_define_classes(data):
-        return FactsOutcome(path, EMPTY, key=key, filtered=True)
+        return _filtered(path, key, data)
     facts = cache.get(key)
     return None if facts is None else FactsOutcome(path, facts, key=key)
 
