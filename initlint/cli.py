@@ -387,8 +387,9 @@ def check(**kwargs: Any) -> None:
     """Report redundant init work in PATHS (default: the current folder).
 
     initlint reads the whole project (the folder holding pyproject.toml or .git) to
-    resolve base classes, and reports on PATHS, and on the project's files whose result
-    depends on PATHS (subclasses of a changed base; --no-dependents turns that off).
+    resolve base classes, and reports on PATHS; when PATHS are files (pre-commit's changed
+    files), also on the project's files whose result depends on them (subclasses of a
+    changed base; --no-dependents turns that off).
     Paths in several projects are checked each with its own project's settings.
     Exit status: 0 no findings, 1 findings, 2 usage or internal error.
 
@@ -458,7 +459,9 @@ def groups_with_dependents(
     for group in group_paths(request.paths, cwd):
         settings = load(group.root)
         deps: dict[Path, Path] = {}
-        if settings.dependents and request.paths and not group.covers_all():
+        # Files given (pre-commit's changed files): a folder given asks for its own files.
+        files_given = request.paths and not any(p.is_dir() for p in group.paths)
+        if settings.dependents and files_given:
             from initlint.dependents import find_dependents
             from initlint.discovery import discover
 

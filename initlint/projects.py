@@ -19,10 +19,6 @@ class ProjectGroup:
     root: Path
     paths: tuple[Path, ...]
 
-    def covers_all(self) -> bool:
-        """Whether a given path is the root or above it: the whole project is reported on."""
-        return any(p == self.root or p in self.root.parents for p in self.paths)
-
 
 def group_paths(paths: Iterable[Path], cwd: Path) -> list[ProjectGroup]:
     """Absolute given paths (the cwd when none) grouped by :func:`find_root`, roots sorted:

@@ -66,6 +66,10 @@ def test_files_depending_on_a_passed_file_are_reported(rope_project: Project) ->
     assert FINDING in run.stdout
     assert "note: dependent of pkg/base.py (a given file)" in run.stdout
     assert "pkg/unrelated.py" not in run.stdout
+    # A folder given asks for its own files only.
+    rope_project.write("pkg/sub/__init__.py", "")
+    rope_project.write("pkg/sub/base_copy.py", "from pkg.base import Base\n")
+    assert FINDING not in rope_project.check("pkg/sub").stdout
     # A finding in a passed file is not marked.
     run = rope_project.check("pkg/child.py")
     assert FINDING in run.stdout and "dependent of" not in run.stdout
