@@ -20,9 +20,7 @@ def test_used_suppression_gives_no_warning(rope_project: Project) -> None:
 
 def test_suppression_that_suppresses_nothing_warns(rope_project: Project) -> None:
     """The subclass is fixed; its old suppression comment stays behind."""
-    fixed = CLEAN_CHILD.replace(
-        "persistent=False)", "persistent=False)  # initlint: ignore[IL001]"
-    )
+    fixed = CLEAN_CHILD.replace("persistent=False)", "persistent=False)  # initlint: ignore[IL001]")
     rope_project.write("pkg/child.py", fixed)
     for _ in range(2):  # cold, then warm
         run = rope_project.check(".")

@@ -187,5 +187,5 @@ def test_locator_on_one_function_equals_whole_file(variant: str, tmp_path: Path)
                 checked += 1
     assert checked > 20
     d = Diagnostic(str(path), 24, 9, 24, 80, "IL001", "r", "m")
-    assert whole.suppressed(d, tmp_path)  # the `# initlint: ignore` in Outer.__init__
+    assert whole.suppressed(d, tmp_path)  # the ignore comment in Outer.__init__
     assert parts.suppressed(d, tmp_path)
