@@ -66,9 +66,10 @@ class Diagnostic:
     dependent_of: str = ""
 
     def plain_message(self) -> str:
-        """The message without its trailing fix note (``[fix: safe]``, ``[no fix]``): for
-        JSON and SARIF, whose ``fix`` field says it."""
-        for tag in (" [fix: safe]", " [fix: unsafe]", " [no fix]"):
+        """The message without its trailing ``[fix: safe]`` / ``[fix: unsafe]``: for JSON and
+        SARIF, whose ``fix`` field says it. (``[no fix]``, a fix withdrawn, stays: a null
+        ``fix`` does not say that one was planned.)"""
+        for tag in (" [fix: safe]", " [fix: unsafe]"):
             if self.message.endswith(tag):
                 return self.message[: -len(tag)]
         return self.message
