@@ -187,6 +187,13 @@ def _common_check_options(fn: click.decorators.FC) -> click.decorators.FC:
             "of a changed base) [default: on; `dependents`].",
         ),
         click.option("--flag-name", default=None, help="Name for a flag the fixer introduces."),
+        click.option(
+            "--min-severity",
+            type=click.Choice(["warning", "error"]),
+            default=None,
+            help="Show only findings of this severity or higher: error = repeats of heavy "
+            "work (tensors, modules with parameters, I/O); warning (default) = all.",
+        ),
         click.option("--no-cache", is_flag=True, help="Neither read nor write .initlint_cache/."),
         click.option(
             "-j",
@@ -299,6 +306,7 @@ def _overrides(
     flag_name: str | None,
     respect_gitignore: bool | None = None,
     dependents: bool | None = None,
+    min_severity: str | None = None,
 ) -> dict[str, object]:
     sel, ign, ext = _split(select), _split(ignore), _split(extend_select)
     if select and not sel:
@@ -330,6 +338,8 @@ def _overrides(
         out["respect_gitignore"] = respect_gitignore
     if dependents is not None:
         out["dependents"] = dependents
+    if min_severity:
+        out["min_severity"] = min_severity
     return python_override(out)
 
 
@@ -343,6 +353,7 @@ def _request(fix: bool, kwargs: dict[str, Any]) -> CheckRequest:
         kwargs.pop("flag_name"),
         kwargs.pop("respect_gitignore"),
         kwargs.pop("dependents"),
+        kwargs.pop("min_severity"),
     )
     kwargs["fix"] = kwargs.get("fix") or fix
     request = CheckRequest(over=over, **kwargs)

@@ -46,7 +46,7 @@ from initlint.locate import Locator
 from initlint.progress import Progress
 from initlint.rules import REGISTRY, Finding, select_codes
 from initlint.rules.repeats import find_disabled, find_repeats
-from initlint.settings import Settings, load_settings
+from initlint.settings import Settings, load_settings, severity_shown
 from initlint.simulation.cost import CostModel
 from initlint.simulation.engine import Simulator
 from initlint.sources import UnreadableError, decode, is_overlaid, overlay_active, read_bytes
@@ -383,7 +383,12 @@ def _analyze(
     diags = [
         d
         for d in diags
-        if d.code == "IL902" or (d.code in enabled and not _file_ignored(analysis, d))
+        if d.code == "IL902"
+        or (
+            d.code in enabled
+            and severity_shown(d.severity, settings.min_severity)
+            and not _file_ignored(analysis, d)
+        )
     ]
     analysis.diagnostics = sorted(diags, key=Diagnostic.sort_key)
     if not reuse_results:
@@ -707,11 +712,13 @@ def _merge(analysis: Analysis, partials: list[_Partial]) -> list[Diagnostic]:
             if len(classes) > 1 or (classes and classes[0] != first.owner):
                 message += f" (in {', '.join(c.rsplit('.', 1)[-1] for c in classes)})"
             possible = any(p.diag.confidence == "possible" for p in group)
+            error = any(p.diag.severity == "error" for p in group)
             d = replace(
                 d,
                 message=message + first.message_tail,
                 classes=classes,
                 confidence="possible" if possible else "definite",
+                severity="error" if error else "warning",
             )
         plan = analysis.plans.pop(first.diag, None) if first.site is not None else None
         if plan is not None:
@@ -1129,7 +1136,7 @@ def _to_partial(
     f = group[0]
     rule = REGISTRY[f.code]
     path, span = _finding_site(f)
-    first = f.first
+    first = f.discarded  # the build this class throws away: the nearest ancestor's
     assert first is not None
     first_where = _short(analysis, first.fn.module.path, first.effect.span.line)
     if first.fn.module.dist is not None:
@@ -1172,9 +1179,18 @@ def _to_partial(
         Related(
             analysis.display(first.fn.module.path),
             first.effect.span.line,
-            f"first done here, in {first_fn}{_in_dist(first.fn.module)}",
+            f"{'done again here' if f.earlier else 'first done here'}, in {first_fn}"
+            f"{_in_dist(first.fn.module)}",
         )
     ]
+    for before in f.earlier:  # builds an intermediate class's rebuild already threw away
+        related.append(
+            Related(
+                analysis.display(before.fn.module.path),
+                before.effect.span.line,
+                f"also done earlier here, in {_method_label(before.fn.qualname)}",
+            )
+        )
     if f.flag is not None:
         fspan = f.flag.function.facts.span
         related.append(
@@ -1196,7 +1212,7 @@ def _to_partial(
         code=f.code,
         rule=rule.name,
         message=message,
-        severity=rule.severity,
+        severity="error" if any(g.severity == "error" for g in group) else "warning",
         confidence="possible" if any(g.confidence == "possible" for g in group) else "definite",
         class_name=_owner_name(f),
         related=tuple(related),

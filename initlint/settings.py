@@ -31,6 +31,8 @@ class Settings:
     python: str = ""  # the project's environment: a venv/conda folder or an interpreter
     respect_gitignore: bool = True  # skip files a .gitignore (or git's excludes) ignores
     dependents: bool = True  # also report project files whose result depends on a given one
+    # "warning" shows every finding; "error" only those about heavy work (DESIGN §3)
+    min_severity: str = "warning"
     config_file: str = ""
     # option name (kebab-case) -> where its value came from: a file path or "command line"
     sources: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
@@ -48,6 +50,7 @@ class Settings:
         # Which files are checked, not what a file's analysis says: the caches stay valid.
         data.pop("respect_gitignore", None)
         data.pop("dependents", None)
+        data.pop("min_severity", None)  # filters the output only: results stay the same
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
     def ignored_in_file(self, code: str, paths: tuple[str, ...]) -> bool:
@@ -61,6 +64,11 @@ class Settings:
             for pattern, codes in self.per_file_ignores
             if any(path_matches(pattern, p) for p in paths)
         )
+
+
+def severity_shown(severity: str, minimum: str) -> bool:
+    """Whether a diagnostic of ``severity`` passes ``min-severity = minimum``."""
+    return SEVERITIES.index(severity) >= SEVERITIES.index(minimum)
 
 
 def path_matches(pattern: str, path: str) -> bool:
@@ -90,7 +98,8 @@ _LIST_KEYS = {
 _CODE_KEYS = ("select", "ignore", "extend-select")
 # key -> Settings field, for the keys whose value is true or false
 _BOOL_KEYS = {"respect-gitignore": "respect_gitignore", "dependents": "dependents"}
-KNOWN_KEYS = (*_LIST_KEYS, "per-file-ignores", "flag-name", "python", *_BOOL_KEYS)
+KNOWN_KEYS = (*_LIST_KEYS, "per-file-ignores", "flag-name", "python", *_BOOL_KEYS, "min-severity")
+SEVERITIES = ("warning", "error")  # lowest first
 
 
 def load_settings(root: Path) -> Settings:
@@ -205,6 +214,13 @@ def _parse(table: dict[str, Any], where: str, table_name: str) -> Settings:
             if not isinstance(value, bool):
                 raise ConfigError(f"{where}: {key} must be true or false, got {value!r}")
             kwargs[_BOOL_KEYS[key]] = value
+        elif key == "min-severity":
+            if value not in SEVERITIES:
+                raise ConfigError(
+                    f"{where}: [tool.initlint] min-severity must be one of "
+                    f"{', '.join(map(repr, SEVERITIES))}, got {value!r}"
+                )
+            kwargs["min_severity"] = value
         else:
             raise _unknown_key(key, where.split(": [", 1)[0], table_name)
     source = where.split(": [", 1)[0]

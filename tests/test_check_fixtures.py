@@ -18,7 +18,8 @@ def _cases() -> list[str]:
 def render(case: Path, jobs: int = 1, use_cache: bool = False) -> list[str]:
     analysis = analyze([case], cwd=case, jobs=jobs, use_cache=use_cache)
     return sorted(
-        f"{d.path}:{d.line}:{d.column}: {d.code} {d.confidence}" for d in analysis.diagnostics
+        f"{d.path}:{d.line}:{d.column}: {d.code} {d.severity} {d.confidence}"
+        for d in analysis.diagnostics
     )
 
 

@@ -28,6 +28,8 @@ MAX_EXPR_DEPTH = 40
 OTHER = Expr("other")
 UNKNOWN_COND = Cond("unknown")
 LOOP_COND = Cond("unknown", name="loop")
+# Methods that put a value into a container held in a self attribute (a "mutate" effect).
+MUTATORS = frozenset("append extend insert add update setdefault add_module".split())
 
 
 def extract_facts(source: bytes | str) -> ModuleFacts:
@@ -444,6 +446,8 @@ class _FunctionReader:
         if isinstance(stmt, ast.For | ast.AsyncFor | ast.While):
             head = stmt.iter if isinstance(stmt, ast.For | ast.AsyncFor) else stmt.test
             self._calls_in(head, guard, stmt)
+            if isinstance(stmt, ast.For | ast.AsyncFor):
+                self._loop_target(stmt.target, head, (*guard, LOOP_COND), stmt)
             self._block(stmt.body, (*guard, LOOP_COND))
             self._block(stmt.orelse, (*guard, LOOP_COND))
             return
@@ -494,6 +498,64 @@ class _FunctionReader:
                     self._calls_in(child, guard, stmt)
                     self._use(child, None)
 
+    def _loop_target(
+        self, target: ast.expr, head: ast.expr, guard: tuple[Cond, ...], stmt: ast.stmt
+    ) -> None:
+        """``for row in frame:``: each name the loop binds holds a part of ``frame``, and
+        carries what building ``frame`` cost (work done into a local, DESIGN §3)."""
+        value = to_expr(head)
+        for node in ast.walk(target):
+            if isinstance(node, ast.Name):
+                self._add("local", stmt, guard, name=node.id, value=value)
+
+    def _self_attr(self, node: ast.AST) -> str:
+        """``x`` for ``self.x``, else ""."""
+        if (
+            isinstance(node, ast.Attribute)
+            and self.self_name
+            and _is_self(node.value, self.self_name)
+        ):
+            return node.attr
+        return ""
+
+    def _mutation(self, call: ast.Call, guard: tuple[Cond, ...], stmt: ast.stmt) -> bool:
+        """``self.x.append(v)`` and its kin fill the container ``self.x`` with ``v``;
+        ``self.add_module("x", v)`` and ``setattr(self, "x", v)`` assign attribute ``x``."""
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr in MUTATORS:
+            attr = self._self_attr(func.value)
+            if attr and call.args:
+                self._calls_in(call, guard, stmt)
+                value = call.args[-1] if func.attr in ("insert", "add_module") else call.args[0]
+                idx = self._add("mutate", stmt, guard, name=attr, value=to_expr(value), node=call)
+                self._use(call, idx)
+                return True
+        named = None
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr == "add_module"
+            and self.self_name
+            and _is_self(func.value, self.self_name)
+        ):
+            named = call.args
+        elif (
+            isinstance(func, ast.Name)
+            and func.id == "setattr"
+            and call.args
+            and self.self_name
+            and _is_self(call.args[0], self.self_name)
+        ):
+            named = call.args[1:]
+        if named is None or len(named) != 2:
+            return False
+        key = named[0]
+        if not isinstance(key, ast.Constant) or not isinstance(key.value, str):
+            return False
+        self._calls_in(call, guard, stmt)
+        idx = self._add("assign", stmt, guard, name=key.value, value=to_expr(named[1]), node=call)
+        self._use(call, idx)
+        return True
+
     def _kwargs_key(self, node: ast.AST) -> str | None:
         if (
             isinstance(node, ast.Subscript)
@@ -507,7 +569,7 @@ class _FunctionReader:
 
     def _expr_stmt(self, value: ast.expr, guard: tuple[Cond, ...], stmt: ast.stmt) -> None:
         if isinstance(value, ast.Call):
-            handled = self._special_call(value, guard, stmt)
+            handled = self._special_call(value, guard, stmt) or self._mutation(value, guard, stmt)
             if handled:
                 return
         self._calls_in(value, guard, stmt)
@@ -650,6 +712,13 @@ class _FunctionReader:
                     self._add(
                         "pop", stmt, guard, name=key
                     )  # overwritten: the caller's value is gone
+                elif isinstance(target, ast.Subscript) and self._self_attr(target.value):
+                    # self.x[k] = v: the container self.x is filled with v
+                    name = self._self_attr(target.value)
+                    idx = self._add("mutate", stmt, guard, name=name, value=vexpr)
+                    for origin in carried:
+                        self.feeds.setdefault(origin, []).append(idx)
+                    continue
                 for origin in carried:
                     self.feeds_other.add(origin)
 

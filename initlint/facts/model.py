@@ -85,7 +85,8 @@ class Effect:
     kind: ``buffer`` (name, detail buffer|parameter, value) | ``call`` (name = method, detail
     self|super, args) | ``assign`` (name = attribute, value) | ``super_init`` (detail
     super|super2|explicit, target = class expression, args) | ``local`` (name, value) |
-    ``pop`` (name = key) | ``return`` (value).
+    ``pop`` (name = key) | ``return`` (value) | ``mutate`` (name = attribute holding a
+    container, value = what goes in: ``self.x.append(v)``, ``self.x[k] = v``).
     """
 
     kind: str

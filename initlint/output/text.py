@@ -1,8 +1,9 @@
-"""The default ruff-like format: ``path:line:col: CODE message``, then notes and a fix hint.
+"""The default ruff-like format: ``path:line:col: CODE [severity] message``, then notes and
+a fix hint.
 
 ::
 
-    pkg/child.py:7:9: IL001 buffer `cache` is registered again: ...
+    pkg/child.py:7:9: IL001 [error] buffer `cache` is registered again: ...
         note: pkg/base.py:11: first done here, in Base.__init__
         help: pass `init_cache=False` to super().__init__() (safe fix: `initlint fix`)
 """
@@ -62,7 +63,7 @@ def render_text(diagnostics: Sequence[Diagnostic], color: bool = False) -> str:
     out: list[str] = []
     for d in diagnostics:
         where = c(_BOLD, f"{d.path}:{d.line}:{d.column}:")
-        code = c(_RED if d.severity == "error" else _YELLOW, d.code)
+        code = c(_RED if d.severity == "error" else _YELLOW, f"{d.code} [{d.severity}]")
         out.append(f"{where} {code} {d.message}")
         for r in d.related:
             out.append(c(_DIM, f"    note: {r.path}:{r.line}: {r.message}"))

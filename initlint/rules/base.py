@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from initlint.diagnostics import Severity
+from initlint.simulation.cost import HEAVY, LIGHT
 from initlint.simulation.engine import Event, FlagRef, Simulation
 from initlint.simulation.values import Origin
 
@@ -25,6 +26,21 @@ class Finding:
     flag: FlagRef | None = None
     origin: Origin | None = None  # IL004: the argument that switched the work off
     disabled: tuple[Event, ...] = ()  # IL004: the work that was switched off
+    cost: int = LIGHT  # cost class of the work the finding is about (cost.LIGHT | HEAVY)
+    # The ancestor's build this class discards (the latest before ``event``), when an
+    # intermediate class did the work again after ``first``; ``earlier``: the builds before it.
+    nearest: Event | None = None
+    earlier: tuple[Event, ...] = ()
+
+    @property
+    def severity(self) -> Severity:
+        """Heavy work is an ``error``, light work a ``warning`` (DESIGN §3 "Cost classes")."""
+        return "error" if self.cost >= HEAVY else "warning"
+
+    @property
+    def discarded(self) -> Event | None:
+        """The build this class throws away: the nearest one, else the first."""
+        return self.nearest if self.nearest is not None else self.first
 
 
 class Rule:

@@ -37,6 +37,10 @@ class RedundantBufferRegistration(Rule):
 Checks for a class that calls `super().__init__()` and then registers (with
 `register_buffer`, `register_parameter` or `self.x = nn.Parameter(...)`) a buffer or
 parameter that the ancestor `__init__` chain has already registered.
+
+Severity: `error` when the discarded tensor was computed or allocated (a tensor factory or
+math op, a project helper that makes one); `warning` when it is a one-element tensor
+(`torch.tensor(1.0)`, `torch.zeros(1)`) or a value passed in, which is only registered.
 """,
         "Why is this bad": """
 The ancestor computed and stored the tensor, and the subclass throws it away and computes it
@@ -110,6 +114,12 @@ already called the same function (resolved through the class's MRO, so an overri
 counts as the same call) with equal argument expressions, and the function does expensive
 work (tensor factories, module construction, file I/O, or project helpers that do these).
 A call whose result only feeds a registration reported by IL001 is reported once, as IL001.
+A call to a memoised function (`functools.cache`, `lru_cache`, or one that returns an entry
+of a module-level cache dict) builds nothing the second time and is never reported.
+
+Severity: `error` when the method does heavy work (it allocates tensors, builds modules that
+own parameters, reads files or checkpoints, including work it only keeps in a local);
+`warning` when it only builds light objects (parameterless modules, plain objects).
 """,
         "Why is this bad": """
 The work runs twice on every construction. Different arguments are a different computation
@@ -189,7 +199,21 @@ class OverwrittenInitAttribute(Rule):
         "What it does": """
 Checks for `self.attr = <expensive>` after `super().__init__()` when the ancestor chain
 already assigned an expensive value (a tensor, a submodule, loaded data) to the same attribute.
-Cheap values (constants, names, attribute reads, `None`) are never reported.
+Cheap values (constants, names, attribute reads, `None`) are never reported. A container
+filled in the same method (`self.layers = nn.ModuleList()` then `self.layers.append(...)` in
+a loop, `self.heads["x"] = ...`) costs what went into it.
+
+Severity follows the ancestor's build that is thrown away:
+- `error` (heavy): a tensor; a module that owns parameters or buffers (`nn.Linear`,
+  `nn.LayerNorm`, a project module whose construction is heavy, a `ModuleList` of such);
+  file I/O; `from_pretrained`/`from_config`/`torch.load`-style loading; `copy.deepcopy` of
+  any of these.
+- `warning` (light): an object without tensors: a parameterless torch module (`nn.GELU`,
+  `nn.SiLU`, `nn.Dropout`, `nn.Identity`, pooling, padding), a project object whose
+  `__init__` only stores scalars (a sampler, a matcher), a one-element tensor, a copy of an
+  object initlint cannot see into.
+A memoised factory (`functools.cache`, `lru_cache`, a module-level cache dict) returns the
+object it built before: no rebuild, no finding.
 """,
         "Why is this bad": """
 The ancestor's object is built and immediately discarded: a submodule's weights are allocated
@@ -266,6 +290,9 @@ class DisabledSetupNotReplaced(Rule):
 Checks for a super call that passes a flag (e.g. `init_cache=False`) which switches off an
 ancestor's buffer registration or expensive attribute setup, when nothing in the class's
 construction performs that setup instead.
+
+Severity: `error` when the missing setup is heavy work (a buffer, a module with parameters),
+`warning` when it is light (see IL003 for what counts).
 """,
         "Why is this bad": """
 The object is left without a buffer or attribute its methods expect: the first forward pass

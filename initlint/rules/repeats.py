@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from initlint.rules.base import Finding
+from initlint.simulation.cost import LIGHT
 from initlint.simulation.engine import Event, FlagRef, Simulation
 from initlint.simulation.values import MAYBE, Origin
 
@@ -18,18 +19,19 @@ def _flag(first: Event) -> FlagRef | None:
 def find_repeats(sim: Simulation) -> list[Finding]:
     events = sim.events
     live = [e for e in events if not e.shadow]
-    first_buffer: dict[str, Event] = {}
-    first_assign: dict[str, Event] = {}
-    first_call: dict[tuple[str, str], Event] = {}
+    # Every ancestor build of each buffer, attribute and call, in order.
+    buffers: dict[str, list[Event]] = {}
+    assigns: dict[str, list[Event]] = {}
+    calls: dict[tuple[str, str], list[Event]] = {}
     for e in live:
         if not e.ancestor:
             continue
         if e.kind == "buffer" and not e.value_const:
-            first_buffer.setdefault(e.name, e)
+            buffers.setdefault(e.name, []).append(e)
         elif e.kind == "assign" and e.expensive:
-            first_assign.setdefault(e.name, e)
+            assigns.setdefault(e.name, []).append(e)
         elif e.kind == "call" and e.expensive and e.callee is not None:
-            first_call.setdefault((e.callee.qualname, e.args_key), e)
+            calls.setdefault((e.callee.qualname, e.args_key), []).append(e)
 
     repeated_calls: set[int] = set()
     findings: list[Finding] = []
@@ -43,33 +45,48 @@ def find_repeats(sim: Simulation) -> list[Finding]:
             p = events[p].parent
         return False
 
+    def repeat(code: str, e: Event, builds: list[Event] | None, what: str) -> Finding | None:
+        before = [b for b in builds or () if b.index < e.index]
+        if not before:
+            return None
+        first, nearest = before[0], before[-1]
+        cost = e.cost if code == "IL002" else nearest.cost
+        if code == "IL001":
+            cost = max(cost, LIGHT)
+        return Finding(
+            code,
+            sim,
+            e,
+            first,
+            _confidence(e, nearest),
+            what,
+            _flag(first),
+            cost=max(cost, LIGHT),
+            nearest=nearest if nearest is not first else None,
+            earlier=tuple(before[:-1]),
+        )
+
     for e in live:
         if e.ancestor or nested_in_repeat(e):
             continue
         finding: Finding | None = None
         if e.kind == "call" and e.expensive and e.callee is not None:
-            first = first_call.get((e.callee.qualname, e.args_key))
-            if first is not None and first.index < e.index:
+            finding = repeat(
+                "IL002",
+                e,
+                calls.get((e.callee.qualname, e.args_key)),
+                f"`self.{e.name}({e.args_key})`",
+            )
+            if finding is not None:
                 repeated_calls.add(e.index)
-                what = f"`self.{e.name}({e.args_key})`"
-                finding = Finding("IL002", sim, e, first, _confidence(e, first), what, _flag(first))
         elif e.kind == "buffer":
-            first = first_buffer.get(e.name)
-            if first is not None and first.index < e.index:
-                what = f"{e.effect.detail or 'buffer'} `{e.name}`"
-                finding = Finding("IL001", sim, e, first, _confidence(e, first), what, _flag(first))
+            finding = repeat(
+                "IL001", e, buffers.get(e.name), f"{e.effect.detail or 'buffer'} `{e.name}`"
+            )
         elif e.kind == "assign" and e.expensive:
-            first = first_buffer.get(e.name)
-            if first is not None and first.index < e.index:
-                what = f"buffer `{e.name}`"
-                finding = Finding("IL001", sim, e, first, _confidence(e, first), what, _flag(first))
-            else:
-                first = first_assign.get(e.name)
-                if first is not None and first.index < e.index:
-                    what = f"`self.{e.name}`"
-                    finding = Finding(
-                        "IL003", sim, e, first, _confidence(e, first), what, _flag(first)
-                    )
+            finding = repeat("IL001", e, buffers.get(e.name), f"buffer `{e.name}`")
+            if finding is None:
+                finding = repeat("IL003", e, assigns.get(e.name), f"`self.{e.name}`")
         if finding is not None:
             findings.append(finding)
             by_event[e.index] = finding
@@ -125,6 +142,7 @@ def find_disabled(sim: Simulation) -> list[Finding]:
                 names,
                 origin=origin,
                 disabled=tuple(evs),
+                cost=max(LIGHT, *(e.cost for e in evs)),
             )
         )
     return out

@@ -1,7 +1,14 @@
-"""The cost model: which expressions allocate or compute real data (DESIGN §3)."""
+"""The cost model: which expressions allocate or compute real data, and how much (DESIGN §3).
+
+Every cost is one of three levels: NONE (nothing is built), LIGHT (objects without tensors:
+a parameterless module, a sampler, a one-element tensor, a copy of a plain object) and HEAVY
+(tensors, parameters or buffers, a module that owns them, I/O and checkpoint loading). A
+repeat of HEAVY work is an ``error``, of LIGHT work a ``warning``.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
@@ -45,29 +52,94 @@ TENSOR_METHODS = frozenset(
 )
 
 
+# Cost levels, ordered: the cost of several pieces of work is the highest of theirs.
+NONE, LIGHT, HEAVY = 0, 1, 2
+COST_NAMES = ("none", "light", "heavy")
+
+# torch.nn classes that own no parameter or buffer: building one is light work.
+LIGHT_NN = frozenset(
+    """Identity Flatten Unflatten ReLU ReLU6 RReLU GELU SiLU Mish Sigmoid Tanh Softmax Softmin
+    LogSoftmax Softmax2d Softplus Softsign ELU SELU CELU LeakyReLU Hardtanh Hardswish
+    Hardsigmoid Hardshrink Softshrink Tanhshrink Threshold GLU LogSigmoid Dropout Dropout1d
+    Dropout2d Dropout3d AlphaDropout FeatureAlphaDropout MaxPool1d MaxPool2d MaxPool3d
+    AvgPool1d AvgPool2d AvgPool3d AdaptiveAvgPool1d AdaptiveAvgPool2d AdaptiveAvgPool3d
+    AdaptiveMaxPool1d AdaptiveMaxPool2d AdaptiveMaxPool3d LPPool1d LPPool2d LPPool3d
+    FractionalMaxPool2d FractionalMaxPool3d MaxUnpool1d MaxUnpool2d MaxUnpool3d Upsample
+    UpsamplingNearest2d UpsamplingBilinear2d PixelShuffle PixelUnshuffle ChannelShuffle Fold
+    Unfold ZeroPad1d ZeroPad2d ZeroPad3d ConstantPad1d ConstantPad2d ConstantPad3d
+    ReflectionPad1d ReflectionPad2d ReflectionPad3d ReplicationPad1d ReplicationPad2d
+    ReplicationPad3d CircularPad1d CircularPad2d CircularPad3d CosineSimilarity
+    PairwiseDistance""".split()
+)
+# Calls that load a model or its weights, whatever the class they are called on.
+LOADERS = frozenset("from_pretrained from_config from_config_dict from_single_file".split())
+# Decorators that memoise a function: a second call with equal arguments builds nothing.
+MEMOISERS = frozenset(
+    "cache lru_cache functools.cache functools.lru_cache cached_function memoize".split()
+)
+# Factories whose size arguments decide whether the tensor is a scalar (a light tensor).
+SIZED_FACTORIES = frozenset("zeros ones empty full rand randn".split())
+SCALAR_FACTORIES = frozenset("tensor as_tensor scalar_tensor".split())
+
+Costs = Mapping[str, int]
+NO_COSTS: Costs = {}
+
+
+def _tensor_cost(last: str, args: tuple[Expr, ...]) -> int:
+    """HEAVY for a tensor factory, LIGHT when its arguments make it a one-element tensor."""
+    if last in SCALAR_FACTORIES and args and args[0].kind == "const":
+        return LIGHT
+    if last in SIZED_FACTORIES:
+        sizes = args[:1] if last == "full" else args
+        numel = 1
+        seen = False
+        for a in sizes:
+            if a.kind == "const" and isinstance(a.value, int) and not isinstance(a.value, bool):
+                numel *= a.value
+                seen = True
+            elif a.kind == "op" and all(
+                c.kind == "const" and isinstance(c.value, int) for c in a.children
+            ):
+                for c in a.children:
+                    numel *= int(c.value or 0)
+                seen = True
+            else:
+                break
+        if seen and numel <= 1:
+            return LIGHT
+    return HEAVY
+
+
 @dataclass
 class CostModel:
     index: ProjectIndex
     expensive_calls: tuple[str, ...] = ()
     cheap_calls: tuple[str, ...] = ()
-    _fn_memo: dict[tuple[str, str], bool] = field(default_factory=dict)
-    _cls_memo: dict[str, bool] = field(default_factory=dict)
+    _fn_memo: dict[tuple[str, str], int] = field(default_factory=dict)
+    _cls_memo: dict[str, int] = field(default_factory=dict)
+    _memo_fn: dict[str, bool] = field(default_factory=dict)
 
     def _matches(self, name: str, patterns: tuple[str, ...]) -> bool:
         return bool(patterns) and any(fnmatchcase(name, p) for p in patterns)
 
     def external_expensive(self, name: str) -> bool:
+        return self.external_cost(name) > NONE
+
+    def external_cost(self, name: str, args: tuple[Expr, ...] = ()) -> int:
+        """The cost of calling the external (non-project) callable ``name``."""
         if self._matches(name, self.cheap_calls):
-            return False
+            return NONE
         if self._matches(name, self.expensive_calls):
-            return True
+            return HEAVY
         if name in IO_CALLS:
-            return True
+            return HEAVY
         head, _, last = name.rpartition(".")
+        if last in LOADERS:
+            return HEAVY
         if head.startswith("pandas") and last.startswith("read_"):
-            return True
+            return HEAVY
         if head == "torch" and (last in TORCH_OPS or last.endswith("_like")):
-            return True
+            return _tensor_cost(last, args)
         if head in (
             "torch.fft",
             "torch.linalg",
@@ -75,122 +147,240 @@ class CostModel:
             "torch.random",
             "torch.distributions",
         ):
-            return True
+            return HEAVY
         if head in ("numpy", "numpy.random") and (last in NUMPY_OPS or head == "numpy.random"):
-            return True
+            return HEAVY
         if head.startswith("torch.nn") and last[:1].isupper() and last not in CHEAP_NN:
-            return "functional" not in head and "init" not in head
-        return False
+            if "functional" in head or "init" in head:
+                return NONE
+            return LIGHT if last in LIGHT_NN or last.endswith("Loss") else HEAVY
+        if head.startswith("torch.nn") and last in LIGHT_NN:
+            return LIGHT
+        return NONE
 
     def expr(
         self, e: Expr | None, module: Module, mro: tuple[str, ...], local_exp: frozenset[str]
     ) -> bool:
         """True when evaluating ``e`` computes or allocates real data."""
+        return self.expr_cost(e, module, mro, dict.fromkeys(local_exp, HEAVY)) > NONE
+
+    def expr_cost(
+        self,
+        e: Expr | None,
+        module: Module,
+        mro: tuple[str, ...],
+        locals_: Costs = NO_COSTS,
+        attrs: Costs = NO_COSTS,
+    ) -> int:
+        """The cost of evaluating ``e``: the highest cost of the calls in it. ``locals_`` and
+        ``attrs`` hold what the locals and ``self`` attributes in scope cost to build (a name
+        carries the cost of the work that made it; ``attrs`` are read by ``copy.deepcopy``)."""
         if e is None:
-            return False
+            return NONE
+        best = NONE
         stack = [e]
         while stack:
             cur = stack.pop()
-            if cur.kind == "name":
-                if cur.name in local_exp:
-                    return True
-            elif cur.kind == "op":
+            kind = cur.kind
+            if kind == "name":
+                c = locals_.get(cur.name, NONE)
+            elif kind == "op":
                 stack.extend(cur.children)
-            elif cur.kind == "call":
-                if self._call(cur, module, mro, local_exp):
-                    return True
+                continue
+            elif kind == "call":
+                c = self._call(cur, module, mro, locals_, attrs)
                 stack.extend(cur.children)
-        return False
+            else:
+                continue
+            if c > best:
+                best = c
+                if best == HEAVY:
+                    return HEAVY
+        return best
 
     def _call(
-        self, call: Expr, module: Module, mro: tuple[str, ...], local_exp: frozenset[str]
-    ) -> bool:
+        self, call: Expr, module: Module, mro: tuple[str, ...], locals_: Costs, attrs: Costs
+    ) -> int:
         name = call.name
         if self._matches(name, self.cheap_calls):
-            return False
+            return NONE
         if self._matches(name, self.expensive_calls):
-            return True
+            return HEAVY
         recv = call.receiver
         if recv is not None and recv.kind == "name" and recv.name == "self" and call.attr:
             fn = self.index.lookup_method(mro, call.attr)
-            return fn is not None and self.function(fn, mro)
+            return NONE if fn is None else self.function_cost(fn, mro)
+        if call.attr in LOADERS:
+            return HEAVY
+        best = NONE
         if recv is not None and call.attr not in METADATA_METHODS:
-            if recv.kind in ("call", "name", "op") and self.expr(recv, module, mro, local_exp):
-                return True
-        if name:
-            # Built-in knowledge of torch stays the judge of torch's own classes and
-            # functions where torch is installed (nn.ModuleList is cheap, nn.Linear is not);
-            # other dependencies are judged from their source, like the project, once base
-            # resolution has read the module (a call does not read new ones).
-            public = self.index.public_name(module, name)
-            if public is not None and (
-                public.startswith("torch.") or self.index.reaches_unloaded_dependency(public)
-            ):
-                return self.external_expensive(public)
-            target = self.index.resolve(module, name)
-            if target is not None and target.name.startswith("torch."):
-                if self.index.in_dependency(target):
-                    return self.external_expensive(public or target.name)
-            if target is None:
-                return name in IO_CALLS or self._matches(name, self.expensive_calls)
-            if target.kind == "external":
-                return self.external_expensive(target.name)
-            if target.kind == "class":
-                info = self.index.class_info(target.name)
-                return info is not None and self.class_expensive(info)
-            if target.kind == "function":
-                fn = self.index.function_info(target.name)
-                return fn is not None and self.function(fn, ())
-        return False
+            if recv.kind in ("call", "name", "op"):
+                best = self.expr_cost(recv, module, mro, locals_, attrs)
+                if best == HEAVY:
+                    return HEAVY
+        if not name:
+            return best
+        # Built-in knowledge of torch stays the judge of torch's own classes and functions
+        # where torch is installed (nn.ModuleList is cheap, nn.Linear is not); other
+        # dependencies are judged from their source, like the project, once base resolution
+        # has read the module (a call does not read new ones).
+        public = self.index.public_name(module, name)
+        if public is not None and (
+            public.startswith("torch.") or self.index.reaches_unloaded_dependency(public)
+        ):
+            return max(best, self._external_call(public, call, module, mro, locals_, attrs))
+        target = self.index.resolve(module, name)
+        if target is not None and target.name.startswith("torch."):
+            if self.index.in_dependency(target):
+                return max(best, self.external_cost(public or target.name, call.children))
+        if target is None:
+            if name in IO_CALLS or self._matches(name, self.expensive_calls):
+                return HEAVY
+            return best
+        if target.kind == "external":
+            return max(best, self._external_call(target.name, call, module, mro, locals_, attrs))
+        if target.kind == "class":
+            info = self.index.class_info(target.name)
+            return best if info is None else max(best, self.class_cost(info))
+        if target.kind == "function":
+            fn = self.index.function_info(target.name)
+            return best if fn is None else max(best, self.function_cost(fn, ()))
+        return best
+
+    def _external_call(
+        self,
+        name: str,
+        call: Expr,
+        module: Module,
+        mro: tuple[str, ...],
+        locals_: Costs,
+        attrs: Costs,
+    ) -> int:
+        if name == "copy.deepcopy":
+            return self._copy_cost(call, module, mro, locals_, attrs)
+        return self.external_cost(name, call.children)
+
+    def _copy_cost(
+        self, call: Expr, module: Module, mro: tuple[str, ...], locals_: Costs, attrs: Costs
+    ) -> int:
+        """``copy.deepcopy(x)`` costs what building ``x`` cost; at least LIGHT when ``x`` is
+        not known (a copy of some object), NONE for a constant."""
+        if not call.children:
+            return NONE
+        arg = call.children[0]
+        if arg.kind == "const":
+            return NONE
+        if arg.kind == "attr" and arg.receiver is not None and arg.receiver.name == "self":
+            known = attrs.get(arg.attr)
+            if known is not None:
+                return known
+        elif arg.kind == "name" and arg.name in locals_:
+            return max(LIGHT, locals_[arg.name])
+        return max(LIGHT, self.expr_cost(arg, module, mro, locals_, attrs))
 
     def class_expensive(self, info: ClassInfo) -> bool:
-        """Constructing an nn.Module subclass, or a class whose __init__ chain is expensive."""
+        return self.class_cost(info) > NONE
+
+    def class_cost(self, info: ClassInfo) -> int:
+        """A project class costs what its ``__init__`` chain costs, and at least LIGHT when it
+        has an ``__init__`` of its own or is an ``nn.Module``; one that inherits a torch
+        module with parameters (``nn.Linear``) is HEAVY. A class without either (a plain
+        dataclass, an enum) costs nothing."""
         key = info.qualname
         if key in self._cls_memo:
             return self._cls_memo[key]
-        self._cls_memo[key] = False  # recursion guard
+        self._cls_memo[key] = NONE  # recursion guard
         mro = self.index.mro(key).classes
-        result = False
+        result = NONE
         for qual in mro:
             cinfo = self.index.class_info(qual)
             if cinfo is None or cinfo.module.is_dependency:
-                if qual.startswith("torch.nn") and qual.rpartition(".")[2] == "Module":
-                    result = True  # torch.nn.Module, or torch.nn.modules.module.Module
+                head, _, last = qual.rpartition(".")
+                if head.startswith("torch.nn"):
+                    # torch.nn.Module, or torch.nn.modules.module.Module
+                    if last == "Module":
+                        result = max(result, LIGHT)
+                    elif last not in CHEAP_NN:
+                        result = max(result, self.external_cost(qual))
+                if result == HEAVY:
                     break
             if cinfo is None:
                 continue
             init = cinfo.facts.method("__init__")
             if init is not None:
                 fn = FunctionInfo(f"{qual}.__init__", cinfo.module, init, cinfo)
-                if self.function(fn, mro):
-                    result = True
+                # An object whose own __init__ sets it up (a sampler, a matcher) is light
+                # work at the least.
+                result = max(result, LIGHT, self.function_cost(fn, mro))
+                if result == HEAVY:
                     break
         self._cls_memo[key] = result
         return result
 
+    def memoised(self, fn: FunctionInfo) -> bool:
+        """A function that returns a cached object for equal arguments: decorated with
+        ``functools.cache``/``lru_cache``, or returning an entry of a module-level dict it
+        fills (``if key in _CACHE: return _CACHE[key]``)."""
+        key = fn.qualname
+        found = self._memo_fn.get(key)
+        if found is None:
+            found = any(d in MEMOISERS for d in fn.facts.decorators) or _returns_global_entry(fn)
+            self._memo_fn[key] = found
+        return found
+
     def function(self, fn: FunctionInfo, mro: tuple[str, ...]) -> bool:
         """A function is expensive if any of its effects computes real data."""
+        return self.function_cost(fn, mro) > NONE
+
+    def function_cost(self, fn: FunctionInfo, mro: tuple[str, ...]) -> int:
+        """The highest cost of the work ``fn`` does: what it stores, registers, returns or
+        leaves in a local (work done into a local counts for the function that does it),
+        and the methods it calls on ``self``. A memoised factory costs nothing."""
         key = (fn.qualname, mro[0] if mro else "")
         if key in self._fn_memo:
             return self._fn_memo[key]
-        self._fn_memo[key] = False  # recursion guard: a cycle adds nothing
-        local_exp: set[str] = set()
-        result = False
+        self._fn_memo[key] = NONE  # recursion guard: a cycle adds nothing
+        if fn.owner is None and self.memoised(fn):
+            return NONE
+        local_cost: dict[str, int] = {}
+        result = NONE
         for eff in fn.facts.effects:
-            frozen = frozenset(local_exp)
-            if eff.kind == "local":
-                if self.expr(eff.value, fn.module, mro, frozen):
-                    local_exp.add(eff.name)
+            kind = eff.kind
+            if kind == "local":
+                c = self.expr_cost(eff.value, fn.module, mro, local_cost)
+                if c:
+                    local_cost[eff.name] = c
                 else:
-                    local_exp.discard(eff.name)
-            elif eff.kind in ("assign", "return", "buffer"):
-                if self.expr(eff.value, fn.module, mro, frozen):
-                    result = True
-            elif eff.kind == "call":
+                    local_cost.pop(eff.name, None)
+            elif kind in ("assign", "return", "buffer", "mutate"):
+                c = self.expr_cost(eff.value, fn.module, mro, local_cost)
+            elif kind == "call":
                 callee = self.index.lookup_method(mro, eff.name) if mro else None
-                if callee is not None and self.function(callee, mro):
-                    result = True
-            if result:
-                break
+                c = NONE if callee is None else self.function_cost(callee, mro)
+            else:
+                continue
+            if c > result:
+                result = c
+                if result == HEAVY:
+                    break
         self._fn_memo[key] = result
         return result
+
+
+def _returns_global_entry(fn: FunctionInfo) -> bool:
+    """``return CACHE[key]`` where ``CACHE`` is neither a parameter nor a local."""
+    local = {p.name for p in fn.facts.params}
+    effects = fn.facts.effects
+    local.update(e.name for e in effects if e.kind == "local")
+    for eff in effects:
+        v = eff.value
+        if (
+            eff.kind == "return"
+            and v is not None
+            and v.kind == "subscript"
+            and v.receiver is not None
+            and v.receiver.kind == "name"
+            and v.receiver.name not in local
+        ):
+            return True
+    return False

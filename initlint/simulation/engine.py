@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from initlint.facts.model import Arg, Cond, Const, Effect, Expr, Param
 from initlint.index.project import ClassInfo, FunctionInfo, ProjectIndex
-from initlint.simulation.cost import CostModel
+from initlint.simulation.cost import LIGHT, NONE, CostModel
 from initlint.simulation.values import (
     FALSE,
     MAYBE,
@@ -46,7 +46,7 @@ class FlagRef:
 @dataclass(slots=True)
 class Event:
     index: int
-    kind: str  # buffer | call | assign | super_init
+    kind: str  # buffer | call | assign | mutate | super_init
     name: str
     fn: FunctionInfo
     effect: Effect
@@ -56,6 +56,7 @@ class Event:
     ancestor: bool  # performed during the super().__init__ part
     parent: int | None  # index of the call/super event whose frame performed this
     expensive: bool = False
+    cost: int = NONE  # cost.NONE | LIGHT | HEAVY: what this work costs (mutations included)
     args_key: str = ""
     callee: FunctionInfo | None = None
     flags: tuple[FlagRef, ...] = ()
@@ -99,11 +100,11 @@ class _Call:
 
 @dataclass
 class _Frame:
-    """A call being run: its number in the simulation and the locals known expensive."""
+    """A call being run: its number in the simulation and what its locals cost to build."""
 
     id: int
     call: _Call
-    local_exp: set[str] = field(default_factory=set)
+    local_cost: dict[str, int] = field(default_factory=dict)
 
 
 class Simulator:
@@ -169,11 +170,15 @@ class _Run:
         for i, qual in enumerate(sim.mro):
             self.position.setdefault(qual, i)
         self.self_attrs: dict[str, Val] = {}
+        self.attr_cost: dict[str, int] = {}  # what each self attribute's value cost to build
+        self.last_assign: dict[str, Event] = {}  # the latest assignment of each attribute
         self.inject: tuple[str, Const] | None = None
 
     # -- binding ---------------------------------------------------------------------------
     def bind_top(self, params: tuple[Param, ...]) -> dict[str, Val]:
-        """The top-level construction passes exactly the required arguments, all unknown."""
+        """The constructed class's own parameters come from callers initlint does not see:
+        every one is unknown, a default included (DESIGN §3 "Guards"), so a guard on one is
+        a "possibly" rather than dead code. Ancestors' defaults still count (bind_call)."""
         env: dict[str, Val] = {}
         for i, p in enumerate(params):
             if i == 0 and p.kind in ("pos", "posonly"):
@@ -182,8 +187,6 @@ class _Run:
                 env[p.name] = OPEN_ARGS
             elif p.kind == "kwarg":
                 env[p.name] = OPEN_KWARGS
-            elif p.has_default:
-                env[p.name] = self._default(p)
             else:
                 env[p.name] = UNKNOWN
         return env
@@ -424,13 +427,15 @@ class _Run:
         if kind in ("local", "pop") and shadow:
             return None  # the branch does not run: its bindings do not happen
         if kind == "local":
-            expensive_local = self.s.cost.expr(
-                eff.value, frame.call.fn.module, self.sim.mro, frozenset(frame.local_exp)
+            local_cost = self.s.cost.expr_cost(
+                eff.value, frame.call.fn.module, self.sim.mro, frame.local_cost, self.attr_cost
             )
-            if expensive_local:
-                frame.local_exp.add(eff.name)
+            if local_cost:
+                if status != TRUE:  # the branch may not run: the name may hold either
+                    local_cost = max(local_cost, frame.local_cost.get(eff.name, NONE))
+                frame.local_cost[eff.name] = local_cost
             elif status == TRUE:
-                frame.local_exp.discard(eff.name)
+                frame.local_cost.pop(eff.name, None)
             if status != TRUE:
                 frame.call.env[eff.name] = UNKNOWN  # the branch may or may not run
             elif eff.value is not None and eff.value.kind in ("const", "name"):
@@ -450,12 +455,13 @@ class _Run:
             return None
         if kind == "return":
             return None
-        expensive = False
         value_const = False
-        if kind in ("buffer", "assign"):
-            expensive = self.s.cost.expr(
-                eff.value, frame.call.fn.module, self.sim.mro, frozenset(frame.local_exp)
+        if kind in ("buffer", "assign", "mutate"):
+            cost = self.s.cost.expr_cost(
+                eff.value, frame.call.fn.module, self.sim.mro, frame.local_cost, self.attr_cost
             )
+            if kind == "buffer":
+                cost = max(cost, LIGHT)  # a registered tensor, at the least
             value_const = eff.value is not None and eff.value.kind == "const"
             if kind == "assign" and not shadow:
                 if eff.value is not None and eff.value.kind in ("const", "name"):
@@ -463,7 +469,7 @@ class _Run:
                     self.self_attrs[eff.name] = v if status == TRUE else UNKNOWN
                 else:
                     self.self_attrs[eff.name] = UNKNOWN
-            self._emit(
+            ev = self._emit(
                 frame,
                 i,
                 eff,
@@ -472,15 +478,21 @@ class _Run:
                 status,
                 flags,
                 shadow,
-                expensive=expensive,
+                cost=cost,
                 value_const=value_const,
             )
+            if kind == "mutate":
+                self._fill(ev)
+            elif not shadow:
+                self.attr_cost[eff.name] = cost
+                if kind == "assign":
+                    self.last_assign[eff.name] = ev
             return None
         if kind == "call":
             callee = self._resolve_call(frame, eff)
             if callee is None:
                 return None
-            expensive = self.s.cost.function(callee, self.sim.mro)
+            cost = self.s.cost.function_cost(callee, self.sim.mro)
             key = ", ".join(a.text for a in eff.args)
             ev = self._emit(
                 frame,
@@ -491,7 +503,7 @@ class _Run:
                 status,
                 flags,
                 shadow,
-                expensive=expensive,
+                cost=cost,
                 args_key=key,
                 callee=callee,
             )
@@ -536,7 +548,7 @@ class _Run:
         flags: tuple[FlagRef, ...],
         shadow: tuple[Origin, ...],
         *,
-        expensive: bool = False,
+        cost: int = NONE,
         args_key: str = "",
         callee: FunctionInfo | None = None,
         value_const: bool = False,
@@ -552,7 +564,8 @@ class _Run:
             status=status,
             ancestor=frame.call.ancestor,
             parent=frame.call.parent,
-            expensive=expensive,
+            expensive=cost > NONE,
+            cost=cost,
             args_key=args_key,
             callee=callee,
             flags=flags,
@@ -562,6 +575,18 @@ class _Run:
         )
         self.sim.events.append(ev)
         return ev
+
+    def _fill(self, ev: Event) -> None:
+        """``self.layers.append(Block())``: filling a container built earlier in the same
+        call makes that assignment as costly as what went in (``self.layers =
+        nn.ModuleList()`` then a loop)."""
+        target = self.last_assign.get(ev.name)
+        if target is None or target.frame != ev.frame or ev.cost <= target.cost:
+            return  # a container another method fills: that method's call holds the work
+        target.cost = ev.cost
+        target.expensive = True
+        if not ev.shadow:
+            self.attr_cost[ev.name] = max(self.attr_cost.get(ev.name, NONE), ev.cost)
 
     def _inject(
         self,

@@ -67,7 +67,10 @@ def test_text_format(rope_project: Project) -> None:
     run = rope_project.check()
     assert run.code == 1
     lines = run.stdout.splitlines()
-    assert lines[0].startswith(f"pkg/child.py:{CHILD_LINE}:9: IL001 buffer `cache` is registered")
+    # The ancestor builds a tensor: its repeat is heavy, an error, and the line says so.
+    assert lines[0].startswith(
+        f"pkg/child.py:{CHILD_LINE}:9: IL001 [error] buffer `cache` is registered"
+    )
     assert f"pkg/base.py:{BASE_LINE}" in lines[0]  # the ancestor location, in the message...
     assert f"    note: pkg/base.py:{BASE_LINE}: first done here, in Base.__init__" in lines
     flag = f"    note: pkg/base.py:{FLAG_LINE}: flag `init_cache` is a parameter of Base.__init__"
@@ -161,7 +164,7 @@ def test_github_format_end_to_end(rope_project: Project) -> None:
     assert run.code == 1
     (line,) = run.stdout.splitlines()
     head = (
-        f"::warning file=pkg/child.py,line={CHILD_LINE},col=9,endLine={CHILD_LINE},"
+        f"::error file=pkg/child.py,line={CHILD_LINE},col=9,endLine={CHILD_LINE},"
         "endColumn=71,title=IL001 (redundant-buffer-registration)::"
     )
     assert line.startswith(head)
