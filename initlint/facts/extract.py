@@ -712,6 +712,13 @@ class _FunctionReader:
                     self._add(
                         "pop", stmt, guard, name=key
                     )  # overwritten: the caller's value is gone
+                elif (
+                    isinstance(target, ast.Attribute)
+                    and (path := dotted(target))
+                    and path.partition(".")[0] not in (self.self_name, "")
+                ):
+                    # config.n_experts = None: a field of a local or argument object
+                    self._add("objattr", stmt, guard, name=path, value=vexpr)
                 elif isinstance(target, ast.Subscript) and self._self_attr(target.value):
                     # self.x[k] = v: the container self.x is filled with v
                     name = self._self_attr(target.value)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from initlint.rules.base import Finding
 from initlint.simulation.cost import LIGHT
-from initlint.simulation.engine import Event, FlagRef, Simulation
+from initlint.simulation.engine import Event, FlagRef, Simulation, exclusive
 from initlint.simulation.values import MAYBE, Origin
 
 
@@ -46,7 +46,14 @@ def find_repeats(sim: Simulation) -> list[Finding]:
         return False
 
     def repeat(code: str, e: Event, builds: list[Event] | None, what: str) -> Finding | None:
+        if e.derived:
+            return None  # computed from the value it replaces: the earlier build was used
         before = [b for b in builds or () if b.index < e.index]
+        if code == "IL002":
+            into = _stored_in(e)
+            before = [b for b in before if not _different_targets(into, _stored_in(b))]
+        # The ancestor's build and this one sit under guards that exclude each other.
+        before = [b for b in before if not exclusive(b.assume, e.assume)]
         if not before:
             return None
         first, nearest = before[0], before[-1]
@@ -91,6 +98,21 @@ def find_repeats(sim: Simulation) -> list[Finding]:
             findings.append(finding)
             by_event[e.index] = finding
     return _fold_calls(sim, findings, by_event)
+
+
+def _stored_in(e: Event) -> frozenset[str] | None:
+    """The attributes a call's result is stored in, when that is all it is used for."""
+    eff = e.effect
+    if not eff.feeds or eff.feeds_other:
+        return None
+    effects = e.fn.facts.effects
+    return frozenset(effects[i].name for i in eff.feeds if i < len(effects))
+
+
+def _different_targets(a: frozenset[str] | None, b: frozenset[str] | None) -> bool:
+    """Two calls whose results go to different attributes build two objects, not one twice
+    (``self.heads = self._build()`` then ``self.heads_dist = self._build()``)."""
+    return a is not None and b is not None and not a & b
 
 
 def _fold_calls(

@@ -34,6 +34,27 @@ class SimulationLimit(Exception):
     """A simulation reached MAX_DEPTH or MAX_FRAMES: the class was not fully analysed."""
 
 
+# (symbol, test, holds): ``q_lora_rank is None`` assumed true is ("q_lora_rank", "None", True)
+# where the symbol names the constructed class's argument the value came from; test is
+# "truthy" for a bare ``if x:``, else the repr of the constant compared with.
+Assumption = tuple[str, str, bool]
+
+
+def exclusive(a: tuple[Assumption, ...], b: tuple[Assumption, ...]) -> bool:
+    """Whether work guarded by ``a`` and work guarded by ``b`` can never both run."""
+    if not a or not b:
+        return False
+    for sym, test, holds in a:
+        for sym2, test2, holds2 in b:
+            if sym != sym2:
+                continue
+            if test == test2 and holds != holds2:
+                return True
+            if {test, test2} == {"None", "truthy"} and holds and holds2:
+                return True  # x is None, and x is truthy
+    return False
+
+
 @dataclass(frozen=True)
 class FlagRef:
     """A parameter of an ``__init__`` whose value guards some work."""
@@ -61,6 +82,13 @@ class Event:
     callee: FunctionInfo | None = None
     flags: tuple[FlagRef, ...] = ()
     value_const: bool = False  # a buffer/assign value that is a plain constant (e.g. None)
+    # A buffer/assign whose new value is computed from the attribute's current value
+    # (``inv = self.inv_freq`` then ``register_buffer("inv_freq", inv / f)``): the earlier
+    # build was used, not discarded.
+    derived: bool = False
+    # What the unknown guards around this work assumed of the construction's arguments:
+    # two pieces of work that assume opposite things never both run.
+    assume: tuple[Assumption, ...] = ()
     shadow: bool = False  # work that a flag switched off (recorded for IL004)
     switched_off_by: tuple[Origin, ...] = ()
 
@@ -96,6 +124,7 @@ class _Call:
     flags: tuple[FlagRef, ...]
     depth: int
     shadow: tuple[Origin, ...]
+    assume: tuple[Assumption, ...] = ()
 
 
 @dataclass
@@ -105,6 +134,8 @@ class _Frame:
     id: int
     call: _Call
     local_cost: dict[str, int] = field(default_factory=dict)
+    # the self attributes each local's value was computed from (through other locals)
+    local_reads: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
 class Simulator:
@@ -173,6 +204,7 @@ class _Run:
         self.attr_cost: dict[str, int] = {}  # what each self attribute's value cost to build
         self.last_assign: dict[str, Event] = {}  # the latest assignment of each attribute
         self.inject: tuple[str, Const] | None = None
+        self.assume: tuple[Assumption, ...] = ()  # the effect being applied's assumptions
 
     # -- binding ---------------------------------------------------------------------------
     def bind_top(self, params: tuple[Param, ...]) -> dict[str, Val]:
@@ -188,7 +220,7 @@ class _Run:
             elif p.kind == "kwarg":
                 env[p.name] = OPEN_KWARGS
             else:
-                env[p.name] = UNKNOWN
+                env[p.name] = Val("unknown", sym=p.name)
         return env
 
     def _default(self, p: Param) -> Val:
@@ -214,7 +246,26 @@ class _Run:
             return frame.call.env.get(expr.name, UNKNOWN)
         if expr.kind == "attr" and expr.receiver is not None and expr.receiver.name == "self":
             return self.self_attrs.get(expr.attr, UNKNOWN)
+        if expr.kind == "attr" and expr.name:
+            return self._dotted(frame, expr.name)
         return UNKNOWN
+
+    def _dotted(self, frame: _Frame, dotted: str) -> Val:
+        """``config.q_lora_rank``: unknown, named after the argument it was read from."""
+        head, _, rest = dotted.partition(".")
+        base = self.self_attrs.get(rest.partition(".")[0]) if head == "self" else None
+        if head == "self":
+            rest = rest.partition(".")[2]
+        else:
+            base = frame.call.env.get(head)
+        if base is None or not rest:
+            return UNKNOWN
+        set_here = base.field(rest)
+        if set_here is not None:
+            return set_here
+        if not base.sym:
+            return UNKNOWN
+        return Val("unknown", sym=f"{base.sym}.{rest}")
 
     def bind_call(
         self, frame: _Frame, args: tuple[Arg, ...], params: tuple[Param, ...], skip_self: bool
@@ -288,8 +339,12 @@ class _Run:
         op = cond.op
         if op == "const":
             return (TRUE if cond.value else FALSE), const(cond.value)
-        if op in ("name", "selfattr"):
-            v = frame.call.env.get(cond.name) if op == "name" else self.self_attrs.get(cond.name)
+        if op in ("name", "selfattr") or (op == "unknown" and _is_dotted(cond.name)):
+            if op == "unknown":
+                v: Val | None = self._dotted(frame, cond.name)
+            else:
+                env = frame.call.env if op == "name" else self.self_attrs
+                v = env.get(cond.name)
             if v is None or v.kind != "const":
                 return MAYBE, UNKNOWN
             return (TRUE if v.value else FALSE), v
@@ -324,9 +379,43 @@ class _Run:
             return decided, left if left.origin else right
         return MAYBE, UNKNOWN
 
+    def _assumption(self, frame: _Frame, cond: Cond, holds: bool) -> Assumption | None:
+        """What an unknown guard assumes of one argument, when it tests a single one."""
+        op = cond.op
+        if op == "not":
+            return self._assumption(frame, cond.args[0], not holds)
+        if op in ("name", "selfattr", "unknown"):
+            v = self._symbolic(frame, cond)
+            return (v.sym, "truthy", holds) if v is not None else None
+        if op in ("is", "isnot", "eq", "ne") and len(cond.args) == 2:
+            left, right = cond.args
+            if left.op == "const":
+                left, right = right, left
+            if right.op != "const":
+                return None
+            v = self._symbolic(frame, left)
+            if v is None:
+                return None
+            return (v.sym, repr(right.value), holds == (op in ("is", "eq")))
+        return None
+
+    def _symbolic(self, frame: _Frame, cond: Cond) -> Val | None:
+        if cond.op == "name":
+            v = frame.call.env.get(cond.name)
+        elif cond.op == "selfattr":
+            v = self.self_attrs.get(cond.name)
+        elif cond.op == "unknown" and _is_dotted(cond.name):
+            v = self._dotted(frame, cond.name)
+        else:
+            return None
+        return v if v is not None and v.kind == "unknown" and v.sym else None
+
     def _operand(self, frame: _Frame, cond: Cond) -> Val | None:
         if cond.op == "const":
             return const(cond.value)
+        if cond.op == "unknown" and _is_dotted(cond.name):
+            found = self._dotted(frame, cond.name)
+            return found if found.kind == "const" else None
         if cond.op in ("name", "selfattr"):
             v = (
                 frame.call.env.get(cond.name)
@@ -412,6 +501,7 @@ class _Run:
         status = frame.call.status
         flags = frame.call.flags
         shadow = frame.call.shadow
+        assume = frame.call.assume
         for cond in eff.guard:
             r, v = self.eval_cond(frame, cond)
             if r == FALSE:
@@ -420,16 +510,25 @@ class _Run:
                 shadow = (*shadow, v.origin)
             elif r == MAYBE:
                 status = MAYBE
+                known = self._assumption(frame, cond, True)
+                if known is not None:
+                    assume = (*assume, known)
             flag = self._flag(frame, cond)
             if flag is not None:
                 flags = (*flags, flag)
+        self.assume = assume  # for the events this effect emits
         kind = eff.kind
-        if kind in ("local", "pop") and shadow:
+        if kind in ("local", "pop", "objattr") and shadow:
             return None  # the branch does not run: its bindings do not happen
         if kind == "local":
             local_cost = self.s.cost.expr_cost(
                 eff.value, frame.call.fn.module, self.sim.mro, frame.local_cost, self.attr_cost
             )
+            reads = self._reads(frame, eff.value)
+            if reads or status == TRUE:
+                if status != TRUE:
+                    reads |= frame.local_reads.get(eff.name, frozenset())
+                frame.local_reads[eff.name] = reads
             if local_cost:
                 if status != TRUE:  # the branch may not run: the name may hold either
                     local_cost = max(local_cost, frame.local_cost.get(eff.name, NONE))
@@ -438,7 +537,7 @@ class _Run:
                 frame.local_cost.pop(eff.name, None)
             if status != TRUE:
                 frame.call.env[eff.name] = UNKNOWN  # the branch may or may not run
-            elif eff.value is not None and eff.value.kind in ("const", "name"):
+            elif eff.value is not None and eff.value.kind in ("const", "name", "attr"):
                 frame.call.env[eff.name] = self.eval_arg(frame, eff.value, None)
             else:
                 frame.call.env[eff.name] = UNKNOWN
@@ -455,6 +554,9 @@ class _Run:
             return None
         if kind == "return":
             return None
+        if kind == "objattr":
+            self._set_field(frame, eff, status)
+            return None
         value_const = False
         if kind in ("buffer", "assign", "mutate"):
             cost = self.s.cost.expr_cost(
@@ -464,7 +566,7 @@ class _Run:
                 cost = max(cost, LIGHT)  # a registered tensor, at the least
             value_const = eff.value is not None and eff.value.kind == "const"
             if kind == "assign" and not shadow:
-                if eff.value is not None and eff.value.kind in ("const", "name"):
+                if eff.value is not None and eff.value.kind in ("const", "name", "attr"):
                     v = self.eval_arg(frame, eff.value, None)
                     self.self_attrs[eff.name] = v if status == TRUE else UNKNOWN
                 else:
@@ -481,6 +583,8 @@ class _Run:
                 cost=cost,
                 value_const=value_const,
             )
+            if kind != "mutate" and eff.name in self._reads(frame, eff.value):
+                ev.derived = True
             if kind == "mutate":
                 self._fill(ev)
             elif not shadow:
@@ -521,6 +625,7 @@ class _Run:
                 flags,
                 frame.call.depth + 1,
                 shadow,
+                assume,
             )
         if kind == "super_init":
             callee = self._resolve_super(frame, eff)
@@ -534,7 +639,8 @@ class _Run:
                 return None
             if self.inject is not None and frame.call.depth == 0:
                 self._inject(frame, eff, callee, env, *self.inject)
-            return _Call(callee, env, True, ev.index, status, flags, frame.call.depth + 1, shadow)
+            depth = frame.call.depth + 1
+            return _Call(callee, env, True, ev.index, status, flags, depth, shadow, assume)
         return None
 
     def _emit(
@@ -572,9 +678,54 @@ class _Run:
             value_const=value_const,
             shadow=bool(shadow),
             switched_off_by=shadow,
+            assume=self.assume,
         )
         self.sim.events.append(ev)
         return ev
+
+    def _reads(self, frame: _Frame, value: Expr | None) -> frozenset[str]:
+        """The ``self`` attributes ``value`` reads, directly or through the frame's locals."""
+        if value is None:
+            return frozenset()
+        out: set[str] = set()
+        stack = [value]
+        while stack:
+            cur = stack.pop()
+            recv = cur.receiver
+            if cur.kind == "attr" and recv is not None and recv.kind == "name":
+                if recv.name == "self":
+                    out.add(cur.attr)
+                    continue
+            if (
+                cur.kind == "attr"
+                and cur.attr != "data"
+                and recv is not None
+                and recv.kind == "attr"
+                and recv.receiver is not None
+                and recv.receiver.name == "self"
+            ):
+                continue  # self.backbone.config: a field of the value, not the value
+            if cur.kind == "name":
+                out.update(frame.local_reads.get(cur.name, ()))
+                continue
+            if cur.receiver is not None:
+                stack.append(cur.receiver)
+            stack.extend(cur.children)
+        return frozenset(out)
+
+    def _set_field(self, frame: _Frame, eff: Effect, status: str) -> None:
+        """``config.n_experts = None``: the object a local names now holds that field, and
+        an ancestor that tests it (``if config.n_experts is not None:``) sees the value."""
+        head, _, rest = eff.name.partition(".")
+        env = frame.call.env
+        base = env.get(head, UNKNOWN)
+        if base.kind not in ("unknown", "const") or not rest:
+            return
+        value = UNKNOWN
+        if status == TRUE and eff.value is not None and eff.value.kind == "const":
+            value = self.eval_arg(frame, eff.value, None)
+        kept = tuple((k, v) for k, v in base.fields if k != rest)
+        env[head] = Val("unknown", sym=base.sym, fields=(*kept, (rest, value)))
 
     def _fill(self, ev: Event) -> None:
         """``self.layers.append(Block())``: filling a container built earlier in the same
@@ -662,6 +813,11 @@ def _only_passes_on(cls: ClassInfo, init: FunctionInfo) -> bool:
         return False
     eff = effects[0]
     return eff.kind == "super_init" and eff.detail == "super" and not eff.args and not eff.guard
+
+
+def _is_dotted(text: str) -> bool:
+    """``a.b.c``: a plain dotted name (an attribute read a guard can look up)."""
+    return "." in text and all(part.isidentifier() for part in text.split("."))
 
 
 def _kwarg_name(fn: FunctionInfo) -> str:

@@ -31,6 +31,17 @@ class Val:
     origin: Origin | None = None
     # A pack built from the top-level call: it holds what the caller must pass, unknown.
     open: bool = False
+    # An unknown that came from the constructed class's argument ``sym`` (``config`` or
+    # ``config.q_lora_rank``): two guards on one symbol can be told apart.
+    sym: str = ""
+    # Fields set on the object (``config.n_experts = None`` on a copied config).
+    fields: tuple[tuple[str, Val], ...] = ()
+
+    def field(self, name: str) -> Val | None:
+        for k, v in self.fields:
+            if k == name:
+                return v
+        return None
 
     def with_origin(self, origin: Origin | None) -> Val:
         if origin is None or self.kind != "const":
