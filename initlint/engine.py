@@ -40,6 +40,7 @@ from initlint.facts.runner import (
     describe,
     facts_for,
 )
+from initlint.generated import GeneratedCode
 from initlint.index.deps import ImportGraph
 from initlint.index.project import ClassInfo, Module, ProjectIndex, module_name_for
 from initlint.locate import Locator
@@ -70,6 +71,7 @@ class Analysis:
     internal_errors: int = 0
     locator: Locator | None = None
     simulator: Simulator | None = None
+    generated: GeneratedCode = field(default_factory=GeneratedCode)
     plans: dict[Diagnostic, object] = field(default_factory=dict)
     environment: Environment | None = None  # where installed ancestors were looked up
     # (path, line, message) of each suppression comment that suppressed nothing
@@ -166,6 +168,10 @@ def analyze(
         settings = overrides(settings)
     jobs = jobs or default_jobs()
     disc = discover(paths, root, settings.all_excludes, settings.respect_gitignore)
+    generated = GeneratedCode()
+    if not settings.check_templates:
+        # Templates of generated code are never run: their findings are not real.
+        disc = replace(disc, report=tuple(p for p in disc.report if not generated.is_template(p)))
     cache = FactsCache(root, settings.fingerprint(), use_cache)
     chunks: list[PoolFuture] = []
     passes: list[FactPass] = []  # at most one; closed in the end whatever happens
@@ -1164,9 +1170,16 @@ def _to_partial(
                 f"; flag `{f.flag.param}` of {_method_label(f.flag.function.qualname)} can "
                 "switch that off"
             )
-    planned = fix_planner(analysis, f) if fix_planner is not None and rule.fixable else None
+    template = analysis.generated.template_of(path)
+    if template is not None:
+        message += (
+            f"; this file is generated from {analysis.display(template)}: make the change there"
+        )
+    planned = None
+    if fix_planner is not None and rule.fixable and template is None:
+        planned = fix_planner(analysis, f)  # (never a fix on a generated file)
     refused = _dependency_edit(analysis, planned[0]) if planned is not None else None
-    if refused is not None:
+    if refused is not None or (planned is not None and _edits_generated(analysis, planned[0])):
         planned = None
     fix = planned[0] if planned is not None else None
     if fix is None:
@@ -1200,6 +1213,10 @@ def _to_partial(
                 f"flag `{f.flag.param}` is a parameter of "
                 f"{_method_label(f.flag.function.qualname)}{_in_dist(f.flag.function.module)}",
             )
+        )
+    if template is not None:
+        related.append(
+            Related(analysis.display(template), 1, "the template this file is generated from")
         )
     assert analysis.locator is not None
     line, col, end_line, end_col = analysis.locator.range(path, span, statement=f.code != "IL004")
@@ -1280,6 +1297,15 @@ def dependency_facts(path: Path, dist: Distribution, cache: FactsCache) -> tuple
         facts = EMPTY
     cache.put(key, facts)
     return facts, key
+
+
+def _edits_generated(analysis: Analysis, fix: Fix) -> bool:
+    """Whether a fix would edit a generated file: the generator would undo the edit, so the
+    fix is not offered."""
+    for edited in (*fix.files, *(e.path for e in fix.edits)):
+        if analysis.generated.template_of(analysis.cwd / edited) is not None:
+            return True
+    return False
 
 
 def _file_ignored(analysis: Analysis, d: Diagnostic) -> bool:

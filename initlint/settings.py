@@ -33,6 +33,8 @@ class Settings:
     dependents: bool = True  # also report project files whose result depends on a given one
     # "warning" shows every finding; "error" only those about heavy work (DESIGN §3)
     min_severity: str = "warning"
+    # report on transformers-style templates (modular_*.py a generated file names)?
+    check_templates: bool = False
     config_file: str = ""
     # option name (kebab-case) -> where its value came from: a file path or "command line"
     sources: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
@@ -98,7 +100,15 @@ _LIST_KEYS = {
 _CODE_KEYS = ("select", "ignore", "extend-select")
 # key -> Settings field, for the keys whose value is true or false
 _BOOL_KEYS = {"respect-gitignore": "respect_gitignore", "dependents": "dependents"}
-KNOWN_KEYS = (*_LIST_KEYS, "per-file-ignores", "flag-name", "python", *_BOOL_KEYS, "min-severity")
+KNOWN_KEYS = (
+    *_LIST_KEYS,
+    "per-file-ignores",
+    "flag-name",
+    "python",
+    *_BOOL_KEYS,
+    "min-severity",
+    "check-templates",
+)
 SEVERITIES = ("warning", "error")  # lowest first
 
 
@@ -221,6 +231,12 @@ def _parse(table: dict[str, Any], where: str, table_name: str) -> Settings:
                     f"{', '.join(map(repr, SEVERITIES))}, got {value!r}"
                 )
             kwargs["min_severity"] = value
+        elif key == "check-templates":
+            if not isinstance(value, bool):
+                raise ConfigError(
+                    f"{where}: [tool.initlint] check-templates must be true or false, got {value!r}"
+                )
+            kwargs["check_templates"] = value
         else:
             raise _unknown_key(key, where.split(": [", 1)[0], table_name)
     source = where.split(": [", 1)[0]
