@@ -58,6 +58,7 @@ class _Main(click.Group):
 
     LAZY = {
         "demo": "initlint.demo:demo",
+        "explain-class": "initlint.explain_class:explain_class",
         "server": "initlint.server.command:server",
         "trace": "initlint.runtime.command:trace",
     }

@@ -86,6 +86,7 @@ class Event:
     # (``inv = self.inv_freq`` then ``register_buffer("inv_freq", inv / f)``): the earlier
     # build was used, not discarded.
     derived: bool = False
+    reads: frozenset[str] = frozenset()  # the self attributes a buffer/assign value reads
     # What the unknown guards around this work assumed of the construction's arguments:
     # two pieces of work that assume opposite things never both run.
     assume: tuple[Assumption, ...] = ()
@@ -583,7 +584,8 @@ class _Run:
                 cost=cost,
                 value_const=value_const,
             )
-            if kind != "mutate" and eff.name in self._reads(frame, eff.value):
+            ev.reads = self._reads(frame, eff.value)
+            if kind != "mutate" and eff.name in ev.reads:
                 ev.derived = True
             if kind == "mutate":
                 self._fill(ev)

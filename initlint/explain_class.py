@@ -1,0 +1,208 @@
+"""``initlint explain-class pkg.mod:Class``: the simulated construction of one class.
+
+Prints every event of constructing the class, in order and indented by call depth, with its
+site, the code that performed it, its guard status, its cost class and what it reads; then
+the rule decision for each piece of the class's own work: the finding it gives, or why it
+gives none. It is the tool to debug a miss or a false finding.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from initlint.engine import Analysis, analyze
+from initlint.index.project import ClassInfo
+from initlint.rules.base import Finding
+from initlint.rules.repeats import find_disabled, find_repeats
+from initlint.simulation.cost import COST_NAMES
+from initlint.simulation.engine import Event, Simulation, SimulationLimit, exclusive
+from initlint.simulation.values import MAYBE
+
+EXIT_OK, EXIT_ERROR = 0, 2
+
+
+def _find_class(analysis: Analysis, target: str) -> ClassInfo | None:
+    module, sep, name = target.partition(":")
+    if not sep:
+        module, _, name = target.rpartition(".")
+    index = analysis.index
+    info = index.class_info(f"{module}.{name}")
+    if info is None:
+        mod = index.module(module) if index.has_module(module) else None
+        if mod is not None:
+            info = next((c for c in index.classes_of(mod) if c.facts.qualname == name), None)
+    return info
+
+
+def _depth(sim: Simulation, ev: Event) -> int:
+    depth = 0
+    parent = ev.parent
+    while parent is not None:
+        depth += 1
+        parent = sim.events[parent].parent
+    return depth
+
+
+def _where(analysis: Analysis, ev: Event) -> str:
+    return f"{analysis.display(ev.fn.module.path)}:{ev.effect.span.line}"
+
+
+def _label(ev: Event) -> str:
+    if ev.kind == "call":
+        return f"call self.{ev.name}({ev.args_key})"
+    if ev.kind == "super_init":
+        if ev.callee is None:
+            return "super().__init__ -> (outside the project: not simulated)"
+        callee = ev.callee.qualname.rsplit(".", 2)
+        return f"super().__init__ -> {'.'.join(callee[-2:])}"
+    if ev.kind == "buffer":
+        return f"{ev.effect.detail or 'buffer'} {ev.name}"
+    if ev.kind == "mutate":
+        return f"fill self.{ev.name}"
+    return f"assign self.{ev.name}"
+
+
+def _assumed(sym: str, test: str, holds: bool) -> str:
+    if test == "truthy":
+        return f"{sym} is {'true' if holds else 'false'}"
+    return f"{sym} {'==' if holds else '!='} {test}"
+
+
+def render_events(analysis: Analysis, sim: Simulation) -> list[str]:
+    out = []
+    for ev in sim.events:
+        guard = (
+            "off (switched off by a flag)"
+            if ev.shadow
+            else ("unknown" if ev.status == MAYBE else "true")
+        )
+        part = "ancestor" if ev.ancestor else "own"
+        bits = [f"guard {guard}", part]
+        if ev.kind not in ("super_init",):
+            bits.append(f"cost {COST_NAMES[ev.cost]}")
+        if ev.reads:
+            bits.append("reads " + ", ".join(sorted(ev.reads)))
+        if ev.derived:
+            bits.append("derived from its current value")
+        if ev.flags:
+            bits.append("flags " + ", ".join(f.param for f in ev.flags))
+        if ev.assume:
+            shown = ", ".join(_assumed(*a) for a in ev.assume)
+            bits.append(f"assumes {shown}")
+        indent = "  " * _depth(sim, ev)
+        owner = ev.fn.qualname.rsplit(".", 2)
+        out.append(
+            f"  #{ev.index:<3} {indent}{_label(ev)}  {_where(analysis, ev)}  "
+            f"in {'.'.join(owner[-2:])}  [{'; '.join(bits)}]"
+        )
+    return out
+
+
+def _why_not(sim: Simulation, ev: Event, findings: dict[int, Finding]) -> str:
+    """Why an own event of the class gives no finding."""
+    if ev.shadow:
+        return "switched off by a flag"
+    if ev.kind == "assign" and not ev.expensive:
+        return "cheap value (constant, name, attribute read or None): not a rebuild"
+    if ev.kind == "call" and not ev.expensive:
+        return "the method does no costly work (or is memoised): not a repeat"
+    if ev.derived:
+        return f"computed from the current value of `{ev.name}`: the earlier build was used"
+    parent = ev.parent
+    while parent is not None:
+        if parent in findings:
+            return f"inside the call #{parent}, reported as {findings[parent].code}"
+        parent = sim.events[parent].parent
+    same = [
+        e
+        for e in sim.events
+        if e.ancestor
+        and not e.shadow
+        and e.index < ev.index
+        and (
+            (ev.kind == "call" and e.kind == "call" and e.callee == ev.callee)
+            or (ev.kind != "call" and e.kind in ("buffer", "assign") and e.name == ev.name)
+        )
+    ]
+    if not same:
+        return "the ancestors did not build it (no earlier build in the construction)"
+    if all(exclusive(e.assume, ev.assume) for e in same):
+        return f"its guard excludes the ancestor's (#{same[-1].index}): never both run"
+    if ev.kind == "call" and all(e.args_key != ev.args_key for e in same):
+        return "called with other arguments: a different computation"
+    if ev.kind == "call":
+        return "its result goes to another attribute, or only feeds a reported statement"
+    return "the ancestor's value was cheap, or the statement is reported as another rule"
+
+
+def render_decisions(analysis: Analysis, sim: Simulation) -> list[str]:
+    findings = [*find_repeats(sim), *find_disabled(sim)]
+    by_event = {f.event.index: f for f in findings if f.event is not None}
+    out = []
+    for ev in sim.events:
+        if ev.ancestor or ev.kind == "super_init":
+            continue
+        f = by_event.get(ev.index)
+        if f is not None:
+            d = f.discarded
+            assert d is not None
+            maybe = " (possibly)" if f.confidence == "possible" else ""
+            out.append(
+                f"  #{ev.index:<3} {f.code} {f.severity}{maybe}: {f.what} repeats "
+                f"#{d.index} at {_where(analysis, d)} (cost {COST_NAMES[f.cost]})"
+            )
+        else:
+            out.append(f"  #{ev.index:<3} no finding: {_why_not(sim, ev, by_event)}")
+    for f in findings:
+        if f.code == "IL004":
+            out.append(f"  IL004 {f.severity}: {f.what} switched off and never set up")
+    return out
+
+
+@click.command("explain-class")
+@click.argument("target")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path, exists=True))
+@click.option("--no-cache", is_flag=True, help="Neither read nor write .initlint_cache/.")
+def explain_class(target: str, paths: tuple[Path, ...], no_cache: bool) -> None:
+    """Print the simulated construction of TARGET (pkg.mod:Class) and each rule decision.
+
+    Every event of constructing the class is listed in order, indented by call depth: its
+    site, the method that performed it, whether its guard is true, unknown (a "possibly"
+    finding) or switched off by a flag, whether it ran in the ancestor part (during
+    super().__init__()) or the class's own, its cost class (none, light, heavy), the self
+    attributes it reads, the flags that guard it and the arguments its guard assumes. Then,
+    for each piece of the class's own work, the finding it gives or why it gives none.
+    PATHS (default: the current folder) locate the project.
+
+    \b
+    Example:
+      initlint explain-class pkg.models.llama:LlamaAttention src/
+    """
+    analysis = analyze(list(paths) or [Path.cwd()], use_cache=not no_cache)
+    info = _find_class(analysis, target)
+    if info is None:
+        click.echo(f"error: no class {target!r} in the project at {analysis.root}", err=True)
+        sys.exit(EXIT_ERROR)
+    assert analysis.simulator is not None
+    mro = analysis.index.mro(info.qualname)
+    click.echo(
+        f"class {info.qualname} ({analysis.display(info.module.path)}:{info.facts.span.line})"
+    )
+    click.echo("MRO: " + " -> ".join(mro.classes))
+    try:
+        sim = analysis.simulator.simulate(info)
+    except SimulationLimit as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_ERROR)
+    if sim is None:
+        click.echo("no __init__ to simulate (or no consistent MRO)")
+        sys.exit(EXIT_OK)
+    click.echo("events:")
+    for line in render_events(analysis, sim):
+        click.echo(line)
+    click.echo("decisions:")
+    for line in render_decisions(analysis, sim) or ["  (the class does no work of its own)"]:
+        click.echo(line)
