@@ -1176,7 +1176,7 @@ def _to_partial(
             f"; this file is generated from {analysis.display(template)}: make the change there"
         )
     planned = None
-    if fix_planner is not None and rule.fixable and template is None:
+    if fix_planner is not None and rule.fixable and template is None and not first.external:
         planned = fix_planner(analysis, f)  # (never a fix on a generated file)
     refused = _dependency_edit(analysis, planned[0]) if planned is not None else None
     if refused is not None or (planned is not None and _edits_generated(analysis, planned[0])):

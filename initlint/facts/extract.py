@@ -865,6 +865,19 @@ class _ModuleReader:
                 self.functions.append(self._function(stmt, stmt.name, is_method=False))
             elif isinstance(stmt, ast.Assign | ast.AnnAssign):
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                if (
+                    isinstance(stmt.value, ast.Name)
+                    and stmt.value.id == "object"
+                    and all(isinstance(t, ast.Name) for t in targets)
+                ):
+                    # `_Base = object` (the runtime half of `if TYPE_CHECKING: _Base = X`):
+                    # a mixin based on it is based on object, and its cooperative super()
+                    # reaches the next class of the concrete class's MRO.
+                    for t in targets:
+                        assert isinstance(t, ast.Name)
+                        self.imports.append(
+                            ImportFacts(t.id, "builtins", "object", line=stmt.lineno)
+                        )
                 for t in targets:
                     for n in ast.walk(t):
                         if isinstance(n, ast.Name):

@@ -36,7 +36,11 @@ class RedundantBufferRegistration(Rule):
         "What it does": """
 Checks for a class that calls `super().__init__()` and then registers (with
 `register_buffer`, `register_parameter` or `self.x = nn.Parameter(...)`) a buffer or
-parameter that the ancestor `__init__` chain has already registered.
+parameter that the ancestor `__init__` chain has already registered. The parameters a
+torch module registers count too: a subclass of `nn.Linear` that deletes `self.weight` and
+registers a buffer of that name (or assigns a new `nn.Parameter`) discards the tensor
+`nn.Linear.__init__` allocated; a value computed from the current one
+(`nn.Parameter(self.weight.data.half())`) is a conversion, not a repeat.
 
 Severity: `error` when the discarded tensor was computed or allocated (a tensor factory or
 math op, a project helper that makes one); `warning` when it is a one-element tensor
@@ -290,6 +294,10 @@ class DisabledSetupNotReplaced(Rule):
 Checks for a super call that passes a flag (e.g. `init_cache=False`) which switches off an
 ancestor's buffer registration or expensive attribute setup, when nothing in the class's
 construction performs that setup instead.
+
+An attribute that every reader in the class's MRO reads only through `getattr(self, "x",
+default)` or `hasattr(self, "x")` is optional: switching it off leaves nothing missing, and
+is not reported.
 
 Severity: `error` when the missing setup is heavy work (a buffer, a module with parameters),
 `warning` when it is light (see IL003 for what counts).

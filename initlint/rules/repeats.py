@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from initlint.index.project import ClassInfo
 from initlint.rules.base import Finding
+from initlint.rules.readers import only_optional_reads
 from initlint.simulation.cost import LIGHT
 from initlint.simulation.engine import Event, FlagRef, Simulation, exclusive
 from initlint.simulation.values import MAYBE, Origin
@@ -100,6 +102,17 @@ def find_repeats(sim: Simulation) -> list[Finding]:
     return _fold_calls(sim, findings, by_event)
 
 
+def _class(sim: Simulation, qualname: str) -> ClassInfo | None:
+    """The project class ``qualname`` of ``sim``'s MRO (the events know their functions)."""
+    if sim.cls.qualname == qualname:
+        return sim.cls
+    for e in sim.events:
+        owner = e.fn.owner
+        if owner is not None and owner.qualname == qualname:
+            return owner
+    return None
+
+
 def _stored_in(e: Event) -> frozenset[str] | None:
     """The attributes a call's result is stored in, when that is all it is used for."""
     eff = e.effect
@@ -151,6 +164,15 @@ def find_disabled(sim: Simulation) -> list[Finding]:
             if ("buffer", e.name) in performed or ("assign", e.name) in performed:
                 continue
             by_origin.setdefault(origin, []).append(e)
+    if by_origin:
+        classes = [c for q in sim.mro if (c := _class(sim, q)) is not None]
+        for origin, evs in list(by_origin.items()):
+            # An attribute every reader treats as optional is not missing.
+            evs = [e for e in evs if not only_optional_reads(classes, e.name)]
+            if evs:
+                by_origin[origin] = evs
+            else:
+                del by_origin[origin]
     out = []
     for origin, evs in by_origin.items():
         names = ", ".join(dict.fromkeys(f"`{e.name}`" for e in evs))

@@ -71,6 +71,45 @@ LIGHT_NN = frozenset(
     ReplicationPad3d CircularPad1d CircularPad2d CircularPad3d CosineSimilarity
     PairwiseDistance""".split()
 )
+# The parameters and buffers a torch.nn module's __init__ registers, and the keyword that
+# switches each off when passed False (a subclass that registers one again after
+# super().__init__() discards a tensor torch allocated).
+_AFFINE: dict[str, tuple[str, ...]] = {
+    "weight": ("elementwise_affine", "affine"),
+    "bias": ("bias", "elementwise_affine"),
+}
+_WB: dict[str, tuple[str, ...]] = {"weight": (), "bias": ("bias",)}
+TORCH_PARAMS: dict[str, dict[str, tuple[str, ...]]] = {
+    **{n: _WB for n in "Linear Bilinear LazyLinear".split()},
+    **{
+        f"{kind}{d}d": _WB
+        for kind in ("Conv", "ConvTranspose", "LazyConv", "LazyConvTranspose")
+        for d in (1, 2, 3)
+    },
+    "Embedding": {"weight": ()},
+    "EmbeddingBag": {"weight": ()},
+    "PReLU": {"weight": ()},
+    "LayerNorm": _AFFINE,
+    "GroupNorm": {"weight": ("affine",), "bias": ("affine",)},
+    "RMSNorm": {"weight": ("elementwise_affine",)},
+    **{
+        f"BatchNorm{d}d": {
+            "weight": ("affine",),
+            "bias": ("affine",),
+            "running_mean": ("track_running_stats",),
+            "running_var": ("track_running_stats",),
+        }
+        for d in (1, 2, 3)
+    },
+}
+
+
+def torch_params(qualname: str) -> dict[str, tuple[str, ...]]:
+    """What the torch.nn class ``qualname`` registers (see TORCH_PARAMS); {} if unknown."""
+    head, _, last = qualname.rpartition(".")
+    return TORCH_PARAMS.get(last, {}) if head.startswith("torch.nn") else {}
+
+
 # Calls that load a model or its weights, whatever the class they are called on.
 LOADERS = frozenset("from_pretrained from_config from_config_dict from_single_file".split())
 # Decorators that memoise a function: a second call with equal arguments builds nothing.

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from initlint.facts.model import Arg, Cond, Const, Effect, Expr, Param
 from initlint.index.project import ClassInfo, FunctionInfo, ProjectIndex
-from initlint.simulation.cost import LIGHT, NONE, CostModel
+from initlint.simulation.cost import HEAVY, LIGHT, NONE, CostModel, torch_params
 from initlint.simulation.values import (
     FALSE,
     MAYBE,
@@ -87,6 +87,9 @@ class Event:
     # build was used, not discarded.
     derived: bool = False
     reads: frozenset[str] = frozenset()  # the self attributes a buffer/assign value reads
+    # A registration torch's own __init__ made (nn.Linear's weight): no project code did it,
+    # ``fn`` names the torch class and ``effect`` is the super call that ran it.
+    external: bool = False
     # What the unknown guards around this work assumed of the construction's arguments:
     # two pieces of work that assume opposite things never both run.
     assume: tuple[Assumption, ...] = ()
@@ -186,7 +189,8 @@ class Simulator:
         if init is None or not init.facts.calls_super_init:
             return False
         return any(
-            (info := self.index.class_info(q)) is not None and info.facts.method("__init__")
+            ((info := self.index.class_info(q)) is not None and info.facts.method("__init__"))
+            or (info is None and bool(torch_params(q)))
             for q in mro_res.classes[1:]
         ) and not _only_passes_on(cls, init)
 
@@ -635,6 +639,7 @@ class _Run:
                 frame, i, eff, "super_init", "__init__", status, flags, shadow, callee=callee
             )
             if callee is None:
+                self._torch_init(frame, i, eff, status, flags, shadow, ev)
                 return None
             env = self.bind_call(frame, eff.args, callee.facts.params, skip_self=True)
             if env is None:
@@ -714,6 +719,55 @@ class _Run:
                 stack.append(cur.receiver)
             stack.extend(cur.children)
         return frozenset(out)
+
+    def _torch_init(
+        self,
+        frame: _Frame,
+        i: int,
+        eff: Effect,
+        status: str,
+        flags: tuple[FlagRef, ...],
+        shadow: tuple[Origin, ...],
+        parent: Event,
+    ) -> None:
+        """A super call that reaches a torch.nn module's __init__ (``nn.Linear``): the
+        parameters it registers are ancestor registrations, heavy ones."""
+        start = self._owner_index(frame)
+        if start is None or eff.detail != "super":
+            return
+        base = next(
+            (q for q in self.sim.mro[start + 1 :] if self.s.index.class_info(q) is None), ""
+        )
+        switched = {
+            a.keyword
+            for a in eff.args
+            if a.keyword and a.expr.kind == "const" and a.expr.value is False
+        }
+        fn = FunctionInfo(f"{base}.__init__", frame.call.fn.module, frame.call.fn.facts)
+        for name, offs in torch_params(base).items():
+            if switched.intersection(offs):
+                continue
+            self.sim.events.append(
+                Event(
+                    index=len(self.sim.events),
+                    kind="buffer",
+                    name=name,
+                    fn=fn,
+                    effect=eff,
+                    effect_index=i,
+                    frame=frame.id,
+                    status=status,
+                    ancestor=True,
+                    parent=parent.index,
+                    expensive=True,
+                    cost=HEAVY,
+                    flags=flags,
+                    shadow=bool(shadow),
+                    switched_off_by=shadow,
+                    assume=self.assume,
+                    external=True,
+                )
+            )
 
     def _set_field(self, frame: _Frame, eff: Effect, status: str) -> None:
         """``config.n_experts = None``: the object a local names now holds that field, and

@@ -1,0 +1,44 @@
+"""How a class's code reads an attribute: plainly (``self.x``), or only optionally
+(``getattr(self, "x", None)``, ``hasattr(self, "x")``). IL004 uses it: setup switched off
+for an attribute that every reader treats as optional leaves nothing missing.
+
+Read from the source text of the classes in the MRO (IL004 is rare, so this runs seldom).
+"""
+
+from __future__ import annotations
+
+import re
+
+from initlint.index.project import ClassInfo
+from initlint.sources import UnreadableError, decode, read_bytes
+
+_LINES: dict[str, list[str]] = {}
+
+
+def _class_text(info: ClassInfo) -> str:
+    key = str(info.module.path)
+    lines = _LINES.get(key)
+    if lines is None:
+        try:
+            lines = decode(read_bytes(info.module.path))[0].splitlines()
+        except UnreadableError:
+            lines = []
+        _LINES[key] = lines
+    facts = info.facts
+    end = max([facts.span.end_line, *(m.span.end_line for m in facts.methods)])
+    return "\n".join(lines[facts.span.line - 1 : end])
+
+
+def only_optional_reads(classes: list[ClassInfo], attr: str) -> bool:
+    """True when the classes read ``self.<attr>`` only through getattr/hasattr (at least
+    once), never plainly. Assignments and registrations are not reads."""
+    name = re.escape(attr)
+    plain = re.compile(rf"\bself\.{name}\b(?!\s*(?:=[^=]|:\s*\w[^=]*=))")
+    optional = re.compile(rf"\b(?:getattr|hasattr)\(\s*self\s*,\s*['\"]{name}['\"]")
+    seen_optional = False
+    for info in classes:
+        text = _class_text(info)
+        if plain.search(text):
+            return False
+        seen_optional = seen_optional or bool(optional.search(text))
+    return seen_optional
