@@ -33,7 +33,8 @@ def only_optional_reads(classes: list[ClassInfo], attr: str) -> bool:
     """True when the classes read ``self.<attr>`` only through getattr/hasattr (at least
     once), never plainly. Assignments and registrations are not reads."""
     name = re.escape(attr)
-    plain = re.compile(rf"\bself\.{name}\b(?!\s*(?:=[^=]|:\s*\w[^=]*=))")
+    # self.x = ... (an assignment) and self.x: T (an annotation) are not reads
+    plain = re.compile(rf"\bself\.{name}\b(?!\s*(?:=(?!=)|:))")
     optional = re.compile(rf"\b(?:getattr|hasattr)\(\s*self\s*,\s*['\"]{name}['\"]")
     seen_optional = False
     for info in classes:
