@@ -11,6 +11,7 @@ never imports it.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any, NamedTuple
 
 import torch
@@ -36,6 +37,9 @@ _ROPE_SPECS: dict[str, Spec] = {
         {"beta_fast": 32, "beta_slow": 1, "mscale": 1.0, "mscale_all_dim": 0.0},
     ),
 }
+
+# q_lora_rank None: the ancestor builds q_proj, LowRankAttention does not; use_bias True.
+_ATTENTION = SimpleNamespace(q_lora_rank=None, hidden=8, heads=2, use_bias=True)
 
 _RECORDS = TextFile('[{"keep": true}, {"keep": false}, {"keep": true}]')
 
@@ -68,6 +72,69 @@ SPECS: dict[str, dict[str, Spec]] = {
     "submodule_rebuilt": {
         "pkg.base:Encoder": ((4,), {}),
         "pkg.child:Wider": ((4,), {}),
+    },
+    "call_into_other_attribute": {
+        "pkg.heads:Detector": ((4,), {}),
+        "pkg.heads:DistilledDetector": ((4,), {}),
+        "pkg.heads:RebuiltDetector": ((4,), {}),
+    },
+    "clean_derived_value": {
+        "pkg.rotary:Rotary": ((8,), {}),
+        "pkg.rotary:ScaledRotary": ((8,), {}),
+    },
+    "clean_memoised_factory": {
+        "pkg.rope:Rotary": ((8,), {}),
+        "pkg.rope:Attention": ((8,), {}),
+        "pkg.rope:ScaledAttention": ((8,), {}),
+    },
+    "config_copy_field_off": {
+        "pkg.moe:MoE": ((SimpleNamespace(hidden=4, n_shared_experts=2),), {}),
+        "pkg.moe:DenseSharedMoE": ((SimpleNamespace(hidden=4, n_shared_experts=2),), {}),
+        "pkg.moe:SharedMoE": ((SimpleNamespace(hidden=4, n_shared_experts=2),), {}),
+    },
+    "cost_heavy_builders": {
+        "pkg.model:Layer": Skip("its module imports transformers (not installed here)"),
+        "pkg.model:Stack": Skip("needs transformers.AutoModel and a checkpoint"),
+        "pkg.model:DeeperStack": Skip("needs transformers.AutoModel and a checkpoint"),
+    },
+    "cost_light_repeats": {
+        "pkg.heads:TopKSampler": ((4,), {}),
+        "pkg.heads:Head": ((4,), {}),
+        "pkg.heads:TunedHead": ((4,), {}),
+    },
+    "exclusive_guards": {
+        f"pkg.attention:{name}": ((_ATTENTION,), {})
+        for name in ("LatentAttention", "LowRankAttention", "AlwaysRebuilt")
+    },
+    "generated_code": {
+        "pkg.models.tiny.modeling_tiny:TinyBlock": ((4,), {}),
+        "pkg.models.tiny.modeling_tiny:TinyWideBlock": ((4,), {}),
+        "pkg.models.tiny.modular_notes:NotesBlock": ((4,), {}),
+        "pkg.models.tiny.modular_tiny:TinyWideBlock": Skip(
+            "a template of generated code: never run, and not reported unless check-templates"
+        ),
+    },
+    "optional_attribute_off": {
+        "pkg.cache:Decoder": ((4,), {}),
+        "pkg.cache:CachelessDecoder": ((4,), {}),
+        "pkg.cache:MasklessDecoder": ((4,), {}),
+    },
+    "own_param_guard": {
+        "pkg.proj:Encoder": ((4,), {}),
+        "pkg.proj:ProjectedEncoder": ((4, 8), {}),  # the guard holds: a real repeat
+        "pkg.proj:PlainEncoder": ((4,), {}),
+    },
+    "torch_base_params": {
+        f"pkg.quant:{name}": ((4, 4), {}) for name in ("PackedLinear", "LateBias", "HalfLinear")
+    },
+    "type_checking_mixin": {
+        "pkg.core:Core": ((16,), {}),
+        "pkg.model:Model": ((16,), {}),
+        "pkg.mixins:TableMixin": Skip("mixin only: it needs an nn.Module after it in the MRO"),
+    },
+    "work_into_local": {
+        "pkg.data:Table": Skip("needs pandas and a JSON file"),
+        "pkg.data:CleanTable": Skip("needs pandas and a JSON file"),
     },
 }
 
