@@ -309,7 +309,7 @@ def test_pre_commit_hook_reads_the_projects_venv(
     run = _pre_commit(repo, pre_commit_home, "pkg/m.py")
     output = run.stdout + run.stderr
     assert run.returncode == 1, output
-    assert "pkg/m.py:8:9: IL001 parameter `weight` is registered again" in output
+    assert "pkg/m.py:8:9: IL001 [error] parameter `weight` is registered again" in output
     assert ".venv/lib/" in output and f"(torch {torch.__version__})" in output
     pythons = list(pre_commit_home.glob("repo*/py_env-*/bin/python"))
     probe = "import importlib.util as u; print(u.find_spec('torch') is None)"
