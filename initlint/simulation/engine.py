@@ -384,25 +384,29 @@ class _Run:
             return decided, left if left.origin else right
         return MAYBE, UNKNOWN
 
-    def _assumption(self, frame: _Frame, cond: Cond, holds: bool) -> Assumption | None:
-        """What an unknown guard assumes of one argument, when it tests a single one."""
+    def _assumptions(self, frame: _Frame, cond: Cond, holds: bool) -> tuple[Assumption, ...]:
+        """What an unknown guard assumes of the construction's arguments: each test of a
+        single argument that must come out ``holds`` for the guarded work to run."""
         op = cond.op
         if op == "not":
-            return self._assumption(frame, cond.args[0], not holds)
+            return self._assumptions(frame, cond.args[0], not holds)
+        if (op == "and" and holds) or (op == "or" and not holds):
+            # every part must hold (and), or every part must fail (not (a or b))
+            return tuple(a for c in cond.args for a in self._assumptions(frame, c, holds))
         if op in ("name", "selfattr", "unknown"):
             v = self._symbolic(frame, cond)
-            return (v.sym, "truthy", holds) if v is not None else None
+            return ((v.sym, "truthy", holds),) if v is not None else ()
         if op in ("is", "isnot", "eq", "ne") and len(cond.args) == 2:
             left, right = cond.args
             if left.op == "const":
                 left, right = right, left
             if right.op != "const":
-                return None
+                return ()
             v = self._symbolic(frame, left)
             if v is None:
-                return None
-            return (v.sym, repr(right.value), holds == (op in ("is", "eq")))
-        return None
+                return ()
+            return ((v.sym, repr(right.value), holds == (op in ("is", "eq"))),)
+        return ()
 
     def _symbolic(self, frame: _Frame, cond: Cond) -> Val | None:
         if cond.op == "name":
@@ -515,9 +519,7 @@ class _Run:
                 shadow = (*shadow, v.origin)
             elif r == MAYBE:
                 status = MAYBE
-                known = self._assumption(frame, cond, True)
-                if known is not None:
-                    assume = (*assume, known)
+                assume = (*assume, *self._assumptions(frame, cond, True))
             flag = self._flag(frame, cond)
             if flag is not None:
                 flags = (*flags, flag)
