@@ -128,7 +128,8 @@ def test_same_findings_with_cache_and_jobs(
     expected = (CASES / name / "expected.txt").read_text().splitlines()
     analysis = analyze([root], cwd=root, jobs=2, use_cache=True)
     got = sorted(
-        f"{d.path}:{d.line}:{d.column}: {d.code} {d.confidence}" for d in analysis.diagnostics
+        f"{d.path}:{d.line}:{d.column}: {d.code} {d.severity} {d.confidence}"
+        for d in analysis.diagnostics
     )
     assert got == expected
 
