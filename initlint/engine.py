@@ -86,7 +86,8 @@ def display_path(path: Path, cwd: Path) -> str:
         return os.path.relpath(path, cwd) if path.is_absolute() else path.as_posix()
 
 
-FixPlanner = Callable[["Analysis", Finding], tuple[Fix, object] | None]
+# A fix and its plan, or why there is no fix ("" when there is nothing to say).
+FixPlanner = Callable[["Analysis", Finding], tuple[Fix, object] | str | None]
 
 
 class FixAttacher(Protocol):
@@ -1158,9 +1159,13 @@ def _to_partial(
                 "switch that off"
             )
     planned = fix_planner(analysis, f) if fix_planner is not None and rule.fixable else None
+    no_fix = ""
+    if isinstance(planned, str):
+        no_fix, planned = planned, None
     refused = _dependency_edit(analysis, planned[0]) if planned is not None else None
     if refused is not None:
         planned = None
+        no_fix = f"the work is done in {refused}"
     fix = planned[0] if planned is not None else None
     if fix is None:
         tail = ""
@@ -1202,6 +1207,7 @@ def _to_partial(
         related=tuple(related),
         fix=fix,
         classes=classes,
+        no_fix=no_fix,
     )
     if planned is not None:
         analysis.plans[diag] = planned[1]

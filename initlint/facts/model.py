@@ -85,7 +85,13 @@ class Effect:
     kind: ``buffer`` (name, detail buffer|parameter, value) | ``call`` (name = method, detail
     self|super, args) | ``assign`` (name = attribute, value) | ``super_init`` (detail
     super|super2|explicit, target = class expression, args) | ``local`` (name, value) |
-    ``pop`` (name = key) | ``return`` (value).
+    ``pop`` (name = key) | ``return`` (value) | ``touch`` (reads, writes).
+
+    A ``touch`` comes first among the effects of a statement (or of an ``if``/loop/``with``
+    head) that reads or writes ``self`` attributes: ``reads`` and ``writes`` name them
+    (DESIGN §3 "Reads"). A write is any store, ``del``, augmented assignment, item or attribute
+    store through the attribute, or method call on it (it may mutate it). ``*`` stands for
+    every attribute: ``self`` itself was passed somewhere.
     """
 
     kind: str
@@ -107,6 +113,8 @@ class Effect:
     # First line of the enclosing top-level statement of the body, and whether it is a `with`.
     top_line: int = 0
     top_with: bool = False
+    reads: frozenset[str] = frozenset()
+    writes: frozenset[str] = frozenset()
 
 
 @_by_fields

@@ -6,8 +6,10 @@ import ast
 import re
 import textwrap
 from dataclasses import dataclass
+from pathlib import Path
 
 from initlint.facts.model import Effect, Param
+from initlint.facts.reads import EVERYTHING
 from initlint.fix.ops import (
     AddParam,
     DeleteStatement,
@@ -17,10 +19,11 @@ from initlint.fix.ops import (
     SetKeyword,
     WrapInIf,
 )
+from initlint.fix.state import flag_value, keeps_state
 from initlint.index.project import FunctionInfo
 from initlint.rules.base import Finding
-from initlint.simulation.engine import Event, Simulation, Simulator
-from initlint.simulation.values import TRUE
+from initlint.simulation.engine import Event, FlagRef, Simulation, Simulator
+from initlint.simulation.reads import exposed_reads, meet, reads, statement_events, writes
 from initlint.sources import UnreadableError, read_source
 
 
@@ -28,24 +31,59 @@ from initlint.sources import UnreadableError, read_source
 class Planner:
     simulator: Simulator
     flag_name: str = ""
+    # The project's root: only files under it, and not in a dependency, are edited.
+    root: Path | None = None
+    # Why the last plan() offered no fix (the diagnostic's "no fix: ..." help line).
+    reason: str = ""
 
     def plan(self, f: Finding) -> FixPlan | None:
+        self.reason = ""
         if f.code not in ("IL001", "IL002", "IL003") or f.event is None or f.first is None:
             return None
         sim = f.sim
         top_super = _top_super(sim)
         s1 = self._switch_off(f, top_super) if f.flag is not None else None
-        if s1 is not None and s1.applicability == "safe":
-            return s1
+        if isinstance(s1, FixPlan) and s1.applicability == "safe":
+            return self._editable(s1)
         s3 = self._delete_identical(f)
-        if s3 is not None:
-            return s3
-        if s1 is not None:
-            return s1
-        return self._thread_or_introduce(f, top_super)
+        if isinstance(s3, FixPlan):
+            return self._editable(s3)
+        if isinstance(s1, FixPlan):
+            return self._editable(s1)
+        s2: FixPlan | str | None = None
+        if not isinstance(s1, str):  # a flag that loses state loses it threaded too
+            s2 = self._thread_or_introduce(f, top_super)
+        if isinstance(s2, FixPlan):
+            return self._editable(s2)
+        reasons = [r for r in (s1, s3, s2) if isinstance(r, str)]
+        self.reason = reasons[0] if reasons else ""
+        return None
+
+    def _editable(self, plan: FixPlan) -> FixPlan | None:
+        """``plan``, when every file it edits is the project's own."""
+        outside = [op.path for op in plan.ops if not self._is_project_file(op.path)]
+        if not outside:
+            return plan
+        self.reason = (
+            f"the work is done in {outside[0].name}, outside the project (a dependency "
+            "initlint does not edit), and it has no flag to switch it off"
+        )
+        return None
+
+    def _is_project_file(self, path: Path) -> bool:
+        for mod in self.simulator.index.modules.values():
+            if mod.path == path and getattr(mod, "dependency", False):
+                return False
+        if self.root is None:
+            return True
+        # Lexically under the root is enough here: a link leaving the root is refused, with
+        # its own message, when the files are written.
+        return path.absolute().is_relative_to(
+            self.root.absolute()
+        ) or path.resolve().is_relative_to(self.root.resolve())
 
     # -- strategy 1 ------------------------------------------------------------------------
-    def _switch_off(self, f: Finding, top_super: Event | None) -> FixPlan | None:
+    def _switch_off(self, f: Finding, top_super: Event | None) -> FixPlan | str | None:
         flag = f.flag
         assert flag is not None and f.first is not None
         if top_super is None:
@@ -55,31 +93,20 @@ class Planner:
             return None
         if resim.conflicts > f.sim.conflicts:
             return None  # the flag would reach a call that already sets it: a TypeError
-        ops = _caller_ops(top_super, flag.param, flag.off_value)
+        kept = keeps_state(f.sim, _under_flag(f.sim, flag), top_super)
+        if isinstance(kept, str):
+            return f"flag `{flag.param}`: {kept}"
+        value = flag_value(kept.cond, flag.off_value)
+        ops = _caller_ops(top_super, flag.param, value)
         if ops is None:
             return None
-        switched = [
-            e
-            for e in resim.events
-            if e.shadow
-            and e.kind in ("buffer", "assign")
-            and any(o.frame == resim.top_frame for o in e.switched_off_by)
-        ]
-        redone = {
-            (e.kind, e.name)
-            for e in resim.events
-            if not e.shadow and not e.ancestor and e.status == TRUE
-        }
         # A mixin's super call reaches different bases in different classes: never safe.
         mixin = f.sim.top_fn is not None and f.sim.top_fn.owner is not f.sim.cls
-        safe = not mixin and all(
-            (e.kind, e.name) in redone or (e.kind == "assign" and not e.expensive) for e in switched
-        )
-        msg = f"pass `{flag.param}={flag.off_value}` to super().__init__()"
-        return FixPlan("safe" if safe else "unsafe", msg, tuple(ops), 1)
+        msg = f"pass `{flag.param}={value}` to super().__init__()"
+        return FixPlan("unsafe" if mixin else "safe", msg, tuple(ops), 1)
 
     # -- strategy 2 ------------------------------------------------------------------------
-    def _thread_or_introduce(self, f: Finding, top_super: Event | None) -> FixPlan | None:
+    def _thread_or_introduce(self, f: Finding, top_super: Event | None) -> FixPlan | str | None:
         assert f.first is not None
         if top_super is None:
             return None
@@ -92,19 +119,25 @@ class Planner:
             name, off = f.flag.param, f.flag.off_value
             target_fn = f.flag.function
             threaded_note = ""
+            kept = keeps_state(sim, _under_flag(sim, f.flag), top_super)
+            if isinstance(kept, str):
+                return f"flag `{name}`: {kept}"
         else:
             if f.code == "IL002" and (f.first.effect.feeds or f.first.effect.feeds_other):
-                return None  # the ancestor uses the call's result: guarding it drops state
+                return "the ancestor uses the first call's result"
             site = _work_site(sim, f.first)
             if site is None:
                 return None
-            target_fn, stmt_effect = site
+            target_fn, stmt_effect, site_ev = site
             name = self.flag_name or _flag_for(f.first)
             off = False
             if any(p.name == name for p in target_fn.facts.params):
                 return None
-            ops.append(_add_param(target_fn, name))
             attr = f.first.name if f.first.kind in ("buffer", "assign") else ""
+            kept = keeps_state(sim, _guarded(sim, site_ev, attr), top_super)
+            if isinstance(kept, str):
+                return f"guarding the work in {_label(target_fn)}: {kept}"
+            ops.append(_add_param(target_fn, name))
             line = _wrap_line(target_fn, stmt_effect, attr)
             ops.append(WrapInIf(target_fn.module.path, line, name, attr))
             threaded_note = f"; add `{name}: bool = True` to {_label(target_fn)}"
@@ -119,17 +152,18 @@ class Planner:
             if step:
                 names.append(_label(ev.fn).rsplit(".", 1)[0])
             ops.extend(step)
-        caller = _caller_ops(top_super, name, off)
+        value = flag_value(kept.cond, off)
+        caller = _caller_ops(top_super, name, value)
         if caller is None:
             return None
         ops.extend(caller)
-        msg = f"pass `{name}={off}` to super().__init__(){threaded_note}"
+        msg = f"pass `{name}={value}` to super().__init__(){threaded_note}"
         if names:
             msg += f"; thread `{name}` through {', '.join(names)}"
         return FixPlan("unsafe", msg, tuple(dict.fromkeys(ops)), 2)
 
     # -- strategy 3 ------------------------------------------------------------------------
-    def _delete_identical(self, f: Finding) -> FixPlan | None:
+    def _delete_identical(self, f: Finding) -> FixPlan | str | None:
         ev, first = f.event, f.first
         assert ev is not None and first is not None
         if ev.frame != f.sim.top_frame:
@@ -151,6 +185,10 @@ class Planner:
         # the two may write the same state.
         if _written_between(f.sim, first, ev):
             return None
+        # And it is the same computation only when nothing it reads was written in between.
+        changed = _reads_changed(f.sim, first, ev)
+        if changed:
+            return changed
         span = eff.stmt_span or eff.span
         return FixPlan(
             "safe",
@@ -190,13 +228,64 @@ def _super_chain(sim: Simulation, first: Event) -> list[Event]:
     return list(reversed(chain))
 
 
-def _work_site(sim: Simulation, first: Event) -> tuple[FunctionInfo, Effect] | None:
+def _work_site(sim: Simulation, first: Event) -> tuple[FunctionInfo, Effect, Event] | None:
     """The __init__ and its statement that (directly or through a helper) did ``first``."""
     ev: Event | None = first
     while ev is not None:
         if ev.fn.facts.name == "__init__":
-            return ev.fn, ev.effect
+            return ev.fn, ev.effect, ev
         ev = sim.events[ev.parent] if ev.parent is not None else None
+    return None
+
+
+def _under_flag(sim: Simulation, flag: FlagRef) -> list[Event]:
+    """The ancestor events a flag guards (with the calls made under it)."""
+    key = (flag.function.qualname, flag.param, flag.off_value)
+    return [
+        e
+        for e in sim.events
+        if e.ancestor and any((g.function.qualname, g.param, g.off_value) == key for g in e.flags)
+    ]
+
+
+def _guarded(sim: Simulation, site: Event, attr: str) -> list[Event]:
+    """The events a new guard around ``site``'s statement would switch off: the statement's,
+    and those of the statements right after it that read ``self.<attr>`` (the wrap moves
+    them under the guard too)."""
+    out = statement_events(sim, site)
+    if not attr:
+        return out
+    frame = [e for e in sim.events if e.frame == site.frame and e.index > out[-1].index]
+    seen = site.effect.stmt_span
+    for e in frame:
+        if e.effect.stmt_span == seen:
+            continue
+        seen = e.effect.stmt_span
+        if e.kind != "touch" or attr not in e.effect.reads or e.effect.guard != site.effect.guard:
+            break
+        out += statement_events(sim, e)
+    return out
+
+
+def _reads_changed(sim: Simulation, first: Event, ev: Event) -> str | None:
+    """Why the repeat is not the same computation: something it reads was written between
+    the two (or the first one updates what it reads); None when it is the same."""
+    mine, theirs = statement_events(sim, ev), statement_events(sim, first)
+    read = reads(mine) | reads(theirs)
+    between = sim.events[theirs[-1].index + 1 : mine[0].index]
+    hit = meet(read, writes(between))
+    what = f"`self.{ev.name}()`" if ev.kind == "call" else f"`{ev.name}`"
+    if hit:
+        name = sorted(hit)[0]
+        writer = next(e for e in between if meet({name}, writes([e])))
+        shown = "everything (`self` is passed on)" if name == EVERYTHING else f"`self.{name}`"
+        return (
+            f"{what} reads {shown}, which {_label(writer.fn)} writes in between "
+            f"(line {writer.effect.span.line}): the second one is a different computation"
+        )
+    updated = (exposed_reads(theirs) & writes(theirs)) - {EVERYTHING}
+    if updated:
+        return f"{what} reads and updates `self.{sorted(updated)[0]}`: a second run differs"
     return None
 
 
@@ -207,7 +296,7 @@ def _wrap_line(fn: FunctionInfo, eff: Effect, attr: str) -> int:
         return span.line
     same = [e for e in fn.facts.effects if e.top_line == eff.top_line]
     only_this = all(
-        e.kind == "local"
+        e.kind in ("local", "touch")
         or (e.kind in ("assign", "buffer") and e.name == attr)
         or (e.kind == "call" and e.feeds)
         for e in same
@@ -242,7 +331,7 @@ def _positional_index(params: tuple[Param, ...], name: str) -> int | None:
     return None
 
 
-def _caller_ops(super_ev: Event, name: str, value: bool) -> list[Op] | None:
+def _caller_ops(super_ev: Event, name: str, value: str) -> list[Op] | None:
     """Pass ``name=value`` in C's super call; pop it from forwarded **kwargs first."""
     callee = super_ev.callee
     if callee is None:
@@ -259,7 +348,7 @@ def _caller_ops(super_ev: Event, name: str, value: bool) -> list[Op] | None:
             eff.span.line,
             eff.span.col,
             name,
-            repr(value),
+            value,
             positional=None if positional is None else positional + (1 if explicit else 0),
         )
     ]

@@ -11,6 +11,14 @@ def _confidence(*events: Event) -> str:
     return "possible" if any(e.status == MAYBE for e in events) else "definite"
 
 
+def _exclusive(a: Event, b: Event) -> bool:
+    """The two never both run: they assume opposite truths of one undecided condition."""
+    if not a.assume or not b.assume:
+        return False
+    theirs = set(b.assume)
+    return any((key, not truth) in theirs for key, truth in a.assume)
+
+
 def _flag(first: Event) -> FlagRef | None:
     return first.flags[-1] if first.flags else None
 
@@ -49,23 +57,23 @@ def find_repeats(sim: Simulation) -> list[Finding]:
         finding: Finding | None = None
         if e.kind == "call" and e.expensive and e.callee is not None:
             first = first_call.get((e.callee.qualname, e.args_key))
-            if first is not None and first.index < e.index:
+            if first is not None and first.index < e.index and not _exclusive(first, e):
                 repeated_calls.add(e.index)
                 what = f"`self.{e.name}({e.args_key})`"
                 finding = Finding("IL002", sim, e, first, _confidence(e, first), what, _flag(first))
         elif e.kind == "buffer":
             first = first_buffer.get(e.name)
-            if first is not None and first.index < e.index:
+            if first is not None and first.index < e.index and not _exclusive(first, e):
                 what = f"{e.effect.detail or 'buffer'} `{e.name}`"
                 finding = Finding("IL001", sim, e, first, _confidence(e, first), what, _flag(first))
         elif e.kind == "assign" and e.expensive:
             first = first_buffer.get(e.name)
-            if first is not None and first.index < e.index:
+            if first is not None and first.index < e.index and not _exclusive(first, e):
                 what = f"buffer `{e.name}`"
                 finding = Finding("IL001", sim, e, first, _confidence(e, first), what, _flag(first))
             else:
                 first = first_assign.get(e.name)
-                if first is not None and first.index < e.index:
+                if first is not None and first.index < e.index and not _exclusive(first, e):
                     what = f"`self.{e.name}`"
                     finding = Finding(
                         "IL003", sim, e, first, _confidence(e, first), what, _flag(first)

@@ -46,7 +46,7 @@ class FlagRef:
 @dataclass(slots=True)
 class Event:
     index: int
-    kind: str  # buffer | call | assign | super_init
+    kind: str  # buffer | call | assign | super_init | touch (reads/writes self attributes)
     name: str
     fn: FunctionInfo
     effect: Effect
@@ -62,6 +62,11 @@ class Event:
     value_const: bool = False  # a buffer/assign value that is a plain constant (e.g. None)
     shadow: bool = False  # work that a flag switched off (recorded for IL004)
     switched_off_by: tuple[Origin, ...] = ()
+    unfollowed: bool = False  # a call whose body was not run (recursion): reads unknown
+    # Undecided conditions the event runs under: (key, truth). Two events assuming opposite
+    # truths of one key never both run (C's `if cond:` and an ancestor's `if flag:` with
+    # `flag=not cond` passed).
+    assume: tuple[tuple[str, bool], ...] = ()
 
 
 @dataclass
@@ -95,6 +100,7 @@ class _Call:
     flags: tuple[FlagRef, ...]
     depth: int
     shadow: tuple[Origin, ...]
+    assume: tuple[tuple[str, bool], ...] = ()
 
 
 @dataclass
@@ -209,6 +215,17 @@ class _Run:
             return Val("const", expr.value, origin=origin)
         if expr.kind == "name":
             return frame.call.env.get(expr.name, UNKNOWN)
+        if expr.kind == "op" and expr.name in ("not", "bool") and expr.attr:
+            positive, cur = True, expr
+            while cur.kind == "op" and cur.name in ("not", "bool") and cur.attr and cur.children:
+                positive = positive if cur.name == "bool" else not positive
+                text, cur = cur.attr, cur.children[0]
+            inner = self.eval_arg(frame, cur, None)
+            if inner.kind == "const":
+                return const(bool(inner.value) == positive)
+            if inner.kind == "sym":
+                return Val("sym", inner.value, positive=inner.positive == positive)
+            return Val("sym", f"{frame.id}:{text}", positive=positive)
         if expr.kind == "attr" and expr.receiver is not None and expr.receiver.name == "self":
             return self.self_attrs.get(expr.attr, UNKNOWN)
         return UNKNOWN
@@ -334,6 +351,21 @@ class _Run:
                 return v
         return None
 
+    def _literal(self, frame: _Frame, cond: Cond) -> tuple[str, bool] | None:
+        """The key and truth of an undecided guard (None: none to key it by)."""
+        positive = True
+        while cond.op == "not" and cond.args:
+            positive, cond = not positive, cond.args[0]
+        if cond.op == "name":
+            v = frame.call.env.get(cond.name)
+            if v is not None and v.kind == "sym" and isinstance(v.value, str):
+                return v.value, v.positive == positive
+        if cond.op in ("name", "is", "isnot", "eq", "ne", "and", "or", "unknown") and cond.name:
+            if cond.op == "unknown" and cond.name == "loop":
+                return None
+            return f"{frame.id}:{cond.name}", positive
+        return None
+
     def _flag(self, frame: _Frame, cond: Cond) -> FlagRef | None:
         if frame.call.fn.facts.name != "__init__":
             return None
@@ -375,6 +407,8 @@ class _Run:
                 stack.append(inner)
             elif self.sim.incomplete:
                 return  # a limit: the class is reported as not analysed, stop here
+            elif call.parent is not None:
+                self.sim.events[call.parent].unfollowed = True
 
     def _enter(self, call: _Call) -> tuple[_Frame, Iterator[_Call]] | None:
         """A frame for ``call`` and its effects; None for recursion or at a limit."""
@@ -409,6 +443,7 @@ class _Run:
         status = frame.call.status
         flags = frame.call.flags
         shadow = frame.call.shadow
+        assume = frame.call.assume
         for cond in eff.guard:
             r, v = self.eval_cond(frame, cond)
             if r == FALSE:
@@ -417,6 +452,9 @@ class _Run:
                 shadow = (*shadow, v.origin)
             elif r == MAYBE:
                 status = MAYBE
+                literal = self._literal(frame, cond)
+                if literal is not None:
+                    assume = (*assume, literal)
             flag = self._flag(frame, cond)
             if flag is not None:
                 flags = (*flags, flag)
@@ -450,6 +488,9 @@ class _Run:
             return None
         if kind == "return":
             return None
+        if kind == "touch":
+            self._emit(frame, i, eff, "touch", "", status, flags, shadow, assume=assume)
+            return None
         expensive = False
         value_const = False
         if kind in ("buffer", "assign"):
@@ -474,6 +515,7 @@ class _Run:
                 shadow,
                 expensive=expensive,
                 value_const=value_const,
+                assume=assume,
             )
             return None
         if kind == "call":
@@ -494,11 +536,13 @@ class _Run:
                 expensive=expensive,
                 args_key=key,
                 callee=callee,
+                assume=assume,
             )
             env = self.bind_call(
                 frame, eff.args, callee.facts.params, skip_self=not callee.facts.is_static
             )
             if env is None:
+                ev.unfollowed = True
                 return None
             return _Call(
                 callee,
@@ -509,11 +553,21 @@ class _Run:
                 flags,
                 frame.call.depth + 1,
                 shadow,
+                assume,
             )
         if kind == "super_init":
             callee = self._resolve_super(frame, eff)
             ev = self._emit(
-                frame, i, eff, "super_init", "__init__", status, flags, shadow, callee=callee
+                frame,
+                i,
+                eff,
+                "super_init",
+                "__init__",
+                status,
+                flags,
+                shadow,
+                callee=callee,
+                assume=assume,
             )
             if callee is None:
                 return None
@@ -522,7 +576,9 @@ class _Run:
                 return None
             if self.inject is not None and frame.call.depth == 0:
                 self._inject(frame, eff, callee, env, *self.inject)
-            return _Call(callee, env, True, ev.index, status, flags, frame.call.depth + 1, shadow)
+            return _Call(
+                callee, env, True, ev.index, status, flags, frame.call.depth + 1, shadow, assume
+            )
         return None
 
     def _emit(
@@ -540,6 +596,7 @@ class _Run:
         args_key: str = "",
         callee: FunctionInfo | None = None,
         value_const: bool = False,
+        assume: tuple[tuple[str, bool], ...] = (),
     ) -> Event:
         ev = Event(
             index=len(self.sim.events),
@@ -559,6 +616,7 @@ class _Run:
             value_const=value_const,
             shadow=bool(shadow),
             switched_off_by=shadow,
+            assume=assume,
         )
         self.sim.events.append(ev)
         return ev

@@ -22,7 +22,10 @@ class Origin:
 
 @dataclass(frozen=True)
 class Val:
-    """kind: const | unknown | args (positional pack) | kwargs (keyword pack)."""
+    """kind: const | unknown | args (positional pack) | kwargs (keyword pack) | sym.
+
+    ``sym``: the truth of a condition the simulation cannot decide, ``value`` its key (the
+    frame that tests it and its text), ``positive`` False for its negation."""
 
     kind: str
     value: Const = None
@@ -31,6 +34,7 @@ class Val:
     origin: Origin | None = None
     # A pack built from the top-level call: it holds what the caller must pass, unknown.
     open: bool = False
+    positive: bool = True
 
     def with_origin(self, origin: Origin | None) -> Val:
         if origin is None or self.kind != "const":

@@ -40,6 +40,7 @@ _ROPE_SPECS: dict[str, Spec] = {
 _RECORDS = TextFile('[{"keep": true}, {"keep": false}, {"keep": true}]')
 
 SPECS: dict[str, dict[str, Spec]] = {
+    "redo_under_param_condition": {"pkg.prec:PrecChild": ((), {"fp32": True})},
     "clean_external_base": {
         "pkg.child:Child": Skip(
             "the base is transformers.PreTrainedModel: an external class (not installed here) "
@@ -93,4 +94,6 @@ AUTOFIX_SPECS: dict[str, Spec] = {
 PROBES: dict[str, dict[str, Spec]] = {
     # The redo sits under `if n > 4:`; with n=2 it does not run.
     "redo_inside_if@n=2": {"pkg.child:Child": ((2,), {})},
+    # `init_table=not fp32`: with fp32=False the redo does not run and Base's table stays.
+    "redo_under_param_condition@fp32=False": {"pkg.prec:PrecChild": ((), {"fp32": False})},
 }
