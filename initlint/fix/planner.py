@@ -65,8 +65,8 @@ class Planner:
         if not outside:
             return plan
         self.reason = (
-            f"the work is done in {outside[0].name}, outside the project (a dependency "
-            "initlint does not edit), and it has no flag to switch it off"
+            f"the fix would edit {outside[0].name}, which is not the project's own file "
+            "(initlint edits no dependency)"
         )
         return None
 

@@ -16,6 +16,8 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from initlint.fix.ops import AddParam, DeleteStatement, InsertBefore, Op, SetKeyword, WrapInIf
 
+MIN_LINE_LENGTH = 88
+
 
 class FixError(Exception):
     """An op could not be applied (its target was not found or is ambiguous)."""
@@ -41,6 +43,69 @@ def _with_appended(items: Sequence[cst.CSTNode], new: cst.CSTNode) -> list[cst.C
     out[-1] = last.with_changes(comma=sep)
     out.append(new.with_changes(comma=last_comma))
     return out
+
+
+def _header_width(module: cst.Module, fn: cst.FunctionDef) -> int:
+    """Width of the ``def`` line (without decorators); a large number when it already spans
+    several lines (then it is left as it is)."""
+    code = module.code_for_node(
+        fn.with_changes(
+            decorators=(), leading_lines=(), body=cst.SimpleStatementSuite((cst.Pass(),))
+        )
+    )
+    first, _, rest = code.partition("\n")
+    return len(first.removesuffix(" pass")) if not rest.strip() else -1
+
+
+def _one_line_width(module: cst.Module, node: cst.CSTNode) -> int:
+    """Width of ``node``'s code when it fits on one line; -1 when it spans several."""
+    code = module.code_for_node(node)
+    return len(code) if "\n" not in code else -1
+
+
+def _newline(indent: str, last: str = "") -> cst.ParenthesizedWhitespace:
+    return cst.ParenthesizedWhitespace(
+        first_line=cst.TrailingWhitespace(),
+        empty_lines=(),
+        indent=True,
+        last_line=cst.SimpleWhitespace(indent if not last else last),
+    )
+
+
+def _one_per_line(params: cst.Parameters, indent: str) -> cst.Parameters:
+    """``params`` with one parameter a line and a trailing comma."""
+    star = params.star_arg
+    items: list[cst.CSTNode] = [*params.posonly_params]
+    if isinstance(params.posonly_ind, cst.ParamSlash):
+        items.append(params.posonly_ind)
+    items += [*params.params]
+    if isinstance(star, cst.Param | cst.ParamStar):
+        items.append(star)
+    items += [*params.kwonly_params]
+    if isinstance(params.star_kwarg, cst.Param):
+        items.append(params.star_kwarg)
+    comma = cst.Comma(whitespace_after=_newline(indent))
+    end = cst.Comma(whitespace_after=cst.ParenthesizedWhitespace(indent=True))
+    done = {
+        id(item): item.with_changes(comma=end if i == len(items) - 1 else comma)
+        for i, item in enumerate(items)
+    }
+
+    def swap(node: cst.CSTNode) -> cst.CSTNode:
+        return done.get(id(node), node)
+
+    return params.with_changes(
+        posonly_params=[swap(p) for p in params.posonly_params],
+        posonly_ind=swap(params.posonly_ind)
+        if isinstance(params.posonly_ind, cst.ParamSlash)
+        else params.posonly_ind,
+        params=[swap(p) for p in params.params],
+        star_arg=swap(star) if isinstance(star, cst.Param | cst.ParamStar) else star,
+        kwonly_params=[swap(p) for p in params.kwonly_params],
+        star_kwarg=swap(params.star_kwarg)
+        if isinstance(params.star_kwarg, cst.Param)
+        else params.star_kwarg,
+    )
 
 
 def _stmt_names(module: cst.Module, stmt: cst.CSTNode) -> tuple[set[str], set[str], set[str]]:
@@ -78,6 +143,11 @@ class _Applier(cst.CSTTransformer):
         self.params: dict[tuple[int, str], list[AddParam]] = {}
         self.stmt_ops: dict[int, list[Op]] = {}
         self.pending: set[Op] = set(ops)
+        # A signature or call the fix makes longer than the file's longest line is wrapped,
+        # one item a line (a short file says little about its line length: 88 at least, the
+        # ruff and black default).
+        self.limit = max((len(line) for line in lines), default=0)
+        self.limit = max(self.limit, MIN_LINE_LENGTH)
         for op in ops:
             if isinstance(op, SetKeyword):
                 key = (op.line, _char_col(lines, op.line, op.col))
@@ -95,10 +165,22 @@ class _Applier(cst.CSTTransformer):
         ops = self.keywords.get((pos.line + self.line_offset, pos.column))
         if not ops:
             return updated_node
+        before = updated_node
         for op in ops:
             if op in self.pending:
                 updated_node = self._set_keyword(updated_node, op)
                 self.pending.discard(op)
+        width = _one_line_width(self.module, updated_node)
+        if pos.column + width > self.limit >= pos.column + _one_line_width(self.module, before):
+            comma = cst.Comma(whitespace_after=_newline(self.module.default_indent))
+            end = cst.Comma(whitespace_after=cst.ParenthesizedWhitespace(indent=True))
+            args = list(updated_node.args)
+            args = [a.with_changes(comma=comma) for a in args[:-1]] + [
+                args[-1].with_changes(comma=end)
+            ]
+            updated_node = updated_node.with_changes(
+                args=args, whitespace_before_args=_newline(self.module.default_indent)
+            )
         return updated_node
 
     def _set_keyword(self, call: cst.Call, op: SetKeyword) -> cst.Call:
@@ -155,7 +237,19 @@ class _Applier(cst.CSTTransformer):
                 params = params.with_changes(star_arg=star, kwonly_params=items)
             else:
                 params = params.with_changes(params=_with_appended(params.params, new))
-        return updated_node.with_changes(params=params)
+        fixed = updated_node.with_changes(params=params)
+        col = self.get_metadata(PositionProvider, original_node).start.column
+        if (
+            col + _header_width(self.module, fixed)
+            > self.limit
+            >= col + _header_width(self.module, updated_node)
+        ):
+            # Formatted like its surroundings: one parameter a line, as ruff would.
+            fixed = fixed.with_changes(
+                params=_one_per_line(fixed.params, self.module.default_indent),
+                whitespace_before_params=_newline(self.module.default_indent),
+            )
+        return fixed
 
     # -- statements in blocks --------------------------------------------------------------
     def leave_IndentedBlock(

@@ -305,9 +305,7 @@ def redoing_programs(draw: st.DrawFn) -> Program:
 @given(redoing_programs())
 def test_fix_removes_the_repeats_and_keeps_the_state(program: Program) -> None:
     bug = known_fixer_bug(program)
-    event(f"excluded: {bug}" if bug else "checked")
-    if bug:
-        reject()
+    event(f"former fixer bug shape: {bug}" if bug else "checked")
     applied = check_program(program)
     target(float(applied), label="fixes applied")  # steer towards programs with fixes
     event(f"fixes applied: {min(applied, 3)}{'+' if applied > 3 else ''}")
