@@ -22,6 +22,7 @@ from initlint.fix.ops import (
 from initlint.fix.state import flag_value, keeps_state
 from initlint.index.project import FunctionInfo
 from initlint.rules.base import Finding
+from initlint.rules.repeats import find_repeats
 from initlint.simulation.engine import Event, FlagRef, Simulation, Simulator
 from initlint.simulation.reads import exposed_reads, meet, reads, statement_events, writes
 from initlint.sources import UnreadableError, read_source
@@ -35,6 +36,7 @@ class Planner:
     root: Path | None = None
     # Why the last plan() offered no fix (the diagnostic's "no fix: ..." help line).
     reason: str = ""
+    _repeats_of: tuple[int, list[Finding]] | None = None
 
     def plan(self, f: Finding) -> FixPlan | None:
         self.reason = ""
@@ -128,19 +130,35 @@ class Planner:
             site = _work_site(sim, f.first)
             if site is None:
                 return None
-            target_fn, stmt_effect, site_ev = site
-            name = self.flag_name or _flag_for(f.first)
+            target_fn, _, site_ev = site
+            # Every repeat of C whose work sits in the same ancestor __init__ goes under one
+            # flag, planned together (each of their findings gets this same plan).
+            sites = self._sites(f, target_fn)
+            if not sites:
+                sites = [(f, site_ev, _attr(f))]
+            if len(sites) > 1:
+                kept = keeps_state(
+                    sim, [e for s in sites for e in _guarded(sim, *s[1:])], top_super
+                )
+                if isinstance(kept, str):
+                    sites = [(f, site_ev, _attr(f))]
+            if len(sites) == 1:
+                kept = keeps_state(sim, _guarded(sim, site_ev, _attr(f)), top_super)
+                if isinstance(kept, str):
+                    return f"guarding the work in {_label(target_fn)}: {kept}"
+            assert not isinstance(kept, str)
+            name = self.flag_name or _flag_for(sites[0][0].first or f.first)
             off = False
             if any(p.name == name for p in target_fn.facts.params):
                 return None
-            attr = f.first.name if f.first.kind in ("buffer", "assign") else ""
-            kept = keeps_state(sim, _guarded(sim, site_ev, attr), top_super)
-            if isinstance(kept, str):
-                return f"guarding the work in {_label(target_fn)}: {kept}"
             ops.append(_add_param(target_fn, name))
-            line = _wrap_line(target_fn, stmt_effect, attr)
-            ops.append(WrapInIf(target_fn.module.path, line, name, attr))
+            for _, ev, attr in sites:
+                line = _wrap_line(target_fn, ev.effect, attr)
+                ops.append(WrapInIf(target_fn.module.path, line, name, attr))
             threaded_note = f"; add `{name}: bool = True` to {_label(target_fn)}"
+            if len(sites) > 1:
+                what = ", ".join(f"`{_what(g)}`" for g, _, _ in sites)
+                threaded_note += f" and guard {what} with it"
         # Thread the flag through every __init__ between C's and the one that owns it.
         names = []
         for ev in chain[1:]:
@@ -161,6 +179,33 @@ class Planner:
         if names:
             msg += f"; thread `{name}` through {', '.join(names)}"
         return FixPlan("unsafe", msg, tuple(dict.fromkeys(ops)), 2)
+
+    def _sites(self, f: Finding, target_fn: FunctionInfo) -> list[tuple[Finding, Event, str]]:
+        """The repeats of ``f``'s class that a new flag in ``target_fn`` would switch off:
+        (finding, the __init__ event doing its work, the attribute), in the work's order."""
+        key = id(f.sim)
+        if self._repeats_of is None or self._repeats_of[0] != key:
+            self._repeats_of = (key, find_repeats(f.sim))
+        out: dict[int, tuple[Finding, Event, str]] = {}
+        for g in self._repeats_of[1]:
+            if g.code not in ("IL001", "IL002", "IL003") or g.flag is not None or g.first is None:
+                continue
+            if g.code == "IL002" and (g.first.effect.feeds or g.first.effect.feeds_other):
+                continue
+            site = _work_site(f.sim, g.first)
+            if site is None or site[0].qualname != target_fn.qualname:
+                continue
+            if isinstance(self._delete_identical(g), FixPlan):
+                continue  # its own fix deletes the redo: guarding its work too would lose it
+            out.setdefault(site[2].index, (g, site[2], _attr(g)))
+        mine = (f.code, f.event.index if f.event is not None else -1)
+        found = [out[i] for i in sorted(out)]
+        if not any((g.code, g.event.index if g.event else -1) == mine for g, _, _ in found):
+            return []
+        return [
+            (f, ev, attr) if (g.code, g.event.index if g.event else -1) == mine else (g, ev, attr)
+            for g, ev, attr in found
+        ]
 
     # -- strategy 3 ------------------------------------------------------------------------
     def _delete_identical(self, f: Finding) -> FixPlan | str | None:
@@ -236,6 +281,16 @@ def _work_site(sim: Simulation, first: Event) -> tuple[FunctionInfo, Effect, Eve
             return ev.fn, ev.effect, ev
         ev = sim.events[ev.parent] if ev.parent is not None else None
     return None
+
+
+def _attr(f: Finding) -> str:
+    assert f.first is not None
+    return f.first.name if f.first.kind in ("buffer", "assign") else ""
+
+
+def _what(f: Finding) -> str:
+    assert f.first is not None
+    return f"self.{f.first.name}()" if f.first.kind == "call" else f"self.{f.first.name}"
 
 
 def _under_flag(sim: Simulation, flag: FlagRef) -> list[Event]:

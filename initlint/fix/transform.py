@@ -347,7 +347,17 @@ class _Applier(cst.CSTTransformer):
                 else:
                     break
             groups[start] = (end, op.cond)
-        return groups
+        # Runs under the same guard that touch are one block: one `if`, not several.
+        merged: dict[int, tuple[int, str]] = {}
+        last: int | None = None
+        for start in sorted(groups):
+            end, cond = groups[start]
+            if last is not None and merged[last][0] + 1 == start and merged[last][1] == cond:
+                merged[last] = (end, cond)
+            else:
+                merged[start] = (end, cond)
+                last = start
+        return merged
 
 
 @dataclass

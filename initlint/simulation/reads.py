@@ -79,19 +79,6 @@ def exposed_reads(events: Sequence[Event]) -> set[str]:
     return out
 
 
-def statement_touch(sim: Simulation, ev: Event) -> Event | None:
-    """The ``touch`` event of the statement ``ev`` sits in (it comes just before it)."""
-    span = ev.effect.stmt_span
-    for e in reversed(sim.events[: ev.index]):
-        if e.frame != ev.frame:
-            continue
-        if e.kind == "touch" and e.effect.stmt_span == span and e.effect.stmt == ev.effect.stmt:
-            return e
-        if e.effect.stmt_span != span:
-            return None
-    return None
-
-
 @dataclass(frozen=True)
 class Strand:
     """A read of ``self.<name>`` by ``reader`` before anything in the construction wrote it,

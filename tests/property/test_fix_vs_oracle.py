@@ -577,3 +577,32 @@ def test_switched_off_flag_guards_other_work_too() -> None:
             self.register_buffer("cache", torch.ones(4))
     """
     )
+
+
+def test_grouped_flag_next_to_a_deleted_redo() -> None:
+    """Issue 14: repeats of one ancestor's work are guarded by one flag, planned together; a
+    repeat whose own fix deletes it (identical) must stay out of that group, or the two fixes
+    together would lose `table`."""
+    check_source(
+        """
+    import torch
+    from torch import nn
+
+
+    class C0(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("table", torch.zeros(4))
+            self.register_buffer("cache", torch.zeros(4))
+
+        def _make(self):
+            return torch.zeros(2)
+
+
+    class C1(C0):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("table", torch.zeros(4))
+            self.register_buffer("cache", self._make())
+    """
+    )
