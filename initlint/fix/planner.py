@@ -53,7 +53,8 @@ class Planner:
         if isinstance(s1, FixPlan):
             return self._editable(s1)
         s2: FixPlan | str | None = None
-        if not isinstance(s1, str):  # a flag that loses state loses it threaded too
+        # A flag that loses state when switched off loses it when threaded too.
+        if not (isinstance(s1, str) and s1.startswith("flag `")):
             s2 = self._thread_or_introduce(f, top_super)
         if isinstance(s2, FixPlan):
             return self._editable(s2)
@@ -89,19 +90,20 @@ class Planner:
         flag = f.flag
         assert flag is not None and f.first is not None
         if top_super is None:
-            return None
+            return _NO_SUPER
         resim = self.simulator.simulate(f.sim.cls, inject=(flag.param, flag.off_value))
         if resim is None or _live(resim, f.first) or not _live(resim, f.event):
             return None
         if resim.conflicts > f.sim.conflicts:
-            return None  # the flag would reach a call that already sets it: a TypeError
+            # the flag would reach a call that already sets it: a TypeError
+            return f"passing `{flag.param}` would pass it twice to a call in the chain"
         kept = keeps_state(f.sim, _under_flag(f.sim, flag), top_super)
         if isinstance(kept, str):
             return f"flag `{flag.param}`: {kept}"
         value = flag_value(kept.cond, flag.off_value)
         ops = _caller_ops(top_super, flag.param, value)
         if ops is None:
-            return None
+            return _STAR_ARGS.format(flag.param)
         # A mixin's super call reaches different bases in different classes: never safe.
         mixin = f.sim.top_fn is not None and f.sim.top_fn.owner is not f.sim.cls
         msg = f"pass `{flag.param}={value}` to super().__init__()"
@@ -111,11 +113,11 @@ class Planner:
     def _thread_or_introduce(self, f: Finding, top_super: Event | None) -> FixPlan | str | None:
         assert f.first is not None
         if top_super is None:
-            return None
+            return _NO_SUPER
         sim = f.sim
         chain = _super_chain(sim, f.first)
         if not chain:
-            return None
+            return "the work is not done inside the super().__init__() chain"
         ops: list[Op] = []
         if f.flag is not None:
             name, off = f.flag.param, f.flag.off_value
@@ -129,7 +131,7 @@ class Planner:
                 return "the ancestor uses the first call's result"
             site = _work_site(sim, f.first)
             if site is None:
-                return None
+                return "the work is not done by an __init__"
             target_fn, _, site_ev = site
             # Every repeat of C whose work sits in the same ancestor __init__ goes under one
             # flag, planned together (each of their findings gets this same plan).
@@ -150,7 +152,7 @@ class Planner:
             name = self.flag_name or _flag_for(sites[0][0].first or f.first)
             off = False
             if any(p.name == name for p in target_fn.facts.params):
-                return None
+                return f"{_label(target_fn)} already has a parameter `{name}` (set `flag-name`)"
             ops.append(_add_param(target_fn, name))
             for _, ev, attr in sites:
                 line = _wrap_line(target_fn, ev.effect, attr)
@@ -166,14 +168,17 @@ class Planner:
                 break
             step = _thread_ops(ev, name)
             if step is None:
-                return None
+                return (
+                    f"{_label(ev.fn)} sets `{name}` itself, or has a parameter `{name}` it "
+                    "does not pass on"
+                )
             if step:
                 names.append(_label(ev.fn).rsplit(".", 1)[0])
             ops.extend(step)
         value = flag_value(kept.cond, off)
         caller = _caller_ops(top_super, name, value)
         if caller is None:
-            return None
+            return _STAR_ARGS.format(name)
         ops.extend(caller)
         msg = f"pass `{name}={value}` to super().__init__(){threaded_note}"
         if names:
@@ -241,6 +246,10 @@ class Planner:
             (DeleteStatement(ev.fn.module.path, span.line),),
             3,
         )
+
+
+_NO_SUPER = "the class's own super().__init__() call was not found"
+_STAR_ARGS = "a forwarded `*args` may already fill `{}` positionally"
 
 
 def _key(e: Event) -> tuple[str, int]:
