@@ -42,8 +42,8 @@ def test_self_access(code: str, reads: set[str], writes: set[str]) -> None:
 
 
 def test_only_project_files_are_edited(tmp_path: Path) -> None:
-    """An ancestor in a dependency (issue 15 marks its Module) is never edited: the fix that
-    would thread the flag through it is not offered, and the help line says why."""
+    """An ancestor in a dependency (issue 15 gives its Module a `dist`) is never edited: the
+    fix that would thread the flag through it is not offered, and the help line says why."""
     work = tmp_path / "proj"
     shutil.copytree(FIX / "flag_swallowed" / "in", work)
     analysis = analyze([work], cwd=work, use_cache=False, jobs=1)
@@ -52,10 +52,10 @@ def test_only_project_files_are_edited(tmp_path: Path) -> None:
     planner = Planner(analysis.simulator, root=analysis.root)
     assert planner.plan(finding) is not None
     middle = next(m for m in analysis.index.modules.values() if m.path.name == "middle.py")
-    object.__setattr__(middle, "dependency", True)
+    object.__setattr__(middle, "dist", ("framework", "1.0"))
     assert planner.plan(finding) is None
     assert planner.reason.startswith("the fix would edit middle.py, which is not the project")
-    object.__setattr__(middle, "dependency", False)
+    object.__setattr__(middle, "dist", None)
     assert isinstance(fix_planner(analysis, finding), tuple)
     outside = Planner(analysis.simulator, root=tmp_path / "elsewhere")
     assert outside.plan(finding) is None and "not the project's own file" in outside.reason

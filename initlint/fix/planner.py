@@ -75,7 +75,8 @@ class Planner:
 
     def _is_project_file(self, path: Path) -> bool:
         for mod in self.simulator.index.modules.values():
-            if mod.path == path and getattr(mod, "dependency", False):
+            # A dependency's module carries its distribution (issue 15); a project's, None.
+            if mod.path == path and getattr(mod, "dist", None) is not None:
                 return False
         if self.root is None:
             return True
