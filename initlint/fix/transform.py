@@ -45,6 +45,15 @@ def _with_appended(items: Sequence[cst.CSTNode], new: cst.CSTNode) -> list[cst.C
     return out
 
 
+def line_limit(lines: Sequence[str]) -> int:
+    """The line length a signature or call the fix lengthens must keep, else it is wrapped one
+    item a line: the longest line of the file that holds no comment or string (a formatter
+    cannot shorten those, so they say little about the file's line length), and 88 at least
+    (the ruff and black default: a short file says little either)."""
+    code = (len(line) for line in lines if "#" not in line and '"' not in line and "'" not in line)
+    return max(MIN_LINE_LENGTH, max(code, default=0))
+
+
 def _header_width(module: cst.Module, fn: cst.FunctionDef) -> int:
     """Width of the ``def`` line (without decorators); a large number when it already spans
     several lines (then it is left as it is)."""
@@ -143,11 +152,7 @@ class _Applier(cst.CSTTransformer):
         self.params: dict[tuple[int, str], list[AddParam]] = {}
         self.stmt_ops: dict[int, list[Op]] = {}
         self.pending: set[Op] = set(ops)
-        # A signature or call the fix makes longer than the file's longest line is wrapped,
-        # one item a line (a short file says little about its line length: 88 at least, the
-        # ruff and black default).
-        self.limit = max((len(line) for line in lines), default=0)
-        self.limit = max(self.limit, MIN_LINE_LENGTH)
+        self.limit = line_limit(lines)
         for op in ops:
             if isinstance(op, SetKeyword):
                 key = (op.line, _char_col(lines, op.line, op.col))
