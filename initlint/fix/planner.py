@@ -136,19 +136,18 @@ class Planner:
             target_fn, _, site_ev = site
             # Every repeat of C whose work sits in the same ancestor __init__ goes under one
             # flag, planned together (each of their findings gets this same plan).
-            sites = self._sites(f, target_fn)
-            if not sites:
-                sites = [(f, site_ev, _attr(f))]
+            kept = keeps_state(sim, _guarded(sim, site_ev, _attr(f)), top_super)
+            if isinstance(kept, str):
+                return f"guarding the work in {_label(target_fn)}: {kept}"
+            sites = [(f, site_ev, _attr(f))]
+            for group in _groups(sim, self._sites(f, target_fn), top_super):
+                if any(ev.index == site_ev.index for _, ev, _ in group):
+                    sites = group
+                    break
             if len(sites) > 1:
                 kept = keeps_state(
                     sim, [e for s in sites for e in _guarded(sim, *s[1:])], top_super
                 )
-                if isinstance(kept, str):
-                    sites = [(f, site_ev, _attr(f))]
-            if len(sites) == 1:
-                kept = keeps_state(sim, _guarded(sim, site_ev, _attr(f)), top_super)
-                if isinstance(kept, str):
-                    return f"guarding the work in {_label(target_fn)}: {kept}"
             assert not isinstance(kept, str)
             name = self.flag_name or _flag_for(sites[0][0].first or f.first)
             off = False
@@ -291,6 +290,24 @@ def _work_site(sim: Simulation, first: Event) -> tuple[FunctionInfo, Effect, Eve
             return ev.fn, ev.effect, ev
         ev = sim.events[ev.parent] if ev.parent is not None else None
     return None
+
+
+def _groups(
+    sim: Simulation, sites: list[tuple[Finding, Event, str]], top_super: Event
+) -> list[list[tuple[Finding, Event, str]]]:
+    """The sites, in order, each put into the first group it keeps the state with (the same
+    partition whichever of their findings asks: each group is one flag, one plan)."""
+    groups: list[list[tuple[Finding, Event, str]]] = []
+    for site in sites:
+        for group in groups:
+            union = [e for s in (*group, site) for e in _guarded(sim, *s[1:])]
+            if not isinstance(keeps_state(sim, union, top_super), str):
+                group.append(site)
+                break
+        else:
+            if not isinstance(keeps_state(sim, _guarded(sim, *site[1:]), top_super), str):
+                groups.append([site])
+    return groups
 
 
 def _attr(f: Finding) -> str:
