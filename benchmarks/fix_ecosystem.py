@@ -293,16 +293,20 @@ def main() -> int:
     slim = [{k: v for k, v in r.items() if k not in ("fixes", "offered")} for r in results]
     (args.out_dir / "fix_ecosystem.json").write_text(json.dumps(slim, indent=2) + "\n")
     (args.out_dir / "fix_ecosystem.md").write_text(render(results, stamp))
-    pool = [
-        (r["tree"], o)
-        for r in results
-        if r["tree"] in args.sample_from.split(",")
-        for o in r["offered"]
-    ]
+    # One entry per distinct fix: the findings of a group share one plan (one flag).
+    pool, seen = [], set()
+    for r in results:
+        if r["tree"] not in args.sample_from.split(","):
+            continue
+        for o in r["offered"]:
+            fix_key = (o["fix"], json.dumps(o["edits"], sort_keys=True))
+            if fix_key not in seen:
+                seen.add(fix_key)
+                pool.append((r["tree"], o))
     rng = random.Random(args.seed)
     sample = rng.sample(pool, min(args.sample, len(pool)))
     out = [
-        f"# Offered fixes ({len(pool)} in {args.sample_from}); sample of {len(sample)}, "
+        f"# Distinct offered fixes ({len(pool)} in {args.sample_from}); sample of {len(sample)}, "
         f"seed {args.seed}",
         "",
     ]
