@@ -127,3 +127,20 @@ def test_no_fix_leaves_the_input_and_says_why(name: str, copy_case) -> None:  # 
     _, outcome, _ = run_fix([work], unsafe=True, write=True, use_cache=False, cwd=work)
     assert outcome.changes == [] and outcome.applied == []
     assert _tree(work) == snapshot
+
+
+@pytest.mark.parametrize("name", _cases())
+def test_edited_lines_are_formatted_like_their_surroundings(name: str) -> None:
+    """Issue 14: a line the fix adds has no trailing whitespace and keeps the file's line
+    length (the longest code line of the input, 88 at least)."""
+    from initlint.fix.transform import line_limit
+
+    for out in sorted((FIX / name / "out").rglob("*.py")):
+        src = FIX / name / "in" / out.relative_to(FIX / name / "out")
+        old = src.read_text(encoding="utf-8", errors="replace").splitlines()
+        limit = line_limit(old)
+        for line in out.read_text(encoding="utf-8", errors="replace").splitlines():
+            if line in old:
+                continue
+            assert line == line.rstrip(), f"{out}: trailing whitespace in {line!r}"
+            assert len(line) <= limit, f"{out}: {len(line)} > {limit}: {line!r}"

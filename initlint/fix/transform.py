@@ -41,7 +41,14 @@ def _with_appended(items: Sequence[cst.CSTNode], new: cst.CSTNode) -> list[cst.C
     else:
         sep = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     out[-1] = last.with_changes(comma=sep)
-    out.append(new.with_changes(comma=last_comma))
+    new = new.with_changes(comma=last_comma)
+    # The space between the last item and the closing bracket (a newline in a hanging
+    # layout) moves with it to the new last item: no trailing whitespace is left behind.
+    for name in ("whitespace_after_arg", "whitespace_after_param"):
+        if hasattr(last, name):
+            out[-1] = out[-1].with_changes(**{name: cst.SimpleWhitespace("")})
+            new = new.with_changes(**{name: getattr(last, name)})
+    out.append(new)
     return out
 
 
@@ -55,21 +62,21 @@ def line_limit(lines: Sequence[str]) -> int:
 
 
 def _header_width(module: cst.Module, fn: cst.FunctionDef) -> int:
-    """Width of the ``def`` line (without decorators); a large number when it already spans
-    several lines (then it is left as it is)."""
+    """The widest line of the ``def`` header (without decorators or body)."""
     code = module.code_for_node(
         fn.with_changes(
             decorators=(), leading_lines=(), body=cst.SimpleStatementSuite((cst.Pass(),))
         )
     )
-    first, _, rest = code.partition("\n")
-    return len(first.removesuffix(" pass")) if not rest.strip() else -1
+    lines = code.rstrip("\n").split("\n")
+    lines[-1] = lines[-1].removesuffix(" pass")
+    return max(len(line) for line in lines)
 
 
-def _one_line_width(module: cst.Module, node: cst.CSTNode) -> int:
-    """Width of ``node``'s code when it fits on one line; -1 when it spans several."""
-    code = module.code_for_node(node)
-    return len(code) if "\n" not in code else -1
+def _max_width(module: cst.Module, node: cst.CSTNode) -> int:
+    """The widest line of ``node``'s code (its continuation lines counted from the start of
+    its first line, which is the indentation they are rendered with in a block)."""
+    return max(len(line) for line in module.code_for_node(node).split("\n"))
 
 
 def _newline(indent: str, last: str = "") -> cst.ParenthesizedWhitespace:
@@ -95,10 +102,13 @@ def _one_per_line(params: cst.Parameters, indent: str) -> cst.Parameters:
         items.append(params.star_kwarg)
     comma = cst.Comma(whitespace_after=_newline(indent))
     end = cst.Comma(whitespace_after=cst.ParenthesizedWhitespace(indent=True))
-    done = {
-        id(item): item.with_changes(comma=end if i == len(items) - 1 else comma)
-        for i, item in enumerate(items)
-    }
+    bare = cst.SimpleWhitespace("")
+    done: dict[int, cst.CSTNode] = {}
+    for i, item in enumerate(items):
+        new = item.with_changes(comma=end if i == len(items) - 1 else comma)
+        if isinstance(new, cst.Param):
+            new = new.with_changes(whitespace_after_param=bare)
+        done[id(item)] = new
 
     def swap(node: cst.CSTNode) -> cst.CSTNode:
         return done.get(id(node), node)
@@ -175,11 +185,12 @@ class _Applier(cst.CSTTransformer):
             if op in self.pending:
                 updated_node = self._set_keyword(updated_node, op)
                 self.pending.discard(op)
-        width = _one_line_width(self.module, updated_node)
-        if pos.column + width > self.limit >= pos.column + _one_line_width(self.module, before):
+        width = _max_width(self.module, updated_node)
+        if pos.column + width > self.limit >= pos.column + _max_width(self.module, before):
             comma = cst.Comma(whitespace_after=_newline(self.module.default_indent))
             end = cst.Comma(whitespace_after=cst.ParenthesizedWhitespace(indent=True))
-            args = list(updated_node.args)
+            bare = cst.SimpleWhitespace("")
+            args = [a.with_changes(whitespace_after_arg=bare) for a in updated_node.args]
             args = [a.with_changes(comma=comma) for a in args[:-1]] + [
                 args[-1].with_changes(comma=end)
             ]
