@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from initlint.engine import analyze
+from initlint.engine import _dependency_edit, analyze
+from initlint.environment import Distribution
 from initlint.facts.reads import EVERYTHING, self_access
 from initlint.fix.planner import Planner
 from initlint.fix.planning import fix_planner
@@ -42,8 +43,9 @@ def test_self_access(code: str, reads: set[str], writes: set[str]) -> None:
 
 
 def test_only_project_files_are_edited(tmp_path: Path) -> None:
-    """An ancestor in a dependency (issue 15 gives its Module a `dist`) is never edited: the
-    fix that would thread the flag through it is not offered, and the help line says why."""
+    """A fix that would edit a file outside the project is not offered, and the help line
+    says why; one that would edit a dependency's module (issue 15 gives it a `dist`) is
+    refused by the engine, which names the distribution."""
     work = tmp_path / "proj"
     shutil.copytree(FIX / "flag_swallowed" / "in", work)
     analysis = analyze([work], cwd=work, use_cache=False, jobs=1)
@@ -51,11 +53,12 @@ def test_only_project_files_are_edited(tmp_path: Path) -> None:
     (finding,) = [f for f in analysis.findings if f.code == "IL001"]
     planner = Planner(analysis.simulator, root=analysis.root)
     assert planner.plan(finding) is not None
-    middle = next(m for m in analysis.index.modules.values() if m.path.name == "middle.py")
-    object.__setattr__(middle, "dist", ("framework", "1.0"))
-    assert planner.plan(finding) is None
-    assert planner.reason.startswith("the fix would edit middle.py, which is not the project")
-    object.__setattr__(middle, "dist", None)
-    assert isinstance(fix_planner(analysis, finding), tuple)
     outside = Planner(analysis.simulator, root=tmp_path / "elsewhere")
-    assert outside.plan(finding) is None and "not the project's own file" in outside.reason
+    assert outside.plan(finding) is None
+    assert outside.reason.startswith("the fix would edit ")
+    assert "which is not the project's own file" in outside.reason
+    planned = fix_planner(analysis, finding)
+    assert isinstance(planned, tuple)
+    middle = next(m for m in analysis.index.modules.values() if m.path.name == "middle.py")
+    object.__setattr__(middle, "dist", Distribution("framework", "1.0"))
+    assert str(_dependency_edit(analysis, planned[0])) == str(Distribution("framework", "1.0"))

@@ -75,9 +75,10 @@ class Planner:
 
     def _is_project_file(self, path: Path) -> bool:
         for mod in self.simulator.index.modules.values():
-            # A dependency's module carries its distribution (issue 15); a project's, None.
-            if mod.path == path and getattr(mod, "dist", None) is not None:
-                return False
+            # A dependency's module (issue 15): the engine refuses that fix and names the
+            # distribution (engine._dependency_edit); the planner leaves it to it.
+            if mod.path == path and mod.is_dependency:
+                return True
         if self.root is None:
             return True
         # Lexically under the root is enough here: a link leaving the root is refused, with
