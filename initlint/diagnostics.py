@@ -64,6 +64,8 @@ class Diagnostic:
     # Set in a file reported only because its result depends on a given file (that file,
     # as displayed): ``check changed_base.py`` also shows the subclasses it breaks.
     dependent_of: str = ""
+    # Why no fix is offered (shown as "no fix: ..."); "" when there is a fix or nothing to say.
+    no_fix: str = ""
 
     def plain_message(self) -> str:
         """The message without its trailing ``[fix: safe]`` / ``[fix: unsafe]``: for JSON and

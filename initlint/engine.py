@@ -88,7 +88,8 @@ def display_path(path: Path, cwd: Path) -> str:
         return os.path.relpath(path, cwd) if path.is_absolute() else path.as_posix()
 
 
-FixPlanner = Callable[["Analysis", Finding], tuple[Fix, object] | None]
+# A fix and its plan, or why there is no fix ("" when there is nothing to say).
+FixPlanner = Callable[["Analysis", Finding], tuple[Fix, object] | str | None]
 
 
 class FixAttacher(Protocol):
@@ -1178,9 +1179,18 @@ def _to_partial(
     planned = None
     if fix_planner is not None and rule.fixable and template is None and not first.external:
         planned = fix_planner(analysis, f)  # (never a fix on a generated file)
+    no_fix = ""
+    if template is not None and rule.fixable:
+        no_fix = f"the file is generated from {analysis.display(template)}"
+    if isinstance(planned, str):
+        no_fix, planned = planned, None
     refused = _dependency_edit(analysis, planned[0]) if planned is not None else None
-    if refused is not None or (planned is not None and _edits_generated(analysis, planned[0])):
+    if refused is not None:
         planned = None
+        no_fix = f"the work is done in {refused}"
+    elif planned is not None and _edits_generated(analysis, planned[0]):
+        planned = None
+        no_fix = "the fix would edit a generated file (its generator would undo the edit)"
     fix = planned[0] if planned is not None else None
     if fix is None:
         tail = ""
@@ -1235,6 +1245,7 @@ def _to_partial(
         related=tuple(related),
         fix=fix,
         classes=classes,
+        no_fix=no_fix,
     )
     if planned is not None:
         analysis.plans[diag] = planned[1]

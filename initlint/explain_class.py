@@ -16,7 +16,7 @@ import click
 from initlint.engine import Analysis, analyze
 from initlint.index.project import ClassInfo
 from initlint.rules.base import Finding
-from initlint.rules.repeats import find_disabled, find_repeats
+from initlint.rules.repeats import _exclusive, find_disabled, find_repeats
 from initlint.simulation.cost import COST_NAMES
 from initlint.simulation.engine import Event, Simulation, SimulationLimit, exclusive
 from initlint.simulation.values import MAYBE
@@ -35,6 +35,13 @@ def _find_class(analysis: Analysis, target: str) -> ClassInfo | None:
         if mod is not None:
             info = next((c for c in index.classes_of(mod) if c.facts.qualname == name), None)
     return info
+
+
+def _numbers(sim: Simulation) -> dict[int, int]:
+    """The number each shown event goes by. ``touch`` events (the statement reads or writes
+    ``self`` attributes; the fix planner's read sets) are no work: not shown, not counted."""
+    shown = (ev for ev in sim.events if ev.kind != "touch")
+    return {ev.index: n for n, ev in enumerate(shown)}
 
 
 def _depth(sim: Simulation, ev: Event) -> int:
@@ -73,7 +80,10 @@ def _assumed(sym: str, test: str, holds: bool) -> str:
 
 def render_events(analysis: Analysis, sim: Simulation) -> list[str]:
     out = []
+    num = _numbers(sim)
     for ev in sim.events:
+        if ev.kind == "touch":
+            continue
         guard = (
             "off (switched off by a flag)"
             if ev.shadow
@@ -95,13 +105,13 @@ def render_events(analysis: Analysis, sim: Simulation) -> list[str]:
         indent = "  " * _depth(sim, ev)
         owner = ev.fn.qualname.rsplit(".", 2)
         out.append(
-            f"  #{ev.index:<3} {indent}{_label(ev)}  {_where(analysis, ev)}  "
+            f"  #{num[ev.index]:<3} {indent}{_label(ev)}  {_where(analysis, ev)}  "
             f"in {'.'.join(owner[-2:])}  [{'; '.join(bits)}]"
         )
     return out
 
 
-def _why_not(sim: Simulation, ev: Event, findings: dict[int, Finding]) -> str:
+def _why_not(sim: Simulation, ev: Event, findings: dict[int, Finding], num: dict[int, int]) -> str:
     """Why an own event of the class gives no finding."""
     if ev.shadow:
         return "switched off by a flag"
@@ -114,7 +124,7 @@ def _why_not(sim: Simulation, ev: Event, findings: dict[int, Finding]) -> str:
     parent = ev.parent
     while parent is not None:
         if parent in findings:
-            return f"inside the call #{parent}, reported as {findings[parent].code}"
+            return f"inside the call #{num[parent]}, reported as {findings[parent].code}"
         parent = sim.events[parent].parent
     same = [
         e
@@ -129,8 +139,8 @@ def _why_not(sim: Simulation, ev: Event, findings: dict[int, Finding]) -> str:
     ]
     if not same:
         return "the ancestors did not build it (no earlier build in the construction)"
-    if all(exclusive(e.assume, ev.assume) for e in same):
-        return f"its guard excludes the ancestor's (#{same[-1].index}): never both run"
+    if all(exclusive(e.assume, ev.assume) or _exclusive(e, ev) for e in same):
+        return f"its guard excludes the ancestor's (#{num[same[-1].index]}): never both run"
     if ev.kind == "call" and all(e.args_key != ev.args_key for e in same):
         return "called with other arguments: a different computation"
     if ev.kind == "call":
@@ -142,8 +152,9 @@ def render_decisions(analysis: Analysis, sim: Simulation) -> list[str]:
     findings = [*find_repeats(sim), *find_disabled(sim)]
     by_event = {f.event.index: f for f in findings if f.event is not None}
     out = []
+    num = _numbers(sim)
     for ev in sim.events:
-        if ev.ancestor or ev.kind == "super_init":
+        if ev.ancestor or ev.kind in ("super_init", "touch"):
             continue
         f = by_event.get(ev.index)
         if f is not None:
@@ -151,11 +162,11 @@ def render_decisions(analysis: Analysis, sim: Simulation) -> list[str]:
             assert d is not None
             maybe = " (possibly)" if f.confidence == "possible" else ""
             out.append(
-                f"  #{ev.index:<3} {f.code} {f.severity}{maybe}: {f.what} repeats "
-                f"#{d.index} at {_where(analysis, d)} (cost {COST_NAMES[f.cost]})"
+                f"  #{num[ev.index]:<3} {f.code} {f.severity}{maybe}: {f.what} repeats "
+                f"#{num[d.index]} at {_where(analysis, d)} (cost {COST_NAMES[f.cost]})"
             )
         else:
-            out.append(f"  #{ev.index:<3} no finding: {_why_not(sim, ev, by_event)}")
+            out.append(f"  #{num[ev.index]:<3} no finding: {_why_not(sim, ev, by_event, num)}")
     for f in findings:
         if f.code == "IL004":
             out.append(f"  IL004 {f.severity}: {f.what} switched off and never set up")

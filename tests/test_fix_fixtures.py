@@ -16,7 +16,12 @@ CHECK = Path(__file__).parent / "fixtures" / "check"
 
 
 def _cases() -> list[str]:
-    return sorted(p.name for p in FIX.iterdir() if (p / "in").is_dir())
+    return sorted(p.name for p in FIX.iterdir() if (p / "in").is_dir() and (p / "out").is_dir())
+
+
+def _no_fix_cases() -> list[str]:
+    """Cases where every fix would change behaviour (issue 14): in/ and expected.txt."""
+    return sorted(p.name for p in FIX.iterdir() if (p / "expected.txt").is_file())
 
 
 def _tree(root: Path) -> dict[str, bytes]:
@@ -107,3 +112,35 @@ def test_json_fix_carries_edits(copy_case) -> None:  # type: ignore[no-untyped-d
     paths = {e["path"].rsplit("/", 1)[-1] for e in fix["edits"]}
     assert paths == {"yarn.py", "deepseek_v4.py"}
     assert any("init_cache: bool = True" in e["content"] for e in fix["edits"])
+
+
+@pytest.mark.parametrize("name", _no_fix_cases())
+def test_no_fix_leaves_the_input_and_says_why(name: str, copy_case) -> None:  # type: ignore[no-untyped-def]
+    """The finding stays, no fix is offered, and its help line says why (expected.txt)."""
+    work = copy_case(FIX / name / "in")
+    snapshot = _tree(work)
+    result = CliRunner().invoke(main, ["check", "--no-cache", str(work)])
+    assert result.exit_code == 1, result.output
+    helps = [line.strip() for line in result.output.splitlines() if "help:" in line]
+    expected = [f"help: {line}" for line in (FIX / name / "expected.txt").read_text().splitlines()]
+    assert helps == expected, result.output
+    _, outcome, _ = run_fix([work], unsafe=True, write=True, use_cache=False, cwd=work)
+    assert outcome.changes == [] and outcome.applied == []
+    assert _tree(work) == snapshot
+
+
+@pytest.mark.parametrize("name", _cases())
+def test_edited_lines_are_formatted_like_their_surroundings(name: str) -> None:
+    """Issue 14: a line the fix adds has no trailing whitespace and keeps the file's line
+    length (the longest code line of the input, 88 at least)."""
+    from initlint.fix.transform import line_limit
+
+    for out in sorted((FIX / name / "out").rglob("*.py")):
+        src = FIX / name / "in" / out.relative_to(FIX / name / "out")
+        old = src.read_text(encoding="utf-8", errors="replace").splitlines()
+        limit = line_limit(old)
+        for line in out.read_text(encoding="utf-8", errors="replace").splitlines():
+            if line in old:
+                continue
+            assert line == line.rstrip(), f"{out}: trailing whitespace in {line!r}"
+            assert len(line) <= limit, f"{out}: {len(line)} > {limit}: {line!r}"

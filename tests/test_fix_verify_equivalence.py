@@ -106,14 +106,22 @@ def old_verify(analysis: Analysis, plan: FixPlan, finding: Finding) -> str | Non
     assert analysis.simulator is not None
     before: set[tuple[str, ...]] = {_key(f) for f in analysis.findings}
     before |= {
-        k for k in _findings(analysis.simulator, index, sorted(touched)) if k[1] == "conflict"
+        k
+        for k in _findings(analysis.simulator, index, sorted(touched))
+        if k[1] in ("conflict", "strand", "has")
     }
     after = _findings(after_sim, overlay, sorted(touched))
     if _key(finding) in after:
         return "the fix would not remove the finding"
+    lost = sorted(k for k in before - after if k[1] == "has")
+    if lost:
+        cls, _, _, name = lost[0]
+        return f"the fix would leave {cls.rsplit('.', 1)[-1]} without `self.{name}`"
     new = sorted(after - before)
     if new:
-        cls, code, _, name = new[0]
+        cls, code, reader, name = new[0]
+        if code == "strand":
+            return f"the fix would make {reader} read `self.{name}` before it is built"
         if code == "conflict":
             return (
                 f"the fix would pass an argument twice when constructing {cls.rsplit('.', 1)[-1]}"

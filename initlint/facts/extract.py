@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import warnings
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
 from initlint.facts.model import (
     Arg,
@@ -20,6 +21,7 @@ from initlint.facts.model import (
     SourceText,
     Span,
 )
+from initlint.facts.reads import self_access
 from initlint.facts.skeleton import skeleton
 from initlint.sources import UnreadableError, decode
 
@@ -230,6 +232,16 @@ def to_expr(node: ast.AST, depth: int = 0) -> Expr:
         return _expr("name", name=node.id)
     if isinstance(node, ast.Attribute):
         return _expr("attr", name=dotted(node), attr=node.attr, receiver=to_expr(node.value, d))
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "bool"
+        and len(node.args) == 1
+        and not node.keywords
+    ):
+        return _expr(
+            "op", name="bool", attr=_text(node.args[0])[:80], children=(to_expr(node.args[0], d),)
+        )
     if isinstance(node, ast.Call):
         func = node.func
         args = [to_expr(a.value if isinstance(a, ast.Starred) else a, d) for a in node.args]
@@ -245,6 +257,11 @@ def to_expr(node: ast.AST, depth: int = 0) -> Expr:
         return _expr("call", name=dotted(func), children=tuple(args))
     if isinstance(node, ast.Subscript):
         return _expr("subscript", receiver=to_expr(node.value, d))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        # ``not <test>``: the test's text rides along (a flag passed as ``not <cond>``).
+        return _expr(
+            "op", name="not", attr=_text(node.operand)[:80], children=(to_expr(node.operand, d),)
+        )
     if isinstance(node, ast.BinOp | ast.UnaryOp | ast.BoolOp | ast.Compare | ast.IfExp):
         kids = [to_expr(c, d) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)]
         return _expr("op", children=tuple(kids))
@@ -282,14 +299,20 @@ def to_cond(node: ast.AST, depth: int = 0) -> Cond:
         return Cond("selfattr", name=node.attr)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         return Cond("not", (to_cond(node.operand, d),))
+    # ``name`` holds the source text of a compound test: the simulation keys the conditions it
+    # cannot decide by it, to tell two branches of one condition apart (``flag=not <cond>``).
     if isinstance(node, ast.BoolOp):
         op = "and" if isinstance(node.op, ast.And) else "or"
-        return Cond(op, tuple(to_cond(v, d) for v in node.values))
+        return Cond(op, tuple(to_cond(v, d) for v in node.values), name=_text(node)[:80])
     if isinstance(node, ast.Compare) and len(node.ops) == 1:
         ops = {ast.Is: "is", ast.IsNot: "isnot", ast.Eq: "eq", ast.NotEq: "ne"}
         name = ops.get(type(node.ops[0]))
         if name:
-            return Cond(name, (to_cond(node.left, d), to_cond(node.comparators[0], d)))
+            return Cond(
+                name,
+                (to_cond(node.left, d), to_cond(node.comparators[0], d)),
+                name=_text(node)[:80],
+            )
     return Cond("unknown", name=_text(node)[:80])
 
 
@@ -435,8 +458,18 @@ class _FunctionReader:
         for stmt in body:
             self._stmt(stmt, guard)
 
+    def _touch(
+        self, nodes: list[ast.AST], guard: tuple[Cond, ...], stmt: ast.stmt, skip: ast.AST | None
+    ) -> None:
+        """A ``touch`` effect for the ``self`` attributes ``nodes`` read and write."""
+        reads, writes = self_access(nodes, self.self_name, skip=skip)
+        if reads or writes:
+            idx = self._add("touch", stmt, guard)
+            self.effects[idx] = replace(self.effects[idx], reads=reads, writes=writes)
+
     def _stmt(self, stmt: ast.stmt, guard: tuple[Cond, ...]) -> None:
         if isinstance(stmt, ast.If):
+            self._touch([stmt.test], guard, stmt, None)
             self._calls_in(stmt.test, guard, stmt)
             cond = to_cond(stmt.test)
             self._block(stmt.body, (*guard, cond))
@@ -445,6 +478,10 @@ class _FunctionReader:
             return
         if isinstance(stmt, ast.For | ast.AsyncFor | ast.While):
             head = stmt.iter if isinstance(stmt, ast.For | ast.AsyncFor) else stmt.test
+            heads: list[ast.AST] = [head]
+            if isinstance(stmt, ast.For | ast.AsyncFor):
+                heads.append(stmt.target)
+            self._touch(heads, guard, stmt, None)
             self._calls_in(head, guard, stmt)
             if isinstance(stmt, ast.For | ast.AsyncFor):
                 self._loop_target(stmt.target, head, (*guard, LOOP_COND), stmt)
@@ -453,6 +490,7 @@ class _FunctionReader:
             return
         if isinstance(stmt, ast.With | ast.AsyncWith):
             self.stmt_span = _span(stmt)
+            self._touch(list(stmt.items), guard, stmt, None)
             for item in stmt.items:
                 if isinstance(item.optional_vars, ast.Name):
                     self._assign([item.optional_vars], item.context_expr, guard, stmt)
@@ -468,6 +506,7 @@ class _FunctionReader:
             self._block(stmt.finalbody, guard)  # type: ignore[attr-defined]
             return
         if isinstance(stmt, ast.Match):
+            self._touch([stmt.subject], guard, stmt, None)
             self._calls_in(stmt.subject, guard, stmt)
             for case in stmt.cases:
                 self._block(case.body, (*guard, UNKNOWN_COND))
@@ -475,6 +514,8 @@ class _FunctionReader:
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             return
         self.stmt_span = _span(stmt)
+        skip = stmt.value if isinstance(stmt, ast.Expr) else None
+        self._touch([stmt], guard, stmt, skip)
         if isinstance(stmt, ast.Expr):
             self._expr_stmt(stmt.value, guard, stmt)
         elif isinstance(stmt, ast.Assign):

@@ -87,7 +87,14 @@ class Effect:
     super|super2|explicit, target = class expression, args) | ``local`` (name, value) |
     ``pop`` (name = key) | ``return`` (value) | ``mutate`` (name = attribute holding a
     container, value = what goes in: ``self.x.append(v)``, ``self.x[k] = v``) | ``objattr``
-    (name = dotted target on a local or argument, value: ``config.n_experts = None``).
+    (name = dotted target on a local or argument, value: ``config.n_experts = None``) |
+    ``touch`` (reads, writes).
+
+    A ``touch`` comes first among the effects of a statement (or of an ``if``/loop/``with``
+    head) that reads or writes ``self`` attributes: ``reads`` and ``writes`` name them
+    (DESIGN §3 "Reads"). A write is any store, ``del``, augmented assignment, item or attribute
+    store through the attribute, or method call on it (it may mutate it). ``*`` stands for
+    every attribute: ``self`` itself was passed somewhere.
     """
 
     kind: str
@@ -109,6 +116,8 @@ class Effect:
     # First line of the enclosing top-level statement of the body, and whether it is a `with`.
     top_line: int = 0
     top_with: bool = False
+    reads: frozenset[str] = frozenset()
+    writes: frozenset[str] = frozenset()
 
 
 @_by_fields

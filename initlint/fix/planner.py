@@ -6,8 +6,10 @@ import ast
 import re
 import textwrap
 from dataclasses import dataclass
+from pathlib import Path
 
 from initlint.facts.model import Effect, Param
+from initlint.facts.reads import EVERYTHING
 from initlint.fix.ops import (
     AddParam,
     DeleteStatement,
@@ -17,10 +19,12 @@ from initlint.fix.ops import (
     SetKeyword,
     WrapInIf,
 )
+from initlint.fix.state import flag_value, keeps_state
 from initlint.index.project import FunctionInfo
 from initlint.rules.base import Finding
-from initlint.simulation.engine import Event, Simulation, Simulator
-from initlint.simulation.values import TRUE
+from initlint.rules.repeats import find_repeats
+from initlint.simulation.engine import Event, FlagRef, Simulation, Simulator
+from initlint.simulation.reads import exposed_reads, meet, reads, statement_events, writes
 from initlint.sources import UnreadableError, read_source
 
 
@@ -28,86 +32,136 @@ from initlint.sources import UnreadableError, read_source
 class Planner:
     simulator: Simulator
     flag_name: str = ""
+    # The project's root: only files under it, and not in a dependency, are edited.
+    root: Path | None = None
+    # Why the last plan() offered no fix (the diagnostic's "no fix: ..." help line).
+    reason: str = ""
+    _repeats_of: tuple[int, list[Finding]] | None = None
 
     def plan(self, f: Finding) -> FixPlan | None:
+        self.reason = ""
         if f.code not in ("IL001", "IL002", "IL003") or f.event is None or f.first is None:
             return None
         sim = f.sim
         top_super = _top_super(sim)
         s1 = self._switch_off(f, top_super) if f.flag is not None else None
-        if s1 is not None and s1.applicability == "safe":
-            return s1
+        if isinstance(s1, FixPlan) and s1.applicability == "safe":
+            return self._editable(s1)
         s3 = self._delete_identical(f)
-        if s3 is not None:
-            return s3
-        if s1 is not None:
-            return s1
-        return self._thread_or_introduce(f, top_super)
+        if isinstance(s3, FixPlan):
+            return self._editable(s3)
+        if isinstance(s1, FixPlan):
+            return self._editable(s1)
+        s2: FixPlan | str | None = None
+        # A flag that loses state when switched off loses it when threaded too.
+        if not (isinstance(s1, str) and s1.startswith("flag `")):
+            s2 = self._thread_or_introduce(f, top_super)
+        if isinstance(s2, FixPlan):
+            return self._editable(s2)
+        reasons = [r for r in (s1, s3, s2) if isinstance(r, str)]
+        self.reason = reasons[0] if reasons else ""
+        return None
+
+    def _editable(self, plan: FixPlan) -> FixPlan | None:
+        """``plan``, when every file it edits is the project's own."""
+        outside = [op.path for op in plan.ops if not self._is_project_file(op.path)]
+        if not outside:
+            return plan
+        self.reason = (
+            f"the fix would edit {outside[0].name}, which is not the project's own file "
+            "(initlint edits no dependency)"
+        )
+        return None
+
+    def _is_project_file(self, path: Path) -> bool:
+        for mod in self.simulator.index.modules.values():
+            # A dependency's module (issue 15): the engine refuses that fix and names the
+            # distribution (engine._dependency_edit); the planner leaves it to it.
+            if mod.path == path and mod.is_dependency:
+                return True
+        if self.root is None:
+            return True
+        # Lexically under the root is enough here: a link leaving the root is refused, with
+        # its own message, when the files are written.
+        return path.absolute().is_relative_to(
+            self.root.absolute()
+        ) or path.resolve().is_relative_to(self.root.resolve())
 
     # -- strategy 1 ------------------------------------------------------------------------
-    def _switch_off(self, f: Finding, top_super: Event | None) -> FixPlan | None:
+    def _switch_off(self, f: Finding, top_super: Event | None) -> FixPlan | str | None:
         flag = f.flag
         assert flag is not None and f.first is not None
         if top_super is None:
-            return None
+            return _NO_SUPER
         resim = self.simulator.simulate(f.sim.cls, inject=(flag.param, flag.off_value))
         if resim is None or _live(resim, f.first) or not _live(resim, f.event):
             return None
         if resim.conflicts > f.sim.conflicts:
-            return None  # the flag would reach a call that already sets it: a TypeError
-        ops = _caller_ops(top_super, flag.param, flag.off_value)
+            # the flag would reach a call that already sets it: a TypeError
+            return f"passing `{flag.param}` would pass it twice to a call in the chain"
+        kept = keeps_state(f.sim, _under_flag(f.sim, flag), top_super)
+        if isinstance(kept, str):
+            return f"flag `{flag.param}`: {kept}"
+        value = flag_value(kept.cond, flag.off_value)
+        ops = _caller_ops(top_super, flag.param, value)
         if ops is None:
-            return None
-        switched = [
-            e
-            for e in resim.events
-            if e.shadow
-            and e.kind in ("buffer", "assign")
-            and any(o.frame == resim.top_frame for o in e.switched_off_by)
-        ]
-        redone = {
-            (e.kind, e.name)
-            for e in resim.events
-            if not e.shadow and not e.ancestor and e.status == TRUE
-        }
+            return _STAR_ARGS.format(flag.param)
         # A mixin's super call reaches different bases in different classes: never safe.
         mixin = f.sim.top_fn is not None and f.sim.top_fn.owner is not f.sim.cls
-        safe = not mixin and all(
-            (e.kind, e.name) in redone or (e.kind == "assign" and not e.expensive) for e in switched
-        )
-        msg = f"pass `{flag.param}={flag.off_value}` to super().__init__()"
-        return FixPlan("safe" if safe else "unsafe", msg, tuple(ops), 1)
+        msg = f"pass `{flag.param}={value}` to super().__init__()"
+        return FixPlan("unsafe" if mixin else "safe", msg, tuple(ops), 1)
 
     # -- strategy 2 ------------------------------------------------------------------------
-    def _thread_or_introduce(self, f: Finding, top_super: Event | None) -> FixPlan | None:
+    def _thread_or_introduce(self, f: Finding, top_super: Event | None) -> FixPlan | str | None:
         assert f.first is not None
         if top_super is None:
-            return None
+            return _NO_SUPER
         sim = f.sim
         chain = _super_chain(sim, f.first)
         if not chain:
-            return None
+            return "the work is not done inside the super().__init__() chain"
         ops: list[Op] = []
         if f.flag is not None:
             name, off = f.flag.param, f.flag.off_value
             target_fn = f.flag.function
             threaded_note = ""
+            kept = keeps_state(sim, _under_flag(sim, f.flag), top_super)
+            if isinstance(kept, str):
+                return f"flag `{name}`: {kept}"
         else:
             if f.code == "IL002" and (f.first.effect.feeds or f.first.effect.feeds_other):
-                return None  # the ancestor uses the call's result: guarding it drops state
+                return "the ancestor uses the first call's result"
             site = _work_site(sim, f.first)
             if site is None:
-                return None
-            target_fn, stmt_effect = site
-            name = self.flag_name or _flag_for(f.first)
+                return "the work is not done by an __init__"
+            target_fn, _, site_ev = site
+            # Every repeat of C whose work sits in the same ancestor __init__ goes under one
+            # flag, planned together (each of their findings gets this same plan).
+            kept = keeps_state(sim, _guarded(sim, site_ev, _attr(f)), top_super)
+            if isinstance(kept, str):
+                return f"guarding the work in {_label(target_fn)}: {kept}"
+            sites = [(f, site_ev, _attr(f))]
+            for group in _groups(sim, self._sites(f, target_fn), top_super):
+                if any(ev.index == site_ev.index for _, ev, _ in group):
+                    sites = group
+                    break
+            if len(sites) > 1:
+                kept = keeps_state(
+                    sim, [e for s in sites for e in _guarded(sim, *s[1:])], top_super
+                )
+            assert not isinstance(kept, str)
+            name = self.flag_name or _flag_for(sites[0][0].first or f.first)
             off = False
             if any(p.name == name for p in target_fn.facts.params):
-                return None
+                return f"{_label(target_fn)} already has a parameter `{name}` (set `flag-name`)"
             ops.append(_add_param(target_fn, name))
-            attr = f.first.name if f.first.kind in ("buffer", "assign") else ""
-            line = _wrap_line(target_fn, stmt_effect, attr)
-            ops.append(WrapInIf(target_fn.module.path, line, name, attr))
+            for _, ev, attr in sites:
+                line = _wrap_line(target_fn, ev.effect, attr)
+                ops.append(WrapInIf(target_fn.module.path, line, name, attr))
             threaded_note = f"; add `{name}: bool = True` to {_label(target_fn)}"
+            if len(sites) > 1:
+                what = ", ".join(f"`{_what(g)}`" for g, _, _ in sites)
+                threaded_note += f" and guard {what} with it"
         # Thread the flag through every __init__ between C's and the one that owns it.
         names = []
         for ev in chain[1:]:
@@ -115,21 +169,52 @@ class Planner:
                 break
             step = _thread_ops(ev, name)
             if step is None:
-                return None
+                return (
+                    f"{_label(ev.fn)} sets `{name}` itself, or has a parameter `{name}` it "
+                    "does not pass on"
+                )
             if step:
                 names.append(_label(ev.fn).rsplit(".", 1)[0])
             ops.extend(step)
-        caller = _caller_ops(top_super, name, off)
+        value = flag_value(kept.cond, off)
+        caller = _caller_ops(top_super, name, value)
         if caller is None:
-            return None
+            return _STAR_ARGS.format(name)
         ops.extend(caller)
-        msg = f"pass `{name}={off}` to super().__init__(){threaded_note}"
+        msg = f"pass `{name}={value}` to super().__init__(){threaded_note}"
         if names:
             msg += f"; thread `{name}` through {', '.join(names)}"
         return FixPlan("unsafe", msg, tuple(dict.fromkeys(ops)), 2)
 
+    def _sites(self, f: Finding, target_fn: FunctionInfo) -> list[tuple[Finding, Event, str]]:
+        """The repeats of ``f``'s class that a new flag in ``target_fn`` would switch off:
+        (finding, the __init__ event doing its work, the attribute), in the work's order."""
+        key = id(f.sim)
+        if self._repeats_of is None or self._repeats_of[0] != key:
+            self._repeats_of = (key, find_repeats(f.sim))
+        out: dict[int, tuple[Finding, Event, str]] = {}
+        for g in self._repeats_of[1]:
+            if g.code not in ("IL001", "IL002", "IL003") or g.flag is not None or g.first is None:
+                continue
+            if g.code == "IL002" and (g.first.effect.feeds or g.first.effect.feeds_other):
+                continue
+            site = _work_site(f.sim, g.first)
+            if site is None or site[0].qualname != target_fn.qualname:
+                continue
+            if isinstance(self._delete_identical(g), FixPlan):
+                continue  # its own fix deletes the redo: guarding its work too would lose it
+            out.setdefault(site[2].index, (g, site[2], _attr(g)))
+        mine = (f.code, f.event.index if f.event is not None else -1)
+        found = [out[i] for i in sorted(out)]
+        if not any((g.code, g.event.index if g.event else -1) == mine for g, _, _ in found):
+            return []
+        return [
+            (f, ev, attr) if (g.code, g.event.index if g.event else -1) == mine else (g, ev, attr)
+            for g, ev, attr in found
+        ]
+
     # -- strategy 3 ------------------------------------------------------------------------
-    def _delete_identical(self, f: Finding) -> FixPlan | None:
+    def _delete_identical(self, f: Finding) -> FixPlan | str | None:
         ev, first = f.event, f.first
         assert ev is not None and first is not None
         if ev.frame != f.sim.top_frame:
@@ -151,6 +236,10 @@ class Planner:
         # the two may write the same state.
         if _written_between(f.sim, first, ev):
             return None
+        # And it is the same computation only when nothing it reads was written in between.
+        changed = _reads_changed(f.sim, first, ev)
+        if changed:
+            return changed
         span = eff.stmt_span or eff.span
         return FixPlan(
             "safe",
@@ -158,6 +247,10 @@ class Planner:
             (DeleteStatement(ev.fn.module.path, span.line),),
             3,
         )
+
+
+_NO_SUPER = "the class's own super().__init__() call was not found"
+_STAR_ARGS = "a forwarded `*args` may already fill `{}` positionally"
 
 
 def _key(e: Event) -> tuple[str, int]:
@@ -190,13 +283,92 @@ def _super_chain(sim: Simulation, first: Event) -> list[Event]:
     return list(reversed(chain))
 
 
-def _work_site(sim: Simulation, first: Event) -> tuple[FunctionInfo, Effect] | None:
+def _work_site(sim: Simulation, first: Event) -> tuple[FunctionInfo, Effect, Event] | None:
     """The __init__ and its statement that (directly or through a helper) did ``first``."""
     ev: Event | None = first
     while ev is not None:
         if ev.fn.facts.name == "__init__":
-            return ev.fn, ev.effect
+            return ev.fn, ev.effect, ev
         ev = sim.events[ev.parent] if ev.parent is not None else None
+    return None
+
+
+def _groups(
+    sim: Simulation, sites: list[tuple[Finding, Event, str]], top_super: Event
+) -> list[list[tuple[Finding, Event, str]]]:
+    """The sites, in order, each put into the first group it keeps the state with (the same
+    partition whichever of their findings asks: each group is one flag, one plan)."""
+    groups: list[list[tuple[Finding, Event, str]]] = []
+    for site in sites:
+        for group in groups:
+            union = [e for s in (*group, site) for e in _guarded(sim, *s[1:])]
+            if not isinstance(keeps_state(sim, union, top_super), str):
+                group.append(site)
+                break
+        else:
+            if not isinstance(keeps_state(sim, _guarded(sim, *site[1:]), top_super), str):
+                groups.append([site])
+    return groups
+
+
+def _attr(f: Finding) -> str:
+    assert f.first is not None
+    return f.first.name if f.first.kind in ("buffer", "assign") else ""
+
+
+def _what(f: Finding) -> str:
+    assert f.first is not None
+    return f"self.{f.first.name}()" if f.first.kind == "call" else f"self.{f.first.name}"
+
+
+def _under_flag(sim: Simulation, flag: FlagRef) -> list[Event]:
+    """The ancestor events a flag guards (with the calls made under it)."""
+    key = (flag.function.qualname, flag.param, flag.off_value)
+    return [
+        e
+        for e in sim.events
+        if e.ancestor and any((g.function.qualname, g.param, g.off_value) == key for g in e.flags)
+    ]
+
+
+def _guarded(sim: Simulation, site: Event, attr: str) -> list[Event]:
+    """The events a new guard around ``site``'s statement would switch off: the statement's,
+    and those of the statements right after it that read ``self.<attr>`` (the wrap moves
+    them under the guard too)."""
+    out = statement_events(sim, site)
+    if not attr:
+        return out
+    frame = [e for e in sim.events if e.frame == site.frame and e.index > out[-1].index]
+    seen = site.effect.stmt_span
+    for e in frame:
+        if e.effect.stmt_span == seen:
+            continue
+        seen = e.effect.stmt_span
+        if e.kind != "touch" or attr not in e.effect.reads or e.effect.guard != site.effect.guard:
+            break
+        out += statement_events(sim, e)
+    return out
+
+
+def _reads_changed(sim: Simulation, first: Event, ev: Event) -> str | None:
+    """Why the repeat is not the same computation: something it reads was written between
+    the two (or the first one updates what it reads); None when it is the same."""
+    mine, theirs = statement_events(sim, ev), statement_events(sim, first)
+    read = reads(mine) | reads(theirs)
+    between = sim.events[theirs[-1].index + 1 : mine[0].index]
+    hit = meet(read, writes(between))
+    what = f"`self.{ev.name}()`" if ev.kind == "call" else f"`{ev.name}`"
+    if hit:
+        name = sorted(hit)[0]
+        writer = next(e for e in between if meet({name}, writes([e])))
+        shown = "everything (`self` is passed on)" if name == EVERYTHING else f"`self.{name}`"
+        return (
+            f"{what} reads {shown}, which {_label(writer.fn)} writes in between "
+            f"(line {writer.effect.span.line}): the second one is a different computation"
+        )
+    updated = (exposed_reads(theirs) & writes(theirs)) - {EVERYTHING}
+    if updated:
+        return f"{what} reads and updates `self.{sorted(updated)[0]}`: a second run differs"
     return None
 
 
@@ -207,7 +379,7 @@ def _wrap_line(fn: FunctionInfo, eff: Effect, attr: str) -> int:
         return span.line
     same = [e for e in fn.facts.effects if e.top_line == eff.top_line]
     only_this = all(
-        e.kind == "local"
+        e.kind in ("local", "touch")
         or (e.kind in ("assign", "buffer") and e.name == attr)
         or (e.kind == "call" and e.feeds)
         for e in same
@@ -242,7 +414,7 @@ def _positional_index(params: tuple[Param, ...], name: str) -> int | None:
     return None
 
 
-def _caller_ops(super_ev: Event, name: str, value: bool) -> list[Op] | None:
+def _caller_ops(super_ev: Event, name: str, value: str) -> list[Op] | None:
     """Pass ``name=value`` in C's super call; pop it from forwarded **kwargs first."""
     callee = super_ev.callee
     if callee is None:
@@ -259,7 +431,7 @@ def _caller_ops(super_ev: Event, name: str, value: bool) -> list[Op] | None:
             eff.span.line,
             eff.span.col,
             name,
-            repr(value),
+            value,
             positional=None if positional is None else positional + (1 if explicit else 0),
         )
     ]

@@ -9,18 +9,19 @@ from initlint.rules.base import Finding
 from initlint.simulation.engine import SimulationLimit
 
 
-def fix_planner(analysis: Analysis, finding: Finding) -> tuple[Fix, object] | None:
-    """Engine callback: a Fix (without edits yet) and its plan for one finding, or None."""
+def fix_planner(analysis: Analysis, finding: Finding) -> tuple[Fix, object] | str | None:
+    """Engine callback: a Fix (without edits yet) and its plan for one finding, or why there
+    is none (a string, maybe empty)."""
     from initlint.fix.planner import Planner  # only when there is a finding to plan for
 
     assert analysis.simulator is not None
-    planner = Planner(analysis.simulator, analysis.settings.flag_name)
+    planner = Planner(analysis.simulator, analysis.settings.flag_name, root=analysis.root)
     try:
         plan = planner.plan(finding)
     except (RecursionError, SimulationLimit):
-        return None  # too deep to rewrite safely: report without a fix
+        return "the construction is too deep to rewrite safely"
     if plan is None:
-        return None
+        return planner.reason or None
     # Edits are rendered, and plans verified, on demand: text output only needs the plan.
     files = tuple(sorted({str(op.path) for op in plan.ops}))
     return Fix(plan.applicability, plan.message, files=files), (plan, finding)

@@ -16,6 +16,8 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from initlint.fix.ops import AddParam, DeleteStatement, InsertBefore, Op, SetKeyword, WrapInIf
 
+MIN_LINE_LENGTH = 88
+
 
 class FixError(Exception):
     """An op could not be applied (its target was not found or is ambiguous)."""
@@ -39,8 +41,90 @@ def _with_appended(items: Sequence[cst.CSTNode], new: cst.CSTNode) -> list[cst.C
     else:
         sep = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     out[-1] = last.with_changes(comma=sep)
-    out.append(new.with_changes(comma=last_comma))
+    new = new.with_changes(comma=last_comma)
+    # The space between the last item and the closing bracket (a newline in a hanging
+    # layout) moves with it to the new last item: no trailing whitespace is left behind.
+    for name in ("whitespace_after_arg", "whitespace_after_param"):
+        if hasattr(last, name):
+            out[-1] = out[-1].with_changes(**{name: cst.SimpleWhitespace("")})
+            new = new.with_changes(**{name: getattr(last, name)})
+    out.append(new)
     return out
+
+
+def line_limit(lines: Sequence[str]) -> int:
+    """The line length a signature or call the fix lengthens must keep, else it is wrapped one
+    item a line: the longest line of the file that holds no comment or string (a formatter
+    cannot shorten those, so they say little about the file's line length), and 88 at least
+    (the ruff and black default: a short file says little either)."""
+    code = (len(line) for line in lines if "#" not in line and '"' not in line and "'" not in line)
+    return max(MIN_LINE_LENGTH, max(code, default=0))
+
+
+def _header_width(module: cst.Module, fn: cst.FunctionDef) -> int:
+    """The widest line of the ``def`` header (without decorators or body)."""
+    code = module.code_for_node(
+        fn.with_changes(
+            decorators=(), leading_lines=(), body=cst.SimpleStatementSuite((cst.Pass(),))
+        )
+    )
+    lines = code.rstrip("\n").split("\n")
+    lines[-1] = lines[-1].removesuffix(" pass")
+    return max(len(line) for line in lines)
+
+
+def _max_width(module: cst.Module, node: cst.CSTNode) -> int:
+    """The widest line of ``node``'s code (its continuation lines counted from the start of
+    its first line, which is the indentation they are rendered with in a block)."""
+    return max(len(line) for line in module.code_for_node(node).split("\n"))
+
+
+def _newline(indent: str, last: str = "") -> cst.ParenthesizedWhitespace:
+    return cst.ParenthesizedWhitespace(
+        first_line=cst.TrailingWhitespace(),
+        empty_lines=(),
+        indent=True,
+        last_line=cst.SimpleWhitespace(indent if not last else last),
+    )
+
+
+def _one_per_line(params: cst.Parameters, indent: str) -> cst.Parameters:
+    """``params`` with one parameter a line and a trailing comma."""
+    star = params.star_arg
+    items: list[cst.CSTNode] = [*params.posonly_params]
+    if isinstance(params.posonly_ind, cst.ParamSlash):
+        items.append(params.posonly_ind)
+    items += [*params.params]
+    if isinstance(star, cst.Param | cst.ParamStar):
+        items.append(star)
+    items += [*params.kwonly_params]
+    if isinstance(params.star_kwarg, cst.Param):
+        items.append(params.star_kwarg)
+    comma = cst.Comma(whitespace_after=_newline(indent))
+    end = cst.Comma(whitespace_after=cst.ParenthesizedWhitespace(indent=True))
+    bare = cst.SimpleWhitespace("")
+    done: dict[int, cst.CSTNode] = {}
+    for i, item in enumerate(items):
+        new = item.with_changes(comma=end if i == len(items) - 1 else comma)
+        if isinstance(new, cst.Param):
+            new = new.with_changes(whitespace_after_param=bare)
+        done[id(item)] = new
+
+    def swap(node: cst.CSTNode) -> cst.CSTNode:
+        return done.get(id(node), node)
+
+    return params.with_changes(
+        posonly_params=[swap(p) for p in params.posonly_params],
+        posonly_ind=swap(params.posonly_ind)
+        if isinstance(params.posonly_ind, cst.ParamSlash)
+        else params.posonly_ind,
+        params=[swap(p) for p in params.params],
+        star_arg=swap(star) if isinstance(star, cst.Param | cst.ParamStar) else star,
+        kwonly_params=[swap(p) for p in params.kwonly_params],
+        star_kwarg=swap(params.star_kwarg)
+        if isinstance(params.star_kwarg, cst.Param)
+        else params.star_kwarg,
+    )
 
 
 def _stmt_names(module: cst.Module, stmt: cst.CSTNode) -> tuple[set[str], set[str], set[str]]:
@@ -78,6 +162,7 @@ class _Applier(cst.CSTTransformer):
         self.params: dict[tuple[int, str], list[AddParam]] = {}
         self.stmt_ops: dict[int, list[Op]] = {}
         self.pending: set[Op] = set(ops)
+        self.limit = line_limit(lines)
         for op in ops:
             if isinstance(op, SetKeyword):
                 key = (op.line, _char_col(lines, op.line, op.col))
@@ -95,10 +180,23 @@ class _Applier(cst.CSTTransformer):
         ops = self.keywords.get((pos.line + self.line_offset, pos.column))
         if not ops:
             return updated_node
+        before = updated_node
         for op in ops:
             if op in self.pending:
                 updated_node = self._set_keyword(updated_node, op)
                 self.pending.discard(op)
+        width = _max_width(self.module, updated_node)
+        if pos.column + width > self.limit >= pos.column + _max_width(self.module, before):
+            comma = cst.Comma(whitespace_after=_newline(self.module.default_indent))
+            end = cst.Comma(whitespace_after=cst.ParenthesizedWhitespace(indent=True))
+            bare = cst.SimpleWhitespace("")
+            args = [a.with_changes(whitespace_after_arg=bare) for a in updated_node.args]
+            args = [a.with_changes(comma=comma) for a in args[:-1]] + [
+                args[-1].with_changes(comma=end)
+            ]
+            updated_node = updated_node.with_changes(
+                args=args, whitespace_before_args=_newline(self.module.default_indent)
+            )
         return updated_node
 
     def _set_keyword(self, call: cst.Call, op: SetKeyword) -> cst.Call:
@@ -155,7 +253,19 @@ class _Applier(cst.CSTTransformer):
                 params = params.with_changes(star_arg=star, kwonly_params=items)
             else:
                 params = params.with_changes(params=_with_appended(params.params, new))
-        return updated_node.with_changes(params=params)
+        fixed = updated_node.with_changes(params=params)
+        col = self.get_metadata(PositionProvider, original_node).start.column
+        if (
+            col + _header_width(self.module, fixed)
+            > self.limit
+            >= col + _header_width(self.module, updated_node)
+        ):
+            # Formatted like its surroundings: one parameter a line, as ruff would.
+            fixed = fixed.with_changes(
+                params=_one_per_line(fixed.params, self.module.default_indent),
+                whitespace_before_params=_newline(self.module.default_indent),
+            )
+        return fixed
 
     # -- statements in blocks --------------------------------------------------------------
     def leave_IndentedBlock(
@@ -253,7 +363,17 @@ class _Applier(cst.CSTTransformer):
                 else:
                     break
             groups[start] = (end, op.cond)
-        return groups
+        # Runs under the same guard that touch are one block: one `if`, not several.
+        merged: dict[int, tuple[int, str]] = {}
+        last: int | None = None
+        for start in sorted(groups):
+            end, cond = groups[start]
+            if last is not None and merged[last][0] + 1 == start and merged[last][1] == cond:
+                merged[last] = (end, cond)
+            else:
+                merged[start] = (end, cond)
+                last = start
+        return merged
 
 
 @dataclass

@@ -24,12 +24,14 @@ from initlint.facts.model import ModuleFacts
 from initlint.facts.runner import describe
 from initlint.fix.apply import render
 from initlint.fix.ops import FixPlan, Op
+from initlint.fix.state import label
 from initlint.fix.transform import FixError
 from initlint.index.project import Module, ProjectIndex, _Table
 from initlint.rules.base import Finding
 from initlint.rules.repeats import find_disabled, find_repeats
 from initlint.simulation.cost import CostModel
 from initlint.simulation.engine import Simulator
+from initlint.simulation.reads import built, strands
 from initlint.sources import UnreadableError, decode
 
 Key = tuple[str, ...]
@@ -60,7 +62,13 @@ def _findings(sim: Simulator, index: ProjectIndex, classes: Iterable[str]) -> se
             out |= {_key(f) for f in (*find_repeats(result), *find_disabled(result))}
             if result.conflicts:
                 out.add((qual, "conflict", "", ""))
+            # What the object ends with, and reads of what is not built yet (DESIGN §5).
+            out |= {(qual, "strand", label(s.reader.fn), s.name) for s in strands(result).values()}
+            out |= {(qual, "has", "", name) for name in built(result)}
     return out
+
+
+_STATE = ("conflict", "strand", "has")
 
 
 def _prefixes(qual: str) -> set[str]:
@@ -129,7 +137,7 @@ class Verifier:
         touched = sorted(self.with_findings | under_edit)
         before = set(self.known)
         for qual in touched:
-            before |= {k for k in self._keys_before(qual) if k[1] == "conflict"}
+            before |= {k for k in self._keys_before(qual) if k[1] in _STATE}
         again = [q for q in touched if q in under_edit or self._reads_any(q, edited)]
         after: set[Key] = set()
         if again:
@@ -146,9 +154,15 @@ class Verifier:
                 after |= self._keys_before(qual)
         if _key(finding) in after:
             return "the fix would not remove the finding"
+        lost = sorted(k for k in before - after if k[1] == "has")
+        if lost:
+            cls, _, _, name = lost[0]
+            return f"the fix would leave {cls.rsplit('.', 1)[-1]} without `self.{name}`"
         new = sorted(after - before)
         if new:
-            cls, code, _, name = new[0]
+            cls, code, reader, name = new[0]
+            if code == "strand":
+                return f"the fix would make {reader} read `self.{name}` before it is built"
             if code == "conflict":
                 return (
                     "the fix would pass an argument twice when constructing "

@@ -53,6 +53,8 @@ def fix_hint(d: Diagnostic) -> str:
         if d.fix.applicability == "safe":
             return f"{d.fix.message} (safe fix: `initlint fix`)"
         return f"{d.fix.message} (unsafe fix: `initlint fix --unsafe-fixes`)"
+    if d.no_fix:
+        return f"no fix: {d.no_fix}"
     return f"no automatic fix; see `initlint explain {d.code}`"
 
 

@@ -69,10 +69,13 @@ class Child(Base):
 """,
         "Fix safety": """
 When an ancestor guards the registration with a flag that reaches the subclass's super call,
-the fix passes `flag=False` (and pops the flag from `**kwargs` first). It is safe when the
-subclass redoes everything the flag switches off, and unsafe otherwise. When an intermediate
-class swallows the flag, or no flag exists, the fix threads or introduces one across files;
-that changes signatures and is always unsafe.
+the fix passes `flag=False` (and pops the flag from `**kwargs` first), or `flag=not <cond>`
+when the subclass redoes the work only under a condition on its own parameters. It is offered
+only when the subclass redoes everything the flag switches off and nothing reads the switched-off
+attribute before the redo; otherwise there is no fix, and the help line says why. When an
+intermediate class swallows the flag, or no flag exists, the fix threads or introduces one
+across files under the same conditions; that changes signatures and is unsafe. No fix changes
+what a constructed object ends with.
 """,
     }
     VALID = (
@@ -145,7 +148,10 @@ class Child(Base):
 ```
 """,
         "Fix safety": """
-Deleting a call that repeats the ancestor's call exactly is safe when its result is unused.
+Deleting a call that repeats the ancestor's call exactly is safe when its result is unused and
+nothing it reads (through the methods it calls too) was written between the two calls. After
+`self.max_pos *= 4` the second call is a different computation: a flag that switches the first
+one off is offered instead (unsafe: it changes a signature), or no fix.
 """,
     }
     VALID = (
@@ -241,7 +247,9 @@ class Child(Base):
 """,
         "Fix safety": """
 Same as IL001: switching off an existing flag is safe when the subclass redoes all the work
-that flag guards; threading or introducing a flag changes signatures and is unsafe.
+that flag guards; threading or introducing a flag changes signatures and is unsafe. Neither is
+offered when a reader of the attribute (a later ancestor statement, a helper, or the subclass
+before its rebuild) would find it missing.
 """,
     }
     VALID = (

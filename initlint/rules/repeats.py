@@ -14,6 +14,14 @@ def _confidence(*events: Event) -> str:
     return "possible" if any(e.status == MAYBE for e in events) else "definite"
 
 
+def _exclusive(a: Event, b: Event) -> bool:
+    """The two never both run: they assume opposite truths of one undecided condition."""
+    if not a.literals or not b.literals:
+        return False
+    theirs = set(b.literals)
+    return any((key, not truth) in theirs for key, truth in a.literals)
+
+
 def _flag(first: Event) -> FlagRef | None:
     return first.flags[-1] if first.flags else None
 
@@ -54,8 +62,9 @@ def find_repeats(sim: Simulation) -> list[Finding]:
         if code == "IL002":
             into = _stored_in(e)
             before = [b for b in before if not _different_targets(into, _stored_in(b))]
-        # The ancestor's build and this one sit under guards that exclude each other.
-        before = [b for b in before if not exclusive(b.assume, e.assume)]
+        # The ancestor's build and this one sit under guards that exclude each other: opposite
+        # assumptions of one argument, or opposite truths of one undecided condition.
+        before = [b for b in before if not exclusive(b.assume, e.assume) and not _exclusive(b, e)]
         if not before:
             return None
         first, nearest = before[0], before[-1]

@@ -67,7 +67,7 @@ class FlagRef:
 @dataclass(slots=True)
 class Event:
     index: int
-    kind: str  # buffer | call | assign | mutate | super_init
+    kind: str  # buffer | call | assign | mutate | super_init | touch (reads/writes self attrs)
     name: str
     fn: FunctionInfo
     effect: Effect
@@ -95,6 +95,12 @@ class Event:
     assume: tuple[Assumption, ...] = ()
     shadow: bool = False  # work that a flag switched off (recorded for IL004)
     switched_off_by: tuple[Origin, ...] = ()
+    unfollowed: bool = False  # a call whose body was not run (recursion): reads unknown
+    # Undecided conditions the event runs under: (key, truth). Two events assuming opposite
+    # truths of one key never both run (C's `if cond:` and an ancestor's `if flag:` with
+    # `flag=not cond` passed). Kept beside ``assume``: it keys guards by their text in a
+    # frame, or by the symbolic truth a call passed, where ``assume`` keys them by argument.
+    literals: tuple[tuple[str, bool], ...] = ()
 
 
 @dataclass
@@ -129,6 +135,7 @@ class _Call:
     depth: int
     shadow: tuple[Origin, ...]
     assume: tuple[Assumption, ...] = ()
+    literals: tuple[tuple[str, bool], ...] = ()
 
 
 @dataclass
@@ -210,6 +217,7 @@ class _Run:
         self.last_assign: dict[str, Event] = {}  # the latest assignment of each attribute
         self.inject: tuple[str, Const] | None = None
         self.assume: tuple[Assumption, ...] = ()  # the effect being applied's assumptions
+        self.literals: tuple[tuple[str, bool], ...] = ()  # and its undecided guards' literals
 
     # -- binding ---------------------------------------------------------------------------
     def bind_top(self, params: tuple[Param, ...]) -> dict[str, Val]:
@@ -249,6 +257,17 @@ class _Run:
             return Val("const", expr.value, origin=origin)
         if expr.kind == "name":
             return frame.call.env.get(expr.name, UNKNOWN)
+        if expr.kind == "op" and expr.name in ("not", "bool") and expr.attr:
+            positive, cur = True, expr
+            while cur.kind == "op" and cur.name in ("not", "bool") and cur.attr and cur.children:
+                positive = positive if cur.name == "bool" else not positive
+                text, cur = cur.attr, cur.children[0]
+            inner = self.eval_arg(frame, cur, None)
+            if inner.kind == "const":
+                return const(bool(inner.value) == positive)
+            if inner.kind == "sym":
+                return Val("sym", inner.value, positive=inner.positive == positive)
+            return Val("sym", f"{frame.id}:{text}", positive=positive)
         if expr.kind == "attr" and expr.receiver is not None and expr.receiver.name == "self":
             return self.self_attrs.get(expr.attr, UNKNOWN)
         if expr.kind == "attr" and expr.name:
@@ -435,6 +454,21 @@ class _Run:
                 return v
         return None
 
+    def _literal(self, frame: _Frame, cond: Cond) -> tuple[str, bool] | None:
+        """The key and truth of an undecided guard (None: none to key it by)."""
+        positive = True
+        while cond.op == "not" and cond.args:
+            positive, cond = not positive, cond.args[0]
+        if cond.op == "name":
+            v = frame.call.env.get(cond.name)
+            if v is not None and v.kind == "sym" and isinstance(v.value, str):
+                return v.value, v.positive == positive
+        if cond.op in ("name", "is", "isnot", "eq", "ne", "and", "or", "unknown") and cond.name:
+            if cond.op == "unknown" and cond.name == "loop":
+                return None
+            return f"{frame.id}:{cond.name}", positive
+        return None
+
     def _flag(self, frame: _Frame, cond: Cond) -> FlagRef | None:
         if frame.call.fn.facts.name != "__init__":
             return None
@@ -476,6 +510,8 @@ class _Run:
                 stack.append(inner)
             elif self.sim.incomplete:
                 return  # a limit: the class is reported as not analysed, stop here
+            elif call.parent is not None:
+                self.sim.events[call.parent].unfollowed = True
 
     def _enter(self, call: _Call) -> tuple[_Frame, Iterator[_Call]] | None:
         """A frame for ``call`` and its effects; None for recursion or at a limit."""
@@ -511,6 +547,7 @@ class _Run:
         flags = frame.call.flags
         shadow = frame.call.shadow
         assume = frame.call.assume
+        literals = frame.call.literals
         for cond in eff.guard:
             r, v = self.eval_cond(frame, cond)
             if r == FALSE:
@@ -520,10 +557,14 @@ class _Run:
             elif r == MAYBE:
                 status = MAYBE
                 assume = (*assume, *self._assumptions(frame, cond, True))
+                literal = self._literal(frame, cond)
+                if literal is not None:
+                    literals = (*literals, literal)
             flag = self._flag(frame, cond)
             if flag is not None:
                 flags = (*flags, flag)
         self.assume = assume  # for the events this effect emits
+        self.literals = literals
         kind = eff.kind
         if kind in ("local", "pop", "objattr") and shadow:
             return None  # the branch does not run: its bindings do not happen
@@ -563,6 +604,9 @@ class _Run:
             return None
         if kind == "objattr":
             self._set_field(frame, eff, status)
+            return None
+        if kind == "touch":
+            self._emit(frame, i, eff, "touch", "", status, flags, shadow)
             return None
         value_const = False
         if kind in ("buffer", "assign", "mutate"):
@@ -623,6 +667,7 @@ class _Run:
                 frame, eff.args, callee.facts.params, skip_self=not callee.facts.is_static
             )
             if env is None:
+                ev.unfollowed = True
                 return None
             return _Call(
                 callee,
@@ -634,6 +679,7 @@ class _Run:
                 frame.call.depth + 1,
                 shadow,
                 assume,
+                literals,
             )
         if kind == "super_init":
             callee = self._resolve_super(frame, eff)
@@ -649,7 +695,9 @@ class _Run:
             if self.inject is not None and frame.call.depth == 0:
                 self._inject(frame, eff, callee, env, *self.inject)
             depth = frame.call.depth + 1
-            return _Call(callee, env, True, ev.index, status, flags, depth, shadow, assume)
+            return _Call(
+                callee, env, True, ev.index, status, flags, depth, shadow, assume, literals
+            )
         return None
 
     def _emit(
@@ -688,6 +736,7 @@ class _Run:
             shadow=bool(shadow),
             switched_off_by=shadow,
             assume=self.assume,
+            literals=self.literals,
         )
         self.sim.events.append(ev)
         return ev
@@ -767,6 +816,7 @@ class _Run:
                     shadow=bool(shadow),
                     switched_off_by=shadow,
                     assume=self.assume,
+                    literals=self.literals,
                     external=True,
                 )
             )

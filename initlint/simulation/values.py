@@ -22,7 +22,10 @@ class Origin:
 
 @dataclass(frozen=True)
 class Val:
-    """kind: const | unknown | args (positional pack) | kwargs (keyword pack)."""
+    """kind: const | unknown | args (positional pack) | kwargs (keyword pack) | sym.
+
+    ``sym``: the truth of a condition the simulation cannot decide, ``value`` its key (the
+    frame that tests it and its text), ``positive`` False for its negation."""
 
     kind: str
     value: Const = None
@@ -36,6 +39,7 @@ class Val:
     sym: str = ""
     # Fields set on the object (``config.n_experts = None`` on a copied config).
     fields: tuple[tuple[str, Val], ...] = ()
+    positive: bool = True
 
     def field(self, name: str) -> Val | None:
         for k, v in self.fields:

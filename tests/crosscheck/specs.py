@@ -44,6 +44,7 @@ _ATTENTION = SimpleNamespace(q_lora_rank=None, hidden=8, heads=2, use_bias=True)
 _RECORDS = TextFile('[{"keep": true}, {"keep": false}, {"keep": true}]')
 
 SPECS: dict[str, dict[str, Spec]] = {
+    "redo_under_param_condition": {"pkg.prec:PrecChild": ((), {"fp32": True})},
     "clean_external_base": {
         "pkg.child:Child": Skip(
             "the base is transformers.PreTrainedModel: an external class (not installed here) "
@@ -106,6 +107,8 @@ SPECS: dict[str, dict[str, Spec]] = {
         f"pkg.attention:{name}": ((_ATTENTION,), {})
         for name in ("LatentAttention", "LowRankAttention", "AlwaysRebuilt")
     },
+    # A fix fixture with no checker twin: Base's `config` is required (the rest have defaults).
+    "formatted_like_surroundings": {"pkg.m:Base": ((None,), {})},
     "generated_code": {
         "pkg.models.tiny.modeling_tiny:TinyBlock": ((4,), {}),
         "pkg.models.tiny.modeling_tiny:TinyWideBlock": ((4,), {}),
@@ -160,4 +163,6 @@ AUTOFIX_SPECS: dict[str, Spec] = {
 PROBES: dict[str, dict[str, Spec]] = {
     # The redo sits under `if n > 4:`; with n=2 it does not run.
     "redo_inside_if@n=2": {"pkg.child:Child": ((2,), {})},
+    # `init_table=not fp32`: with fp32=False the redo does not run and Base's table stays.
+    "redo_under_param_condition@fp32=False": {"pkg.prec:PrecChild": ((), {"fp32": False})},
 }

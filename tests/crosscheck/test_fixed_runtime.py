@@ -49,7 +49,10 @@ V4 = "deepseek:DeepseekV4ScalingRotaryEmbedding"
 ROPE_SIDES = ("before", "fixed_rope", "autofixed")
 # specs.PROBES: other arguments for some classes of a fix fixture (the pytest process does not
 # import specs.py, which imports torch; the two must list the same probes).
-PROBES = {"redo_inside_if@n=2": ["pkg.child:Child"]}
+PROBES = {
+    "redo_inside_if@n=2": ["pkg.child:Child"],
+    "redo_under_param_condition@fp32=False": ["pkg.prec:PrecChild"],
+}
 
 Result = dict[str, Any]
 
@@ -93,7 +96,11 @@ def _imports_torch(root: Path) -> bool:
 
 
 def _torch_cases() -> list[str]:
-    return sorted(p.name for p in FIX.iterdir() if (p / "in").is_dir() and _imports_torch(p / "in"))
+    return sorted(
+        p.name
+        for p in FIX.iterdir()
+        if (p / "in").is_dir() and (p / "out").is_dir() and _imports_torch(p / "in")
+    )
 
 
 def _params() -> list[Any]:
@@ -380,19 +387,9 @@ def test_rope_fixed_repeats_nothing_and_keeps_the_state(
     assert caches[side] == [dtype, shape, digest]  # bitwise equal
 
 
-# ---- known limitations ---------------------------------------------------------------------------
+# ---- a redo under a condition (issue 14: the fix passes `init_cache=not (n > 4)`) -------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason=(
-        "unsafe by design? redo_inside_if: the child redoes `cache` only `if n > 4:`; the (unsafe, "
-        "'possible' IL001) fix passes `init_cache=False` unconditionally, so Child(2) ends without "
-        "a `cache` buffer (in/ keeps Base's). A state-keeping fix would pass "
-        "`init_cache=not (n > 4)` or offer no fix"
-    ),
-)
 def test_redo_under_if_keeps_the_state_when_the_redo_does_not_run(
     runtime: dict[str, dict[str, Result]],
 ) -> None:
@@ -400,6 +397,17 @@ def test_redo_under_if_keeps_the_state_when_the_redo_does_not_run(
     (cls,) = PROBES[probe]
     before, after = _pair(runtime, probe, cls)
     assert before["state"]["buffer"]["cache"][0] == "torch.float32"  # Base's, not redone
+    assert after["state"] == before["state"], _state_diff(before["state"], after["state"])
+
+
+def test_redo_under_a_parameter_keeps_the_state_both_ways(
+    runtime: dict[str, dict[str, Result]],
+) -> None:
+    """`init_table=not fp32`: with fp32=False the ancestor's float16 table stays."""
+    probe = "redo_under_param_condition@fp32=False"
+    (cls,) = PROBES[probe]
+    before, after = _pair(runtime, probe, cls)
+    assert before["state"]["buffer"]["table"][0] == "torch.float16"
     assert after["state"] == before["state"], _state_diff(before["state"], after["state"])
 
 

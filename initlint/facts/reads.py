@@ -1,0 +1,90 @@
+"""Which ``self`` attributes a statement reads and writes (DESIGN §3 "Reads").
+
+Over-approximated in the direction that keeps fixes safe: a method call on ``self.x`` may
+mutate ``x``, so it counts as a write of ``x``; ``self`` passed anywhere (``helper(self)``)
+reads and writes everything (``*``). Calls of ``self.method()`` read the name ``method``
+(harmless: a method is never written), and what the method itself reads is added by the
+simulation, which inlines it with virtual dispatch.
+"""
+
+from __future__ import annotations
+
+import ast
+
+EVERYTHING = "*"
+_BY_NAME = {"getattr": "read", "hasattr": "read", "setattr": "write", "delattr": "write"}
+
+
+def _root_attr(node: ast.AST, self_name: str) -> str | None:
+    """``x`` for ``self.x``, ``self.x.y``, ``self.x[k]``... (the attribute of ``self`` at the
+    bottom of an attribute/subscript chain), else None."""
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        inner = node.value
+        if isinstance(node, ast.Attribute) and isinstance(inner, ast.Name):
+            return node.attr if inner.id == self_name else None
+        node = inner
+    return None
+
+
+def self_access(
+    nodes: list[ast.AST], self_name: str, *, skip: ast.AST | None = None
+) -> tuple[frozenset[str], frozenset[str]]:
+    """(reads, writes) of ``self`` attributes anywhere in ``nodes``. ``skip``: a node whose
+    ``self`` argument is not a use of ``self`` (the ``self`` of ``Base.__init__(self)``)."""
+    if not self_name:
+        return frozenset(), frozenset()
+    reads: set[str] = set()
+    writes: set[str] = set()
+    handled: set[int] = set()  # id() of `self` Name nodes already accounted for
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            if node.value.id == self_name:
+                handled.add(id(node.value))
+                if isinstance(node.ctx, ast.Load):
+                    reads.add(node.attr)
+                else:
+                    writes.add(node.attr)
+        elif isinstance(node, ast.AugAssign):
+            root = _root_attr(node.target, self_name)
+            if root is not None:
+                reads.add(root)
+                writes.add(root)
+        elif isinstance(node, ast.Attribute | ast.Subscript) and not isinstance(node.ctx, ast.Load):
+            root = _root_attr(node.value, self_name)
+            if root is not None:
+                writes.add(root)  # self.x.y = v, self.x[k] = v, del self.x[k]
+        elif isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute):
+                root = _root_attr(func.value, self_name)
+                if root is not None:
+                    writes.add(root)  # self.x.append(...), self.x.weight.normal_()
+                if node is skip and func.attr == "__init__" and node.args:
+                    first = node.args[0]
+                    if isinstance(first, ast.Name) and first.id == self_name:
+                        handled.add(id(first))
+            elif isinstance(func, ast.Name):
+                if func.id == "super":
+                    handled.update(id(a) for a in node.args if isinstance(a, ast.Name))
+                elif func.id in ("isinstance", "type", "id"):
+                    handled.update(id(a) for a in node.args[:1] if isinstance(a, ast.Name))
+                how = _BY_NAME.get(func.id)
+                if (
+                    how is not None
+                    and len(node.args) >= 2
+                    and isinstance(node.args[0], ast.Name)
+                    and node.args[0].id == self_name
+                    and isinstance(node.args[1], ast.Constant)
+                    and isinstance(node.args[1].value, str)
+                ):
+                    handled.add(id(node.args[0]))
+                    (reads if how == "read" else writes).add(node.args[1].value)
+        elif isinstance(node, ast.Name) and node.id == self_name and id(node) not in handled:
+            if isinstance(node.ctx, ast.Load):
+                reads.add(EVERYTHING)
+                writes.add(EVERYTHING)
+            continue
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+    return frozenset(reads), frozenset(writes)
