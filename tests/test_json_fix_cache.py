@@ -7,46 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+from server.project import BASE, MID, SUB  # the server tests' three-file project
+
 from initlint.diagnostics import Diagnostic
 from initlint.engine import Analysis, analyze
 from initlint.fix.attach import EditAttacher
 from initlint.fix.planning import fix_planner
-
-BASE = """\
-import torch
-from torch import nn
-
-
-class RopeBase(nn.Module):
-    def __init__(self, dim, init_cache=True):
-        super().__init__()
-        self.dim = dim
-        if init_cache:
-            self.register_buffer("cache", torch.zeros(dim), persistent=False)
-"""
-
-# Swallows init_cache: the subclass's init_cache=False never reaches the base.
-MID = """\
-from pkg.base import RopeBase
-
-
-class Scaled(RopeBase):
-    def __init__(self, dim, factor, **kwargs):
-        super().__init__(dim)
-        self.factor = factor
-"""
-
-SUB = """\
-import torch
-
-from pkg.mid import Scaled
-
-
-class Rope4(Scaled):
-    def __init__(self, dim, factor):
-        super().__init__(dim, factor, init_cache=False)
-        self.register_buffer("cache", torch.ones(dim), persistent=False)
-"""
 
 # A sibling of Rope4 in a file Rope4's closure does not hold.
 SIBLING = """\
