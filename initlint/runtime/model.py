@@ -18,7 +18,9 @@ class TraceEvent:
     ``bytes`` is numel * element_size of the stored tensor; for a call it is the size of the
     tensors the call returned (a tensor, or a tuple/list/dict of tensors), else 0.
     ``site`` is "file:line" of the user frame that performed it; ``owner`` the qualified name
-    of the class whose code that frame runs (None for code outside a class).
+    of the class whose code that frame runs (None for code outside a class). ``wraps`` is true
+    for a submodule assigned over the one it wraps (``self.backbone = Wrapper(self.backbone)``):
+    the old module survives inside the new one, so the assignment is no rebuild of it.
     """
 
     kind: EventKind
@@ -26,15 +28,19 @@ class TraceEvent:
     bytes: int
     site: str
     owner: str | None
+    wraps: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "kind": self.kind,
             "name": self.name,
             "bytes": self.bytes,
             "site": self.site,
             "owner": self.owner,
         }
+        if self.wraps:
+            data["wraps"] = True
+        return data
 
 
 @dataclass(frozen=True)
@@ -62,11 +68,20 @@ class Repeat:
         }
 
 
+def add_occurrence(group: list[TraceEvent], event: TraceEvent) -> None:
+    """Append ``event`` to the occurrences of its (kind, name); an event that wraps the value
+    before it takes that occurrence's place, since the old value lives on inside it."""
+    if event.wraps and group:
+        group[-1] = event
+    else:
+        group.append(event)
+
+
 def find_repeats(events: Iterable[TraceEvent]) -> tuple[Repeat, ...]:
     """Group events by (kind, name), in first-occurrence order, and keep those seen twice+."""
     groups: dict[tuple[str, str], list[TraceEvent]] = {}
     for event in events:
-        groups.setdefault((event.kind, event.name), []).append(event)
+        add_occurrence(groups.setdefault((event.kind, event.name), []), event)
     return tuple(
         Repeat(
             kind=group[0].kind,

@@ -52,6 +52,10 @@ class _Record:
     ident: int = 0  # ordinal of the target object
     arguments: int = 0  # fingerprint of a call's arguments (0 for storage)
     in_init: bool = False  # while a project __init__ of the target was running
+    wraps: bool = False  # a submodule assigned over the one it contains: the old one survives
+    start: int = 0  # for calls: how many tensors had been stored when the call began
+    stores: int = 0  # for calls: how many storage events had happened when the call began
+    read: bool = False  # a call that only handed back tensors stored before it: a getter
 
 
 @dataclass
@@ -114,6 +118,24 @@ def _is_accessor(code: CodeType, target: object) -> bool:
     return any(getattr(f, "__code__", None) is code for f in funcs)
 
 
+def _held(module: Any, name: str) -> object:
+    """What ``module`` holds under ``name`` now (a parameter, buffer, submodule or attribute)."""
+    state = module.__dict__
+    for table in ("_parameters", "_buffers", "_modules"):
+        found = state.get(table, {}).get(name, _MISSING)
+        if found is not _MISSING:
+            return found
+    return state.get(name, _MISSING)
+
+
+def _contains(outer: Any, inner: Any) -> bool:
+    """Whether module ``inner`` sits in module ``outer``'s tree (a wrapper around it)."""
+    try:
+        return any(m is inner for m in outer.modules())
+    except Exception:  # noqa: BLE001 - a tree that cannot be walked: not a wrapper
+        return False
+
+
 class Recorder:
     """Install with ``start()``, always undo with ``stop()``, then ``collect(result)``."""
 
@@ -134,6 +156,10 @@ class Recorder:
         self._boundary: FrameType | None = None  # the frame that runs the factory
         self._idents: dict[int, tuple[Callable[[], object], int]] = {}  # id(obj) -> (ref, ordinal)
         self._classes: dict[int, type] = {}  # ordinal -> class
+        # id(tensor) -> (ref, order) of each tensor stored as a buffer, parameter or attribute
+        self._stored: dict[int, tuple[Callable[[], object], int]] = {}
+        self._stored_count = 0
+        self._stores = 0  # storage events so far (buffers, parameters, attributes)
         self.discards: list[Discard] = []
 
     @property
@@ -209,16 +235,20 @@ class Recorder:
                 kind = "buffer"
             else:
                 kind = "attribute"
-            if isinstance(value, module_type):
-                old = module.__dict__.get("_modules", {}).get(name)
-                if isinstance(old, module_type) and old is not value:
-                    self._discard(module, name, old)
+            held = _held(module, name)
+            wraps = False
+            if isinstance(value, module_type) and isinstance(held, module_type):
+                wraps = held is not value and _contains(value, held)
+                if held is not value and not wraps:
+                    self._discard(module, name, held)
             self._inside += 1
             try:
                 original(module, name, value)
             finally:
                 self._inside -= 1
-            self._add(kind, module, name, value, sys._getframe(1))
+            if held is value:
+                return  # the value it already holds (weight_norm hands the module back): no build
+            self._add(kind, module, name, value, sys._getframe(1), wraps=wraps)
 
         return __setattr__
 
@@ -229,14 +259,35 @@ class Recorder:
             members = frozenset({self._ident(old)})
         self.discards.append(Discard(self._ident(parent), name, members))
 
-    def _add(self, kind: EventKind, target: Any, name: str, value: Any, frame: Any) -> None:
+    def _add(
+        self, kind: EventKind, target: Any, name: str, value: Any, frame: Any, wraps: bool = False
+    ) -> None:
         ident = self._ident(target)
         record = _Record(
             kind, name, self._bytes(value), self._idents[id(target)][0], self._stack(frame)
         )
         record.ident = ident
         record.in_init = ident in self._initializing
+        record.wraps = wraps
         self._records.append(record)
+        self._stores += 1
+        self._remember(value)
+
+    def _remember(self, value: Any) -> None:
+        """Note a stored tensor (or a stored module's tensors) with the order it was stored in."""
+        tensors = (
+            [*value.parameters(), *value.buffers()]
+            if isinstance(value, self._torch.nn.Module)
+            else [value]
+        )
+        for t in tensors:
+            if isinstance(t, self._torch.Tensor) and self._stored_at(t) is None:
+                self._stored[id(t)] = (_ref(t), self._stored_count)
+                self._stored_count += 1
+
+    def _stored_at(self, tensor: Any) -> int | None:
+        entry = self._stored.get(id(tensor))
+        return entry[1] if entry is not None and entry[0]() is tensor else None
 
     def _ident(self, obj: object) -> int:
         """The ordinal of ``obj``: stable while it lives, never shared with a dead object."""
@@ -274,7 +325,10 @@ class Recorder:
                 else:
                     del self._active[key]
                 if record is not None:
-                    record.bytes = self._bytes(arg)
+                    record.bytes = self._bytes(arg, built_after=record.start)
+                    record.read = (
+                        record.bytes == 0 and self._stores == record.stores and self._bytes(arg) > 0
+                    )
 
     def _enter(self, frame: FrameType, code: CodeType) -> None:
         target = frame.f_locals.get("self", _MISSING)
@@ -301,6 +355,8 @@ class Recorder:
             record = _Record("call", name, 0, ref, stack, normalize(code.co_filename), ordinal)
             record.arguments = self._arguments(frame, code)
             record.in_init = ordinal in self._initializing
+            record.start = self._stored_count
+            record.stores = self._stores
             self._records.append(record)
         self._open[frame] = (key, record, initializing)
 
@@ -345,19 +401,26 @@ class Recorder:
             frame = frame.f_back
         return tuple(stack)
 
-    def _bytes(self, value: Any) -> int:
+    def _bytes(self, value: Any, built_after: int | None = None) -> int:
+        """Bytes of the tensors in ``value``. With ``built_after`` (a call's result), a tensor
+        already stored before the call began is not counted: returning it is a read (a getter
+        such as ``get_parameter_or_buffer``), not a build."""
         if isinstance(value, dict):
             value = tuple(value.values())
         if isinstance(value, (tuple, list)):
-            return sum(self._tensor_bytes(v) for v in value)
-        return self._tensor_bytes(value)
+            return sum(self._tensor_bytes(v, built_after) for v in value)
+        return self._tensor_bytes(value, built_after)
 
-    def _tensor_bytes(self, value: Any) -> int:
+    def _tensor_bytes(self, value: Any, built_after: int | None = None) -> int:
         if isinstance(value, self._torch.nn.Module):
             tensors = [*value.parameters(), *value.buffers()]
-            return sum(self._tensor_bytes(t) for t in tensors)
+            return sum(self._tensor_bytes(t, built_after) for t in tensors)
         if not isinstance(value, self._torch.Tensor):
             return 0
+        if built_after is not None:
+            stored = self._stored_at(value)
+            if stored is not None and stored < built_after:
+                return 0
         try:
             return int(value.numel()) * int(value.element_size())
         except Exception:  # exotic tensor subclasses (nested, sparse)
@@ -370,26 +433,28 @@ class Recorder:
         roots = self._roots if self._roots is not None else default_roots(type(result))
         events: list[TraceEvent] = []
         for record in self._records:
-            if record.target() is not result:
+            if record.target() is not result or record.read:
                 continue
             if record.kind == "call" and not is_under(record.file, roots):
                 continue
             site, owner = pick_site(record.stack, roots)
-            events.append(TraceEvent(record.kind, record.name, record.bytes, site, owner))
+            events.append(
+                TraceEvent(record.kind, record.name, record.bytes, site, owner, record.wraps)
+            )
         return tuple(events)
 
     def collect_objects(self, roots: Sequence[str]) -> list[TracedObject]:
         """Every object something happened to, in first-event order; calls of project code."""
         objects: dict[int, TracedObject] = {}
         for record in self._records:
-            if record.kind == "call" and not is_under(record.file, roots):
+            if record.read or record.kind == "call" and not is_under(record.file, roots):
                 continue
             traced = objects.get(record.ident)
             if traced is None:
                 cls = self._classes[record.ident]
                 traced = objects[record.ident] = TracedObject(record.ident, cls, record.target, [])
             site, owner = pick_site(record.stack, roots)
-            event = TraceEvent(record.kind, record.name, record.bytes, site, owner)
+            event = TraceEvent(record.kind, record.name, record.bytes, site, owner, record.wraps)
             frames = tuple(f"{f[0]}:{f[1]}" for f in record.stack if is_under(f[0], roots))
             traced.events.append((event, record.arguments, record.in_init, frames))
         return sorted(objects.values(), key=lambda o: o.ident)

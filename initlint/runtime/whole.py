@@ -6,7 +6,7 @@ import dataclasses
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from .model import Repeat, TraceEvent
+from .model import Repeat, TraceEvent, add_occurrence
 from .model_trace import (
     ClassSummary,
     ModelTrace,
@@ -40,8 +40,13 @@ def _object_repeats(
         key: tuple[object, ...] = (event.kind, event.name)
         if event.kind == "call":
             key += (arguments,)
-        groups.setdefault(key, []).append(event)
-        stacks.setdefault(key, []).append(stack)
+        group = groups.setdefault(key, [])
+        wrapped = event.wraps and bool(group)
+        add_occurrence(group, event)
+        if wrapped:
+            stacks[key][-1] = stack
+        else:
+            stacks.setdefault(key, []).append(stack)
     found = []
     for key, group in groups.items():
         if len(group) < 2:
