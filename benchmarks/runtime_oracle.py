@@ -5,7 +5,8 @@ For each library, construct every model class it can from default configs on the
 ``initlint check`` on the same library's sources, and compare:
 
 - classes constructed; runtime repeats (heavy: >= 1 MiB wasted, light: below);
-- static findings (IL001-IL003) on constructed classes;
+- static findings (IL001-IL003) on constructed classes, each on the class that runs (a
+  template's finding on the generated classes it produces: ``initlint.runtime.agreement``);
 - agreement: a runtime repeat linked to the static finding that predicted it;
 - static-only: findings on constructed classes that no construction repeated (candidate false
   positives, or paths the default config does not take);
@@ -88,13 +89,25 @@ def one_line(exc: BaseException) -> str:
 
 
 def static_side(package_dir: Path) -> list[Any]:
-    """IL001-IL003 findings of ``initlint check`` on the whole package (no torch, no cache)."""
+    """IL001-IL003 findings of ``initlint check`` on the whole package (no torch, no cache).
+
+    Checked with ``check-templates`` on, so that a template's findings (``modular_*.py``,
+    which the default configuration skips) can be mapped to the generated classes they
+    produce; the comparison tells the two apart (``initlint.runtime.agreement``)."""
+    import dataclasses
+
     from initlint.engine import analyze
     from initlint.runtime.model_trace import StaticFinding
     from initlint.runtime.paths import normalize
 
     cwd = package_dir.parent
-    analysis = analyze([package_dir], cwd=cwd, use_cache=False, progress=False)
+    analysis = analyze(
+        [package_dir],
+        cwd=cwd,
+        use_cache=False,
+        progress=False,
+        overrides=lambda s: dataclasses.replace(s, check_templates=True),
+    )
     found = []
     for d in analysis.diagnostics:
         if d.code not in ("IL001", "IL002", "IL003"):
@@ -206,13 +219,31 @@ class Library:
     timed_out: list[str] = field(default_factory=list)
     not_reached: int = 0
     constructed: set[str] = field(default_factory=set)  # library classes with objects built
+    mros: dict[str, list[str]] = field(default_factory=dict)  # every class traced: its MRO
     groups: dict[tuple[Any, ...], dict[str, Any]] = field(default_factory=dict)
     runtime_seconds: float = 0.0
+
+
+def mro_of(name: str) -> list[str]:
+    """The MRO (qualified names) of the class a qualified name names, found in sys.modules."""
+    module, _, qual = name.rpartition(".")
+    while module and module not in sys.modules:
+        module, _, head = module.rpartition(".")
+        qual = f"{head}.{qual}"
+    obj: Any = sys.modules.get(module)
+    for part in qual.split("."):
+        obj = getattr(obj, part, None)
+    if not isinstance(obj, type):
+        return [name]
+    return [f"{c.__module__}.{c.__qualname__}" for c in obj.__mro__]
 
 
 def record(lib: Library, label: str, trace: Any, instances: dict[str, int]) -> None:
     lib.ok.append(label)
     lib.constructed.update(instances)
+    for name, _ in trace.class_counts:
+        if name not in lib.mros:
+            lib.mros[name] = mro_of(name)
     for r in trace.repeats:
         rp = r.repeat
         key = (r.class_name, rp.kind, rp.name, rp.sites)
@@ -231,8 +262,12 @@ def record(lib: Library, label: str, trace: Any, instances: dict[str, int]) -> N
                 # two owners: redone down the init chain (what the checker looks for); one: a
                 # class redoing its own work, or another object's code calling it twice
                 "scope": "chain" if len(set(r.owners)) > 1 else "one class",
+                "mro": list(r.mro or (r.class_name,)),
+                "frames": [],
+                "owners": list(r.owners),
             },
         )
+        group["frames"] = list(dict.fromkeys([*group["frames"], *r.frames]))
         group["max_bytes"] = max(group["max_bytes"], rp.bytes)
         group["nested"] = group["nested"] or r.nested_in is not None
         if label not in group["models"]:
@@ -242,10 +277,8 @@ def record(lib: Library, label: str, trace: Any, instances: dict[str, int]) -> N
 
 
 def run_library(lib: Library, jobs: list[Job], timeout: int, budget: float) -> None:
-    from initlint.runtime import link_findings, trace_model
-    from initlint.runtime.paths import normalize
+    from initlint.runtime import trace_model
 
-    path_map = {normalize(lib.sources): normalize(lib.package_dir)}
     roots = [lib.package_dir]
     start = time.monotonic()
     for done, job in enumerate(jobs):
@@ -265,7 +298,6 @@ def run_library(lib: Library, jobs: list[Job], timeout: int, budget: float) -> N
         except RecursionError as exc:
             lib.failed[job.label] = one_line(exc)
             continue
-        trace = link_findings(trace, lib.findings, path_map=path_map)
         ours = {c: n for c, n in trace.class_counts if c.startswith(lib.name + ".")}
         record(lib, job.label, trace, ours)
         del trace, factory
@@ -278,70 +310,126 @@ def run_library(lib: Library, jobs: list[Job], timeout: int, budget: float) -> N
     lib.runtime_seconds = time.monotonic() - start
 
 
-# ---- comparison ---------------------------------------------------------------------------------
-
-
-def compare(lib: Library) -> dict[str, Any]:
-    constructed = lib.constructed
-    on_constructed = [f for f in lib.findings if any(c in constructed for c in f.classes)]
-    linked = {g["finding"] for g in lib.groups.values() if g["finding"]}
-    static_only = [
-        f for f in on_constructed if f"{f.code} {map_path(lib, f.path)}:{f.line}" not in linked
-    ]
-    groups = list(lib.groups.values())
-    agree = [g for g in groups if g["finding"]]
-    runtime_only = [g for g in groups if not g["finding"]]
-    heavy = [g for g in groups if g["max_bytes"] >= HEAVY]
+def raw_of(lib: Library) -> dict[str, Any]:
+    """What the run found, before any comparison: findings, classes with MROs, repeat groups."""
     return {
         "library": lib.name,
-        "models_attempted": len(lib.ok) + len(lib.failed) + len(lib.timed_out),
-        "models_constructed": len(lib.ok),
-        "models_failed": len(lib.failed),
-        "models_timed_out": len(lib.timed_out),
-        "models_not_reached": lib.not_reached,
-        "classes_constructed": len(constructed),
-        "runtime_repeats": len(groups),
-        "runtime_heavy": len(heavy),
-        "runtime_light": len(groups) - len(heavy),
-        "runtime_nested": sum(1 for g in groups if g["nested"]),
-        "static_findings_total": len(lib.findings),
-        "static_on_constructed": len(on_constructed),
-        "agreement_repeats": len(agree),
-        "agreement_findings": len(linked),
-        "static_only": len(static_only),
-        "runtime_only": len(runtime_only),
-        "runtime_only_heavy": sum(1 for g in runtime_only if g["max_bytes"] >= HEAVY),
-        "runtime_only_chain": sum(1 for g in runtime_only if g["scope"] == "chain"),
-        "runtime_only_chain_storage": sum(
-            1 for g in runtime_only if g["scope"] == "chain" and g["kind"] != "call"
-        ),
+        "package_dir": str(lib.package_dir),
+        "sources": str(lib.sources),
+        "findings": [
+            {
+                "code": f.code,
+                "path": f.path,
+                "line": f.line,
+                "message": f.message,
+                "classes": list(f.classes),
+            }
+            for f in lib.findings
+        ],
+        "constructed": {c: lib.mros.get(c, [c]) for c in sorted(lib.constructed)},
+        "groups": list(lib.groups.values()),
+        "ok": lib.ok,
+        "failed": lib.failed,
+        "timed_out": lib.timed_out,
+        "not_reached": lib.not_reached,
         "static_seconds": round(lib.static_seconds, 1),
         "runtime_seconds": round(lib.runtime_seconds, 1),
-        "lists": {
-            "agreement": sorted(agree, key=lambda g: -g["max_bytes"]),
-            "runtime_only": sorted(
-                runtime_only, key=lambda g: (g["scope"] != "chain", -g["max_bytes"])
-            ),
-            "static_only": [
-                {
-                    "code": f.code,
-                    "where": f"{f.path}:{f.line}",
-                    "classes": list(f.classes),
-                    "message": f.message,
-                }
-                for f in static_only
-            ],
-            "failed": lib.failed,
-            "timed_out": lib.timed_out,
-        },
     }
 
 
-def map_path(lib: Library, path: str) -> str:
+# ---- comparison ---------------------------------------------------------------------------------
+
+
+def compare(raw: dict[str, Any]) -> dict[str, Any]:
+    """The comparison of one library's raw results (``initlint.runtime.agreement``)."""
+    from initlint.runtime.agreement import ClassMapper, RuntimeGroup
+    from initlint.runtime.agreement import compare as match
+    from initlint.runtime.model_trace import StaticFinding
     from initlint.runtime.paths import normalize
 
-    old, new = normalize(lib.sources), normalize(lib.package_dir)
-    return new + path[len(old) :] if path.startswith(old) else path
+    sources = Path(raw["sources"])
+    mapper = ClassMapper(sources.parent)
+    findings = [
+        mapper.map(
+            StaticFinding(f["code"], f["path"], f["line"], f["message"], tuple(f["classes"]))
+        )
+        for f in raw["findings"]
+    ]
+    groups = [
+        RuntimeGroup(
+            g["class"], tuple(g["mro"]), g["kind"], g["name"], tuple(g["frames"]), g["max_bytes"], g
+        )
+        for g in raw["groups"]
+    ]
+    path_map = {normalize(sources): normalize(raw["package_dir"])}
+    every = match(findings, groups, raw["constructed"], path_map=path_map)
+    default = match(
+        [f for f in findings if not f.template], groups, raw["constructed"], path_map=path_map
+    )
+
+    def group_row(g: RuntimeGroup, finding: Any = None) -> dict[str, Any]:
+        row = {k: v for k, v in g.data.items() if k not in ("mro", "frames")}
+        row["finding"] = None if finding is None else f"{finding.finding.code} {finding.where}"
+        row["finding_in_template"] = None if finding is None else finding.template
+        return row
+
+    def finding_row(f: Any) -> dict[str, Any]:
+        return {
+            "code": f.finding.code,
+            "where": f.where,
+            "classes": list(f.finding.classes),
+            "runs_as": list(f.runs_as),
+            "template": f.template,
+            "message": f.finding.message,
+        }
+
+    heavy = [g for g in groups if g.bytes >= HEAVY]
+    runtime_only = every.runtime_only
+    return {
+        "library": raw["library"],
+        "models_attempted": len(raw["ok"]) + len(raw["failed"]) + len(raw["timed_out"]),
+        "models_constructed": len(raw["ok"]),
+        "models_failed": len(raw["failed"]),
+        "models_timed_out": len(raw["timed_out"]),
+        "models_not_reached": raw["not_reached"],
+        "classes_constructed": len(raw["constructed"]),
+        "runtime_repeats": len(groups),
+        "runtime_heavy": len(heavy),
+        "runtime_light": len(groups) - len(heavy),
+        "runtime_nested": sum(1 for g in groups if g.data["nested"]),
+        "static_findings_total": len(findings),
+        "static_findings_default": sum(1 for f in findings if not f.template),
+        "static_findings_templates": sum(1 for f in findings if f.template),
+        "static_on_constructed": len(every.on_constructed),
+        "static_on_constructed_default": len(default.on_constructed),
+        "agreement_repeats": len(every.agreement),
+        "agreement_findings": len(every.findings_agreeing),
+        "agreement_repeats_default": len(default.agreement),
+        "agreement_findings_default": len(default.findings_agreeing),
+        "static_only": len(every.static_only),
+        "static_only_default": len(default.static_only),
+        "runtime_only": len(runtime_only),
+        "runtime_only_default": len(default.runtime_only),
+        "runtime_only_heavy": sum(1 for g in runtime_only if g.bytes >= HEAVY),
+        "runtime_only_chain": sum(1 for g in runtime_only if g.data["scope"] == "chain"),
+        "runtime_only_chain_storage": sum(
+            1 for g in runtime_only if g.data["scope"] == "chain" and g.kind != "call"
+        ),
+        "static_seconds": raw["static_seconds"],
+        "runtime_seconds": raw["runtime_seconds"],
+        "lists": {
+            "agreement": sorted(
+                (group_row(g, f) for g, f in every.agreement), key=lambda r: -r["max_bytes"]
+            ),
+            "runtime_only": sorted(
+                (group_row(g) for g in runtime_only),
+                key=lambda r: (r["scope"] != "chain", -r["max_bytes"]),
+            ),
+            "static_only": [finding_row(f) for f in every.static_only],
+            "failed": raw["failed"],
+            "timed_out": raw["timed_out"],
+        },
+    }
 
 
 def size(n: int) -> str:
@@ -350,7 +438,7 @@ def size(n: int) -> str:
     return format_bytes(n)
 
 
-def markdown(results: list[dict[str, Any]], args: argparse.Namespace) -> str:
+def markdown(results: list[dict[str, Any]], command: str) -> str:
     keys = [
         ("models attempted", "models_attempted"),
         ("models constructed", "models_constructed"),
@@ -362,12 +450,19 @@ def markdown(results: list[dict[str, Any]], args: argparse.Namespace) -> str:
         ("  heavy (>= 1 MiB wasted)", "runtime_heavy"),
         ("  light", "runtime_light"),
         ("  nested in a replaced submodule", "runtime_nested"),
-        ("static findings IL001-IL003 (whole library)", "static_findings_total"),
+        ("static findings IL001-IL003, templates included", "static_findings_total"),
+        ("  of which the default config reports (not in a template)", "static_findings_default"),
+        ("  of which in templates (mapped to generated classes)", "static_findings_templates"),
         ("static findings on constructed classes", "static_on_constructed"),
+        ("  default config only", "static_on_constructed_default"),
         ("agreement: repeats linked to a finding", "agreement_repeats"),
+        ("  default config only", "agreement_repeats_default"),
         ("agreement: findings linked to a repeat", "agreement_findings"),
+        ("  default config only", "agreement_findings_default"),
         ("static-only findings", "static_only"),
+        ("  default config only", "static_only_default"),
         ("runtime-only repeats", "runtime_only"),
+        ("  with the default config's findings only", "runtime_only_default"),
         ("  of which heavy", "runtime_only_heavy"),
         ("  of which down the init chain (two owners)", "runtime_only_chain"),
         ("  of which chain storage (not a call)", "runtime_only_chain_storage"),
@@ -377,7 +472,7 @@ def markdown(results: list[dict[str, Any]], args: argparse.Namespace) -> str:
     out = [
         "# Runtime oracle: runtime repeats on the meta device vs `initlint check`",
         "",
-        f"Command: `python benchmarks/runtime_oracle.py {' '.join(sys.argv[1:])}`",
+        f"Command: `{command}`",
         "",
         "| | " + " | ".join(r["library"] for r in results) + " |",
         "|---|" + "---|" * len(results),
@@ -394,7 +489,9 @@ def markdown(results: list[dict[str, Any]], args: argparse.Namespace) -> str:
             out.append(_group_line(g))
         out += ["", "### static-only (first 60)", ""]
         for f in lists["static_only"][:60]:
-            out.append(f"- {f['code']} `{_short(f['where'])}` {', '.join(f['classes'])}")
+            runs = ", ".join(f["runs_as"]) or "no generated class"
+            origin = " (template)" if f["template"] else ""
+            out.append(f"- {f['code']} `{_short(f['where'])}`{origin} runs as {runs}")
         out += ["", f"### failed ({len(lists['failed'])}; first 30)", ""]
         for label, why in list(lists["failed"].items())[:30]:
             out.append(f"- {label}: {why}")
@@ -433,7 +530,22 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=0, help="at most N models per library")
     parser.add_argument("--timm-per-module", type=int, default=2)
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results")
+    parser.add_argument(
+        "--raw",
+        type=Path,
+        help="where the raw results go (default: OUT/runtime_oracle_raw.json)",
+    )
+    parser.add_argument(
+        "--compare",
+        type=Path,
+        metavar="RAW",
+        help="construct nothing: redo the comparison and the report from a raw results file",
+    )
     args = parser.parse_args()
+    if args.compare:
+        data = json.loads(args.compare.read_text())
+        return report(data["libraries"], args, data["command"])
+    command = f"python benchmarks/runtime_oracle.py {' '.join(sys.argv[1:])}"
     names = args.library or ["transformers", "timm"]
     sources = dict(s.split("=", 1) for s in args.sources)
 
@@ -460,7 +572,7 @@ def main() -> int:
         )
 
     keep = declare_torchvision_schemas() if torchvision_needs_schemas() else None
-    results = []
+    raws: list[dict[str, Any]] = []
     for lib in libs:
         try:
             jobs = (
@@ -475,12 +587,21 @@ def main() -> int:
             jobs = jobs[: args.limit]
         print(f"{lib.name}: {len(jobs)} models to construct", flush=True)
         run_library(lib, jobs, args.timeout, args.budget)
-        results.append(compare(lib))
+        raws.append(raw_of(lib))
     del keep
     args.out.mkdir(parents=True, exist_ok=True)
+    # The raw side first: the comparison can be redone from it (--compare) without a rerun.
+    raw_path = args.raw or args.out / "runtime_oracle_raw.json"
+    raw_path.write_text(json.dumps({"command": command, "libraries": raws}, default=str))
+    return report(raws, args, command)
+
+
+def report(raws: list[dict[str, Any]], args: argparse.Namespace, command: str) -> int:
+    results = [compare(raw) for raw in raws]
+    args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "runtime_oracle.json").write_text(json.dumps(results, indent=1, default=str))
-    (args.out / "runtime_oracle.md").write_text(markdown(results, args))
-    print(markdown(results, args).split("\n## ")[0])
+    (args.out / "runtime_oracle.md").write_text(markdown(results, command))
+    print(markdown(results, command).split("\n## ")[0])
     return 0
 
 
