@@ -128,9 +128,16 @@ def torchvision_needs_schemas() -> bool:
     Registry torchvision wheels are CUDA builds; with a CPU torch their extension fails to load
     and torchvision 0.28 then dies registering fake kernels for ``torchvision::nms``/``qnms``.
     Only torchvision's pure-Python parts are needed to build timm or transformers models."""
-    probe = subprocess.run(
-        [sys.executable, "-c", "import torchvision"], capture_output=True, text=True, timeout=300
-    )
+    try:
+        probe = subprocess.run(
+            [sys.executable, "-c", "import torchvision"],
+            capture_output=True,
+            text=True,
+            timeout=1800,
+        )
+    except subprocess.TimeoutExpired:
+        print("torchvision probe timed out: schemas not declared", file=sys.stderr)
+        return False
     return probe.returncode != 0 and "torchvision::nms does not exist" in probe.stderr
 
 
@@ -541,10 +548,35 @@ def main() -> int:
         metavar="RAW",
         help="construct nothing: redo the comparison and the report from a raw results file",
     )
+    parser.add_argument(
+        "--static",
+        choices=["run", "skip", "only"],
+        default="run",
+        help="the static side: run it (default), skip it (runtime only: merge findings later "
+        "with --compare RAW --findings F), or only it (write the findings to --findings)",
+    )
+    parser.add_argument(
+        "--findings", type=Path, help="static findings file: written by --static only, read"
+    )
+    parser.add_argument(
+        "--torchvision-schemas",
+        choices=["auto", "yes", "no"],
+        default="auto",
+        help="declare torchvision's two operator schemas: auto probes in a subprocess",
+    )
     args = parser.parse_args()
     if args.compare:
         data = json.loads(args.compare.read_text())
-        return report(data["libraries"], args, data["command"])
+        raws = data["libraries"]
+        if args.findings:
+            static = json.loads(args.findings.read_text())
+            for raw in raws:
+                found = static.get(raw["library"])
+                if found is not None:
+                    raw["findings"] = found["findings"]
+                    raw["static_seconds"] = found["static_seconds"]
+                    raw["sources"] = found["sources"]
+        return report(raws, args, data["command"])
     command = f"python benchmarks/runtime_oracle.py {' '.join(sys.argv[1:])}"
     names = args.library or ["transformers", "timm"]
     sources = dict(s.split("=", 1) for s in args.sources)
@@ -563,6 +595,8 @@ def main() -> int:
 
     # Static side first: the checker's process pool forks before torch is loaded.
     for lib in libs:
+        if args.static == "skip":
+            continue
         start = time.monotonic()
         lib.findings = static_side(lib.sources)
         lib.static_seconds = time.monotonic() - start
@@ -571,7 +605,14 @@ def main() -> int:
             flush=True,
         )
 
-    keep = declare_torchvision_schemas() if torchvision_needs_schemas() else None
+    if args.static == "only":
+        out = args.findings or args.out / "runtime_oracle_findings.json"
+        out.write_text(json.dumps({lib.name: raw_of(lib) for lib in libs}, default=str))
+        return 0
+    declare = args.torchvision_schemas
+    if declare == "auto":
+        declare = "yes" if torchvision_needs_schemas() else "no"
+    keep = declare_torchvision_schemas() if declare == "yes" else None
     raws: list[dict[str, Any]] = []
     for lib in libs:
         try:

@@ -61,10 +61,6 @@ DISAGREEMENTS: dict[tuple[str, str], str] = {
         "definitions differ, static is right: inv_freq and table are registered/assigned "
         "twice, but each new value is computed from the ancestor's: its work was used"
     ),
-    ("clean_memoised_factory", "pkg.rope:ScaledAttention"): (
-        "definitions differ, static is right: rotary and table are assigned twice, but the "
-        "memoised factories return the objects they built the first time: nothing is rebuilt"
-    ),
     ("cost_light_repeats", "pkg.heads:TunedHead"): (
         "tracer gap, static is right: IL003 on `self.sampler = TopKSampler(...)` (a plain "
         "object built twice, light), but trace_init records tensors and modules only"
