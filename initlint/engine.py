@@ -1184,6 +1184,13 @@ def _to_partial(
         no_fix = f"the file is generated from {analysis.display(template)}"
     if isinstance(planned, str):
         no_fix, planned = planned, None
+        if first.fn.module.dist is not None:  # any guard there is an edit of the dependency
+            no_fix = f"the work is done in {first.fn.module.dist}; {no_fix}"
+    elif first.external and rule.fixable and template is None:
+        no_fix = (
+            f"the work is done in torch's {first_fn}, known from initlint's built-in table "
+            "(torch is not installed in the checked environment)"
+        )
     refused = _dependency_edit(analysis, planned[0]) if planned is not None else None
     if refused is not None:
         planned = None

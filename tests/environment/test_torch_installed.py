@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from initlint.engine import analyze
+from initlint.fix.planning import fix_planner
 from initlint.settings import Settings
 
 from .envkit import write_tree
@@ -87,7 +88,9 @@ def checked(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, s
     def over(s: Settings) -> Settings:
         return replace(s, python=python)
 
-    analysis = analyze([root], cwd=root, overrides=over, jobs=1, use_cache=False)
+    analysis = analyze(
+        [root], cwd=root, overrides=over, jobs=1, use_cache=False, fix_planner=fix_planner
+    )
     found: dict[str, set[str]] = {name: set() for name in CASES}
     for d in analysis.diagnostics:
         assert d.code == "IL001", d
@@ -97,6 +100,9 @@ def checked(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, s
         note = d.related[0]
         assert Path(root, note.path).resolve().is_relative_to(TORCH_SITE), note
         assert f"(torch {torch.__version__})" in note.message
+        # Any guard would be an edit of torch: the help line says so first.
+        assert d.fix is None
+        assert d.no_fix.startswith(f"the work is done in torch {torch.__version__}"), d.no_fix
     return root, found
 
 
@@ -146,5 +152,7 @@ def test_without_torch_the_built_in_knowledge_stays(tmp_path: Path) -> None:
         assert d.code == "IL001", d
         assert d.severity == "error"
         assert d.fix is None  # the first registration is torch's: nothing of ours to edit
+        assert d.no_fix.startswith("the work is done in torch's "), d.no_fix
+        assert "built-in table" in d.no_fix
         found[d.class_name.rsplit(".", 1)[-1]].add(d.message.split("`")[1])
     assert found == {name: ({want} if want else set()) for name, (_, want) in CASES.items()}
