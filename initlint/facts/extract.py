@@ -313,6 +313,18 @@ def to_cond(node: ast.AST, depth: int = 0) -> Cond:
                 (to_cond(node.left, d), to_cond(node.comparators[0], d)),
                 name=_text(node)[:80],
             )
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "hasattr"
+        and len(node.args) == 2
+        and not node.keywords
+        and isinstance(node.args[0], ast.Name)
+        and node.args[0].id == "self"
+        and isinstance(node.args[1], ast.Constant)
+        and isinstance(node.args[1].value, str)
+    ):
+        return Cond("hasattr", name=node.args[1].value)
     return Cond("unknown", name=_text(node)[:80])
 
 
@@ -977,11 +989,15 @@ class _ModuleReader:
             cls, pre = stack.pop()
             qual = f"{pre}{cls.name}"
             methods: list[FunctionFacts] = []
+            attrs: list[str] = []
             for stmt in cls.body:
                 if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
                     methods.append(self._function(stmt, f"{qual}.{stmt.name}", is_method=True))
                 elif isinstance(stmt, ast.ClassDef):
                     stack.append((stmt, f"{qual}."))
+                    attrs.append(stmt.name)
+                else:
+                    attrs.extend(_bound_names(stmt))
             dynamic = any(isinstance(b, ast.Starred) for b in cls.bases) or any(
                 k.arg is None for k in cls.keywords
             )
@@ -995,5 +1011,35 @@ class _ModuleReader:
                     methods=tuple(methods),
                     decorators=tuple(_decorator_name(d) for d in cls.decorator_list),
                     dynamic_bases=dynamic,
+                    attrs=tuple(attrs),
                 )
             )
+
+
+def _bound_names(stmt: ast.stmt) -> list[str]:
+    """The names a class-body statement other than a def binds. ``x: int`` without a value
+    binds nothing; anything compound (if/for/with/try/...) counts every name stored in it."""
+    if isinstance(stmt, ast.AnnAssign):
+        if stmt.value is None or not isinstance(stmt.target, ast.Name):
+            return []
+        return [stmt.target.id]
+    if isinstance(stmt, ast.Expr | ast.Pass):
+        return []
+    return (
+        [
+            n.id
+            for n in ast.walk(stmt)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store | ast.Del)
+        ]
+        + [
+            n.name
+            for n in ast.walk(stmt)
+            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        ]
+        + [
+            (a.asname or a.name).partition(".")[0]
+            for n in ast.walk(stmt)
+            if isinstance(n, ast.Import | ast.ImportFrom)
+            for a in n.names
+        ]
+    )

@@ -57,7 +57,9 @@ class Expr:
 @_by_fields
 @dataclass(frozen=True, slots=True)
 class Cond:
-    """A guard condition. op: const|name|selfattr|not|and|or|is|isnot|eq|ne|unknown."""
+    """A guard condition. op: const|name|selfattr|not|and|or|is|isnot|eq|ne|hasattr|unknown.
+
+    ``hasattr``: ``hasattr(self, "<name>")`` with a literal name."""
 
     op: str
     args: tuple[Cond, ...] = ()
@@ -330,6 +332,7 @@ class ClassFacts:
     methods: tuple[FunctionFacts, ...]
     decorators: tuple[str, ...] = ()
     dynamic_bases: bool = False
+    attrs: tuple[str, ...] = ()  # names the class body binds other than methods (``x = 1``)
 
     def method(self, name: str) -> FunctionFacts | None:
         found = None

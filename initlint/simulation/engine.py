@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from initlint.facts.model import Arg, Cond, Const, Effect, Expr, Param
 from initlint.index.project import ClassInfo, FunctionInfo, ProjectIndex
 from initlint.simulation.cost import HEAVY, LIGHT, NONE, CostModel, torch_params
+from initlint.simulation.torch_module import MODULE_CLASSES, MODULE_NAMES
 from initlint.simulation.values import (
     FALSE,
     MAYBE,
@@ -218,6 +219,10 @@ class _Run:
         self.inject: tuple[str, Const] | None = None
         self.assume: tuple[Assumption, ...] = ()  # the effect being applied's assumptions
         self.literals: tuple[tuple[str, bool], ...] = ()  # and its undecided guards' literals
+        # Something ran that the simulation did not follow (an unresolved call or super
+        # call, a recursion): it may have set attributes, so ``hasattr(self, x)`` is open.
+        self.opaque = False
+        self.set_names: set[str] = set()  # set through a literal ``__setattr__`` call
 
     # -- binding ---------------------------------------------------------------------------
     def bind_top(self, params: tuple[Param, ...]) -> dict[str, Val]:
@@ -372,6 +377,8 @@ class _Run:
             if v is None or v.kind != "const":
                 return MAYBE, UNKNOWN
             return (TRUE if v.value else FALSE), v
+        if op == "hasattr":
+            return self._hasattr(cond.name), UNKNOWN
         if op == "not":
             r, v = self.eval_cond(frame, cond.args[0])
             return {TRUE: FALSE, FALSE: TRUE}.get(r, MAYBE), v
@@ -402,6 +409,30 @@ class _Run:
             decided = TRUE if same == positive else FALSE
             return decided, left if left.origin else right
         return MAYBE, UNKNOWN
+
+    def _hasattr(self, name: str) -> str:
+        """``hasattr(self, name)`` at this point of the construction: true once the
+        construction has set it, false while nothing has set it and nothing could have
+        (every class of the MRO known, none binding the name, nothing unfollowed run)."""
+        seen = False
+        for ev in self.sim.events:
+            if ev.name == name and ev.kind in ("assign", "buffer") and not ev.shadow:
+                if ev.status == TRUE:
+                    return TRUE
+                seen = True
+        if seen or self.opaque or name in self.set_names or name.startswith("_"):
+            return MAYBE
+        for qual in self.sim.mro:
+            info = self.s.index.class_info(qual)
+            if info is None and qual in MODULE_CLASSES:  # torch not installed
+                if name in MODULE_NAMES:
+                    return MAYBE
+                continue
+            if info is None or info.facts.dynamic_bases:
+                return MAYBE
+            if info.facts.method(name) is not None or name in info.facts.attrs:
+                return MAYBE
+        return FALSE
 
     def _assumptions(self, frame: _Frame, cond: Cond, holds: bool) -> tuple[Assumption, ...]:
         """What an unknown guard assumes of the construction's arguments: each test of a
@@ -647,6 +678,11 @@ class _Run:
         if kind == "call":
             callee = self._resolve_call(frame, eff)
             if callee is None:
+                named = eff.args[0].expr if eff.name == "__setattr__" and eff.args else None
+                if named is not None and named.kind == "const" and isinstance(named.value, str):
+                    self.set_names.add(named.value)  # super().__setattr__("training", True)
+                else:
+                    self.opaque = True
                 return None
             cost = self.s.cost.function_cost(callee, self.sim.mro)
             key = ", ".join(a.text for a in eff.args)
@@ -668,6 +704,7 @@ class _Run:
             )
             if env is None:
                 ev.unfollowed = True
+                self.opaque = True
                 return None
             return _Call(
                 callee,
@@ -686,11 +723,12 @@ class _Run:
             ev = self._emit(
                 frame, i, eff, "super_init", "__init__", status, flags, shadow, callee=callee
             )
-            if callee is None:
+            if callee is None:  # (object's, or an unknown class's: _hasattr checks the MRO)
                 self._torch_init(frame, i, eff, status, flags, shadow, ev)
                 return None
             env = self.bind_call(frame, eff.args, callee.facts.params, skip_self=True)
             if env is None:
+                self.opaque = True
                 return None
             if self.inject is not None and frame.call.depth == 0:
                 self._inject(frame, eff, callee, env, *self.inject)
