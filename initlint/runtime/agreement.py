@@ -80,13 +80,8 @@ class Comparison:
     agreement: tuple[tuple[RuntimeGroup, MappedFinding], ...]  # each group with its finding
     runtime_only: tuple[RuntimeGroup, ...]
     static_only: tuple[MappedFinding, ...]  # on constructed classes, no repeat matched
-
-    @property
-    def findings_agreeing(self) -> tuple[MappedFinding, ...]:
-        seen: dict[str, MappedFinding] = {}
-        for _, f in self.agreement:
-            seen.setdefault(_key(f), f)
-        return tuple(seen.values())
+    # every finding that predicted at least one repeat (a group names only its best one)
+    findings_agreeing: tuple[MappedFinding, ...] = ()
 
 
 def _key(f: MappedFinding) -> str:
@@ -218,4 +213,5 @@ def compare(
         else:
             runtime_only.append(g)
     static_only = tuple(f for f in on if _key(f) not in matched)
-    return Comparison(on, tuple(agreement), tuple(runtime_only), static_only)
+    agreeing = tuple(f for f in on if _key(f) in matched)
+    return Comparison(on, tuple(agreement), tuple(runtime_only), static_only, agreeing)

@@ -151,7 +151,9 @@ def test_runtime_repeats_match_findings_on_the_class_that_runs(sources: Path) ->
     ]
     assert [g.name for g in result.runtime_only] == ["CartLayer.reset"]
     assert result.static_only == ()
-    assert len(result.findings_agreeing) == 2
+    assert result.findings_agreeing == (findings[0], findings[2])
+    # Every finding on a constructed class either agreed or is static-only.
+    assert len(result.findings_agreeing) + len(result.static_only) == len(result.on_constructed)
 
     # Compared by exact class, as before: the template's finding names a class that never
     # runs, so the rebuilt attn looks like a miss and the finding like a false positive.
@@ -185,3 +187,21 @@ def test_a_finding_whose_repeat_did_not_happen_is_static_only(sources: Path) -> 
     assert compare([at_generated], groups, {"shop.plain.Table": ["shop.plain.Table"]}) == type(
         result
     )((), (), tuple(groups), ())
+
+
+def test_a_repeat_two_findings_predict_names_the_real_file_and_both_agree(sources: Path) -> None:
+    mapper = ClassMapper(sources)
+    layer = "shop.models.cart.modeling_cart.CartLayer"
+    rebuilt = "`self.attn` is possibly rebuilt"
+    template, generated = (
+        mapper.map(StaticFinding("IL003", str(sources / path), line, rebuilt, (cls,)))
+        for path, line, cls in (
+            ("shop/models/cart/modular_cart.py", 7, "shop.models.cart.modular_cart.CartLayer"),
+            ("shop/models/cart/modeling_cart.py", 8, layer),
+        )
+    )
+    groups = [RuntimeGroup(layer, (layer,), "attribute", "attn", (), 64)]
+    result = compare([template, generated], groups, {layer: [layer]})
+    ((_, best),) = result.agreement
+    assert best is generated  # what a user of the default configuration sees
+    assert result.findings_agreeing == (template, generated) and result.static_only == ()
