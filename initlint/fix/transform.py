@@ -171,6 +171,19 @@ class _Applier(cst.CSTTransformer):
                 self.params.setdefault((op.line, op.fn_name), []).append(op)
             else:
                 self.stmt_ops.setdefault(op.line, []).append(op)
+        self.targets = sorted({op.line for op in ops})
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        """Go down only into nodes whose lines hold an op's line: every op's target (a call,
+        a def, a statement and the block around it) spans its op's line, and a node that
+        holds no op is left as it is (its leave methods find no op for it either)."""
+        rng = self.get_metadata(PositionProvider, node, None)
+        if rng is not None:
+            first, last = rng.start.line + self.line_offset, rng.end.line + self.line_offset
+            at = bisect.bisect_left(self.targets, first)
+            if at == len(self.targets) or self.targets[at] > last:
+                return False
+        return super().on_visit(node)
 
     # -- calls -----------------------------------------------------------------------------
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
@@ -497,7 +510,7 @@ class _Split:
 
 
 _SPLITS: OrderedDict[str, _Split | None] = OrderedDict()
-_PARTS: OrderedDict[tuple[str, str], cst.Module] = OrderedDict()
+_PARTS: OrderedDict[tuple[str, str], tuple[MetadataWrapper, frozenset[int]]] = OrderedDict()
 _SPLITS_KEEP = 16
 _PARTS_KEEP = 64
 
@@ -557,17 +570,22 @@ def _decorators(stmt: ast.stmt) -> list[ast.expr]:
     return []
 
 
-def _parse_part(code: str, indent: str) -> cst.Module:
+def _parse_part(code: str, indent: str) -> tuple[MetadataWrapper, frozenset[int]]:
+    """A part parsed alone, wrapped with its positions resolved (visits reuse them: each
+    plan that edits the class visits it again), and the first lines of its statements."""
     key = (code, indent)
-    module = _PARTS.get(key)
-    if module is None:
+    known = _PARTS.get(key)
+    if known is None:
         config = cst.PartialParserConfig(default_indent=indent, default_newline="\n")
-        module = _PARTS[key] = cst.parse_module(code, config=config)
+        wrapper = MetadataWrapper(cst.parse_module(code, config=config), unsafe_skip_copy=True)
+        positions = wrapper.resolve(PositionProvider)
+        firsts = frozenset(positions[stmt].start.line for stmt in wrapper.module.body)
+        known = _PARTS[key] = (wrapper, firsts)
         while len(_PARTS) > _PARTS_KEEP:
             _PARTS.popitem(last=False)
     else:
         _PARTS.move_to_end(key)
-    return module
+    return known
 
 
 def _rewrite_parts(source: str, ops: Sequence[Op]) -> tuple[str, list[str], set[Op]] | None:
@@ -590,13 +608,13 @@ def _rewrite_parts(source: str, ops: Sequence[Op]) -> tuple[str, list[str], set[
     changed = []
     for i in sorted(at):
         try:
-            module = _parse_part(split.parts[i], split.indent)
+            wrapper, firsts = _parse_part(split.parts[i], split.indent)
         except Exception:  # noqa: BLE001 - not parseable alone: the whole source decides
             return None
-        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-        positions = wrapper.resolve(PositionProvider)
-        firsts = {positions[stmt].start.line + split.starts[i] for stmt in module.body}
-        if any(isinstance(op, _STATEMENT_OPS) and op.line in firsts for op in at[i]):
+        module = wrapper.module
+        if any(
+            isinstance(op, _STATEMENT_OPS) and op.line - split.starts[i] in firsts for op in at[i]
+        ):
             return None
         if applier is None:
             applier = _Applier(module, split.lines, ops)
