@@ -369,7 +369,10 @@ def _analyze(
     stream.finish()  # outcomes no file asked for (an early pass) still go into the cache
     inputs: dict[Path, _FixInputs] = {}
     if fixes is not None:
-        inputs = _attach_fixes(analysis, fixes, previous, partials, found, check_again)
+        split_fixes = jobs > 1 and hasattr(os, "fork")
+        inputs = _attach_fixes(
+            analysis, fixes, previous, partials, found, check_again, cache, split_fixes
+        )
 
     cache.flush()  # SQLite writes the last batch while the results are stored
     if use_cache and not overlay_active():  # an editor's buffers are not the files' content
@@ -589,6 +592,9 @@ class _FixInputs:
 
     keys: frozenset[object]
     edits: frozenset[str]
+    # The files of every class in the MROs of the file's classes (what a fix's check asks
+    # of this file when it has no finding: whether a class of it sits under the edit).
+    mro: frozenset[str] = frozenset()
 
 
 def _attach_fixes(
@@ -598,23 +604,28 @@ def _attach_fixes(
     partials: dict[Path, list[_Entry]],
     found: dict[Path, list[Finding]],
     check_again: Callable[[list[Path]], None],
+    cache: FactsCache,
+    split: bool,
 ) -> dict[Path, _FixInputs]:
     """Give the fresh diagnostics their fixes' edits; check only the fixes whose inputs may
     have changed.
 
-    A fix's check (``fix/verify.py``) reads the files it edits and the classes whose
-    construction can see them. Such a class sits in a module whose import closure holds an
-    edited file, and its result changes only when something in that closure does. So a
-    file taken from the cache is checked again when the closure of a changed module, or of
-    a file checked in this run, holds a file one of its fixes edits. Before the checks, the
-    files whose last closure held an edited file are loaded, as a run over all of them
-    would have them; the findings of the files taken from the cache count as known."""
+    A fix's check (``fix/verify.py``) reads the files it edits, simulates again the classes
+    with an MRO entry in an edited file, and those with a finding whose construction reads
+    one. Only the files that changed, or were checked again here, can have changed what
+    their classes are to the check: for each of them, the files its classes' MROs held
+    (before and now), or, when it had or has a finding, its whole import closure (what its
+    construction can read). A file taken from the cache is checked again when one of its
+    fixes edits such a file. Before the checks, the files whose last closure held an edited
+    file are loaded, as a run over all of them would have them; the findings of the files
+    taken from the cache count as known."""
     index = analysis.index
     stored = previous.fix_inputs()
     reused = {p: x for p, x in stored.items() if Path(p) not in found}
     if reused and found:
-        dirty = {str(p) for p in found} | previous.changed_paths()
-        reach = _closure_paths(index, dirty)
+        reach = _reach_of_changes(
+            index, found, previous.fix_inputs(valid_only=False), previous.changed_paths()
+        )
         check_again(sorted(Path(p) for p, x in reused.items() if x.edits & reach))
         reused = {p: x for p, x in reused.items() if Path(p) not in found}
     fresh = [
@@ -631,8 +642,17 @@ def _attach_fixes(
     known: set[object] = set()
     for x in reused.values():
         known |= x.keys
-    attached = fixes.attach(analysis, fresh, frozenset(known)) if fresh else {}
+    attached: dict[Diagnostic, Diagnostic] = {}
+    if fresh:
+        attach = functools.partial(fixes.attach, analysis, known=frozenset(known))
+        if split and len(fresh) >= ATTACH_SPLIT_MIN:
+            # Files edited by the same fixes stay in one half: their parses are shared.
+            fresh.sort(key=lambda d: sorted(str(p) for p in fixes.edited(analysis, d)))
+            attached = _attach_in_two(fresh, attach, cache)
+        else:
+            attached = attach(fresh)
     out: dict[Path, _FixInputs] = {}
+    by_path = {m.path: m for m in index.modules.values()}
     for path in found:
         parts: list[_Entry] = []
         touched: set[Path] = set()
@@ -652,8 +672,94 @@ def _attach_fixes(
                 part = replace(part, diag=new)
             parts.append(part)
         partials[path] = parts
-        out[path] = _FixInputs(fixes.keys(found[path]), frozenset(str(t) for t in touched))
+        out[path] = _FixInputs(
+            fixes.keys(found[path]),
+            frozenset(str(t) for t in touched),
+            _mro_files(index, by_path.get(path)),
+        )
     return out
+
+
+ATTACH_SPLIT_MIN = 8  # fixes to check below which a second process does not pay
+
+
+def _attach_in_two(
+    diags: list[Diagnostic],
+    attach: Callable[[list[Diagnostic]], dict[Diagnostic, Diagnostic]],
+    cache: FactsCache,
+) -> dict[Diagnostic, Diagnostic]:
+    """``attach(diags)``, with a forked copy of this process checking the second half: each
+    fix's check and edits depend on its plan and the sources only, and the copy sends back
+    plain diagnostics. If the copy fails in any way, this process does its half itself."""
+    half = len(diags) // 2
+    mine, theirs = diags[:half], diags[half:]
+    read_fd, write_fd = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read_fd)
+        os.close(write_fd)
+        return attach(diags)
+    if pid == 0:  # the copy: no cache writes (its file handles belong to the parent)
+        status = 1
+        try:
+            os.close(read_fd)
+            cache.enabled = False
+            got = attach(theirs)
+            data = pickle.dumps([got.get(d) for d in theirs], protocol=pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(write_fd, "wb") as out:
+                out.write(data)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_fd)
+    done = attach(mine)
+    with os.fdopen(read_fd, "rb") as pipe:
+        data = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    try:
+        if status != 0:
+            raise ValueError(f"fix-checking copy ended with status {status}")
+        sent = pickle.loads(data)
+        if len(sent) != len(theirs):
+            raise ValueError("fix-checking copy sent a short answer")
+    except Exception:  # noqa: BLE001 - the copy failed: check its half here
+        done.update(attach(theirs))
+        return done
+    done.update({d: new for d, new in zip(theirs, sent, strict=True) if new is not None})
+    return done
+
+
+def _mro_files(index: ProjectIndex, mod: Module | None) -> frozenset[str]:
+    """The files of the project classes in the MROs of the classes of ``mod``."""
+    out: set[str] = set()
+    if mod is not None:
+        for info in index.classes_of(mod):
+            for qual in index.mro(info.qualname).classes:
+                known = index.class_info(qual)
+                if known is not None:
+                    out.add(str(known.module.path))
+    return frozenset(out)
+
+
+def _reach_of_changes(
+    index: ProjectIndex,
+    found: dict[Path, list[Finding]],
+    before: dict[str, _FixInputs],
+    changed: set[str],
+) -> set[str]:
+    """Files whose fixes' checks the changes of this run may alter (see _attach_fixes)."""
+    reach: set[str] = set()
+    wide: set[str] = set()  # files whose whole closure counts
+    by_path = {str(m.path): m for m in index.modules.values()}
+    for path in {str(p) for p in found} | changed:
+        old = before.get(path)
+        now = found.get(Path(path))
+        if old is None or old.keys or now is None or now:
+            wide.add(path)  # had or has a finding, or is not known as a checked file
+            continue
+        reach |= old.mro | _mro_files(index, by_path.get(path))
+    return reach | (_closure_paths(index, wide) if wide else set())
 
 
 def _closure_paths(index: ProjectIndex, paths: set[str]) -> set[str]:
@@ -808,13 +914,14 @@ class _Previous:
             return set()
         return {p for bit, (p, _) in enumerate(self.stored.table) if self.changed >> bit & 1}
 
-    def fix_inputs(self) -> dict[str, _FixInputs]:
-        """Each still valid stored file's fix inputs (stored with fixes attached only)."""
+    def fix_inputs(self, valid_only: bool = True) -> dict[str, _FixInputs]:
+        """Each stored file's fix inputs (stored with fixes attached only); only those whose
+        results still hold, unless ``valid_only`` is False."""
         if self.stored is None:
             return {}
         out = {}
         for path, entry in self.stored.files.items():
-            if self._valid(path):
+            if not valid_only or self._valid(path):
                 for x in entry[2]:
                     if isinstance(x, _FixInputs):
                         out[path] = x

@@ -30,6 +30,20 @@ class Plain:
         self.x = 1
 """
 
+# Imports the file the fix edits, with no class under it and no finding.
+USER = """\
+from pkg.mid import Scaled
+
+
+def make():
+    return Scaled(4, 2.0)
+
+
+class Holder:
+    def __init__(self):
+        self.x = 1
+"""
+
 
 def make(root: Path) -> Path:
     pkg = root / "pkg"
@@ -41,6 +55,7 @@ def make(root: Path) -> Path:
     (pkg / "sub.py").write_text(SUB)
     (pkg / "sib.py").write_text(SIBLING.format(flag=""))
     (pkg / "plain.py").write_text(UNRELATED)
+    (pkg / "user.py").write_text(USER)
     return root
 
 
@@ -112,6 +127,10 @@ def test_only_fixes_whose_inputs_changed_are_checked(tmp_path: Path) -> None:
     unrelated = Counting()
     assert run(root, unrelated) == cold
     assert unrelated.checked == []  # plain.py reaches nothing the fix edits
+    (root / "pkg" / "user.py").write_text(USER + "# edited\n")
+    user = Counting()
+    assert run(root, user) == cold
+    assert user.checked == []  # it imports mid.py, but none of its classes sits under Scaled
     (root / "pkg" / "sib.py").write_text(SIBLING.format(flag=", init_cache=True"))
     sibling = Counting()
     assert run(root, sibling) == cold
@@ -129,3 +148,29 @@ def test_a_rechecked_fix_sees_the_classes_of_files_taken_from_the_cache(tmp_path
     warm = cli(root, "--format", "json")
     assert warm == cli(root, "--no-cache", "--format", "json")
     assert '"fix": null' in warm
+
+
+def test_fixes_checked_in_a_forked_copy_are_the_same(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import initlint.engine as engine
+
+    root = make(tmp_path / "p")
+    (root / "pkg" / "sub2.py").write_text(SUB.replace("Rope4", "Rope5"))
+    alone = analyze(
+        [root / "pkg"],
+        cwd=root,
+        fix_planner=fix_planner,
+        fixes=EditAttacher(),
+        jobs=1,
+        use_cache=False,
+    ).diagnostics
+    monkeypatch.setattr(engine, "ATTACH_SPLIT_MIN", 1)
+    split = analyze(
+        [root / "pkg"],
+        cwd=root,
+        fix_planner=fix_planner,
+        fixes=EditAttacher(),
+        jobs=2,
+        use_cache=False,
+    ).diagnostics
+    assert len([d for d in alone if d.fix is not None and d.fix.edits]) == 2
+    assert split == alone
