@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from initlint.engine import analyze
 from initlint.server.session import Session
 from initlint.sources import is_overlaid, overlaid, read_bytes
@@ -84,6 +86,7 @@ def test_overlay_is_read_and_then_gone(tmp_path: Path) -> None:
 
 
 def test_the_server_never_imports_torch(tmp_path: Path) -> None:
+    pytest.importorskip("pygls")  # the lsp extra
     root = make_project(tmp_path / "proj")
     code = (
         "import sys\n"
