@@ -93,8 +93,10 @@ def _check_parses(path: Path, new_text: str, changed: list[str] | None) -> None:
 
     When only some top-level statements changed, libcst parses just them: the others parsed
     before, and top-level statements tokenize and parse independently of each other (each
-    starts at column 0 with no bracket open). If one of them does not parse alone, the whole
-    text is parsed, so that the error is the whole file's."""
+    starts at column 0 with no bracket open). So do the statements of a class body, at its
+    indentation: a changed method is parsed alone under a class line of its own. If one of
+    them does not parse alone, the whole text is parsed, so that the error is the whole
+    file's."""
     try:
         if changed is None or not all(_libcst_parses(code) for code in changed):
             cst.parse_module(new_text)

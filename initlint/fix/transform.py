@@ -507,6 +507,9 @@ class _Split:
     starts: tuple[int, ...]  # lines before each part
     lines: list[str]  # the source's lines, as _Parsed has them (byte -> char columns)
     indent: str  # the default indent libcst would detect for the whole source
+    # For a part that is one class statement: (first line, def line, last line) of each
+    # method defined directly in its body (first line: its first decorator's); else None.
+    methods: tuple[tuple[tuple[int, int, int], ...] | None, ...] = ()
 
 
 _SPLITS: OrderedDict[str, _Split | None] = OrderedDict()
@@ -557,11 +560,37 @@ def _split_source(source: str) -> _Split | None:
                 parts.append("".join(lines[before:]))
                 starts.append(before)
             if "".join(parts) == source:
-                split = _Split(tuple(parts), tuple(starts), source.splitlines(), indent)
+                methods = _class_methods(tree.body, starts)
+                split = _Split(tuple(parts), tuple(starts), source.splitlines(), indent, methods)
     _SPLITS[source] = split
     while len(_SPLITS) > _SPLITS_KEEP:
         _SPLITS.popitem(last=False)
     return split
+
+
+def _class_methods(
+    body: list[ast.stmt], starts: Sequence[int]
+) -> tuple[tuple[tuple[int, int, int], ...] | None, ...]:
+    """Per part: the methods of the one class statement it holds (see _Split.methods)."""
+    at: dict[int, list[ast.stmt]] = {}
+    for stmt in body:
+        first = min([stmt.lineno, *(d.lineno for d in _decorators(stmt))])
+        at.setdefault(bisect.bisect_right(starts, first - 1) - 1, []).append(stmt)
+    out: list[tuple[tuple[int, int, int], ...] | None] = []
+    for i in range(len(starts)):
+        stmts = at.get(i, [])
+        if len(stmts) != 1 or not isinstance(stmts[0], ast.ClassDef):
+            out.append(None)
+            continue
+        out.append(
+            tuple(
+                (min([m.lineno, *(d.lineno for d in m.decorator_list)]), m.lineno, m.end_lineno)
+                for m in stmts[0].body
+                if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef)
+                and m.end_lineno is not None
+            )
+        )
+    return tuple(out)
 
 
 def _decorators(stmt: ast.stmt) -> list[ast.expr]:
@@ -607,31 +636,80 @@ def _rewrite_parts(source: str, ops: Sequence[Op]) -> tuple[str, list[str], set[
     parts = list(split.parts)
     changed = []
     for i in sorted(at):
-        try:
-            wrapper, firsts = _parse_part(split.parts[i], split.indent)
-        except Exception:  # noqa: BLE001 - not parseable alone: the whole source decides
-            return None
-        module = wrapper.module
-        if any(
-            isinstance(op, _STATEMENT_OPS) and op.line - split.starts[i] in firsts for op in at[i]
-        ):
-            return None
-        if applier is None:
-            applier = _Applier(module, split.lines, ops)
-        applier.module = module
-        applier.line_offset = split.starts[i]
-        code = wrapper.visit(applier).code
-        if code != parts[i]:
-            parts[i] = code
-            changed.append(code)
+        pieces = _method_pieces(split, i, at[i])
+        if pieces is None:
+            pieces = [(split.starts[i], split.parts[i], "")]  # the whole part
+        lines = parts[i].split("\n")[:-1] if len(pieces) > 1 or pieces[0][2] else []
+        done = []
+        for start, code, header in pieces:
+            try:
+                wrapper, firsts = _parse_part(code, split.indent)
+            except Exception:  # noqa: BLE001 - not parseable alone: the whole source decides
+                return None
+            module = wrapper.module
+            if any(isinstance(op, _STATEMENT_OPS) and op.line - start in firsts for op in at[i]):
+                return None
+            if applier is None:
+                applier = _Applier(module, split.lines, ops)
+            applier.module = module
+            applier.line_offset = start
+            new = wrapper.visit(applier).code
+            if not new.startswith(header):
+                return None
+            if new != code:
+                changed.append(new)
+            done.append((start, code, new[len(header) :]))
+        if not lines:
+            parts[i] = done[0][2]
+            continue
+        # Each method's new code in place of its lines, the class's other lines kept.
+        for start, code, new in reversed(done):
+            first = start + 1 - split.starts[i]  # the method's first line, 0-based in the part
+            lines[first : first + code.count("\n") - 1] = [new.removesuffix("\n")]
+        parts[i] = "\n".join(lines) + "\n"
     if applier is None:
         return None
     return "".join(parts), changed, applier.pending
 
 
+# The line a method is parsed under, alone (see _method_pieces).
+PIECE_HEADER = "class _Part:\n"
+
+
+def _method_pieces(split: _Split, i: int, ops: Sequence[Op]) -> list[tuple[int, str, str]] | None:
+    """When part ``i`` is a class and every op lies inside one of its methods (not on a
+    method's decorator or def lines, for a statement op), the methods holding ops, each
+    alone under a class header of its own: (lines before the piece, its code, the header).
+    libcst then parses and visits a method, not the whole class (a large class's positions
+    cost seconds), and the result is the same: an op's target lies in its method, and the
+    method's lines keep their indentation and columns. None: the whole part is visited."""
+    methods = split.methods[i] if i < len(split.methods) else None
+    if not methods:
+        return None
+    firsts = [m[0] for m in methods]
+    holding: dict[int, tuple[int, int, int]] = {}
+    for op in ops:
+        k = bisect.bisect_right(firsts, op.line) - 1
+        if k < 0 or op.line > methods[k][2]:
+            return None  # outside every method
+        if isinstance(op, _STATEMENT_OPS) and op.line <= methods[k][1]:
+            return None  # on the method statement itself: its neighbours matter
+        holding[k] = methods[k]
+    lines = split.parts[i].split("\n")
+    out = []
+    for first, _, last in sorted(holding.values()):
+        a, b = first - 1 - split.starts[i], last - split.starts[i]
+        if a < 1 or b > len(lines) - 1:
+            return None
+        code = PIECE_HEADER + "\n".join(lines[a:b]) + "\n"
+        out.append((first - 2, code, PIECE_HEADER))
+    return out
+
+
 def rewrite(source: str, ops: Sequence[Op]) -> tuple[str, list[str] | None]:
-    """``source`` with ``ops`` applied, and the new code of the top-level statements that
-    changed (None: the whole module was visited). Raise FixError when an op finds no target.
+    """``source`` with ``ops`` applied, and the new code of what changed, each piece one that
+    parses alone (None: the whole module was visited): a top-level statement, or a method
+    under a ``PIECE_HEADER`` line. Raise FixError when an op finds no target.
 
     The source's libcst parse is kept for the next plans that edit it."""
     fast = _rewrite_parts(source, ops)
