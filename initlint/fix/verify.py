@@ -2,14 +2,18 @@
 
 The edited files' facts are re-extracted from the fixed text and overlaid on the project
 index. The plan passes when its finding is gone and no class gains a finding it did not have,
-among the classes whose MRO touches an edited module and the classes with a finding.
+loses an attribute, or reads one before it is built, among the classes under the edit and
+the classes with a finding.
 
-Only the classes that can see the edit are simulated again: those whose MRO touches an edited
-module, and those whose check reads an edited module at all (a base resolved through it, a
-call whose cost depends on it...). Which modules a class's check reads is found once per class,
-by checking it on a fresh index that records every module it asks for. A class that reads no
-edited module simulates on the fixed sources exactly as on the original ones, so its findings
-after the fix are the ones it has now. The libcst work (render) is remembered per file and ops.
+Only the classes that can see the edit are simulated again: those under it (an edited class
+is in their MRO; an edited class is one whose lines hold an op), and those with a finding
+whose check reads an edited module at all (a base resolved through it, a call whose cost
+depends on it...). Which modules a class's check reads is found once per class, by checking
+it on a fresh index that records every module it asks for. A class that reads no edited
+module simulates on the fixed sources exactly as on the original ones, so its findings after
+the fix are the ones it has now. The other classes of an edited file run none of the edited
+code as their own construction (it is in no class of their MRO); what they build is what they
+built. The libcst work (render) is remembered per file and ops.
 """
 
 from __future__ import annotations
@@ -71,13 +75,6 @@ def _findings(sim: Simulator, index: ProjectIndex, classes: Iterable[str]) -> se
 _STATE = ("conflict", "strand", "has")
 
 
-def _prefixes(qual: str) -> set[str]:
-    """The names an edited module must have for ``qual`` (an MRO entry) to lie under it."""
-    if "." not in qual:
-        return {qual}
-    return {qual[:i] for i, c in enumerate(qual) if c == "."}
-
-
 class _Reads(ProjectIndex):
     """A project index that records the names of the modules whose facts are asked for.
 
@@ -103,8 +100,9 @@ class Verifier:
         self.with_findings = {f.sim.cls.qualname for f in analysis.findings}
         self._before: dict[str, frozenset[Key]] = {}  # a class's keys on the original sources
         self._reads: dict[str, frozenset[str] | None] = {}  # None: could not tell
-        self._under: dict[str, set[str]] = {}  # module name -> classes whose MRO is under it
+        self._under: dict[str, set[str]] = {}  # class -> the classes with it in their MRO
         self._scanned: set[str] = set()
+        self._scanned_count = 0
         self._facts: dict[Path, ModuleFacts] = {}
         self._known_modules = 0
         self._side: dict[str, Module] = {}  # modules of the recording indexes (original facts)
@@ -126,14 +124,16 @@ class Verifier:
         except Exception as exc:  # noqa: BLE001 - a fix that cannot be made is not offered
             return f"the fix could not be made ({type(exc).__name__})"
         try:
-            return self._check(finding, fixed)
+            return self._check(finding, fixed, by_file)
         except Exception as exc:  # noqa: BLE001 - a fix that cannot be checked is not offered
             return f"the fix could not be checked: {describe(exc)}"
 
-    def _check(self, finding: Finding, fixed: dict[Path, ModuleFacts]) -> str | None:
+    def _check(
+        self, finding: Finding, fixed: dict[Path, ModuleFacts], ops: dict[Path, list[Op]]
+    ) -> str | None:
         index = self.index
         edited = {name: m for name, m in index.modules.items() if m.path in fixed}
-        under_edit = self._mro_touched(edited)
+        under_edit = self._under_edit(edited, ops)
         touched = sorted(self.with_findings | under_edit)
         before = set(self.known)
         for qual in touched:
@@ -178,20 +178,31 @@ class Verifier:
             keys = self._before[qual] = frozenset(_findings(self.simulator, self.index, [qual]))
         return keys
 
-    def _mro_touched(self, edited: Iterable[str]) -> set[str]:
-        """Classes of the loaded modules with an MRO entry under an edited module's name."""
+    def _under_edit(self, edited: dict[str, Module], ops: dict[Path, list[Op]]) -> set[str]:
+        """The classes of the loaded project modules with an edited class in their MRO. An
+        edited class: one whose lines hold an op (the classes around a nested one too); an
+        op outside every class makes every class of its file count as edited."""
         index = self.index
-        for mod in list(index.modules.values()):
-            if mod.name in self._scanned:
-                continue
-            self._scanned.add(mod.name)
-            for info in index.classes_of(mod):
-                for qual in index.mro(info.qualname).classes:
-                    for prefix in _prefixes(qual):
-                        self._under.setdefault(prefix, set()).add(info.qualname)
+        while len(index.modules) != self._scanned_count:  # an MRO may load modules
+            self._scanned_count = len(index.modules)
+            for mod in list(index.modules.values()):
+                if mod.name in self._scanned:
+                    continue
+                self._scanned.add(mod.name)
+                if mod.is_dependency:  # installed code: it subclasses no project class
+                    continue
+                for info in index.classes_of(mod):
+                    for qual in index.mro(info.qualname).classes:
+                        self._under.setdefault(qual, set()).add(info.qualname)
         out: set[str] = set()
-        for name in edited:
-            out |= self._under.get(name, set())
+        for mod in edited.values():
+            classes = index.classes_of(mod)
+            for op in ops.get(mod.path, ()):
+                around = [
+                    c for c in classes if c.facts.span.line <= op.line <= c.facts.span.end_line
+                ]
+                for info in around or classes:
+                    out |= self._under.get(info.qualname, set())
         return out
 
     def _reads_any(self, qual: str, edited: dict[str, Module]) -> bool:
