@@ -180,8 +180,8 @@ class Verifier:
 
     def _under_edit(self, edited: dict[str, Module], ops: dict[Path, list[Op]]) -> set[str]:
         """The classes of the loaded project modules with an edited class in their MRO. An
-        edited class: one whose lines hold an op (the classes around a nested one too); an
-        op outside every class makes every class of its file count as edited."""
+        edited class: one with a method whose lines hold an op (ops are made in __init__
+        methods); an op in no method makes every class of its file count as edited."""
         index = self.index
         while len(index.modules) != self._scanned_count:  # an MRO may load modules
             self._scanned_count = len(index.modules)
@@ -199,7 +199,9 @@ class Verifier:
             classes = index.classes_of(mod)
             for op in ops.get(mod.path, ()):
                 around = [
-                    c for c in classes if c.facts.span.line <= op.line <= c.facts.span.end_line
+                    c
+                    for c in classes
+                    if any(m.span.line <= op.line <= m.span.end_line for m in c.facts.methods)
                 ]
                 for info in around or classes:
                     out |= self._under.get(info.qualname, set())
