@@ -218,6 +218,17 @@ def _text(node: ast.AST) -> str:
         return "<expr>"
 
 
+_BINOPS: dict[type[ast.operator], str] = {
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.FloorDiv: "//",
+    ast.Div: "/",
+    ast.Mod: "%",
+    ast.Pow: "**",
+}
+
+
 def to_expr(node: ast.AST, depth: int = 0) -> Expr:
     """Convert an expression to the small Expr tree used by the cost model."""
     if depth > MAX_EXPR_DEPTH:
@@ -246,15 +257,19 @@ def to_expr(node: ast.AST, depth: int = 0) -> Expr:
         func = node.func
         args = [to_expr(a.value if isinstance(a, ast.Starred) else a, d) for a in node.args]
         args += [to_expr(k.value, d) for k in node.keywords]
+        # ``value``: how many of the children are positional (the rest are keyword values),
+        # so the cost model can read a tensor factory's sizes.
+        npos = len(node.args) if node.keywords else None
         if isinstance(func, ast.Attribute):
             return _expr(
                 "call",
                 name=dotted(func),
                 attr=func.attr,
+                value=npos,
                 receiver=to_expr(func.value, d),
                 children=tuple(args),
             )
-        return _expr("call", name=dotted(func), children=tuple(args))
+        return _expr("call", name=dotted(func), value=npos, children=tuple(args))
     if isinstance(node, ast.Subscript):
         return _expr("subscript", receiver=to_expr(node.value, d))
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
@@ -262,10 +277,18 @@ def to_expr(node: ast.AST, depth: int = 0) -> Expr:
         return _expr(
             "op", name="not", attr=_text(node.operand)[:80], children=(to_expr(node.operand, d),)
         )
-    if isinstance(node, ast.BinOp | ast.UnaryOp | ast.BoolOp | ast.Compare | ast.IfExp):
+    if isinstance(node, ast.BinOp):
+        # the operator rides along: a size ``out // groups`` with ``out`` 0 is 0
+        op = _BINOPS.get(type(node.op), "")
+        return _expr("op", name=op, children=(to_expr(node.left, d), to_expr(node.right, d)))
+    if isinstance(node, ast.UnaryOp | ast.BoolOp | ast.Compare | ast.IfExp):
         kids = [to_expr(c, d) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)]
         return _expr("op", children=tuple(kids))
-    if isinstance(node, ast.Tuple | ast.List | ast.Set | ast.Dict | ast.JoinedStr):
+    if isinstance(node, ast.Tuple | ast.List):
+        # a shape: ``torch.empty((out, in))``; a starred part stays a plain (unknown) part
+        kids = [to_expr(c, d) for c in node.elts]
+        return _expr("op", name="tuple", children=tuple(kids))
+    if isinstance(node, ast.Set | ast.Dict | ast.JoinedStr):
         kids = [to_expr(c, d) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)]
         return _expr("op", children=tuple(kids))
     if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):

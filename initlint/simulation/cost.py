@@ -8,12 +8,14 @@ repeat of HEAVY work is an ``error``, of LIGHT work a ``warning``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import operator
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
 from initlint.facts.model import Expr
 from initlint.index.project import ClassInfo, FunctionInfo, Module, ProjectIndex
+from initlint.simulation.values import Val
 
 TORCH_OPS = frozenset(
     """arange empty zeros ones rand randn randint randperm rand_like randn_like full tensor
@@ -104,6 +106,30 @@ TORCH_PARAMS: dict[str, dict[str, tuple[str, ...]]] = {
 }
 
 
+# The size arguments each of those registrations' shape takes, as (position, keyword) in the
+# class's __init__: a Linear built as ``Linear(0, 0)`` (the placeholder of a lazy module)
+# registers tensors with no data.
+_LINEAR_SHAPE = {
+    "weight": ((0, "in_features"), (1, "out_features")),
+    "bias": ((1, "out_features"),),
+}
+_CONV_SHAPE = {"weight": ((0, "in_channels"), (1, "out_channels")), "bias": ((1, "out_channels"),)}
+TORCH_SHAPES: dict[str, dict[str, tuple[tuple[int, str], ...]]] = {
+    "Linear": _LINEAR_SHAPE,
+    **{f"{kind}{d}d": _CONV_SHAPE for kind in ("Conv", "ConvTranspose") for d in (1, 2, 3)},
+    "Embedding": {"weight": ((0, "num_embeddings"), (1, "embedding_dim"))},
+    "EmbeddingBag": {"weight": ((0, "num_embeddings"), (1, "embedding_dim"))},
+}
+
+
+def torch_shape(qualname: str, param: str) -> tuple[tuple[int, str], ...]:
+    """The size arguments of what the torch.nn class ``qualname`` registers as ``param``."""
+    head, _, last = qualname.rpartition(".")
+    if not head.startswith("torch.nn"):
+        return ()
+    return TORCH_SHAPES.get(last, {}).get(param, ())
+
+
 def torch_params(qualname: str) -> dict[str, tuple[str, ...]]:
     """What the torch.nn class ``qualname`` registers (see TORCH_PARAMS); {} if unknown."""
     head, _, last = qualname.rpartition(".")
@@ -120,31 +146,88 @@ MEMOISERS = frozenset(
 SIZED_FACTORIES = frozenset("zeros ones empty full rand randn".split())
 SCALAR_FACTORIES = frozenset("tensor as_tensor scalar_tensor".split())
 
+# torch classes whose instances hold no data yet: the placeholders of torch's ``Lazy*``
+# modules, materialised at the first forward. Building one is light work.
+UNINITIALIZED = frozenset("UninitializedParameter UninitializedBuffer".split())
+
 Costs = Mapping[str, int]
 NO_COSTS: Costs = {}
+# The constants the names of the frame being simulated are bound to (its arguments and
+# locals): a size argument ``torch.empty((out, in))`` with ``out`` bound to 0 is no data.
+Bound = Mapping[str, Val]
+NO_BOUND: Bound = {}
 
 
-def _tensor_cost(last: str, args: tuple[Expr, ...]) -> int:
-    """HEAVY for a tensor factory, LIGHT when its arguments make it a one-element tensor."""
-    if last in SCALAR_FACTORIES and args and args[0].kind == "const":
-        return LIGHT
+_ARITH: dict[str, Callable[[int, int], int]] = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "//": operator.floordiv,
+    "%": operator.mod,
+}
+
+
+def _int(e: Expr, bound: Bound) -> int | None:
+    """The integer ``e`` evaluates to over the bound constants, or None if not known."""
+    v: object
+    if e.kind == "const":
+        v = e.value
+    elif e.kind == "name":
+        val = bound.get(e.name)
+        v = val.value if val is not None and val.kind == "const" else None
+    elif e.kind == "op" and len(e.children) == 2 and e.name in _ARITH:
+        left, right = (_int(c, bound) for c in e.children)
+        if e.name == "*" and 0 in (left, right):
+            return 0
+        if e.name in ("//", "%") and left == 0:
+            return 0  # 0 // groups
+        if left is None or right is None:
+            return None
+        if e.name in ("//", "%") and right == 0:
+            return None
+        return _ARITH[e.name](left, right)
+    else:
+        return None
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def numel(sizes: tuple[Expr, ...], bound: Bound = NO_BOUND) -> int | None:
+    """How many elements a tensor of shape ``sizes`` holds (each size an int or a tuple of
+    them): 0 when any size is 0, even beside unknown ones; None when not known."""
+    total: int | None = 1
+    for s in sizes:
+        n = numel(s.children, bound) if s.kind == "op" and s.name == "tuple" else _int(s, bound)
+        if n == 0:
+            return 0
+        if n is None or n < 0:
+            total = None
+        elif total is not None:
+            total *= n
+    return total
+
+
+def _tensor_cost(last: str, call: Expr, bound: Bound = NO_BOUND) -> int:
+    """HEAVY for a tensor factory, LIGHT when its arguments make it a tensor of at most one
+    element: a scalar, or a zero-size placeholder (``torch.empty(0)``, a shape whose size
+    argument is bound to 0)."""
+    args = call.children
+    if isinstance(call.value, int) and not isinstance(call.value, bool):
+        args = args[: call.value]  # the positional arguments; the rest are keywords
+    if not args:
+        return HEAVY
+    first = args[0]
+    if last in SCALAR_FACTORIES:
+        if first.kind == "const":
+            return LIGHT
+        if first.kind == "op" and first.name == "tuple" and len(first.children) <= 1:
+            if all(c.kind == "const" for c in first.children):
+                return LIGHT  # torch.tensor([]), torch.tensor([0.5])
+        return HEAVY
     if last in SIZED_FACTORIES:
-        sizes = args[:1] if last == "full" else args
-        numel = 1
-        seen = False
-        for a in sizes:
-            if a.kind == "const" and isinstance(a.value, int) and not isinstance(a.value, bool):
-                numel *= a.value
-                seen = True
-            elif a.kind == "op" and all(
-                c.kind == "const" and isinstance(c.value, int) for c in a.children
-            ):
-                for c in a.children:
-                    numel *= int(c.value or 0)
-                seen = True
-            else:
-                break
-        if seen and numel <= 1:
+        if last == "full" or (first.kind == "op" and first.name == "tuple"):
+            args = args[:1]  # one shape argument
+        n = numel(args, bound)
+        if n is not None and n <= 1:
             return LIGHT
     return HEAVY
 
@@ -164,8 +247,9 @@ class CostModel:
     def external_expensive(self, name: str) -> bool:
         return self.external_cost(name) > NONE
 
-    def external_cost(self, name: str, args: tuple[Expr, ...] = ()) -> int:
-        """The cost of calling the external (non-project) callable ``name``."""
+    def external_cost(self, name: str, call: Expr | None = None, bound: Bound = NO_BOUND) -> int:
+        """The cost of calling the external (non-project) callable ``name`` (``call`` holds
+        the arguments, read for a tensor factory's sizes)."""
         if self._matches(name, self.cheap_calls):
             return NONE
         if self._matches(name, self.expensive_calls):
@@ -178,7 +262,9 @@ class CostModel:
         if head.startswith("pandas") and last.startswith("read_"):
             return HEAVY
         if head == "torch" and (last in TORCH_OPS or last.endswith("_like")):
-            return _tensor_cost(last, args)
+            return HEAVY if call is None else _tensor_cost(last, call, bound)
+        if last in UNINITIALIZED and head.startswith("torch.nn"):
+            return LIGHT
         if head in (
             "torch.fft",
             "torch.linalg",
@@ -210,10 +296,12 @@ class CostModel:
         mro: tuple[str, ...],
         locals_: Costs = NO_COSTS,
         attrs: Costs = NO_COSTS,
+        bound: Bound = NO_BOUND,
     ) -> int:
         """The cost of evaluating ``e``: the highest cost of the calls in it. ``locals_`` and
         ``attrs`` hold what the locals and ``self`` attributes in scope cost to build (a name
-        carries the cost of the work that made it; ``attrs`` are read by ``copy.deepcopy``)."""
+        carries the cost of the work that made it; ``attrs`` are read by ``copy.deepcopy``);
+        ``bound`` the constants the frame's names hold (a tensor's sizes)."""
         if e is None:
             return NONE
         best = NONE
@@ -227,7 +315,7 @@ class CostModel:
                 stack.extend(cur.children)
                 continue
             elif kind == "call":
-                c = self._call(cur, module, mro, locals_, attrs)
+                c = self._call(cur, module, mro, locals_, attrs, bound)
                 stack.extend(cur.children)
             else:
                 continue
@@ -238,7 +326,13 @@ class CostModel:
         return best
 
     def _call(
-        self, call: Expr, module: Module, mro: tuple[str, ...], locals_: Costs, attrs: Costs
+        self,
+        call: Expr,
+        module: Module,
+        mro: tuple[str, ...],
+        locals_: Costs,
+        attrs: Costs,
+        bound: Bound = NO_BOUND,
     ) -> int:
         name = call.name
         if self._matches(name, self.cheap_calls):
@@ -254,7 +348,7 @@ class CostModel:
         best = NONE
         if recv is not None and call.attr not in METADATA_METHODS:
             if recv.kind in ("call", "name", "op"):
-                best = self.expr_cost(recv, module, mro, locals_, attrs)
+                best = self.expr_cost(recv, module, mro, locals_, attrs, bound)
                 if best == HEAVY:
                     return HEAVY
         if not name:
@@ -267,17 +361,19 @@ class CostModel:
         if public is not None and (
             public.startswith("torch.") or self.index.reaches_unloaded_dependency(public)
         ):
-            return max(best, self._external_call(public, call, module, mro, locals_, attrs))
+            external = self._external_call(public, call, module, mro, locals_, attrs, bound)
+            return max(best, external)
         target = self.index.resolve(module, name)
         if target is not None and target.name.startswith("torch."):
             if self.index.in_dependency(target):
-                return max(best, self.external_cost(public or target.name, call.children))
+                return max(best, self.external_cost(public or target.name, call, bound))
         if target is None:
             if name in IO_CALLS or self._matches(name, self.expensive_calls):
                 return HEAVY
             return best
         if target.kind == "external":
-            return max(best, self._external_call(target.name, call, module, mro, locals_, attrs))
+            external = self._external_call(target.name, call, module, mro, locals_, attrs, bound)
+            return max(best, external)
         if target.kind == "class":
             info = self.index.class_info(target.name)
             return best if info is None else max(best, self.class_cost(info))
@@ -294,10 +390,11 @@ class CostModel:
         mro: tuple[str, ...],
         locals_: Costs,
         attrs: Costs,
+        bound: Bound = NO_BOUND,
     ) -> int:
         if name == "copy.deepcopy":
             return self._copy_cost(call, module, mro, locals_, attrs)
-        return self.external_cost(name, call.children)
+        return self.external_cost(name, call, bound)
 
     def _copy_cost(
         self, call: Expr, module: Module, mro: tuple[str, ...], locals_: Costs, attrs: Costs

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from initlint.facts.model import Arg, Cond, Const, Effect, Expr, Param
 from initlint.index.project import ClassInfo, FunctionInfo, ProjectIndex
-from initlint.simulation.cost import HEAVY, LIGHT, NONE, CostModel, torch_params
+from initlint.simulation.cost import HEAVY, LIGHT, NONE, CostModel, torch_params, torch_shape
 from initlint.simulation.torch_module import MODULE_CLASSES, MODULE_NAMES
 from initlint.simulation.values import (
     FALSE,
@@ -601,7 +601,12 @@ class _Run:
             return None  # the branch does not run: its bindings do not happen
         if kind == "local":
             local_cost = self.s.cost.expr_cost(
-                eff.value, frame.call.fn.module, self.sim.mro, frame.local_cost, self.attr_cost
+                eff.value,
+                frame.call.fn.module,
+                self.sim.mro,
+                frame.local_cost,
+                self.attr_cost,
+                frame.call.env,
             )
             reads = self._reads(frame, eff.value)
             if reads or status == TRUE:
@@ -642,7 +647,12 @@ class _Run:
         value_const = False
         if kind in ("buffer", "assign", "mutate"):
             cost = self.s.cost.expr_cost(
-                eff.value, frame.call.fn.module, self.sim.mro, frame.local_cost, self.attr_cost
+                eff.value,
+                frame.call.fn.module,
+                self.sim.mro,
+                frame.local_cost,
+                self.attr_cost,
+                frame.call.env,
             )
             if kind == "buffer":
                 cost = max(cost, LIGHT)  # a registered tensor, at the least
@@ -833,9 +843,22 @@ class _Run:
             if a.keyword and a.expr.kind == "const" and a.expr.value is False
         }
         fn = FunctionInfo(f"{base}.__init__", frame.call.fn.module, frame.call.fn.facts)
+        positional: list[Arg] = []
+        for a in eff.args:
+            if a.star or a.keyword is not None:
+                break
+            positional.append(a)
+        keywords = {a.keyword: a for a in eff.args if a.keyword is not None and not a.star}
         for name, offs in torch_params(base).items():
             if switched.intersection(offs):
                 continue
+            cost = HEAVY
+            for pos, keyword in torch_shape(base, name):
+                arg = positional[pos] if pos < len(positional) else keywords.get(keyword)
+                size = None if arg is None else self.eval_arg(frame, arg.expr, arg)
+                if size is not None and size.kind == "const" and _zero(size.value):
+                    cost = LIGHT  # a size of 0: the tensor holds no data (a lazy placeholder)
+                    break
             self.sim.events.append(
                 Event(
                     index=len(self.sim.events),
@@ -849,7 +872,7 @@ class _Run:
                     ancestor=True,
                     parent=parent.index,
                     expensive=True,
-                    cost=HEAVY,
+                    cost=cost,
                     flags=flags,
                     shadow=bool(shadow),
                     switched_off_by=shadow,
@@ -959,6 +982,10 @@ def _only_passes_on(cls: ClassInfo, init: FunctionInfo) -> bool:
         return False
     eff = effects[0]
     return eff.kind == "super_init" and eff.detail == "super" and not eff.args and not eff.guard
+
+
+def _zero(value: Const) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value == 0
 
 
 def _is_dotted(text: str) -> bool:

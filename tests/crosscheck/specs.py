@@ -135,6 +135,15 @@ SPECS: dict[str, dict[str, Spec]] = {
         "pkg.model:Model": ((16,), {}),
         "pkg.mixins:TableMixin": Skip("mixin only: it needs an nn.Module after it in the MRO"),
     },
+    "zero_size_first_build": {
+        "pkg.layers:Dense": ((4, 4), {}),
+        "pkg.layers:DeferredDense": ((4,), {}),
+        "pkg.layers:RetypedDense": ((4, 4), {}),
+        "pkg.layers:Grouped": ((4, 4, (3,)), {}),
+        "pkg.layers:DeferredGrouped": ((4, (3,)), {}),
+        "pkg.layers:DeferredLinear": ((4,), {}),
+        "pkg.layers:ResizedLinear": ((4, 4), {}),
+    },
     "work_into_local": {
         "pkg.data:Table": Skip("needs pandas and a JSON file"),
         "pkg.data:CleanTable": Skip("needs pandas and a JSON file"),
