@@ -453,16 +453,51 @@ class CostModel:
         self._cls_memo[key] = result
         return result
 
-    def memoised(self, fn: FunctionInfo) -> bool:
+    def memoised(self, fn: FunctionInfo, depth: int = 0) -> bool:
         """A function that returns a cached object for equal arguments: decorated with
         ``functools.cache``/``lru_cache``, or returning an entry of a module-level dict it
-        fills (``if key in _CACHE: return _CACHE[key]``)."""
+        fills (``if key in _CACHE: return _CACHE[key]``), directly or through a local that
+        holds the entry (``cached = _CACHE.get(key)``), also when a module-level helper
+        looked it up (``cached = _lookup(key); if cached is not None: return cached``)."""
         key = fn.qualname
         found = self._memo_fn.get(key)
         if found is None:
-            found = any(d in MEMOISERS for d in fn.facts.decorators) or _returns_global_entry(fn)
+            self._memo_fn[key] = False  # recursion guard
+            found = any(d in MEMOISERS for d in fn.facts.decorators) or self._returns_entry(
+                fn, depth
+            )
             self._memo_fn[key] = found
         return found
+
+    def _returns_entry(self, fn: FunctionInfo, depth: int) -> bool:
+        local = {p.name for p in fn.facts.params}
+        effects = fn.facts.effects
+        local.update(e.name for e in effects if e.kind == "local")
+        holding: set[str] = set()  # locals assigned an entry of a module-level dict
+        globals_ = fn.module.facts.names
+        for eff in effects:
+            v = eff.value
+            if v is None:
+                continue
+            if eff.kind == "local" and (
+                _global_entry(v, local, globals_) or self._helper_entry(v, fn, depth)
+            ):
+                holding.add(eff.name)
+            elif eff.kind == "return" and (
+                _global_entry(v, local, globals_) or (v.kind == "name" and v.name in holding)
+            ):
+                return True
+        return False
+
+    def _helper_entry(self, call: Expr, fn: FunctionInfo, depth: int) -> bool:
+        """``_lookup(key)``: a call of a module-level function that returns a cache entry."""
+        if call.kind != "call" or call.receiver is not None or not call.name or depth >= 2:
+            return False
+        target = self.index.resolve(fn.module, call.name)
+        if target is None or target.kind != "function":
+            return False
+        helper = self.index.function_info(target.name)
+        return helper is not None and helper.owner is None and self.memoised(helper, depth + 1)
 
     def function(self, fn: FunctionInfo, mro: tuple[str, ...]) -> bool:
         """A function is expensive if any of its effects computes real data."""
@@ -503,20 +538,12 @@ class CostModel:
         return result
 
 
-def _returns_global_entry(fn: FunctionInfo) -> bool:
-    """``return CACHE[key]`` where ``CACHE`` is neither a parameter nor a local."""
-    local = {p.name for p in fn.facts.params}
-    effects = fn.facts.effects
-    local.update(e.name for e in effects if e.kind == "local")
-    for eff in effects:
-        v = eff.value
-        if (
-            eff.kind == "return"
-            and v is not None
-            and v.kind == "subscript"
-            and v.receiver is not None
-            and v.receiver.kind == "name"
-            and v.receiver.name not in local
-        ):
-            return True
-    return False
+def _global_entry(v: Expr, local: set[str], globals_: frozenset[str]) -> bool:
+    """``CACHE[key]`` or ``CACHE.get(key)`` where ``CACHE`` is neither a parameter nor a
+    local (for ``.get``: a name the module binds by assignment, not an import)."""
+    recv = v.receiver
+    if recv is None or recv.kind != "name" or recv.name in local:
+        return False
+    if v.kind == "subscript":
+        return True
+    return v.kind == "call" and v.attr == "get" and recv.name in globals_

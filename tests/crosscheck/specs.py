@@ -88,6 +88,11 @@ SPECS: dict[str, dict[str, Spec]] = {
         "pkg.rope:Attention": ((8,), {}),
         "pkg.rope:ScaledAttention": ((8,), {}),
     },
+    "clean_memoised_via_lookup": {
+        "pkg.pos:Positions": ((4, 8), {}),
+        "pkg.pos:Encoder": ((4,), {}),
+        "pkg.pos:TextEncoder": ((4,), {}),
+    },
     "config_copy_field_off": {
         "pkg.moe:MoE": ((SimpleNamespace(hidden=4, n_shared_experts=2),), {}),
         "pkg.moe:DenseSharedMoE": ((SimpleNamespace(hidden=4, n_shared_experts=2),), {}),
