@@ -16,7 +16,13 @@ import click
 from initlint.engine import Analysis, analyze
 from initlint.index.project import ClassInfo
 from initlint.rules.base import Finding
-from initlint.rules.repeats import _exclusive, find_disabled, find_repeats
+from initlint.rules.repeats import (
+    _exclusive,
+    deletions,
+    find_disabled,
+    find_repeats,
+    ruled_out_by_delete,
+)
 from initlint.simulation.cost import COST_NAMES
 from initlint.simulation.engine import Event, Simulation, SimulationLimit, exclusive
 from initlint.simulation.values import MAYBE
@@ -69,6 +75,8 @@ def _label(ev: Event) -> str:
         return f"{ev.effect.detail or 'buffer'} {ev.name}"
     if ev.kind == "mutate":
         return f"fill self.{ev.name}"
+    if ev.kind == "delete":
+        return f"delete self.{ev.name}"
     return f"assign self.{ev.name}"
 
 
@@ -115,6 +123,8 @@ def _why_not(sim: Simulation, ev: Event, findings: dict[int, Finding], num: dict
     """Why an own event of the class gives no finding."""
     if ev.shadow:
         return "switched off by a flag"
+    if ev.kind == "delete":
+        return "a deletion: it builds nothing (it shows which ancestor branch ran)"
     if ev.kind == "assign" and not ev.expensive:
         return "cheap value (constant, name, attribute read or None): not a rebuild"
     if ev.kind == "call" and not ev.expensive:
@@ -141,6 +151,15 @@ def _why_not(sim: Simulation, ev: Event, findings: dict[int, Finding], num: dict
         return "the ancestors did not build it (no earlier build in the construction)"
     if all(exclusive(e.assume, ev.assume) or _exclusive(e, ev) for e in same):
         return f"its guard excludes the ancestor's (#{num[same[-1].index]}): never both run"
+    deletes, created = deletions(sim)
+    gone = [ruled_out_by_delete(e, ev, deletes, created) for e in same]
+    if all(d is not None for d in gone):
+        d = gone[-1]
+        assert d is not None
+        return (
+            f"it deletes `{d.name}` first (#{num[d.index]}), which only an ancestor branch "
+            f"that excludes #{num[same[-1].index]} builds: that build never ran"
+        )
     if ev.kind == "call" and all(e.args_key != ev.args_key for e in same):
         return "called with other arguments: a different computation"
     if ev.kind == "call":

@@ -568,6 +568,9 @@ class _FunctionReader:
                 key = self._kwargs_key(target)
                 if key is not None:
                     self._add("pop", stmt, guard, name=key)
+                elif attr := self._self_attr(target):
+                    # ``del self.x``: x exists here (or this raises), so whatever built it ran
+                    self._add("delete", stmt, guard, name=attr)
         else:
             for child in ast.iter_child_nodes(stmt):
                 if isinstance(child, ast.expr):

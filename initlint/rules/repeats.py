@@ -33,6 +33,7 @@ def find_repeats(sim: Simulation) -> list[Finding]:
     buffers: dict[str, list[Event]] = {}
     assigns: dict[str, list[Event]] = {}
     calls: dict[tuple[str, str], list[Event]] = {}
+    deletes, created = deletions(sim)
     for e in live:
         if not e.ancestor:
             continue
@@ -65,6 +66,7 @@ def find_repeats(sim: Simulation) -> list[Finding]:
         # The ancestor's build and this one sit under guards that exclude each other: opposite
         # assumptions of one argument, or opposite truths of one undecided condition.
         before = [b for b in before if not exclusive(b.assume, e.assume) and not _exclusive(b, e)]
+        before = [b for b in before if ruled_out_by_delete(b, e, deletes, created) is None]
         if not before:
             return None
         first, nearest = before[0], before[-1]
@@ -109,6 +111,34 @@ def find_repeats(sim: Simulation) -> list[Finding]:
             findings.append(finding)
             by_event[e.index] = finding
     return _fold_calls(sim, findings, by_event)
+
+
+def deletions(sim: Simulation) -> tuple[list[Event], dict[str, list[Event]]]:
+    """C's own ``del self.x`` events, and every ancestor store of each attribute."""
+    live = [e for e in sim.events if not e.shadow]
+    created: dict[str, list[Event]] = {}
+    for e in live:
+        if e.ancestor and e.kind in ("buffer", "assign"):
+            created.setdefault(e.name, []).append(e)
+    return [e for e in live if e.kind == "delete" and not e.ancestor], created
+
+
+def ruled_out_by_delete(
+    b: Event, e: Event, deletes: list[Event], created: dict[str, list[Event]]
+) -> Event | None:
+    """The ancestor's build ``b`` cannot have run when C's repeat ``e`` runs: on e's way C
+    deletes an attribute (``del self.fused``, which raises unless it exists), and every
+    ancestor build of that attribute excludes ``b`` (the ancestor builds ``fused`` when
+    ``q_lora_rank`` is set, and ``b`` only when it is None)."""
+    for d in deletes:
+        if d.index > e.index or d.name == e.name:
+            continue
+        if not set(d.literals) <= set(e.literals) or not set(d.assume) <= set(e.assume):
+            continue  # the delete does not run whenever the repeat does
+        made = [x for x in created.get(d.name, ()) if x.index < d.index]
+        if made and all(exclusive(b.assume, x.assume) or _exclusive(b, x) for x in made):
+            return d
+    return None
 
 
 def _class(sim: Simulation, qualname: str) -> ClassInfo | None:

@@ -68,7 +68,9 @@ class FlagRef:
 @dataclass(slots=True)
 class Event:
     index: int
-    kind: str  # buffer | call | assign | mutate | super_init | touch (reads/writes self attrs)
+    # buffer | call | assign | mutate | super_init | delete (``del self.x``) | touch (reads and
+    # writes self attrs)
+    kind: str
     name: str
     fn: FunctionInfo
     effect: Effect
@@ -643,6 +645,13 @@ class _Run:
             return None
         if kind == "touch":
             self._emit(frame, i, eff, "touch", "", status, flags, shadow)
+            return None
+        if kind == "delete":
+            if not shadow:
+                self._emit(frame, i, eff, "delete", eff.name, status, flags, shadow)
+                if status == TRUE:
+                    self.self_attrs.pop(eff.name, None)
+                    self.attr_cost.pop(eff.name, None)
             return None
         value_const = False
         if kind in ("buffer", "assign", "mutate"):

@@ -108,6 +108,19 @@ SPECS: dict[str, dict[str, Spec]] = {
         "pkg.heads:Head": ((4,), {}),
         "pkg.heads:TunedHead": ((4,), {}),
     },
+    # delete_shows_branch: SplitLatentAttention can only run with a rank (it deletes the
+    # fused projection); without one, RebuiltLatentAttention's rebuild is real.
+    "delete_shows_branch": {
+        "pkg.attn:LatentAttention": ((SimpleNamespace(rank=2, hidden=4, latent=3),), {}),
+        "pkg.attn:SplitLatentAttention": (
+            (SimpleNamespace(rank=2, hidden=4, latent=3), {"split": True}),
+            {},
+        ),
+        "pkg.attn:RebuiltLatentAttention": (
+            (SimpleNamespace(rank=None, hidden=4, latent=3), {"split": True}),
+            {},
+        ),
+    },
     "exclusive_guards": {
         f"pkg.attention:{name}": ((_ATTENTION,), {})
         for name in ("LatentAttention", "LowRankAttention", "AlwaysRebuilt")

@@ -51,3 +51,13 @@ def test_unknown_class(project: Project) -> None:
     run = project.invoke("explain-class", "pkg.data:Nope")
     assert run.code == 2
     assert "no class 'pkg.data:Nope'" in run.stderr
+
+
+def test_a_deletion_rules_out_the_other_branch(project: Project) -> None:
+    _copy(project, "delete_shows_branch")
+    out = project.invoke("explain-class", "pkg.attn:SplitLatentAttention").stdout
+    assert "#7   delete self.fused_in  pkg/attn.py:28  in SplitLatentAttention.__init__" in out
+    assert (
+        "#9   no finding: it deletes `fused_in` first (#7), which only an ancestor branch "
+        "that excludes #6 builds: that build never ran"
+    ) in out
