@@ -56,8 +56,9 @@ def test_unknown_class(project: Project) -> None:
 def test_a_deletion_rules_out_the_other_branch(project: Project) -> None:
     _copy(project, "delete_shows_branch")
     out = project.invoke("explain-class", "pkg.attn:SplitLatentAttention").stdout
-    assert "#7   delete self.fused_in  pkg/attn.py:28  in SplitLatentAttention.__init__" in out
-    assert (
-        "#9   no finding: it deletes `fused_in` first (#7), which only an ancestor branch "
-        "that excludes #6 builds: that build never ran"
-    ) in out
+    lines = out.splitlines()
+    deleted = next(ln for ln in lines if "delete self.fused_in  pkg/attn.py:28" in ln)
+    number = deleted.split()[0]  # "#7": the numbering depends on torch being installed
+    decision = next(ln for ln in lines if f"it deletes `fused_in` first ({number})" in ln)
+    assert "which only an ancestor branch that excludes" in decision
+    assert decision.rstrip().endswith("builds: that build never ran")
