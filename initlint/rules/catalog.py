@@ -43,8 +43,10 @@ registers a buffer of that name (or assigns a new `nn.Parameter`) discards the t
 (`nn.Parameter(self.weight.data.half())`) is a conversion, not a repeat.
 
 Severity: `error` when the discarded tensor was computed or allocated (a tensor factory or
-math op, a project helper that makes one); `warning` when it is a one-element tensor
-(`torch.tensor(1.0)`, `torch.zeros(1)`) or a value passed in, which is only registered.
+math op, a project helper that makes one); `warning` when it holds at most one element
+(`torch.tensor(1.0)`, `torch.zeros(1)`), holds none (`torch.empty(0)`, a shape whose size
+argument the super call passes as 0, like the `nn.Linear(0, 0)` base of torch's `Lazy*`
+modules, an `UninitializedParameter`), or is a value passed in, which is only registered.
 """,
         "Why is this bad": """
 The ancestor computed and stored the tensor, and the subclass throws it away and computes it
@@ -122,7 +124,8 @@ counts as the same call) with equal argument expressions, and the function does 
 work (tensor factories, module construction, file I/O, or project helpers that do these).
 A call whose result only feeds a registration reported by IL001 is reported once, as IL001.
 A call to a memoised function (`functools.cache`, `lru_cache`, or one that returns an entry
-of a module-level cache dict) builds nothing the second time and is never reported.
+of a module-level cache dict, directly or through a helper that looks it up) builds nothing
+the second time and is never reported.
 
 Severity: `error` when the method does heavy work (it allocates tensors, builds modules that
 own parameters, reads files or checkpoints, including work it only keeps in a local);
@@ -220,10 +223,13 @@ Severity follows the ancestor's build that is thrown away:
   any of these.
 - `warning` (light): an object without tensors: a parameterless torch module (`nn.GELU`,
   `nn.SiLU`, `nn.Dropout`, `nn.Identity`, pooling, padding), a project object whose
-  `__init__` only stores scalars (a sampler, a matcher), a one-element tensor, a copy of an
-  object initlint cannot see into.
-A memoised factory (`functools.cache`, `lru_cache`, a module-level cache dict) returns the
-object it built before: no rebuild, no finding.
+  `__init__` only stores scalars (a sampler, a matcher), a tensor of at most one element
+  (an empty one too: a size of 0, an `UninitializedParameter`), a copy of an object
+  initlint cannot see into.
+A memoised factory (`functools.cache`, `lru_cache`, a module-level cache dict, also one
+read through a lookup helper) returns the object it built before: no rebuild, no finding.
+A `del self.x` on the way to the rebuild proves that the ancestor's branch building `x`
+ran: an ancestor build that branch excludes never happened, and is not reported.
 """,
         "Why is this bad": """
 The ancestor's object is built and immediately discarded: a submodule's weights are allocated
