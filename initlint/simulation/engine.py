@@ -417,11 +417,18 @@ class _Run:
         construction has set it, false while nothing has set it and nothing could have
         (every class of the MRO known, none binding the name, nothing unfollowed run)."""
         seen = False
+        held = False
         for ev in self.sim.events:
-            if ev.name == name and ev.kind in ("assign", "buffer") and not ev.shadow:
-                if ev.status == TRUE:
-                    return TRUE
+            if ev.name != name or ev.shadow:
+                continue
+            if ev.kind in ("assign", "buffer"):
+                held = held or ev.status == TRUE
                 seen = True
+            elif ev.kind == "delete":  # ``del self.x``: gone again (a class attribute may stay)
+                held = False
+                seen = True
+        if held:
+            return TRUE
         if seen or self.opaque or name in self.set_names or name.startswith("_"):
             return MAYBE
         for qual in self.sim.mro:
