@@ -34,6 +34,7 @@ import hashlib
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -81,8 +82,8 @@ def key(d: dict[str, Any]) -> tuple[str, str, str, str]:
     return d["path"], d["code"], d["class"], what
 
 
-def ruff_changes(ruff: str, text: str) -> int:
-    """Lines ``ruff format`` (isolated defaults) would change in ``text``; -1 on failure."""
+def ruff_format(ruff: str, text: str) -> str | None:
+    """``text`` as ``ruff format`` (isolated defaults) writes it; None when ruff fails."""
     proc = subprocess.run(
         [ruff, "format", "--isolated", "--stdin-filename", "x.py", "-"],
         input=text,
@@ -90,10 +91,101 @@ def ruff_changes(ruff: str, text: str) -> int:
         text=True,
         check=False,
     )
-    if proc.returncode != 0:
-        return -1
-    diff = difflib.unified_diff(text.splitlines(), proc.stdout.splitlines(), lineterm="", n=0)
-    return sum(1 for line in diff if line[:1] in "+-" and line[:3] not in ("+++", "---"))
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def changed_lines(a: list[str], b: list[str]) -> tuple[set[int], set[int]]:
+    """0-based lines of ``a`` and of ``b`` that differ between the two.
+
+    A pure insertion or deletion touches no line on one side: the lines either side of the
+    point count there, so that a fix that deletes a statement is held to the blank lines
+    it leaves around it.
+    """
+    in_a: set[int] = set()
+    in_b: set[int] = set()
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        in_a.update(range(i1, i2) if i2 > i1 else (i1 - 1, i1))
+        in_b.update(range(j1, j2) if j2 > j1 else (j1 - 1, j1))
+    return in_a, in_b
+
+
+def format_check(ruff: str, old: str, new: str) -> dict[str, Any] | None:
+    """Where ``ruff format`` would change an edited hunk of ``new`` more than the original.
+
+    For every hunk the fix changed, the lines ruff would rewrite inside the hunk are
+    compared with the lines it would rewrite in the same hunk of the original: a hunk that
+    was ruff-clean before and is not after is a regression. Returns None when clean.
+    """
+    old_lines, new_lines = old.splitlines(), new.splitlines()
+    fmt_old, fmt_new = ruff_format(ruff, old), ruff_format(ruff, new)
+    if fmt_old is None or fmt_new is None:
+        return {"ruff_failed": True, "before": fmt_old is None, "after": fmt_new is None}
+    ruff_old, _ = changed_lines(old_lines, fmt_old.splitlines())
+    ruff_new, _ = changed_lines(new_lines, fmt_new.splitlines())
+    bad: list[int] = []
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        hunk_old = set(range(i1, i2) if i2 > i1 else (i1 - 1, i1))
+        hunk_new = set(range(j1, j2) if j2 > j1 else (j1 - 1, j1))
+        if (hunk_new & ruff_new) and not (hunk_old & ruff_old):
+            bad.extend(sorted(n + 1 for n in hunk_new & ruff_new))
+    trailing = [
+        i + 1
+        for i, line in enumerate(new_lines)
+        if line != line.rstrip() and line not in set(old_lines)
+    ]
+    if not bad and not trailing:
+        return None
+    return {
+        "hunk_lines_ruff_would_change": bad,
+        "new_trailing_whitespace": trailing,
+        "ruff_lines_before": len(ruff_old),
+        "ruff_lines_after": len(ruff_new),
+    }
+
+
+def env_snapshot() -> dict[str, tuple[int, int]]:
+    """Size and mtime of every file of the environment initlint reads (the running venv)."""
+    out: dict[str, tuple[int, int]] = {}
+    for site in {Path(p) for p in sys.path if p.endswith("site-packages")}:
+        for path in site.rglob("*.py"):
+            st = path.stat()
+            out[str(path)] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
+def repo_status() -> str:
+    proc = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        check=False,
+    )
+    return proc.stdout
+
+
+def reason_shape(reason: str) -> str:
+    """A "no fix" reason with its names and numbers taken out, to count reasons by kind."""
+    shape = re.sub(r"`[^`]*`", "`x`", reason)
+    shape = re.sub(r"\b[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)+\b", "N.m", shape)
+    shape = re.sub(r"\b[A-Z]\w*\b", "C", shape)
+    return re.sub(r"\d+", "n", shape)
+
+
+def no_fix_reasons(tree: Path) -> list[str]:
+    """Every help line's "no fix: ..." reason (text output), in order."""
+    proc = initlint("check", str(tree), "--no-cache", cwd=tree)
+    return [
+        line.strip().removeprefix("help: ")
+        for line in proc.stdout.splitlines()
+        if line.strip().startswith("help: no fix")
+    ]
 
 
 def run_tree(src: Path, ruff: str) -> dict[str, Any]:
@@ -113,6 +205,9 @@ def run_tree(src: Path, ruff: str) -> dict[str, Any]:
         original_src = hashes(src)
         sentinel = hashes(outside)
         start = hashes(tree)
+        env_before = env_snapshot()
+        repo_before = repo_status()
+        reasons = no_fix_reasons(tree)
 
         t0 = time.monotonic()
         before = diagnostics(tree)
@@ -131,21 +226,9 @@ def run_tree(src: Path, ruff: str) -> dict[str, Any]:
                 compile(new, rel, "exec", dont_inherit=True)
             except SyntaxError as exc:
                 compile_failures.append(f"{rel}: {exc}")
-            trailing = [
-                i + 1
-                for i, line in enumerate(new.splitlines())
-                if line != line.rstrip() and (i >= len(old.splitlines()) or line not in old)
-            ]
-            was, now = ruff_changes(ruff, old), ruff_changes(ruff, new)
-            if now > was or trailing:
-                format_regressions.append(
-                    {
-                        "path": rel,
-                        "ruff_lines_before": was,
-                        "ruff_lines_after": now,
-                        "new_trailing_whitespace": trailing,
-                    }
-                )
+            problem = format_check(ruff, old, new)
+            if problem is not None:
+                format_regressions.append({"path": rel, **problem})
             diff = "".join(
                 difflib.unified_diff(
                     old.splitlines(keepends=True),
@@ -166,11 +249,14 @@ def run_tree(src: Path, ruff: str) -> dict[str, Any]:
         after_keys = {key(d) for d in after}
         still = sorted(had_fix & after_keys & _applied_keys(before, edited))
         new_diags = sorted(after_keys - before_keys)
-        outside_changed = (hashes(outside) != sentinel) or (hashes(src) != original_src)
-        reasons: dict[str, int] = {}
-        for d in before:
-            if d["fix"] is None and d["code"] in ("IL001", "IL002", "IL003"):
-                reasons["no fix"] = reasons.get("no fix", 0) + 1
+        env_after = env_snapshot()
+        outside = {
+            "sentinel": hashes(outside) != sentinel,
+            "original_tree": hashes(src) != original_src,
+            "environment": sorted(p for p in env_after if env_after[p] != env_before.get(p)),
+            "repository": repo_status() != repo_before,
+        }
+        outside_changed = any(outside.values())
         return {
             "tree": name,
             "files": sum(1 for p in start if p.endswith(".py")),
@@ -182,6 +268,14 @@ def run_tree(src: Path, ruff: str) -> dict[str, Any]:
                 1 for d in before if d["fix"] and d["fix"]["applicability"] == "unsafe"
             ),
             "no_fix": sum(1 for d in before if d["fix"] is None),
+            "no_fix_reasons": reasons,
+            "by_severity": {
+                sev: sum(1 for d in before if d["severity"] == sev) for sev in ("error", "warning")
+            },
+            "distinct_fixes": len(
+                {(d["fix"]["message"], json.dumps(d["fix"]["edits"])) for d in before if d["fix"]}
+            ),
+            "fix_stderr_tail": fix.stderr[-2000:],
             "fix_summary": (fix.stdout.strip().splitlines() or [""])[-1],
             "fix_exit": fix.returncode,
             "edited_files": len(edited),
@@ -189,10 +283,14 @@ def run_tree(src: Path, ruff: str) -> dict[str, Any]:
             "compile_failures": compile_failures,
             "not_idempotent": not_idempotent,
             "second_summary": (second.stdout.strip().splitlines() or [""])[-1],
+            "second_exit": second.returncode,
+            "fixed_gone": len(had_fix - after_keys),
             "fixed_still_reported": [list(k) for k in still],
             "new_diagnostics": [list(k) for k in new_diags],
             "format_regressions": format_regressions,
             "outside_changed": outside_changed,
+            "outside_detail": outside,
+            "after_diagnostics": len(after),
             "seconds": round(t1 - t0, 1),
             "offered": [
                 {
@@ -236,6 +334,9 @@ def failed(result: dict[str, Any]) -> bool:
         or result["created_files"]
         or result["fixed_still_reported"]
         or result["new_diagnostics"]
+        or result["format_regressions"]
+        or result["fix_exit"] not in (0, 1)
+        or result["second_exit"] not in (0, 1)
     )
 
 
@@ -247,15 +348,18 @@ def render(results: list[dict[str, Any]], stamp: str) -> str:
         "(`--format json`), fixed with `initlint fix --unsafe-fixes --no-cache`, fixed again, "
         "and checked again.",
         "",
-        "| tree | files | diagnostics | safe fixes offered | unsafe fixes offered | no fix | "
-        "edited files | compile failures | not idempotent | fixed still reported | new "
-        "diagnostics | ruff-format regressions | outside changed | s |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|",
+        "| tree | files | diagnostics (error/warning) | safe fixes offered | unsafe fixes offered "
+        "| distinct fixes | no fix | fixed and gone | edited files | compile failures "
+        "| not idempotent | fixed still reported | new diagnostics | ruff-format regressions "
+        "| outside changed | s |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|",
     ]
     for r in results:
         lines.append(
-            f"| {r['tree']} | {r['files']} | {r['diagnostics']} | {r['offered_safe']} | "
-            f"{r['offered_unsafe']} | {r['no_fix']} | {r['edited_files']} | "
+            f"| {r['tree']} | {r['files']} | {r['diagnostics']} "
+            f"({r['by_severity']['error']}/{r['by_severity']['warning']}) | {r['offered_safe']} | "
+            f"{r['offered_unsafe']} | {r['distinct_fixes']} | {r['no_fix']} | {r['fixed_gone']} | "
+            f"{r['edited_files']} | "
             f"{len(r['compile_failures'])} | {len(r['not_idempotent'])} | "
             f"{len(r['fixed_still_reported'])} | {len(r['new_diagnostics'])} | "
             f"{len(r['format_regressions'])} | {'yes' if r['outside_changed'] else 'no'} | "
@@ -266,6 +370,13 @@ def render(results: list[dict[str, Any]], stamp: str) -> str:
         lines.append(
             f"- {r['tree']}: `fix` said: {r['fix_summary']!r}; second run: {r['second_summary']!r}"
         )
+        shapes: dict[str, int] = {}
+        for reason in r["no_fix_reasons"]:
+            shapes[reason_shape(reason)] = shapes.get(reason_shape(reason), 0) + 1
+        for shape, n in sorted(shapes.items(), key=lambda kv: -kv[1]):
+            lines.append(f"  - {n} x {shape}")
+        if r["outside_changed"]:
+            lines.append(f"  - outside changed: {r['outside_detail']}")
         for what in (
             "compile_failures",
             "not_idempotent",
@@ -286,10 +397,23 @@ def main() -> int:
     parser.add_argument("--sample", type=int, default=20)
     parser.add_argument("--seed", type=int, default=14)
     parser.add_argument("--sample-from", default="vllm,sglang")
+    parser.add_argument(
+        "--from-parts",
+        action="store_true",
+        help="render from <out-dir>/parts/<tree>.json saved by earlier runs; run nothing",
+    )
     args = parser.parse_args()
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    results = [run_tree(t.resolve(), args.ruff) for t in args.trees]
-    args.out_dir.mkdir(parents=True, exist_ok=True)
+    parts = args.out_dir / "parts"
+    parts.mkdir(parents=True, exist_ok=True)
+    results = []
+    for t in args.trees:
+        if args.from_parts:
+            results.append(json.loads((parts / f"{t.name}.json").read_text()))
+            continue
+        result = run_tree(t.resolve(), args.ruff)
+        (parts / f"{t.name}.json").write_text(json.dumps(result, indent=1) + "\n")
+        results.append(result)
     slim = [{k: v for k, v in r.items() if k not in ("fixes", "offered")} for r in results]
     (args.out_dir / "fix_ecosystem.json").write_text(json.dumps(slim, indent=2) + "\n")
     (args.out_dir / "fix_ecosystem.md").write_text(render(results, stamp))
