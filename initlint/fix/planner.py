@@ -121,6 +121,7 @@ class Planner:
         if not chain:
             return "the work is not done inside the super().__init__() chain"
         ops: list[Op] = []
+        new_on: list[str] = []  # the functions that get a new parameter
         if f.flag is not None:
             name, off = f.flag.param, f.flag.off_value
             target_fn = f.flag.function
@@ -140,7 +141,7 @@ class Planner:
             kept = keeps_state(sim, _guarded(sim, site_ev, _attr(f)), top_super)
             if isinstance(kept, str):
                 return f"guarding the work in {_label(target_fn)}: {kept}"
-            sites = [(f, site_ev, _attr(f))]
+            sites: list[tuple[Finding, Event, str]] = [(f, site_ev, _attr(f))]
             for group in _groups(sim, self._sites(f, target_fn), top_super):
                 if any(ev.index == site_ev.index for _, ev, _ in group):
                     sites = group
@@ -155,6 +156,7 @@ class Planner:
             if any(p.name == name for p in target_fn.facts.params):
                 return f"{_label(target_fn)} already has a parameter `{name}` (set `flag-name`)"
             ops.append(_add_param(target_fn, name))
+            new_on.append(_label(target_fn))
             for _, ev, attr in sites:
                 line = _wrap_line(target_fn, ev.effect, attr)
                 ops.append(WrapInIf(target_fn.module.path, line, name, attr))
@@ -175,7 +177,14 @@ class Planner:
                 )
             if step:
                 names.append(_label(ev.fn).rsplit(".", 1)[0])
+            if any(isinstance(op, AddParam) for op in step):
+                new_on.append(_label(ev.fn))
             ops.extend(step)
+        if new_on and not self._worth_new_parameter(f, sites if f.flag is None else None):
+            return (
+                f"{f.what} is light work: not worth a new constructor parameter `{name}` on "
+                f"{', '.join(new_on)} (initlint adds constructor parameters for heavy repeats only)"
+            )
         value = flag_value(kept.cond, off)
         caller = _caller_ops(top_super, name, value)
         if caller is None:
@@ -185,6 +194,29 @@ class Planner:
         if names:
             msg += f"; thread `{name}` through {', '.join(names)}"
         return FixPlan("unsafe", msg, tuple(dict.fromkeys(ops)), 2)
+
+    def _worth_new_parameter(
+        self, f: Finding, group: list[tuple[Finding, Event, str]] | None
+    ) -> bool:
+        """A new public constructor parameter is worth it only for heavy work (DESIGN §3
+        "Cost classes"): some repeat the flag switches off must be heavy. ``group``: the
+        repeats a new flag guards together; None for an existing flag, which every repeat of
+        C under that flag shares."""
+        if f.severity == "error":
+            return True
+        if group is not None:
+            return any(g.severity == "error" for g, _, _ in group)
+        flag = f.flag
+        assert flag is not None
+        key = (flag.function.qualname, flag.param, flag.off_value)
+        if self._repeats_of is None or self._repeats_of[0] != id(f.sim):
+            self._repeats_of = (id(f.sim), find_repeats(f.sim))
+        return any(
+            g.severity == "error"
+            and g.flag is not None
+            and (g.flag.function.qualname, g.flag.param, g.flag.off_value) == key
+            for g in self._repeats_of[1]
+        )
 
     def _sites(self, f: Finding, target_fn: FunctionInfo) -> list[tuple[Finding, Event, str]]:
         """The repeats of ``f``'s class that a new flag in ``target_fn`` would switch off:

@@ -76,8 +76,11 @@ when the subclass redoes the work only under a condition on its own parameters. 
 only when the subclass redoes everything the flag switches off and nothing reads the switched-off
 attribute before the redo; otherwise there is no fix, and the help line says why. When an
 intermediate class swallows the flag, or no flag exists, the fix threads or introduces one
-across files under the same conditions; that changes signatures and is unsafe. No fix changes
-what a constructed object ends with.
+across files under the same conditions; that changes signatures and is unsafe, and it is
+offered only for a heavy repeat (an `error`): a light one (a `warning`, such as a one-element
+tensor) is not worth a new public constructor parameter, and its help line says so. Switching
+off an existing flag and deleting an identical redo add no parameter and are offered for light
+repeats too. No fix changes what a constructed object ends with.
 """,
     }
     VALID = (
@@ -154,7 +157,8 @@ class Child(Base):
 Deleting a call that repeats the ancestor's call exactly is safe when its result is unused and
 nothing it reads (through the methods it calls too) was written between the two calls. After
 `self.max_pos *= 4` the second call is a different computation: a flag that switches the first
-one off is offered instead (unsafe: it changes a signature), or no fix.
+one off is offered instead (unsafe: it changes a signature), or no fix. A new flag is offered
+only when the repeated call is heavy work (an `error`); for a light one there is no fix.
 """,
     }
     VALID = (
@@ -255,7 +259,9 @@ class Child(Base):
 Same as IL001: switching off an existing flag is safe when the subclass redoes all the work
 that flag guards; threading or introducing a flag changes signatures and is unsafe. Neither is
 offered when a reader of the attribute (a later ancestor statement, a helper, or the subclass
-before its rebuild) would find it missing.
+before its rebuild) would find it missing. A light rebuild (a `warning`: a parameterless module
+such as `nn.Dropout`) gets no new constructor parameter; when it sits in the same ancestor
+`__init__` as a heavy rebuild, it shares the heavy one's flag.
 """,
     }
     VALID = (
