@@ -33,7 +33,10 @@ FIX = Path(__file__).parent / "fixtures" / "fix"
         ("nn.Module.__init__(self)", set(), set()),
         ("super(Child, self).__init__()", set(), set()),
         ("isinstance(self, Base)", set(), set()),
-        ("del self.cache", set(), {"cache"}),
+        # Deleting needs the attribute (AttributeError without it): a read too.
+        ("del self.cache", {"cache"}, {"cache"}),
+        ('delattr(self, "cache")', {"cache"}, {"cache"}),
+        ("del self.cache[0]", {"cache"}, {"cache"}),
     ],
 )
 def test_self_access(code: str, reads: set[str], writes: set[str]) -> None:

@@ -1,7 +1,8 @@
 """Which ``self`` attributes a statement reads and writes (DESIGN §3 "Reads").
 
 Over-approximated in the direction that keeps fixes safe: a method call on ``self.x`` may
-mutate ``x``, so it counts as a write of ``x``; ``self`` passed anywhere (``helper(self)``)
+mutate ``x``, so it counts as a write of ``x``; ``del self.x`` reads ``x`` too (it fails
+when ``x`` is missing); ``self`` passed anywhere (``helper(self)``)
 reads and writes everything (``*``). Calls of ``self.method()`` read the name ``method``
 (harmless: a method is never written), and what the method itself reads is added by the
 simulation, which inlines it with virtual dispatch.
@@ -46,6 +47,8 @@ def self_access(
                     reads.add(node.attr)
                 else:
                     writes.add(node.attr)
+                    if isinstance(node.ctx, ast.Del):
+                        reads.add(node.attr)  # `del self.x` needs x: AttributeError without it
         elif isinstance(node, ast.AugAssign):
             root = _root_attr(node.target, self_name)
             if root is not None:
@@ -81,6 +84,8 @@ def self_access(
                 ):
                     handled.add(id(node.args[0]))
                     (reads if how == "read" else writes).add(node.args[1].value)
+                    if func.id == "delattr":
+                        reads.add(node.args[1].value)  # like `del self.x`: x must exist
         elif isinstance(node, ast.Name) and node.id == self_name and id(node) not in handled:
             if isinstance(node.ctx, ast.Load):
                 reads.add(EVERYTHING)
