@@ -65,3 +65,22 @@ def test_only_project_files_are_edited(tmp_path: Path) -> None:
     middle = next(m for m in analysis.index.modules.values() if m.path.name == "middle.py")
     object.__setattr__(middle, "dist", Distribution("framework", "1.0"))
     assert str(_dependency_edit(analysis, planned[0])) == str(Distribution("framework", "1.0"))
+
+
+@pytest.mark.parametrize(
+    ("cond", "off", "value"),
+    [
+        ("", False, "False"),
+        ("fp32", False, "not fp32"),
+        ("n > 4", False, "not (n > 4)"),
+        ("fp32", True, "bool(fp32)"),
+        # `not <x>` is not negated twice (issue 14 reading: `init_weight=not (not with_scale)`)
+        ("not with_scale", False, "bool(with_scale)"),
+        ("not (n > 4)", False, "n > 4"),
+        ("not with_scale", True, "not with_scale"),
+    ],
+)
+def test_flag_value(cond: str, off: bool, value: str) -> None:
+    from initlint.fix.state import flag_value
+
+    assert flag_value(cond, off) == value

@@ -205,12 +205,34 @@ def _enclosing_tests(body: Sequence[ast.stmt], line: int) -> list[ast.expr] | No
 
 def flag_value(cond: str, off_value: bool) -> str:
     """The value to pass for a flag whose ``off_value`` switches the work off, so that the
-    work runs exactly when ``cond`` (C's condition for its redo) is false."""
+    work runs exactly when ``cond`` (C's condition for its redo) is false. ``not <x>`` is
+    not negated twice: the value is then ``x`` itself when it is a comparison (a bool),
+    else ``bool(x)``."""
     if not cond:
         return repr(off_value)
     try:
-        single = isinstance(ast.parse(cond, mode="eval").body, ast.Name | ast.Attribute)
+        tree = ast.parse(cond, mode="eval").body
     except SyntaxError:
-        single = False
+        tree = None
+    if isinstance(tree, ast.UnaryOp) and isinstance(tree.op, ast.Not):
+        inner_text = ast.unparse(tree.operand)
+        as_bool = inner_text if _is_bool(tree.operand) else f"bool({inner_text})"
+        return as_bool if not off_value else f"not {_paren(tree.operand, inner_text)}"
+    single = isinstance(tree, ast.Name | ast.Attribute)
     inner = cond if single else f"({cond})"
     return f"not {inner}" if not off_value else f"bool({cond})"
+
+
+def _is_bool(node: ast.expr) -> bool:
+    """``node`` evaluates to a bool: a comparison, ``not``, or ``and``/``or`` of those."""
+    if isinstance(node, ast.Compare):
+        return True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return True
+    if isinstance(node, ast.BoolOp):
+        return all(_is_bool(v) for v in node.values)
+    return False
+
+
+def _paren(node: ast.expr, text: str) -> str:
+    return text if isinstance(node, ast.Name | ast.Attribute) else f"({text})"

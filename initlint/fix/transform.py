@@ -55,10 +55,30 @@ def _with_appended(items: Sequence[cst.CSTNode], new: cst.CSTNode) -> list[cst.C
 def line_limit(lines: Sequence[str]) -> int:
     """The line length a signature or call the fix lengthens must keep, else it is wrapped one
     item a line: the longest line of the file that holds no comment or string (a formatter
-    cannot shorten those, so they say little about the file's line length), and 88 at least
-    (the ruff and black default: a short file says little either)."""
-    code = (len(line) for line in lines if "#" not in line and '"' not in line and "'" not in line)
+    cannot shorten those, so they say little about the file's line length; a line inside a
+    triple-quoted string counts as a string line too), and 88 at least (the ruff and black
+    default: a short file says little either)."""
+    skip = _string_or_comment_lines(lines)
+    code = (
+        len(line)
+        for i, line in enumerate(lines, 1)
+        if i not in skip and "#" not in line and '"' not in line and "'" not in line
+    )
     return max(MIN_LINE_LENGTH, max(code, default=0))
+
+
+def _string_or_comment_lines(lines: Sequence[str]) -> set[int]:
+    """1-based lines a string or comment token covers (every line of a multi-line string);
+    empty when the source does not tokenize (then the quote test above is all there is)."""
+    out: set[int] = set()
+    source = "\n".join(lines) + "\n"
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type in (tokenize.STRING, tokenize.COMMENT):
+                out.update(range(tok.start[0], tok.end[0] + 1))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return set()
+    return out
 
 
 def _header_width(module: cst.Module, fn: cst.FunctionDef) -> int:
@@ -332,6 +352,8 @@ class _Applier(cst.CSTTransformer):
                 first = updated[i]
                 leading = getattr(first, "leading_lines", ())
                 inner = [first.with_changes(leading_lines=()), *updated[i + 1 : end + 1]]
+                col = self.get_metadata(PositionProvider, original[i]).start.column
+                inner = [self._fit(stmt, col) for stmt in inner]
                 out.append(
                     cst.If(
                         test=cst.parse_expression(cond),
@@ -344,6 +366,33 @@ class _Applier(cst.CSTTransformer):
             out.append(updated[i])
             i += 1
         return out
+
+    def _fit(self, stmt: cst.BaseStatement, col: int) -> cst.BaseStatement:
+        """``stmt``, moved from column ``col`` one level deeper under a new ``if``: when a line
+        of it then passes the line limit and did not before, its calls are split as ruff
+        splits them (outermost first: the arguments on one line of their own, else one
+        argument a line with a trailing comma) until it fits."""
+        room = self.limit - col - len(self.module.default_indent)
+        if (
+            _max_width(self.module, stmt) <= room
+            or _max_width(self.module, stmt) + col > self.limit
+        ):
+            return stmt
+        k = 0
+        while _max_width(self.module, stmt) > room:
+            splitter = _SplitCall(k)
+            split = stmt.visit(splitter)
+            if splitter.seen <= k:
+                break  # no call left to split
+            assert isinstance(split, cst.BaseStatement)
+            if splitter.hugged and _max_width(self.module, split) > room:
+                # the arguments on a line of their own are still too long: one a line
+                splitter = _SplitCall(k, hug=False)
+                split = stmt.visit(splitter)
+                assert isinstance(split, cst.BaseStatement)
+            stmt = split
+            k += 1
+        return stmt
 
     def _wrap_groups(
         self, original: Sequence[cst.BaseStatement], wraps: dict[int, WrapInIf]
@@ -387,6 +436,83 @@ class _Applier(cst.CSTTransformer):
                 merged[start] = (end, cond)
                 last = start
         return merged
+
+
+class _SplitCall(cst.CSTTransformer):
+    """Split the ``index``-th call (outermost first) whose arguments sit on one line: a call
+    written flat, on no continuation line, gets its arguments on a line of their own
+    (``hug``), else one argument a line with a trailing comma; a call whose arguments are
+    already on a line of their own gets one argument a line, at that line's indentation."""
+
+    def __init__(self, index: int, hug: bool = True) -> None:
+        super().__init__()
+        self.index = index
+        self.hug = hug
+        self.seen = 0  # candidate calls met
+        self.hugged = False
+        self._open = 0  # enclosing calls written over several lines
+        self._chosen: cst.Call | None = None
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        shape = _call_shape(node)
+        if shape == "hugged" or (shape == "flat" and not self._open):
+            if self.seen == self.index:
+                self._chosen = node
+            self.seen += 1
+        if _has_newline(node):
+            self._open += 1
+        return True
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+        if _has_newline(original_node):
+            self._open -= 1
+        if original_node is not self._chosen:
+            return updated_node
+        call = updated_node
+        last = call.args[-1]
+        before = call.whitespace_before_args
+        if isinstance(before, cst.ParenthesizedWhitespace):
+            inner, close = before.last_line.value, last.whitespace_after_arg
+        else:
+            inner = "    "
+            close = cst.ParenthesizedWhitespace(indent=True)
+            if self.hug:
+                self.hugged = True
+                return call.with_changes(
+                    whitespace_before_args=_newline(inner),
+                    args=[*call.args[:-1], last.with_changes(whitespace_after_arg=close)],
+                )
+        comma = cst.Comma(whitespace_after=_newline(inner))
+        bare = cst.SimpleWhitespace("")
+        args = [a.with_changes(comma=comma, whitespace_after_arg=bare) for a in call.args[:-1]]
+        args.append(
+            last.with_changes(comma=cst.Comma(whitespace_after=close), whitespace_after_arg=bare)
+        )
+        return call.with_changes(args=args, whitespace_before_args=_newline(inner))
+
+
+def _call_shape(call: cst.Call) -> str:
+    """ "flat": ``f(a, b)`` on one line; "hugged": ``f(`` / ``a, b`` / ``)``; else ""."""
+    if not call.args or any(_has_newline(a) for a in call.args[:-1]):
+        return ""
+    last = call.args[-1]
+    if _has_newline(last.value) or isinstance(last.comma, cst.Comma):
+        return ""
+    before, after = call.whitespace_before_args, last.whitespace_after_arg
+    if isinstance(before, cst.SimpleWhitespace) and isinstance(after, cst.SimpleWhitespace):
+        return "flat"
+    if (
+        isinstance(before, cst.ParenthesizedWhitespace)
+        and isinstance(after, cst.ParenthesizedWhitespace)
+        and not before.empty_lines
+        and before.first_line.comment is None
+    ):
+        return "hugged"
+    return ""
+
+
+def _has_newline(node: cst.CSTNode) -> bool:
+    return "\n" in cst.Module(body=[]).code_for_node(node)
 
 
 @dataclass
