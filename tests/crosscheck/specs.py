@@ -192,8 +192,8 @@ PROBES: dict[str, dict[str, Spec]] = {
     "redo_inside_if@n=2": {"pkg.child:Child": ((2,), {})},
     # `init_table=not fp32`: with fp32=False the redo does not run and Base's table stays.
     "redo_under_param_condition@fp32=False": {"pkg.prec:PrecChild": ((), {"fp32": False})},
-    # `init_scale=bool(learn_scale)`: with learn_scale=False the redo runs, Norm's does not.
-    "redo_under_negated_condition@learn_scale=False": {
-        "pkg.norms:FrozenNorm": ((), {"learn_scale": False})
+    # `init_scale=bool(learn_scale)`: with learn_scale=True the redo does not run, Norm's does.
+    "redo_under_negated_condition@learn_scale=True": {
+        "pkg.norms:FrozenNorm": ((), {"learn_scale": True})
     },
 }

@@ -52,7 +52,7 @@ ROPE_SIDES = ("before", "fixed_rope", "autofixed")
 PROBES = {
     "redo_inside_if@n=2": ["pkg.child:Child"],
     "redo_under_param_condition@fp32=False": ["pkg.prec:PrecChild"],
-    "redo_under_negated_condition@learn_scale=False": ["pkg.norms:FrozenNorm"],
+    "redo_under_negated_condition@learn_scale=True": ["pkg.norms:FrozenNorm"],
 }
 
 Result = dict[str, Any]
