@@ -96,7 +96,7 @@ def static_side(package_dir: Path) -> list[Any]:
     produce; the comparison tells the two apart (``initlint.runtime.agreement``)."""
     import dataclasses
 
-    from initlint.engine import analyze
+    from initlint.driver import analyze
     from initlint.runtime.model_trace import StaticFinding
     from initlint.runtime.paths import normalize
 

@@ -1,11 +1,11 @@
-"""On-disk caches under ``.initlint_cache/`` in the project root (DESIGN §8).
+"""On-disk stores under ``.initlint_cache/`` in the project root: bytes and pickled values
+by key, knowing nothing of what they hold (docs/architecture.md).
 
-Facts are keyed by content hash, initlint version, the extractor's own source and settings,
-in one SQLite file (:class:`FactsCache`); located ranges (by content hash and region) and
-the last run's per-file results are pickled files (:class:`BlobCache`), each written to a
-temp file and moved into place with os.replace. Concurrent runs never see a half-written
-entry; an entry that fails to load (truncated, garbage, a foreign object) is ignored,
-recomputed and rewritten.
+:class:`BlobTable` keeps bytes by key in one SQLite file (the facts cache,
+``initlint.facts.cache``, is one); :class:`BlobCache` keeps pickled values as files (located
+ranges, the last run's per-file results, the walk), each written to a temp file and moved
+into place with os.replace. Concurrent runs never see a half-written entry; an entry that
+fails to load (truncated, garbage, a foreign object) is ignored, recomputed and rewritten.
 """
 
 from __future__ import annotations
@@ -14,13 +14,9 @@ import functools
 import hashlib
 import os
 import pickle
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, ClassVar
-
-from initlint import __version__
-from initlint.facts.model import ModuleFacts
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import sqlite3
@@ -35,15 +31,6 @@ def source_fingerprint(*modules: ModuleType) -> str:
     for mod in modules:
         h.update(Path(mod.__file__ or "").read_bytes())
     return h.hexdigest()
-
-
-def _code_fingerprint() -> str:
-    from initlint.facts import extract, model, skeleton
-
-    return source_fingerprint(extract, model, skeleton)
-
-
-FORMAT = _code_fingerprint()
 
 
 def _mkstemp(folder: Path) -> tuple[int, str]:
@@ -127,9 +114,8 @@ def _mark(top: Path) -> None:
             os.replace(tmp, top / name)
 
 
-class FactsCache:
-    """Facts by content key, in one SQLite file per (initlint version, extractor source,
-    settings): ``facts-….sqlite``.
+class BlobTable:
+    """Bytes by key in one SQLite file at ``path``.
 
     One file rather than one per key: a cold run on vLLM's layers wrote ~320 entries, and
     creating a file costs up to ~0.7 ms in a freshly checked-out tree on ext4, more than the
@@ -140,14 +126,10 @@ class FactsCache:
     """
 
     BATCH = 64  # entries buffered before a write
-    # Facts by key kept in memory across the runs of a long-lived process (the language
-    # server sets it to a dict it bounds): a run then unpickles only what changed. A CLI run
-    # reads each key once, and leaves it None.
-    memo: ClassVar[dict[str, ModuleFacts] | None] = None
 
-    def __init__(self, root: Path, fingerprint: str, enabled: bool = True) -> None:
+    def __init__(self, path: Path, enabled: bool = True) -> None:
         self.enabled = enabled
-        self.path = root / CACHE_DIR / f"facts-{__version__}-{FORMAT}-{fingerprint}.sqlite"
+        self.path = path
         self._db: sqlite3.Connection | None = None  # reads, on the caller's thread
         self._wdb: sqlite3.Connection | None = None  # writes, on the writer thread
         self._pending: dict[str, bytes] = {}  # buffered
@@ -160,47 +142,25 @@ class FactsCache:
     def key(self, data: bytes) -> str:
         return content_key(data)
 
-    def get(self, key: str) -> ModuleFacts | None:
+    def get_blob(self, key: str) -> bytes | None:
+        """The bytes stored at ``key`` (None: a miss, or a damaged or locked file)."""
         if not self.enabled:
             return None
-        memo = FactsCache.memo
-        if memo is not None:
-            known = memo.get(key)
-            if known is not None:
-                return known
-        facts = self._get(key)
-        if memo is not None and facts is not None:
-            memo[key] = facts
-        return facts
-
-    def _get(self, key: str) -> ModuleFacts | None:
         blob = self._pending.get(key) or self._inflight.get(key)
-        if blob is None:
-            db = self._connect(create=False)
-            if db is None:
-                return None
-            try:
-                row = db.execute("SELECT v FROM facts WHERE k = ?", (key,)).fetchone()
-            except Exception as exc:  # noqa: BLE001 - a damaged or locked file is a miss
-                self._failed(exc)
-                return None
-            if row is None:
-                return None
-            blob = row[0]
-        try:
-            return unpickle_facts(blob)
-        except Exception:  # noqa: BLE001 - garbage, truncated, foreign: a miss, rewritten
-            return None
-
-    def put(self, key: str, facts: ModuleFacts) -> None:
-        if FactsCache.memo is not None and self.enabled:
-            FactsCache.memo[key] = facts
-        blob = pickle_facts(facts) if self.enabled else None
         if blob is not None:
-            self.put_blob(key, blob)
+            return blob
+        db = self._connect(create=False)
+        if db is None:
+            return None
+        try:
+            row = db.execute("SELECT v FROM facts WHERE k = ?", (key,)).fetchone()
+        except Exception as exc:  # noqa: BLE001 - a damaged or locked file is a miss
+            self._failed(exc)
+            return None
+        return None if row is None else row[0]
 
     def put_blob(self, key: str, blob: bytes) -> None:
-        """Store facts already pickled (by a worker, with :func:`pickle_facts`)."""
+        """Store ``blob`` at ``key`` (buffered; see :meth:`flush`)."""
         if not self.enabled:
             return
         self._pending[key] = blob
@@ -312,21 +272,6 @@ class FactsCache:
                 pass
 
 
-def pickle_facts(facts: ModuleFacts) -> bytes | None:
-    """The bytes a facts entry holds; None for a value too deep to pickle (not cached)."""
-    try:
-        return pickle.dumps(facts, protocol=pickle.HIGHEST_PROTOCOL)
-    except (RecursionError, pickle.PicklingError, TypeError, ValueError):
-        return None
-
-
-def unpickle_facts(blob: bytes) -> ModuleFacts:
-    value = pickle.loads(blob)
-    if not isinstance(value, ModuleFacts):
-        raise TypeError(f"not facts: {type(value).__name__}")
-    return value
-
-
 _BUSY_TIMEOUT = 5.0  # seconds a writer waits for another run's transaction
 
 
@@ -346,34 +291,3 @@ def package_fingerprint() -> str:
         st = path.stat()
         h.update(f"{path.relative_to(package).as_posix()}:{st.st_size}:{st.st_mtime_ns}\n".encode())
     return h.hexdigest()
-
-
-class ResultsCache(BlobCache):
-    """Per-file check results of the last run, in one entry (DESIGN §8): a warm run reuses
-    a file's diagnostics while nothing in its import closure changed (``index/deps.py``).
-
-    The entry holds a table of ``(path, content key)`` for every module the run loaded,
-    and for each report file its content key, the bitmask of its closure over that table
-    and its diagnostics before selection and suppression. Keyed by settings and the
-    project's module map: a new, moved or deleted module starts it afresh.
-    """
-
-    def __init__(self, root: Path, fingerprint: str, enabled: bool = True) -> None:
-        name = f"results-{__version__}-{package_fingerprint()}-{fingerprint}"
-        super().__init__(root, name, enabled)
-
-    def read(self, module_map: str) -> StoredResults | None:
-        value = self.load(module_map)
-        return value if isinstance(value, StoredResults) else None
-
-    def write(self, module_map: str, results: StoredResults) -> None:
-        self.store(module_map, results)
-
-
-@dataclass(frozen=True)
-class StoredResults:
-    table: tuple[tuple[str, str], ...]  # (absolute path, content key) by bit number
-    files: dict[str, tuple[str, int, tuple[object, ...]]]  # path -> (key, mask, partials)
-    # path -> (size, mtime_ns) when its table key was known to hold; such a file is not
-    # read again while its stat is the same (recorded only for files older than the run)
-    stats: dict[str, tuple[int, int]] = field(default_factory=dict)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from initlint.engine import analyze
+from initlint.driver import analyze
 from initlint.fix.api import run_fix
 from initlint.fix.planning import fix_planner
 from initlint.output.text import render_text

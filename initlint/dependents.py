@@ -21,10 +21,10 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from initlint.cache import FactsCache
-from initlint.engine import project_modules
+from initlint.driver.walk import project_modules
+from initlint.facts.cache import FactsCache
+from initlint.facts.load import EMPTY, facts_for
 from initlint.facts.model import ModuleFacts
-from initlint.facts.runner import EMPTY, facts_for
 from initlint.index.project import Module, ProjectIndex
 from initlint.settings import Settings
 from initlint.sources import UnreadableError, read_bytes

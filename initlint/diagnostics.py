@@ -78,3 +78,16 @@ class Diagnostic:
 
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.path, self.line, self.column, self.code)
+
+
+def describe(exc: BaseException, limit: int = 300) -> str:
+    """``ExcType: message`` for IL902, one line, short; never raises (str() of an exception
+    can itself fail, e.g. RecursionError on a deep object in its args)."""
+    try:
+        message = str(exc)
+    except Exception:  # noqa: BLE001
+        message = "<message unavailable>"
+    message = " ".join(message.split())
+    if len(message) > limit:
+        message = message[: limit - 1] + "…"
+    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__

@@ -35,7 +35,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from initlint.settings import ConfigError
+from initlint.errors import ConfigError
 
 _EXTENSION_SUFFIXES = (".so", ".pyd")  # any ``name.<tag>.so`` counts: it has no source
 _VERSION_DIR = re.compile(r"python(\d+)\.(\d+)t?$")

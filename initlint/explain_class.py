@@ -13,16 +13,12 @@ from pathlib import Path
 
 import click
 
-from initlint.engine import Analysis, analyze
+from initlint.driver import analyze
 from initlint.index.project import ClassInfo
+from initlint.pipeline.analysis import Analysis
+from initlint.rules import findings_of
 from initlint.rules.base import Finding
-from initlint.rules.repeats import (
-    _exclusive,
-    deletions,
-    find_disabled,
-    find_repeats,
-    ruled_out_by_delete,
-)
+from initlint.rules.repeats import deletions, literals_exclusive, ruled_out_by_delete
 from initlint.simulation.cost import COST_NAMES
 from initlint.simulation.engine import Event, Simulation, SimulationLimit, exclusive
 from initlint.simulation.values import MAYBE
@@ -149,7 +145,7 @@ def _why_not(sim: Simulation, ev: Event, findings: dict[int, Finding], num: dict
     ]
     if not same:
         return "the ancestors did not build it (no earlier build in the construction)"
-    if all(exclusive(e.assume, ev.assume) or _exclusive(e, ev) for e in same):
+    if all(exclusive(e.assume, ev.assume) or literals_exclusive(e, ev) for e in same):
         return f"its guard excludes the ancestor's (#{num[same[-1].index]}): never both run"
     deletes, created = deletions(sim)
     gone = [ruled_out_by_delete(e, ev, deletes, created) for e in same]
@@ -168,7 +164,7 @@ def _why_not(sim: Simulation, ev: Event, findings: dict[int, Finding], num: dict
 
 
 def render_decisions(analysis: Analysis, sim: Simulation) -> list[str]:
-    findings = [*find_repeats(sim), *find_disabled(sim)]
+    findings = findings_of(sim)
     by_event = {f.event.index: f for f in findings if f.event is not None}
     out = []
     num = _numbers(sim)

@@ -19,18 +19,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from initlint import suppressions
 from initlint.cache import BlobCache, content_key, source_fingerprint
 from initlint.diagnostics import Diagnostic
 from initlint.facts.model import Span
 from initlint.sources import UnreadableError, read_source
-
-# A comment holding `initlint: ignore` (optionally `[IL001, IL002]`) or flake8's `noqa`
-# (optionally `: IL001,E501`); codes are prefixes, separated by commas or spaces.
-_SUPPRESS = (
-    r"#\s*(?:initlint:\s*ignore\b(?:\s*\[(?P<codes>[^\]]*)\])?"
-    r"|noqa\b(?::\s*(?P<noqa>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?)"
-)
-ALL = frozenset({"*"})
+from initlint.suppressions import ALL, suppressed_codes
 
 Range = tuple[int, int, int, int]  # start line, start char col, end line, end char col
 # (first line, last line, column) of the ``def`` around a line of a file, or None.
@@ -117,26 +111,9 @@ def _read_text(text: str, offset: int) -> _FileInfo | None:
 
 @functools.cache
 def _cache_name() -> str:
-    """Entries are keyed by this file's own source too: editing it invalidates them."""
-    return f"locate-{source_fingerprint(sys.modules[__name__])}"
-
-
-@functools.cache
-def _suppress() -> re.Pattern[str]:
-    """The compiled suppression pattern: compiled on first use (~0.6 ms), as a run whose
-    regions all come from the cache never reads a comment."""
-    return re.compile(_SUPPRESS, re.IGNORECASE)
-
-
-def suppressed_codes(comment: str) -> frozenset[str]:
-    """Codes (or prefixes) a comment suppresses; ``ALL`` for a bare ignore / noqa."""
-    out: set[str] = set()
-    for m in _suppress().finditer(comment):
-        listed = m.group("codes") if m.group("codes") is not None else m.group("noqa")
-        if listed is None:
-            return ALL
-        out.update(c.upper() for c in re.split(r"[\s,]+", listed) if c)
-    return frozenset(out)
+    """Entries are keyed by this file's own source and the suppression syntax's too:
+    editing either invalidates them."""
+    return f"locate-{source_fingerprint(sys.modules[__name__], suppressions)}"
 
 
 class Locator:

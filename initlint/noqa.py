@@ -23,8 +23,8 @@ from initlint.diagnostics import Diagnostic
 from initlint.sources import decode, read_bytes
 
 if TYPE_CHECKING:
-    from initlint.cli import CheckRequest
     from initlint.fix.apply import FileChange
+    from initlint.options import CheckRequest
     from initlint.settings import Settings
 
 _NOQA = re.compile(r"#\s*noqa\b(?::\s*(?P<codes>[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*))?", re.I)
@@ -134,11 +134,11 @@ def noqa_changes(diagnostics: list[Diagnostic], cwd: Path) -> tuple[list[FileCha
 def add_noqa_and_report(request: CheckRequest, load: Callable[[Path], Settings]) -> int:
     """Check, add the directives, write them (all files or none). Exit code: 0, or 2 for
     an error (a read-only file, say)."""
-    from initlint.cli import _check_all
     from initlint.fix.apply import write_all
     from initlint.fix.transform import FixError
+    from initlint.reporting import check_all
 
-    combined = _check_all(request, load)
+    combined = check_all(request, load)
     cwd = Path.cwd().absolute()
     try:
         changes, added = noqa_changes(combined.diagnostics, cwd)

@@ -9,9 +9,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
-
-class ConfigError(Exception):
-    """A bad configuration value; the message names the key and the file."""
+from initlint.errors import ConfigError as ConfigError  # (re-exported: callers catch it)
 
 
 @dataclass(frozen=True)

@@ -10,12 +10,38 @@ an unused suppression, as ruff's RUF100 reports (here a warning on stderr, never
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 import tokenize
 from collections.abc import Iterable
 
-from initlint.locate import ALL, suppressed_codes
+# A comment holding `initlint: ignore` (optionally `[IL001, IL002]`) or flake8's `noqa`
+# (optionally `: IL001,E501`); codes are prefixes, separated by commas or spaces.
+_SUPPRESS = (
+    r"#\s*(?:initlint:\s*ignore\b(?:\s*\[(?P<codes>[^\]]*)\])?"
+    r"|noqa\b(?::\s*(?P<noqa>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?)"
+)
+ALL = frozenset({"*"})
+
+
+@functools.cache
+def _suppress() -> re.Pattern[str]:
+    """The compiled suppression pattern: compiled on first use (~0.6 ms), as a run whose
+    regions all come from the cache never reads a comment."""
+    return re.compile(_SUPPRESS, re.IGNORECASE)
+
+
+def suppressed_codes(comment: str) -> frozenset[str]:
+    """Codes (or prefixes) a comment suppresses; ``ALL`` for a bare ignore / noqa."""
+    out: set[str] = set()
+    for m in _suppress().finditer(comment):
+        listed = m.group("codes") if m.group("codes") is not None else m.group("noqa")
+        if listed is None:
+            return ALL
+        out.update(c.upper() for c in re.split(r"[\s,]+", listed) if c)
+    return frozenset(out)
+
 
 _CANDIDATE = re.compile(r"#[ \t]*(?:initlint[ \t]*:[ \t]*ignore|noqa[ \t]*:[^\r\n]*\bIL\d)", re.I)
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from initlint.engine import analyze
+from initlint.driver import analyze
 
 CASES = Path(__file__).parent / "fixtures" / "check"
 

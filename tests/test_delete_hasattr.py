@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from initlint.engine import analyze
+from initlint.driver import analyze
 
 BASE = """\
 import torch

@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from initlint.engine import _dependency_edit, analyze
+from initlint.driver import analyze
 from initlint.environment import Distribution
 from initlint.facts.reads import EVERYTHING, self_access
 from initlint.fix.planner import Planner
 from initlint.fix.planning import fix_planner
+from initlint.pipeline.report import dependency_edit
 
 FIX = Path(__file__).parent / "fixtures" / "fix"
 
@@ -64,7 +65,7 @@ def test_only_project_files_are_edited(tmp_path: Path) -> None:
     assert isinstance(planned, tuple)
     middle = next(m for m in analysis.index.modules.values() if m.path.name == "middle.py")
     object.__setattr__(middle, "dist", Distribution("framework", "1.0"))
-    assert str(_dependency_edit(analysis, planned[0])) == str(Distribution("framework", "1.0"))
+    assert str(dependency_edit(analysis, planned[0])) == str(Distribution("framework", "1.0"))
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,7 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper
 
-from initlint.engine import Analysis, analyze
+from initlint.driver import analyze
 from initlint.facts.extract import extract_facts
 from initlint.fix import transform
 from initlint.fix.api import attach_edits
@@ -39,6 +39,7 @@ from initlint.fix.planning import fix_planner
 from initlint.fix.transform import FixError, rewrite
 from initlint.fix.verify import Verifier, _findings, _key
 from initlint.index.project import ProjectIndex
+from initlint.pipeline.analysis import Analysis
 from initlint.rules.base import Finding
 from initlint.simulation.cost import CostModel
 from initlint.simulation.engine import Simulator

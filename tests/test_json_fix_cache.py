@@ -10,9 +10,10 @@ from pathlib import Path
 from server.project import BASE, MID, SUB  # the server tests' three-file project
 
 from initlint.diagnostics import Diagnostic
-from initlint.engine import Analysis, analyze
+from initlint.driver import analyze
 from initlint.fix.attach import EditAttacher
 from initlint.fix.planning import fix_planner
+from initlint.pipeline.analysis import Analysis
 
 # A sibling of Rope4 in a file Rope4's closure does not hold.
 SIBLING = """\
@@ -151,7 +152,7 @@ def test_a_rechecked_fix_sees_the_classes_of_files_taken_from_the_cache(tmp_path
 
 
 def test_fixes_checked_in_a_forked_copy_are_the_same(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import initlint.engine as engine
+    import initlint.driver.fixes as engine
 
     root = make(tmp_path / "p")
     (root / "pkg" / "sub2.py").write_text(SUB.replace("Rope4", "Rope5"))

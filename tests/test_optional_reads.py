@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from initlint.engine import analyze
+from initlint.driver import analyze
 from initlint.rules.readers import only_optional_reads
 
 HEAD = """\

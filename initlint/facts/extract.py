@@ -20,6 +20,7 @@ from initlint.facts.model import (
     Param,
     SourceText,
     Span,
+    register_body_reader,
 )
 from initlint.facts.reads import self_access
 from initlint.facts.skeleton import skeleton
@@ -1069,3 +1070,6 @@ def _bound_names(stmt: ast.stmt) -> list[str]:
             for a in n.names
         ]
     )
+
+
+register_body_reader(read_body)

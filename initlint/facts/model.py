@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import operator
 import pickle
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import TypeVar
 
@@ -162,6 +163,18 @@ class SourceText:
         return SourceText, (self.text,)
 
 
+# Reads one function's parameters and effects from its module's text: the parser's
+# ``read_body``, which ``initlint.facts.extract`` registers when it is imported (it imports
+# this module; importing ``initlint.facts``, as every use of this module does, imports it).
+BodyReader = Callable[[SourceText, Span, bool], tuple[tuple[Param, ...], tuple[Effect, ...]]]
+_BODY_READER: list[BodyReader] = []
+
+
+def register_body_reader(reader: BodyReader) -> None:
+    """Make ``reader`` the one that reads lazily kept bodies (``initlint.facts.extract``)."""
+    _BODY_READER[:] = [reader]
+
+
 class FunctionFacts:
     """One function: name, parameters, decorators and its ordered effects.
 
@@ -222,9 +235,7 @@ class FunctionFacts:
             self._params, self._effects, self._blob = params, effects, None
             return params, effects
         assert self._source is not None
-        from initlint.facts.extract import read_body  # noqa: PLC0415 - extract imports this
-
-        params, effects = read_body(self._source, self.span, self._method)
+        params, effects = _BODY_READER[0](self._source, self.span, self._method)
         self._params, self._effects = params, effects
         self._source.fresh = True
         return params, effects

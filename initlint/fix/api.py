@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from initlint.diagnostics import Diagnostic
-from initlint.engine import Analysis, analyze
+from initlint.driver import analyze
 from initlint.fix.apply import (
     FileChange,
     FixOutcome,
@@ -22,6 +22,7 @@ from initlint.fix.ops import FixPlan
 from initlint.fix.planning import fix_planner
 from initlint.fix.transform import FixError
 from initlint.fix.verify import Verifier
+from initlint.pipeline.analysis import Analysis
 from initlint.settings import Settings
 
 

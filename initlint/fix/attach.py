@@ -8,11 +8,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from initlint.diagnostics import Diagnostic
-from initlint.engine import Analysis
 from initlint.fix.apply import edits_for
 from initlint.fix.ops import FixPlan
 from initlint.fix.transform import FixError
 from initlint.fix.verify import Verifier, finding_key
+from initlint.pipeline.analysis import Analysis
 from initlint.rules.base import Finding
 
 

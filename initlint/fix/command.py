@@ -11,16 +11,16 @@ from typing import TYPE_CHECKING
 import click
 
 from initlint.diagnostics import Diagnostic
-from initlint.engine import Analysis
 from initlint.fix.api import attach_edits, run_fix
 from initlint.fix.apply import FileChange, FixOutcome, check_permissions
 from initlint.fix.transform import FixError
+from initlint.pipeline.analysis import Analysis
 from initlint.projects import Combined, mark_dependents
 from initlint.settings import Settings
 from initlint.sources import UnreadableError
 
 if TYPE_CHECKING:
-    from initlint.cli import CheckRequest
+    from initlint.options import CheckRequest
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -28,7 +28,7 @@ EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 def fix_and_report(request: CheckRequest, load: Callable[[Path], Settings]) -> int:
     """Fix (or, with --diff, show the fixes for) every project the paths are in; report.
     Returns the exit code."""
-    from initlint.cli import (
+    from initlint.reporting import (
         dependent_displays,
         emit,
         groups_with_dependents,
@@ -110,7 +110,7 @@ def fix_and_report(request: CheckRequest, load: Callable[[Path], Settings]) -> i
 
 
 def _display(path: Path, cwd: Path) -> str:
-    from initlint.engine import display_path
+    from initlint.pipeline.analysis import display_path
 
     return display_path(path, cwd)
 

@@ -76,7 +76,7 @@ class Planner:
     def _is_project_file(self, path: Path) -> bool:
         for mod in self.simulator.index.modules.values():
             # A dependency's module (issue 15): the engine refuses that fix and names the
-            # distribution (engine._dependency_edit); the planner leaves it to it.
+            # distribution (pipeline.report.dependency_edit); the planner leaves it to it.
             if mod.path == path and mod.is_dependency:
                 return True
         if self.root is None:

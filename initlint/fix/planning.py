@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from initlint.diagnostics import Fix
-from initlint.engine import Analysis
+from initlint.pipeline.analysis import Analysis
 from initlint.rules.base import Finding
 from initlint.simulation.engine import SimulationLimit
 

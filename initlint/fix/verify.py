@@ -22,17 +22,17 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TypeVar
 
-from initlint.engine import Analysis
+from initlint.diagnostics import describe
 from initlint.facts.extract import extract_facts
 from initlint.facts.model import ModuleFacts
-from initlint.facts.runner import describe
 from initlint.fix.apply import render
 from initlint.fix.ops import FixPlan, Op
 from initlint.fix.state import label
 from initlint.fix.transform import FixError
-from initlint.index.project import Module, ProjectIndex, _Table
+from initlint.index.project import Module, NameTable, ProjectIndex
+from initlint.pipeline.analysis import Analysis
+from initlint.rules import findings_of
 from initlint.rules.base import Finding
-from initlint.rules.repeats import find_disabled, find_repeats
 from initlint.simulation.cost import CostModel
 from initlint.simulation.engine import Simulator
 from initlint.simulation.reads import built, strands
@@ -63,7 +63,7 @@ def _findings(sim: Simulator, index: ProjectIndex, classes: Iterable[str]) -> se
             continue
         result = sim.simulate(info)
         if result is not None:
-            out |= {_key(f) for f in (*find_repeats(result), *find_disabled(result))}
+            out |= {_key(f) for f in findings_of(result)}
             if result.conflicts:
                 out.add((qual, "conflict", "", ""))
             # What the object ends with, and reads of what is not built yet (DESIGN §5).
@@ -109,7 +109,7 @@ class Verifier:
         self._suffix: tuple[int, dict[str, list[str]]] | None = None
         # Per-module name tables: built from a module's facts alone, and rebuilt by the index
         # when the facts differ, so indexes over the same files can share them.
-        self._tables = dict(analysis.index._tables)
+        self._tables = analysis.index.name_tables()
 
     # -- the check -------------------------------------------------------------------------
     def verify(self, plan: FixPlan, finding: Finding) -> str | None:
@@ -233,17 +233,17 @@ class Verifier:
         kind: type[IndexT],
         modules: dict[str, Module],
         paths: dict[str, tuple[Path | str, bool]],
-        tables: dict[str, _Table],
+        tables: dict[str, NameTable],
     ) -> IndexT:
         suffix = None
         if self._suffix is not None and self._suffix[0] == len(paths):
             suffix = self._suffix[1]
-        return kind(paths, self._load, modules, _suffix=suffix, _tables=tables)
+        return kind.sharing(paths, self._load, modules, tables, suffix)
 
     def _keep_suffix(self, index: ProjectIndex) -> None:
         """The suffix table depends on the module names only: build it once, not per index."""
-        if self._suffix is None and index._suffix is not None:
-            self._suffix = (len(index.module_paths), index._suffix)
+        if self._suffix is None and index.suffix_map is not None:
+            self._suffix = (len(index.module_paths), index.suffix_map)
 
     def _load(self, path: Path) -> ModuleFacts:
         """The facts of a file the original index has not loaded yet, read once."""

@@ -7,6 +7,7 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Self
 
 from initlint.environment import BLOCKED, STDLIB, Distribution, Found, ModuleFinder
 from initlint.facts.model import ClassFacts, Expr, FunctionFacts, ImportFacts, ModuleFacts
@@ -112,7 +113,7 @@ def _dotted_folder(folder: str) -> str | None:
     return ".".join(parts) if all(map(str.isidentifier, parts)) else None
 
 
-class _Table:
+class NameTable:
     """One module's names, looked up by name instead of by scanning its facts (no step of
     the index is quadratic in the size of a module). Lists keep source order."""
 
@@ -164,7 +165,7 @@ class ProjectIndex:
     _mro: dict[str, MroResult] = field(default_factory=dict)
     _resolve_cache: dict[tuple[str, str], Target | None] = field(default_factory=dict)
     _suffix: dict[str, list[str]] | None = None  # last part -> dotted names, built once
-    _tables: dict[str, _Table] = field(default_factory=dict)
+    _tables: dict[str, NameTable] = field(default_factory=dict)
     _methods: dict[tuple[tuple[str, ...], str, int], FunctionInfo | None] = field(
         default_factory=dict
     )
@@ -177,11 +178,36 @@ class ProjectIndex:
     _env: dict[str, Found | None] = field(default_factory=dict)
     _tops: set[str] | None = None  # the project's top-level modules and regular packages
 
-    def _table(self, mod: Module) -> _Table:
+    def _table(self, mod: Module) -> NameTable:
         table = self._tables.get(mod.name)
         if table is None or table.facts is not mod.facts:
-            table = self._tables[mod.name] = _Table(mod.facts)
+            table = self._tables[mod.name] = NameTable(mod.facts)
         return table
+
+    # -- indexes over the same files ------------------------------------------------------
+    @classmethod
+    def sharing(
+        cls,
+        module_paths: dict[str, tuple[Path | str, bool]],
+        load: Callable[[Path], ModuleFacts],
+        modules: dict[str, Module],
+        tables: dict[str, NameTable],
+        suffix: dict[str, list[str]] | None = None,
+    ) -> Self:
+        """An index over the same files as another (the fix verifier's, over edited facts),
+        sharing what depends on them alone: per-module name tables (``tables``, rebuilt here
+        for a module whose facts differ) and the suffix map (``suffix``: it depends on the
+        module names only, so it holds while ``module_paths`` has the same names)."""
+        return cls(module_paths, load, modules, _suffix=suffix, _tables=tables)
+
+    def name_tables(self) -> dict[str, NameTable]:
+        """A copy of the name tables this index has built (see :meth:`sharing`)."""
+        return dict(self._tables)
+
+    @property
+    def suffix_map(self) -> dict[str, list[str]] | None:
+        """Last part of a module name -> the dotted names, once built (see :meth:`sharing`)."""
+        return self._suffix
 
     # -- modules -------------------------------------------------------------------------
     def module(self, name: str) -> Module | None:
@@ -203,6 +229,15 @@ class ProjectIndex:
         if self._tops is not None and "." not in name:
             self._tops.add(name)
         return mod
+
+    def adopt(self, mod: Module) -> None:
+        """A module another copy of this run loaded (a project or a dependency module, as
+        :meth:`module` would have loaded it): kept as it is, unless the name is taken."""
+        if mod.name in self.modules:
+            return
+        self.modules[mod.name] = mod
+        if mod.dist is not None:
+            self.dependency_paths.add(str(mod.path))
 
     def has_module(self, name: str) -> bool:
         return name in self.modules or name in self.module_paths or self._found(name) is not None

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
-from initlint.diagnostics import Severity
+from initlint.diagnostics import Confidence, Severity
 from initlint.simulation.cost import HEAVY, LIGHT
 from initlint.simulation.engine import Event, FlagRef, Simulation
-from initlint.simulation.values import Origin
+from initlint.simulation.values import MAYBE, Origin
 
 DOC_SECTIONS = ("What it does", "Why is this bad", "Example", "Use instead", "Fix safety")
 
@@ -43,8 +43,39 @@ class Finding:
         return self.nearest if self.nearest is not None else self.first
 
 
+def confidence_of(*events: Event) -> Confidence:
+    """``possible`` when one of the events happens only under an undecided condition."""
+    return "possible" if any(e.status == MAYBE for e in events) else "definite"
+
+
+def method_label(qualname: str) -> str:
+    """``Class.method`` of a function's qualified name, as messages name it."""
+    parts = qualname.split(".")
+    return ".".join(parts[-2:]) if len(parts) >= 2 else qualname
+
+
+class Analyses(Protocol):
+    """The analyses of one simulation that several rules read, each computed once per
+    simulation (``rules/analyses.py``)."""
+
+    @property
+    def repeats(self) -> list[Finding]:
+        """Ancestor work the class does again (IL001-IL003), in the simulation's order."""
+        ...
+
+
+@dataclass(frozen=True)
+class Wording:
+    """What a rule's message may say about where the work was first done, as shown."""
+
+    first_fn: str  # the ancestor method that did it, e.g. ``Base.__init__``
+    first_where: str  # ``path:line``, with the distribution of an installed ancestor
+
+
 class Rule:
-    """Base class. Subclasses set the class attributes and document themselves.
+    """Base class: one rule, in one module (``rules/il001_buffer.py`` is one). Subclasses set
+    the class attributes, document themselves, detect their findings on a simulation and
+    word their message; the pipeline, the reporters and the fixer ask the rule object.
 
     ``VALID`` and ``INVALID`` are single-file examples; the test suite checks that every
     INVALID example produces this rule's code and no VALID example does.
@@ -57,7 +88,19 @@ class Rule:
     docs: ClassVar[dict[str, str]]
     VALID: ClassVar[tuple[str, ...]] = ()
     INVALID: ClassVar[tuple[str, ...]] = ()
-    fixable: ClassVar[bool] = False
+    fixable: ClassVar[bool] = False  # the fixer plans fixes for its findings
+    always_shown: ClassVar[bool] = False  # no selection or suppression hides it (IL902)
+    # Where its diagnostic points: the repeated statement, or (False) the finding's
+    # ``origin``, the argument that caused it (IL004).
+    points_at_statement: ClassVar[bool] = True
+
+    def detect(self, sim: Simulation, shared: Analyses) -> list[Finding]:
+        """This rule's findings on one simulated class (none for the internal rules)."""
+        return []
+
+    def message(self, finding: Finding, wording: Wording) -> str:
+        """The diagnostic's message for ``finding``."""
+        raise NotImplementedError(f"{self.code} reports no findings of its own")
 
     def explain(self) -> str:
         lines = [f"{self.code} ({self.name})", "", self.summary, ""]
@@ -66,6 +109,31 @@ class Rule:
             lines.append(self.docs[section].strip("\n"))
             lines.append("")
         return "\n".join(lines).rstrip() + "\n"
+
+
+class RepeatRule(Rule):
+    """A rule about ancestor work the class does again (IL001-IL003): its findings are its
+    code's share of the shared repeat analysis (``rules/repeats.py``)."""
+
+    again: ClassVar[str]  # "registered again"
+    did: ClassVar[str]  # "registered it"
+
+    def detect(self, sim: Simulation, shared: Analyses) -> list[Finding]:
+        return [f for f in shared.repeats if f.code == self.code]
+
+    def message(self, finding: Finding, wording: Wording) -> str:
+        assert finding.event is not None
+        possibly = "possibly " if finding.confidence == "possible" else ""
+        message = (
+            f"{finding.what} is {possibly}{self.again}: {wording.first_fn} already "
+            f"{self.did} at {wording.first_where} during super().__init__()"
+        )
+        if finding.flag is not None:
+            message += (
+                f"; flag `{finding.flag.param}` of "
+                f"{method_label(finding.flag.function.qualname)} can switch that off"
+            )
+        return message
 
 
 REGISTRY: dict[str, Rule] = {}

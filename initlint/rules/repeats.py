@@ -1,25 +1,19 @@
-"""Read a simulation and find repeated init work (shared by IL001-IL004)."""
+"""The repeat analysis IL001-IL003 share: ancestor work a class does again, read from one
+simulation (computed once per simulation, ``rules/analyses.py``)."""
 
 from __future__ import annotations
 
-from initlint.index.project import ClassInfo
-from initlint.rules.base import Finding
-from initlint.rules.readers import only_optional_reads
+from initlint.rules.base import Finding, confidence_of
 from initlint.simulation.cost import LIGHT
 from initlint.simulation.engine import Event, FlagRef, Simulation, exclusive
-from initlint.simulation.values import MAYBE, Origin
 
 
-def _confidence(*events: Event) -> str:
-    return "possible" if any(e.status == MAYBE for e in events) else "definite"
-
-
-def _exclusive(a: Event, b: Event) -> bool:
+def literals_exclusive(a: Event, b: Event) -> bool:
     """The two never both run: they assume opposite truths of one undecided condition."""
     if not a.literals or not b.literals:
         return False
-    theirs = set(b.literals)
-    return any((key, not truth) in theirs for key, truth in a.literals)
+    b_literals = set(b.literals)
+    return any((key, not truth) in b_literals for key, truth in a.literals)
 
 
 def _flag(first: Event) -> FlagRef | None:
@@ -65,7 +59,9 @@ def find_repeats(sim: Simulation) -> list[Finding]:
             before = [b for b in before if not _different_targets(into, _stored_in(b))]
         # The ancestor's build and this one sit under guards that exclude each other: opposite
         # assumptions of one argument, or opposite truths of one undecided condition.
-        before = [b for b in before if not exclusive(b.assume, e.assume) and not _exclusive(b, e)]
+        before = [
+            b for b in before if not exclusive(b.assume, e.assume) and not literals_exclusive(b, e)
+        ]
         before = [b for b in before if ruled_out_by_delete(b, e, deletes, created) is None]
         if not before:
             return None
@@ -78,7 +74,7 @@ def find_repeats(sim: Simulation) -> list[Finding]:
             sim,
             e,
             first,
-            _confidence(e, nearest),
+            confidence_of(e, nearest),
             what,
             _flag(first),
             cost=max(cost, LIGHT),
@@ -136,19 +132,8 @@ def ruled_out_by_delete(
         if not set(d.literals) <= set(e.literals) or not set(d.assume) <= set(e.assume):
             continue  # the delete does not run whenever the repeat does
         made = [x for x in created.get(d.name, ()) if x.index < d.index]
-        if made and all(exclusive(b.assume, x.assume) or _exclusive(b, x) for x in made):
+        if made and all(exclusive(b.assume, x.assume) or literals_exclusive(b, x) for x in made):
             return d
-    return None
-
-
-def _class(sim: Simulation, qualname: str) -> ClassInfo | None:
-    """The project class ``qualname`` of ``sim``'s MRO (the events know their functions)."""
-    if sim.cls.qualname == qualname:
-        return sim.cls
-    for e in sim.events:
-        owner = e.fn.owner
-        if owner is not None and owner.qualname == qualname:
-            return owner
     return None
 
 
@@ -186,46 +171,4 @@ def _fold_calls(
             ):
                 continue
         out.append(f)
-    return out
-
-
-def find_disabled(sim: Simulation) -> list[Finding]:
-    """IL004: C passes a flag that switches off ancestor setup nothing else performs."""
-    performed = {(e.kind, e.name) for e in sim.events if not e.shadow}
-    by_origin: dict[Origin, list[Event]] = {}
-    for e in sim.events:
-        if not e.shadow or not e.ancestor:
-            continue
-        if e.kind == "buffer" or (e.kind == "assign" and e.expensive):
-            origin = next((o for o in e.switched_off_by if o.frame == sim.top_frame), None)
-            if origin is None:
-                continue
-            if ("buffer", e.name) in performed or ("assign", e.name) in performed:
-                continue
-            by_origin.setdefault(origin, []).append(e)
-    if by_origin:
-        classes = [c for q in sim.mro if (c := _class(sim, q)) is not None]
-        for origin, evs in list(by_origin.items()):
-            # An attribute every reader treats as optional is not missing.
-            evs = [e for e in evs if not only_optional_reads(classes, e.name)]
-            if evs:
-                by_origin[origin] = evs
-            else:
-                del by_origin[origin]
-    out = []
-    for origin, evs in by_origin.items():
-        names = ", ".join(dict.fromkeys(f"`{e.name}`" for e in evs))
-        out.append(
-            Finding(
-                "IL004",
-                sim,
-                None,
-                evs[0],
-                _confidence(*evs),
-                names,
-                origin=origin,
-                disabled=tuple(evs),
-                cost=max(LIGHT, *(e.cost for e in evs)),
-            )
-        )
     return out

@@ -1,6 +1,6 @@
 """The static side of a whole-model trace: which files to check, and ``initlint check`` on them.
 
-The checker runs in this process through ``initlint.engine.analyze`` (it never imports torch;
+The checker runs in this process through ``initlint.driver.analyze`` (it never imports torch;
 torch being loaded already by the trace changes nothing for it), with one job and no cache, so
 nothing is forked and nothing is written next to the traced sources.
 """
@@ -39,7 +39,7 @@ def static_findings(files: Sequence[str | os.PathLike[str]]) -> tuple[StaticFind
     """IL001-IL003 findings of ``initlint check`` on ``files`` (the project is found from them)."""
     if not files:
         return ()
-    from initlint.engine import analyze
+    from initlint.driver import analyze
 
     paths = [Path(normalize(f)) for f in files]
     cwd = Path(os.path.commonpath([str(p.parent) for p in paths]))

@@ -17,12 +17,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from initlint.cache import FactsCache
 from initlint.diagnostics import Diagnostic, Edit
 from initlint.discovery import find_root
-from initlint.engine import Analysis, analyze
+from initlint.driver import analyze
+from initlint.facts.cache import FactsCache
 from initlint.fix.planning import fix_planner
 from initlint.index.deps import ImportGraph
+from initlint.pipeline.analysis import Analysis
 from initlint.sources import overlaid
 
 MEMO_LIMIT = 20_000  # facts kept in memory (all of transformers' files fit)

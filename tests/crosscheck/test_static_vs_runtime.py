@@ -35,7 +35,7 @@ from typing import Any, NamedTuple
 import pytest
 
 from initlint.diagnostics import Diagnostic
-from initlint.engine import analyze
+from initlint.driver import analyze
 
 # torch is imported by the driver's process only.
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="needs torch")

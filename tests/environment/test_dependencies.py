@@ -13,7 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from initlint.cli import main
-from initlint.engine import Analysis, analyze
+from initlint.driver import analyze
+from initlint.pipeline.analysis import Analysis
 from initlint.settings import Settings
 
 from .envkit import CHILD_LINE, ROPELIB, make_project, make_venv, tree_hash, write_tree
@@ -332,9 +333,9 @@ def test_newly_installed_dependency_is_seen_by_a_warm_run(tmp_path: Path) -> Non
 
 
 def test_dependency_facts_are_cached_by_stat_and_version(project: Path, env: Path) -> None:
-    from initlint.cache import FactsCache
-    from initlint.engine import dependency_facts
     from initlint.environment import Distribution
+    from initlint.facts.cache import FactsCache
+    from initlint.pipeline.project import dependency_facts
 
     cache = FactsCache(project, "t", True)
     path = _site(env) / "ropelib" / "base.py"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from initlint.engine import analyze
+from initlint.driver import analyze
 from initlint.settings import Settings
 
 from .envkit import make_venv, tree_hash, write_tree

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from initlint.engine import analyze
+from initlint.driver import analyze
 from initlint.fix.planning import fix_planner
 from initlint.settings import Settings
 

@@ -101,12 +101,12 @@ def test_text_colour_follows_the_terminal(
 ) -> None:
     import sys
 
-    import initlint.cli as cli
+    import initlint.reporting as reporting
 
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)
-    assert cli._color_stdout()
+    assert reporting.color_stdout()
     monkeypatch.setenv("NO_COLOR", "1")
-    assert not cli._color_stdout()
+    assert not reporting.color_stdout()
 
 
 def test_clean_project_summary_and_exit_zero(project: Project) -> None:

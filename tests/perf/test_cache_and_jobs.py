@@ -23,10 +23,10 @@ from typing import Any
 
 import pytest
 
-import initlint.engine as engine
+import initlint.driver.run as engine
 from initlint.cache import CACHE_DIR
-from initlint.engine import analyze
-from initlint.facts import runner
+from initlint.driver import analyze
+from initlint.driver import factpass as runner
 from initlint.facts.model import ModuleFacts
 from initlint.fix.planning import fix_planner
 
@@ -462,13 +462,13 @@ def split_tail(monkeypatch: pytest.MonkeyPatch, pool_always: list[int]) -> list[
     few files that is. The list counts the splits."""
     monkeypatch.setattr(engine, "TAIL_SPLIT_MIN", 2)
     splits: list[int] = []
-    real = engine._check_in_two
+    real = engine.check_in_two
 
     def counting(rest: list[Path], *args: Any) -> None:
         splits.append(len(rest))
         real(rest, *args)
 
-    monkeypatch.setattr(engine, "_check_in_two", counting)
+    monkeypatch.setattr(engine, "check_in_two", counting)
     return splits
 
 
@@ -524,14 +524,14 @@ def test_split_check_falls_back_when_the_copy_fails(
     root = _project(tmp_path / "proj", children=30, plain=20)
     reference = _render(root, jobs=1, use_cache=False)
     parent = os.getpid()
-    real = engine._check_module
+    real = engine.check_module
 
     def fails_in_the_copy(*args: Any) -> list[Any]:
         if os.getpid() != parent:
             raise RuntimeError("the copy fails")
         return real(*args)
 
-    monkeypatch.setattr(engine, "_check_module", fails_in_the_copy)
+    monkeypatch.setattr(engine, "check_module", fails_in_the_copy)
     assert _render_reusing(root, jobs=2, use_cache=False) == reference
     assert split_tail
 

@@ -1,4 +1,4 @@
-"""initlint.facts.forkpool: the fact pass's pool of plain forks (POSIX)."""
+"""initlint.driver.forkpool: the fact pass's pool of plain forks (POSIX)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-import initlint.engine as engine
-from initlint.engine import analyze
-from initlint.facts import runner
-from initlint.facts.forkpool import BrokenForkPool, ForkPool
+import initlint.driver.run as engine
+from initlint.driver import analyze
+from initlint.driver import factpass as runner
+from initlint.driver.forkpool import BrokenForkPool, ForkPool
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-import initlint.engine as engine
-from initlint.engine import analyze
+import initlint.driver.results as results
+from initlint.driver import analyze
 
 CASES = Path(__file__).resolve().parents[1] / "fixtures" / "check"
 
@@ -38,15 +38,15 @@ def _full(root: Path, **kwargs: object) -> list[tuple[object, ...]]:
 def reused(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]:
     """The report files whose results the last run reused."""
     hits: list[Path] = []
-    real = engine._Previous.reuse
+    real = results.Previous.reuse
 
-    def reuse(self: engine._Previous, path: Path, into: dict[Path, list[object]]) -> bool:
+    def reuse(self: results.Previous, path: Path, into: dict[Path, list[object]]) -> bool:
         hit = real(self, path, into)  # type: ignore[arg-type]
         if hit:
             hits.append(path)
         return hit
 
-    monkeypatch.setattr(engine._Previous, "reuse", reuse)
+    monkeypatch.setattr(results.Previous, "reuse", reuse)
     yield hits
 
 
@@ -204,13 +204,13 @@ def test_unchanged_stats_skip_reading_and_a_same_size_edit_is_seen(
     _age(project)
     first = _step(project, reused)  # records the stats of the (old) files
     reads: list[str] = []
-    real = engine.read_bytes
+    real = results.read_bytes
 
     def read_bytes(path: Path) -> bytes:
         reads.append(path.name)
         return real(path)
 
-    monkeypatch.setattr(engine, "read_bytes", read_bytes)
+    monkeypatch.setattr(results, "read_bytes", read_bytes)
     assert _full(project, reuse_results=True) == first
     assert reads == []  # every module's stat matched: nothing was read to validate
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-import initlint.engine as engine
-from initlint.engine import analyze
+import initlint.driver.walk as walk
+from initlint.driver import analyze
 
 BASE = (
     "import torch\nfrom torch import nn\n\n\nclass Base(nn.Module):\n"
@@ -26,13 +26,13 @@ CHILD = (
 @pytest.fixture
 def walks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     count: list[int] = []
-    real = engine.walk_python_paths
+    real = walk.walk_python_paths
 
     def counting(*args: object, **kwargs: object) -> object:
         count.append(1)
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(engine, "walk_python_paths", counting)
+    monkeypatch.setattr(walk, "walk_python_paths", counting)
     return count
 
 

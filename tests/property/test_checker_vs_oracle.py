@@ -43,7 +43,7 @@ pytest.importorskip("torch")
 from gen_hierarchies import Klass, Program, Reg, Term, programs  # noqa: E402
 from hypothesis import event, given, reject, settings, target  # noqa: E402
 
-from initlint.engine import analyze  # noqa: E402
+from initlint.driver import analyze  # noqa: E402
 from initlint.runtime import trace_init  # noqa: E402
 
 PROFILE = settings.get_profile(os.environ.get("INITLINT_HYPOTHESIS_PROFILE", "initlint-ci"))

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from initlint.diagnostics import Diagnostic
-from initlint.engine import Analysis, analyze
+from initlint.driver import analyze
+from initlint.pipeline.analysis import Analysis
 
 # A base whose __init__ registers a buffer, and a subclass template that registers it again.
 BASE = """\
@@ -132,7 +133,7 @@ def break_locator(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
 
 # For project.cli(prelude=...): the fact pass fails, in the subprocess, on files with EXPLODE.
 EXPLODE_PRELUDE = (
-    "import initlint.facts.runner as r\n"
+    "import initlint.facts.load as r\n"
     "_real = r.extract_facts\n"
     "def _boom(src):\n"
     "    if 'EXPLODE' in str(src):\n"
@@ -148,7 +149,7 @@ def break_fact_pass(
 ) -> None:
     """Make the fact pass raise ``errors[marker]()`` for a source holding ``marker``
     (default: a ValueError for EXPLODE)."""
-    import initlint.facts.runner as runner
+    import initlint.facts.load as runner
 
     wanted = errors or {"EXPLODE": lambda: ValueError("fact pass blew up")}
     real = runner.extract_facts  # type: ignore[attr-defined]

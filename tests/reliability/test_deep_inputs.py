@@ -12,7 +12,7 @@ import textwrap
 
 import pytest
 
-from initlint.engine import Analysis
+from initlint.pipeline.analysis import Analysis
 
 from .conftest import BASE, REDO, Project, internal_codes, marked_lines, summary
 

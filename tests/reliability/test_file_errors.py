@@ -14,7 +14,7 @@ from typing import TypeVar
 
 import pytest
 
-import initlint.facts.runner as runner
+import initlint.driver.factpass as runner
 from initlint.diagnostics import Diagnostic
 
 from .conftest import (

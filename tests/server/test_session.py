@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from initlint.engine import analyze
+from initlint.driver import analyze
 from initlint.server.session import Session
 from initlint.sources import is_overlaid, overlaid, read_bytes
 

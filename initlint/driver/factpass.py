@@ -1,108 +1,31 @@
-"""The project-wide fact pass: read, pre-filter, parse (in a process pool), cache."""
+"""The project-wide fact pass: read, pre-filter, parse (in a process pool), cache.
+
+One file's facts are ``initlint.facts.load.facts_for``; this runs it over many files, in
+workers, with the cache's hits answered first."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Generator, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
-from initlint.cache import FactsCache, content_key, pickle_facts, unpickle_facts
-from initlint.facts.extract import extract_facts, read_self_calls
-from initlint.facts.forkpool import ForkPool, PoolFuture
+from initlint.cache import content_key
+from initlint.driver.forkpool import ForkPool, PoolFuture
+from initlint.facts.cache import FactsCache, pickle_facts, unpickle_facts
+from initlint.facts.extract import read_self_calls
+from initlint.facts.load import FactsOutcome, cannot_define_classes, facts_for, filtered_outcome
 from initlint.facts.model import ModuleFacts
-from initlint.sources import UnreadableError, decode, is_overlaid, read_bytes
-from initlint.suppressions import suppression_comments
+from initlint.sources import UnreadableError, read_bytes
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor as _Pool
 
-EMPTY = ModuleFacts()
 # Imported when a pool is needed: it pulls in multiprocessing and logging (~10 ms a run).
 ProcessPoolExecutor: type[_Pool] | None = None
 # Below this many files to parse, a pool costs more than it saves.
 POOL_THRESHOLD = 48
-
-
-@dataclass(frozen=True)
-class FactsOutcome:
-    path: Path
-    facts: ModuleFacts | None  # None when unreadable
-    problem: str = ""  # IL901 message
-    internal: str = ""  # IL902: "ExcType: message"
-    parsed: bool = False  # False when the pre-filter or the cache answered
-    key: str = ""  # the content hash ("" when not hashed: unreadable, or an internal error)
-    filtered: bool = False  # the pre-filter answered: ``facts`` is empty, not read
-
-
-def _cannot_define_classes(data: bytes) -> bool:
-    """No ``class`` keyword: nothing to read. NUL bytes (UTF-16/32, binary) hide the keyword
-    from this byte test, so such files take the full path and get their IL900/IL901."""
-    return b"class" not in data and b"\x00" not in data
-
-
-class Store(Protocol):
-    def key(self, data: bytes) -> str: ...
-    def get(self, key: str) -> ModuleFacts | None: ...
-    def put(self, key: str, facts: ModuleFacts) -> None: ...
-
-
-def facts_for(path: Path, cache: Store, prefilter: bool) -> FactsOutcome:
-    """Facts for one file. Never raises: failures become outcomes."""
-    try:
-        data = read_bytes(path)
-    except UnreadableError as exc:
-        return FactsOutcome(path, None, problem=str(exc))
-    try:
-        key = cache.key(data)
-        if prefilter and _cannot_define_classes(data):
-            return _filtered(path, key, data)
-        cached = cache.get(key)
-        if cached is not None:
-            return FactsOutcome(path, cached, key=key)
-        try:
-            text, _ = decode(data)
-        except UnreadableError as exc:
-            return FactsOutcome(path, None, problem=str(exc))
-        facts = extract_facts(text)
-        comments = suppression_comments(text)
-        if comments:
-            facts = replace(facts, suppressions=comments)
-        if not is_overlaid(path):  # an unsaved buffer's facts are not kept
-            cache.put(key, facts)
-        return FactsOutcome(path, facts, parsed=True, key=key)
-    except RecursionError:
-        return FactsOutcome(path, None, internal="RecursionError: nesting too deep to analyse")
-    except Exception as exc:  # noqa: BLE001 - one file must not stop the run
-        return FactsOutcome(path, None, internal=describe(exc))
-
-
-def _filtered(path: Path, key: str, data: bytes) -> FactsOutcome:
-    """The outcome for a file the pre-filter answers: no classes, so no facts, except the
-    suppression comments it may hold (which can then only suppress nothing)."""
-    facts = EMPTY
-    if b"noqa" in data or b"initlint" in data:
-        try:
-            comments = suppression_comments(decode(data)[0])
-        except UnreadableError:
-            comments = ()
-        if comments:
-            facts = replace(EMPTY, suppressions=comments)
-    return FactsOutcome(path, facts, key=key, filtered=True)
-
-
-def describe(exc: BaseException, limit: int = 300) -> str:
-    """``ExcType: message`` for IL902, one line, short; never raises (str() of an exception
-    can itself fail, e.g. RecursionError on a deep object in its args)."""
-    try:
-        message = str(exc)
-    except Exception:  # noqa: BLE001
-        message = "<message unavailable>"
-    message = " ".join(message.split())
-    if len(message) > limit:
-        message = message[: limit - 1] + "…"
-    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
 
 
 def _cached(path: Path, cache: FactsCache, prefilter: bool) -> FactsOutcome | None:
@@ -113,8 +36,8 @@ def _cached(path: Path, cache: FactsCache, prefilter: bool) -> FactsOutcome | No
     except UnreadableError:
         return None  # reported by the full path below
     key = cache.key(data)
-    if prefilter and _cannot_define_classes(data):
-        return _filtered(path, key, data)
+    if prefilter and cannot_define_classes(data):
+        return filtered_outcome(path, key, data)
     facts = cache.get(key)
     return None if facts is None else FactsOutcome(path, facts, key=key)
 

@@ -1,0 +1,79 @@
+"""The facts cache: each file's facts by content key, pickled into a :class:`BlobTable`
+(``initlint/cache.py``, which stores bytes and knows nothing of facts)."""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+from typing import ClassVar
+
+from initlint import __version__
+from initlint.cache import CACHE_DIR, BlobTable, source_fingerprint
+from initlint.facts.model import ModuleFacts
+
+
+def _code_fingerprint() -> str:
+    from initlint.facts import extract, model, skeleton
+
+    return source_fingerprint(extract, model, skeleton)
+
+
+FORMAT = _code_fingerprint()
+
+
+class FactsCache(BlobTable):
+    """Facts by content key, in one SQLite file per (initlint version, extractor source,
+    settings): ``facts-….sqlite``."""
+
+    # Facts by key kept in memory across the runs of a long-lived process (the language
+    # server sets it to a dict it bounds): a run then unpickles only what changed. A CLI run
+    # reads each key once, and leaves it None.
+    memo: ClassVar[dict[str, ModuleFacts] | None] = None
+
+    def __init__(self, root: Path, fingerprint: str, enabled: bool = True) -> None:
+        path = root / CACHE_DIR / f"facts-{__version__}-{FORMAT}-{fingerprint}.sqlite"
+        super().__init__(path, enabled)
+
+    def get(self, key: str) -> ModuleFacts | None:
+        if not self.enabled:
+            return None
+        memo = FactsCache.memo
+        if memo is not None:
+            known = memo.get(key)
+            if known is not None:
+                return known
+        facts = self._get(key)
+        if memo is not None and facts is not None:
+            memo[key] = facts
+        return facts
+
+    def _get(self, key: str) -> ModuleFacts | None:
+        blob = self.get_blob(key)
+        if blob is None:
+            return None
+        try:
+            return unpickle_facts(blob)
+        except Exception:  # noqa: BLE001 - garbage, truncated, foreign: a miss, rewritten
+            return None
+
+    def put(self, key: str, facts: ModuleFacts) -> None:
+        if FactsCache.memo is not None and self.enabled:
+            FactsCache.memo[key] = facts
+        blob = pickle_facts(facts) if self.enabled else None
+        if blob is not None:
+            self.put_blob(key, blob)
+
+
+def pickle_facts(facts: ModuleFacts) -> bytes | None:
+    """The bytes a facts entry holds; None for a value too deep to pickle (not cached)."""
+    try:
+        return pickle.dumps(facts, protocol=pickle.HIGHEST_PROTOCOL)
+    except (RecursionError, pickle.PicklingError, TypeError, ValueError):
+        return None
+
+
+def unpickle_facts(blob: bytes) -> ModuleFacts:
+    value = pickle.loads(blob)
+    if not isinstance(value, ModuleFacts):
+        raise TypeError(f"not facts: {type(value).__name__}")
+    return value

@@ -1,0 +1,12 @@
+"""The check pipeline, serial and pure: checking files against a project index.
+
+    facts (``initlint.facts``) -> index (``initlint.index``) -> simulation
+    (``initlint.simulation``) -> rules (``initlint.rules``) -> report (this package)
+
+``analysis``: the run's record (:class:`~initlint.pipeline.analysis.Analysis`) and the seams
+to the fixer; ``check``: one file's outcome and one module's check; ``report``: findings
+into diagnostics (message wording, merging, selection); ``project``: the project's source
+roots, environment and dependency files. Nothing here starts a process, forks, tunes the
+garbage collector or keeps a cache of results: that is ``initlint.driver``, which imports
+this package and is never imported by it (docs/architecture.md).
+"""

@@ -1,0 +1,176 @@
+"""Checking one report file: its facts outcome as one of four kinds, its module's classes
+simulated, and the rules' findings turned into its share of the report. Never raises for a
+file: a failure is that file's IL900/IL901/IL902."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from initlint.diagnostics import Diagnostic, describe
+from initlint.facts.extract import BodySyntaxError
+from initlint.facts.load import FactsOutcome
+from initlint.facts.model import ModuleFacts
+from initlint.index.project import ClassInfo, Module, ProjectIndex
+from initlint.pipeline.analysis import Analysis, FixPlanner
+from initlint.pipeline.report import Entry, Share, comments_of, file_diag, finding_site, to_share
+from initlint.rules import Finding, findings_of
+from initlint.rules.internal import InternalError, SyntaxErrorRule, UnreadableFile
+from initlint.simulation.engine import Simulator
+
+
+def admit_module(
+    index: ProjectIndex, path: Path, named: tuple[str, bool] | None, facts: ModuleFacts
+) -> Module:
+    """The report file ``path``'s module, put in the index under its module name
+    (``named``: the name and whether it is a package; None outside every source root)."""
+    name = named[0] if named else f"<file>{path}"
+    is_pkg = bool(named and named[1])
+    mod = index.modules.get(name)
+    if mod is None or mod.path != path:
+        mod = index.add_module(name, path, is_pkg, facts)
+    return mod
+
+
+def check_module(
+    analysis: Analysis, sim: Simulator, mod: Module, fix_planner: FixPlanner | None
+) -> list[Entry]:
+    """The diagnostics one report file's classes give (their sites may lie elsewhere), the
+    suppressed ones marked, and the file's suppression comments."""
+    out: list[Entry] = list(comments_of(analysis, mod.path, mod.facts))
+    findings: list[Finding] = []
+    for info in analysis.index.classes_of(mod):
+        try:
+            findings.extend(check_class(sim, info))
+        except BodySyntaxError as exc:  # a body the skeleton pass skipped: IL900
+            diag = body_syntax_diag(analysis, exc)
+            if diag is not None and all(not isinstance(p, Share) or diag != p.diag for p in out):
+                out.append(Share(diag))
+        except RecursionError:
+            out.append(Share(internal_diag(analysis, info, "RecursionError: hierarchy too deep")))
+        except Exception as exc:  # noqa: BLE001 - per-class isolation, reported as IL902
+            out.append(Share(internal_diag(analysis, info, describe(exc))))
+    # A repeat whose statement lies in an installed dependency is the dependency's own:
+    # never reported (DESIGN §2), whichever project class reached it.
+    findings = [f for f in findings if not analysis.index.is_dependency(finding_site(f)[0])]
+    analysis.findings.extend(findings)
+    for group in group_by_site(findings):
+        try:
+            share = to_share(analysis, group, fix_planner)
+        except Exception as exc:  # noqa: BLE001
+            out.append(Share(internal_diag(analysis, group[0].sim.cls, describe(exc))))
+            continue
+        # A suppression comment sits at the site, which is in this file's closure: decided
+        # here, it is cached with the rest (IL9xx are never suppressed).
+        assert analysis.locator is not None
+        line = analysis.locator.suppressing_line(share.diag, analysis.cwd)
+        out.append(share if line is None else replace(share, suppressed_line=line))
+    return out
+
+
+def check_class(sim: Simulator, info: ClassInfo) -> list[Finding]:
+    if not sim.needs_simulation(info):
+        return []
+    result = sim.simulate(info)
+    if result is None:
+        return []
+    return findings_of(result)
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """The file's facts are in hand: its classes are checked."""
+
+    path: Path
+    facts: ModuleFacts
+    key: str  # content hash ("" when not known)
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """IL901: bad encoding, permissions, not a regular file."""
+
+    path: Path
+    diag: Diagnostic
+
+
+@dataclass(frozen=True)
+class Unparsable:
+    """IL900: a syntax error. Its result depends on its own content only (``key``)."""
+
+    path: Path
+    diag: Diagnostic
+    key: str
+
+
+@dataclass(frozen=True)
+class Crashed:
+    """IL902: reading the file's facts failed inside initlint."""
+
+    path: Path
+    diag: Diagnostic
+
+
+# What one file's facts pass gave, as the check sees it.
+FileOutcome = Parsed | Unreadable | Unparsable | Crashed
+
+
+def triage(analysis: Analysis, outcome: FactsOutcome) -> FileOutcome:
+    """The kind of ``outcome``: facts to check, or the file's one diagnostic."""
+    path = outcome.path
+    if outcome.problem:
+        return Unreadable(
+            path, file_diag(analysis, path, UnreadableFile.code, outcome.problem, 1, 1)
+        )
+    if outcome.internal:
+        return Crashed(path, file_diag(analysis, path, InternalError.code, outcome.internal, 1, 1))
+    facts = outcome.facts
+    assert facts is not None  # (only an unreadable file or a crash has none)
+    if facts.error is not None:
+        msg = f"cannot parse: {facts.error}"
+        diag = file_diag(
+            analysis, path, SyntaxErrorRule.code, msg, facts.error_line, facts.error_col
+        )
+        return Unparsable(path, diag, outcome.key)
+    return Parsed(path, facts, outcome.key)
+
+
+def body_syntax_diag(analysis: Analysis, exc: BodySyntaxError) -> Diagnostic | None:
+    for mod in analysis.index.modules.values():
+        if mod.is_dependency:
+            continue  # a dependency's file is never reported on
+        facts = mod.facts
+        if any(
+            fn.reads_from(exc.source)
+            for fn in (*facts.functions, *(m for c in facts.classes for m in c.methods))
+        ):
+            return file_diag(
+                analysis,
+                mod.path,
+                SyntaxErrorRule.code,
+                f"cannot parse: {exc.msg}",
+                exc.line,
+                exc.col,
+            )
+    return None
+
+
+def internal_diag(analysis: Analysis, info: ClassInfo, message: str) -> Diagnostic:
+    span = info.facts.span
+    return file_diag(
+        analysis,
+        info.module.path,
+        InternalError.code,
+        f"internal error in {info.qualname}: {message}",
+        span.line,
+        span.col + 1,
+    )
+
+
+def group_by_site(findings: list[Finding]) -> list[list[Finding]]:
+    """One diagnostic per (code, statement): a mixin's statement lists every concrete class."""
+    groups: dict[tuple[str, Path, int, int], list[Finding]] = {}
+    for f in findings:
+        path, span = finding_site(f)
+        groups.setdefault((f.code, path, span.line, span.col), []).append(f)
+    return list(groups.values())

@@ -1,0 +1,94 @@
+"""IL001 redundant-buffer-registration: a buffer or parameter registered again."""
+
+from __future__ import annotations
+
+from initlint.rules.base import RepeatRule, register
+from initlint.rules.examples import BASE
+
+
+@register
+class RedundantBufferRegistration(RepeatRule):
+    code = "IL001"
+    name = "redundant-buffer-registration"
+    summary = "A subclass registers a buffer or parameter its ancestors already registered."
+    fixable = True
+    again, did = "registered again", "registered it"
+    docs = {
+        "What it does": """
+Checks for a class that calls `super().__init__()` and then registers (with
+`register_buffer`, `register_parameter` or `self.x = nn.Parameter(...)`) a buffer or
+parameter that the ancestor `__init__` chain has already registered. The parameters a
+torch module registers count too: a subclass of `nn.Linear` that deletes `self.weight` and
+registers a buffer of that name (or assigns a new `nn.Parameter`) discards the tensor
+`nn.Linear.__init__` allocated; a value computed from the current one
+(`nn.Parameter(self.weight.data.half())`) is a conversion, not a repeat.
+
+Severity: `error` when the discarded tensor was computed or allocated (a tensor factory or
+math op, a project helper that makes one); `warning` when it holds at most one element
+(`torch.tensor(1.0)`, `torch.zeros(1)`), holds none (`torch.empty(0)`, a shape whose size
+argument the super call passes as 0, like the `nn.Linear(0, 0)` base of torch's `Lazy*`
+modules, an `UninitializedParameter`), or is a value passed in, which is only registered.
+""",
+        "Why is this bad": """
+The ancestor computed and stored the tensor, and the subclass throws it away and computes it
+again: the init time doubles for that tensor and the peak memory holds both copies. In vLLM's
+DeepSeek V4 rotary embedding this cost a second 256 MiB cos/sin cache on every process start.
+""",
+        "Example": """
+```python
+class Child(Base):
+    def __init__(self, n=8):
+        super().__init__(n)
+        self.register_buffer("cache", self._build(), persistent=False)
+```
+""",
+        "Use instead": """
+```python
+class Child(Base):
+    def __init__(self, n=8):
+        super().__init__(n, init_cache=False)
+        self.register_buffer("cache", self._build(), persistent=False)
+```
+""",
+        "Fix safety": """
+When an ancestor guards the registration with a flag that reaches the subclass's super call,
+the fix passes `flag=False` (and pops the flag from `**kwargs` first), or `flag=not <cond>`
+when the subclass redoes the work only under a condition on its own parameters. It is offered
+only when the subclass redoes everything the flag switches off and nothing reads the switched-off
+attribute before the redo; otherwise there is no fix, and the help line says why. When an
+intermediate class swallows the flag, or no flag exists, the fix threads or introduces one
+across files under the same conditions; that changes signatures and is unsafe, and it is
+offered only for a heavy repeat (an `error`): a light one (a `warning`, such as a one-element
+tensor) is not worth a new public constructor parameter, and its help line says so. Switching
+off an existing flag and deleting an identical redo add no parameter and are offered for light
+repeats too. No fix changes what a constructed object ends with.
+""",
+    }
+    VALID = (
+        BASE
+        + """
+
+class Child(Base):
+    def __init__(self, n=8):
+        super().__init__(n, init_cache=False)
+        self.register_buffer("cache", self._build(), persistent=False)
+""",
+        BASE
+        + """
+
+class Child(Base):
+    def __init__(self, n=8):
+        super().__init__(n)
+        self.register_buffer("other", torch.zeros(n))
+""",
+    )
+    INVALID = (
+        BASE
+        + """
+
+class Child(Base):
+    def __init__(self, n=8):
+        super().__init__(n)
+        self.register_buffer("cache", self._build(), persistent=False)
+""",
+    )

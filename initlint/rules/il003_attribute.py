@@ -1,0 +1,104 @@
+"""IL003 overwritten-init-attribute: an attribute the ancestors built expensively, rebuilt."""
+
+from __future__ import annotations
+
+from initlint.rules.base import RepeatRule, register
+
+
+@register
+class OverwrittenInitAttribute(RepeatRule):
+    code = "IL003"
+    name = "overwritten-init-attribute"
+    summary = "A subclass rebuilds an attribute its ancestors already built expensively."
+    fixable = True
+    again, did = "rebuilt", "built it"
+    docs = {
+        "What it does": """
+Checks for `self.attr = <expensive>` after `super().__init__()` when the ancestor chain
+already assigned an expensive value (a tensor, a submodule, loaded data) to the same attribute.
+Cheap values (constants, names, attribute reads, `None`) are never reported. A container
+filled in the same method (`self.layers = nn.ModuleList()` then `self.layers.append(...)` in
+a loop, `self.heads["x"] = ...`) costs what went into it.
+
+Severity follows the ancestor's build that is thrown away:
+- `error` (heavy): a tensor; a module that owns parameters or buffers (`nn.Linear`,
+  `nn.LayerNorm`, a project module whose construction is heavy, a `ModuleList` of such);
+  file I/O; `from_pretrained`/`from_config`/`torch.load`-style loading; `copy.deepcopy` of
+  any of these.
+- `warning` (light): an object without tensors: a parameterless torch module (`nn.GELU`,
+  `nn.SiLU`, `nn.Dropout`, `nn.Identity`, pooling, padding), a project object whose
+  `__init__` only stores scalars (a sampler, a matcher), a tensor of at most one element
+  (an empty one too: a size of 0, an `UninitializedParameter`), a copy of an object
+  initlint cannot see into.
+A memoised factory (`functools.cache`, `lru_cache`, a module-level cache dict, also one
+read through a lookup helper) returns the object it built before: no rebuild, no finding.
+A `del self.x` on the way to the rebuild proves that the ancestor's branch building `x`
+ran: an ancestor build that branch excludes never happened, and is not reported.
+""",
+        "Why is this bad": """
+The ancestor's object is built and immediately discarded: a submodule's weights are allocated
+and initialised twice, a data file is read twice.
+""",
+        "Example": """
+```python
+class Child(Base):
+    def __init__(self, dim):
+        super().__init__(dim)
+        self.proj = nn.Linear(dim, dim)
+```
+""",
+        "Use instead": """
+```python
+class Child(Base):
+    def __init__(self, dim):
+        super().__init__(dim, build_proj=False)
+        self.proj = nn.Linear(dim, dim)
+```
+""",
+        "Fix safety": """
+Same as IL001: switching off an existing flag is safe when the subclass redoes all the work
+that flag guards; threading or introducing a flag changes signatures and is unsafe. Neither is
+offered when a reader of the attribute (a later ancestor statement, a helper, or the subclass
+before its rebuild) would find it missing. A light rebuild (a `warning`: a parameterless module
+such as `nn.Dropout`) gets no new constructor parameter; when it sits in the same ancestor
+`__init__` as a heavy rebuild, it shares the heavy one's flag.
+""",
+    }
+    VALID = (
+        """
+import torch
+from torch import nn
+
+
+class Base(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.proj = None
+        self.scale = 1.0
+
+
+class Child(Base):
+    def __init__(self, dim):
+        super().__init__(dim)
+        self.proj = nn.Linear(dim, dim)
+        self.scale = 2.0
+""",
+    )
+    INVALID = (
+        """
+import torch
+from torch import nn
+
+
+class Base(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.proj = nn.Linear(dim, dim)
+
+
+class Child(Base):
+    def __init__(self, dim):
+        super().__init__(dim)
+        self.proj = nn.Linear(dim, 2 * dim)
+""",
+    )

@@ -1,0 +1,140 @@
+"""IL004 disabled-setup-not-replaced: ancestor setup switched off by a flag, never replaced."""
+
+from __future__ import annotations
+
+from initlint.index.project import ClassInfo
+from initlint.rules.base import Analyses, Finding, Rule, Wording, confidence_of, register
+from initlint.rules.examples import BASE
+from initlint.rules.readers import only_optional_reads
+from initlint.simulation.cost import LIGHT
+from initlint.simulation.engine import Event, Simulation
+from initlint.simulation.values import Origin
+
+
+@register
+class DisabledSetupNotReplaced(Rule):
+    code = "IL004"
+    points_at_statement = False  # at the argument that switches the setup off
+    name = "disabled-setup-not-replaced"
+    summary = "A subclass switches off ancestor setup with a flag and never performs it itself."
+    docs = {
+        "What it does": """
+Checks for a super call that passes a flag (e.g. `init_cache=False`) which switches off an
+ancestor's buffer registration or expensive attribute setup, when nothing in the class's
+construction performs that setup instead.
+
+An attribute that every reader in the class's MRO reads only through `getattr(self, "x",
+default)` or `hasattr(self, "x")` is optional: switching it off leaves nothing missing, and
+is not reported.
+
+Severity: `error` when the missing setup is heavy work (a buffer, a module with parameters),
+`warning` when it is light (see IL003 for what counts).
+""",
+        "Why is this bad": """
+The object is left without a buffer or attribute its methods expect: the first forward pass
+fails with an AttributeError, or silently uses a stale value.
+""",
+        "Example": """
+```python
+class Child(Base):
+    def __init__(self):
+        super().__init__(init_cache=False)
+```
+""",
+        "Use instead": """
+```python
+class Child(Base):
+    def __init__(self):
+        super().__init__(init_cache=False)
+        self.register_buffer("cache", self._build(), persistent=False)
+```
+""",
+        "Fix safety": """
+No automatic fix: only the author knows whether the flag or the missing setup is the mistake.
+""",
+    }
+    VALID = (
+        BASE
+        + """
+
+class Child(Base):
+    def __init__(self):
+        super().__init__(init_cache=False)
+        self.register_buffer("cache", torch.zeros(8, 4), persistent=False)
+""",
+    )
+    INVALID = (
+        BASE
+        + """
+
+class Child(Base):
+    def __init__(self):
+        super().__init__(init_cache=False)
+""",
+    )
+
+    def detect(self, sim: Simulation, shared: Analyses) -> list[Finding]:
+        return find_disabled(sim)
+
+    def message(self, finding: Finding, wording: Wording) -> str:
+        first = finding.discarded
+        assert finding.origin is not None and first is not None
+        param = finding.origin.keyword or (first.flags[-1].param if first.flags else "")
+        passed = f"{param}={finding.origin.text}" if param else finding.origin.text
+        return (
+            f"passing `{passed}` switches off {finding.what} set up in {wording.first_fn} "
+            f"({wording.first_where}), and nothing in the construction sets it up instead"
+        )
+
+
+def find_disabled(sim: Simulation) -> list[Finding]:
+    """IL004: C passes a flag that switches off ancestor setup nothing else performs."""
+    performed = {(e.kind, e.name) for e in sim.events if not e.shadow}
+    by_origin: dict[Origin, list[Event]] = {}
+    for e in sim.events:
+        if not e.shadow or not e.ancestor:
+            continue
+        if e.kind == "buffer" or (e.kind == "assign" and e.expensive):
+            origin = next((o for o in e.switched_off_by if o.frame == sim.top_frame), None)
+            if origin is None:
+                continue
+            if ("buffer", e.name) in performed or ("assign", e.name) in performed:
+                continue
+            by_origin.setdefault(origin, []).append(e)
+    if by_origin:
+        classes = [c for q in sim.mro if (c := _class(sim, q)) is not None]
+        for origin, evs in list(by_origin.items()):
+            # An attribute every reader treats as optional is not missing.
+            evs = [e for e in evs if not only_optional_reads(classes, e.name)]
+            if evs:
+                by_origin[origin] = evs
+            else:
+                del by_origin[origin]
+    out = []
+    for origin, evs in by_origin.items():
+        names = ", ".join(dict.fromkeys(f"`{e.name}`" for e in evs))
+        out.append(
+            Finding(
+                "IL004",
+                sim,
+                None,
+                evs[0],
+                confidence_of(*evs),
+                names,
+                origin=origin,
+                disabled=tuple(evs),
+                cost=max(LIGHT, *(e.cost for e in evs)),
+            )
+        )
+    return out
+
+
+def _class(sim: Simulation, qualname: str) -> ClassInfo | None:
+    """The project class ``qualname`` of ``sim``'s MRO (the events know their functions)."""
+    if sim.cls.qualname == qualname:
+        return sim.cls
+    for e in sim.events:
+        owner = e.fn.owner
+        if owner is not None and owner.qualname == qualname:
+            return owner
+    return None
