@@ -9,8 +9,7 @@ from pathlib import Path
 from initlint import __version__
 from initlint.cache import CACHE_DIR, BlobCache, content_key, package_fingerprint
 from initlint.discovery import walk_python_paths
-from initlint.index.project import module_name_for
-from initlint.pipeline.project import source_roots
+from initlint.pipeline.project import module_names, source_roots
 from initlint.settings import Settings
 
 
@@ -56,11 +55,7 @@ def project_map(
             root, root, settings.all_excludes, record, gitignore=settings.respect_gitignore
         )
     )
-    module_paths: dict[str, tuple[Path | str, bool]] = {}
-    for path in files:
-        named = module_name_for(path, roots)
-        if named is not None and named[0] not in module_paths:
-            module_paths[named[0]] = (path, named[1])
+    module_paths = module_names(files, roots)
     if use_cache and "" not in record:
         stamps = _stamps(top, record, started)
         if stamps is not None:

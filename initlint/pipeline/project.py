@@ -4,7 +4,7 @@ ancestors are read from, and the facts of a dependency's file."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from initlint.cache import content_key
@@ -13,7 +13,7 @@ from initlint.facts.cache import FactsCache
 from initlint.facts.extract import extract_facts
 from initlint.facts.load import EMPTY
 from initlint.facts.model import ModuleFacts, Span
-from initlint.index.project import Module, ProjectIndex
+from initlint.index.project import Module, ProjectIndex, module_name_for
 from initlint.settings import Settings
 from initlint.sources import UnreadableError, decode, read_bytes
 
@@ -82,14 +82,33 @@ def dependency_facts(path: Path, dist: Distribution, cache: FactsCache) -> tuple
     facts = cache.get(key)
     if facts is not None:
         return facts, key
+    facts = read_dependency(path)
+    if facts is None:
+        return EMPTY, ""
+    cache.put(key, facts)
+    return facts, key
+
+
+def read_dependency(path: Path) -> ModuleFacts | None:
+    """Facts of a dependency's file, read afresh: None when it cannot be read, EMPTY when it
+    cannot be parsed (either way its names stay unresolved: clean)."""
     try:
         text, _ = decode(read_bytes(path))
         facts = extract_facts(text)
     except (UnreadableError, RecursionError, MemoryError):
-        return EMPTY, ""
+        return None
     except Exception:  # noqa: BLE001 - a dependency must never stop the run
-        return EMPTY, ""
-    if facts.error is not None:
-        facts = EMPTY
-    cache.put(key, facts)
-    return facts, key
+        return None
+    return EMPTY if facts.error is not None else facts
+
+
+def module_names(
+    files: Iterable[Path | str], roots: list[Path]
+) -> dict[str, tuple[Path | str, bool]]:
+    """Module name -> (file, is a package) of the project's files (the first file wins)."""
+    module_paths: dict[str, tuple[Path | str, bool]] = {}
+    for path in files:
+        named = module_name_for(path, roots)
+        if named is not None and named[0] not in module_paths:
+            module_paths[named[0]] = (path, named[1])
+    return module_paths

@@ -23,7 +23,7 @@ class SyntaxErrorRule(Rule):
             "Reports a file that Python cannot parse (including Python 2 code): at module or "
             "class level, in a `def` or `class` header, in an `__init__`, or in another "
             "function body that a constructor reaches. The fact pass skips the bodies no "
-            "constructor reaches (DESIGN §8), so a syntax error in, say, a `forward` is left "
+            "constructor reaches, so a syntax error in, say, a `forward` is left "
             "to your compiler or to ruff."
         ),
         "Why is this bad": "initlint cannot see the classes in it, so bases may go unresolved.",
