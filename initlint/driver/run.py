@@ -188,11 +188,12 @@ def _analyze(
     index = ProjectIndex(
         module_paths, load, finder=ModuleFinder(environment), load_dependency=load_dependency
     )
-    analysis = Analysis(root, cwd, settings, index, files=len(disc.report))
-    analysis.environment = environment
     # (nothing an editor's buffers yield is stored: each keystroke would add entries)
     locator = Locator(enclosing_function(index), root, use_cache and not overlay_active())
-    analysis.locator = locator
+    sim = Simulator(index, CostModel(index, settings.expensive_calls, settings.cheap_calls))
+    analysis = Analysis(
+        root, cwd, settings, index, environment, locator, sim, files=len(disc.report)
+    )
     diags: list[Diagnostic] = []
     for problem in disc.problems:
         diags.append(file_diag(analysis, problem.path, UnreadableFile.code, problem.message, 1, 1))
@@ -213,9 +214,6 @@ def _analyze(
     outcomes = passes[0]
     names = {p: module_name_for(p, roots) for p in todo}
     stream = FactsStream(outcomes, todo, chunks)
-    cost = CostModel(index, settings.expensive_calls, settings.cheap_calls)
-    sim = Simulator(index, cost)
-    analysis.simulator = sim
     report_modules: list[Module] = []
     self_contained: dict[Path, str] = {}  # report files whose results depend on their content only
 

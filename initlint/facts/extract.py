@@ -13,11 +13,13 @@ from initlint.facts.model import (
     Cond,
     Const,
     Effect,
+    EffectKind,
     Expr,
     FunctionFacts,
     ImportFacts,
     ModuleFacts,
     Param,
+    ParamKind,
     SourceText,
     Span,
     register_body_reader,
@@ -368,7 +370,7 @@ def _params(args: ast.arguments) -> tuple[Param, ...]:
     defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults))
     defaults += list(args.defaults)
     for i, (a, default) in enumerate(zip(positional, defaults, strict=True)):
-        kind = "posonly" if i < len(args.posonlyargs) else "pos"
+        kind: ParamKind = "posonly" if i < len(args.posonlyargs) else "pos"
         out.append(_param(a.arg, kind, default))
     if args.vararg:
         out.append(Param(args.vararg.arg, "vararg"))
@@ -379,7 +381,7 @@ def _params(args: ast.arguments) -> tuple[Param, ...]:
     return tuple(out)
 
 
-def _param(name: str, kind: str, default: ast.expr | None) -> Param:
+def _param(name: str, kind: ParamKind, default: ast.expr | None) -> Param:
     if default is None:
         return Param(name, kind)
     return Param(name, kind, to_expr(default), True)
@@ -866,7 +868,7 @@ class _FunctionReader:
 
     def _add(
         self,
-        kind: str,
+        kind: EffectKind,
         stmt: ast.stmt,
         guard: tuple[Cond, ...],
         *,

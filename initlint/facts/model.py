@@ -6,7 +6,7 @@ import operator
 import pickle
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 Const = bool | int | float | str | bytes | None
 T = TypeVar("T")
@@ -80,6 +80,23 @@ class Arg:
     span: Span | None = None
 
 
+# What an effect is (see Effect).
+EffectKind = Literal[
+    "buffer",
+    "call",
+    "assign",
+    "super_init",
+    "local",
+    "pop",
+    "return",
+    "mutate",
+    "objattr",
+    "delete",
+    "touch",
+]
+ParamKind = Literal["posonly", "pos", "vararg", "kwonly", "kwarg"]
+
+
 @_by_fields
 @dataclass(frozen=True, slots=True)
 class Effect:
@@ -100,7 +117,7 @@ class Effect:
     every attribute: ``self`` itself was passed somewhere.
     """
 
-    kind: str
+    kind: EffectKind
     span: Span
     guard: tuple[Cond, ...] = ()
     name: str = ""
@@ -127,7 +144,7 @@ class Effect:
 @dataclass(frozen=True, slots=True)
 class Param:
     name: str
-    kind: str  # posonly | pos | vararg | kwonly | kwarg
+    kind: ParamKind
     default: Expr | None = None
     has_default: bool = False
 

@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Self
+from typing import Literal, Self
 
 from initlint.environment import BLOCKED, STDLIB, Distribution, Found, ModuleFinder
 from initlint.facts.model import ClassFacts, Expr, FunctionFacts, ImportFacts, ModuleFacts
@@ -56,7 +56,7 @@ class FunctionInfo:
 class Target:
     """What a name resolves to: a project class/function/module, or an external dotted name."""
 
-    kind: str  # class | function | module | external
+    kind: Literal["class", "function", "module", "attribute", "external"]
     name: str
 
 

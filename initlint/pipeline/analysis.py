@@ -26,15 +26,15 @@ class Analysis:
     cwd: Path
     settings: Settings
     index: ProjectIndex
+    environment: Environment  # where installed ancestors are looked up
+    locator: Locator  # ranges and suppression comments of the diagnostics
+    simulator: Simulator
     findings: list[Finding] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     files: int = 0
     internal_errors: int = 0
-    locator: Locator | None = None
-    simulator: Simulator | None = None
     generated: GeneratedCode = field(default_factory=GeneratedCode)
     plans: dict[Diagnostic, object] = field(default_factory=dict)
-    environment: Environment | None = None  # where installed ancestors were looked up
     # (path, line, message) of each suppression comment that suppressed nothing
     unused_suppressions: list[tuple[str, int, str]] = field(default_factory=list)
 

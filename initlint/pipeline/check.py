@@ -62,7 +62,6 @@ def check_module(
             continue
         # A suppression comment sits at the site, which is in this file's closure: decided
         # here, it is cached with the rest (IL9xx are never suppressed).
-        assert analysis.locator is not None
         line = analysis.locator.suppressing_line(share.diag, analysis.cwd)
         out.append(share if line is None else replace(share, suppressed_line=line))
     return out

@@ -192,7 +192,6 @@ def to_share(analysis: Analysis, group: list[Finding], fix_planner: FixPlanner |
         related.append(
             Related(analysis.display(template), 1, "the template this file is generated from")
         )
-    assert analysis.locator is not None
     line, col, end_line, end_col = analysis.locator.range(
         path, span, statement=rule.points_at_statement
     )

@@ -82,11 +82,11 @@ def check_paths(
     index = ProjectIndex(
         module_paths, load, finder=ModuleFinder(environment), load_dependency=load_dependency
     )
-    analysis = Analysis(root, cwd, settings, index, files=len(disc.report))
-    analysis.environment = environment
-    analysis.locator = Locator(enclosing_function(index), root, use_cache=False)
+    locator = Locator(enclosing_function(index), root, use_cache=False)
     sim = Simulator(index, CostModel(index, settings.expensive_calls, settings.cheap_calls))
-    analysis.simulator = sim
+    analysis = Analysis(
+        root, cwd, settings, index, environment, locator, sim, files=len(disc.report)
+    )
 
     # Each report file's kind; the modules of those with classes go in the index first (a
     # report file wins its module name over another file of that name).

@@ -21,7 +21,7 @@ class Finding:
     sim: Simulation
     event: Event | None  # the repeated statement (None for IL004)
     first: Event | None  # where the ancestor chain did the work first
-    confidence: str
+    confidence: Confidence
     what: str  # e.g. "buffer `cos_sin_cache`"
     flag: FlagRef | None = None
     origin: Origin | None = None  # IL004: the argument that switched the work off

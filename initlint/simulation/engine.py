@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from initlint.facts.model import Arg, Cond, Const, Effect, Expr, Param
+from initlint.facts.model import Arg, Cond, Const, Effect, EffectKind, Expr, Param
 from initlint.index.project import ClassInfo, FunctionInfo, ProjectIndex
 from initlint.simulation.cost import HEAVY, LIGHT, NONE, CostModel, torch_params, torch_shape
 from initlint.simulation.torch_module import MODULE_CLASSES, MODULE_NAMES
@@ -70,7 +70,7 @@ class Event:
     index: int
     # buffer | call | assign | mutate | super_init | delete (``del self.x``) | touch (reads and
     # writes self attrs)
-    kind: str
+    kind: EffectKind
     name: str
     fn: FunctionInfo
     effect: Effect
@@ -769,7 +769,7 @@ class _Run:
         frame: _Frame,
         i: int,
         eff: Effect,
-        kind: str,
+        kind: EffectKind,
         name: str,
         status: str,
         flags: tuple[FlagRef, ...],
