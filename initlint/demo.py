@@ -12,7 +12,7 @@ import click
 
 from initlint.driver import analyze
 from initlint.fix.api import run_fix
-from initlint.fix.planning import fix_planner
+from initlint.fix.propose import fix_planner
 from initlint.output.text import render_text
 
 EXAMPLE = "deepseek_v4"

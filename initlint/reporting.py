@@ -61,7 +61,7 @@ def dependent_displays(deps: dict[Path, Path], cwd: Path) -> dict[str, str]:
 
 
 def check_all(request: CheckRequest, load: Callable[[Path], Settings]) -> Combined:
-    from initlint.fix.planning import fix_planner
+    from initlint.fix.propose import fix_planner
 
     combined = Combined()
     cwd = Path.cwd().absolute()

@@ -12,7 +12,7 @@ from initlint.driver import analyze
 from initlint.environment import Distribution
 from initlint.facts.reads import EVERYTHING, self_access
 from initlint.fix.planner import Planner
-from initlint.fix.planning import fix_planner
+from initlint.fix.propose import fix_planner
 from initlint.pipeline.report import dependency_edit
 
 FIX = Path(__file__).parent / "fixtures" / "fix"

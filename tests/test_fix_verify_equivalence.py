@@ -35,7 +35,7 @@ from initlint.fix.ops import (
     SetKeyword,
     WrapInIf,
 )
-from initlint.fix.planning import fix_planner
+from initlint.fix.propose import fix_planner
 from initlint.fix.transform import FixError, rewrite
 from initlint.fix.verify import Verifier, _findings, _key
 from initlint.index.project import ProjectIndex

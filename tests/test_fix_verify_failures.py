@@ -11,7 +11,7 @@ from initlint.driver import analyze
 from initlint.fix import api, verify
 from initlint.fix.api import attach_edits, plans_of, run_fix
 from initlint.fix.apply import FixOutcome
-from initlint.fix.planning import fix_planner
+from initlint.fix.propose import fix_planner
 from initlint.fix.verify import Verifier
 from initlint.pipeline.analysis import Analysis
 from initlint.simulation.engine import Simulator

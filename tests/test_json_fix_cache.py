@@ -12,7 +12,7 @@ from server.project import BASE, MID, SUB  # the server tests' three-file projec
 from initlint.diagnostics import Diagnostic
 from initlint.driver import analyze
 from initlint.fix.attach import EditAttacher
-from initlint.fix.planning import fix_planner
+from initlint.fix.propose import fix_planner
 from initlint.pipeline.analysis import Analysis
 
 # A sibling of Rope4 in a file Rope4's closure does not hold.

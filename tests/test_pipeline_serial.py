@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from initlint.driver import analyze
-from initlint.fix.planning import fix_planner
+from initlint.fix.propose import fix_planner
 from initlint.pipeline.analysis import Analysis
 from initlint.pipeline.run import check_paths
 

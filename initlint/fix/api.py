@@ -1,4 +1,4 @@
-"""The fixer API: plan fixes during analysis (``planning``), then render, check and write
+"""The fixer API: plan fixes during analysis (``propose``), then render, check and write
 them."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from initlint.fix.apply import (
     write_all,
 )
 from initlint.fix.ops import FixPlan
-from initlint.fix.planning import fix_planner
+from initlint.fix.propose import fix_planner
 from initlint.fix.transform import FixError
 from initlint.fix.verify import Verifier
 from initlint.pipeline.analysis import Analysis

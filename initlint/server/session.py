@@ -21,7 +21,7 @@ from initlint.diagnostics import Diagnostic, Edit
 from initlint.discovery import find_root
 from initlint.driver import analyze
 from initlint.facts.cache import FactsCache
-from initlint.fix.planning import fix_planner
+from initlint.fix.propose import fix_planner
 from initlint.index.deps import ImportGraph
 from initlint.pipeline.analysis import Analysis
 from initlint.sources import overlaid

@@ -28,7 +28,7 @@ def _run(root: Path, env: Path | None, use_cache: bool = False) -> Analysis:
     def over(s: Settings) -> Settings:
         return replace(s, python=python) if python else s
 
-    from initlint.fix.planning import fix_planner
+    from initlint.fix.propose import fix_planner
 
     return analyze(
         [root], cwd=root, overrides=over, jobs=1, use_cache=use_cache, fix_planner=fix_planner

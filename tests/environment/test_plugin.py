@@ -109,7 +109,7 @@ def test_plugin_three_levels_deep(tmp_path: Path) -> None:
     def over(s: Settings) -> Settings:
         return replace(s, python=str(env))
 
-    from initlint.fix.planning import fix_planner
+    from initlint.fix.propose import fix_planner
 
     analysis = analyze(
         [root], cwd=root, overrides=over, jobs=1, use_cache=False, fix_planner=fix_planner

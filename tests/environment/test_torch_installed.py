@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from initlint.driver import analyze
-from initlint.fix.planning import fix_planner
+from initlint.fix.propose import fix_planner
 from initlint.settings import Settings
 
 from .envkit import write_tree

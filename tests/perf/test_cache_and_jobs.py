@@ -28,7 +28,7 @@ from initlint.cache import CACHE_DIR
 from initlint.driver import analyze
 from initlint.driver import factpass as runner
 from initlint.facts.model import ModuleFacts
-from initlint.fix.planning import fix_planner
+from initlint.fix.propose import fix_planner
 
 CASES = Path(__file__).resolve().parents[1] / "fixtures" / "check"
 REPO = Path(__file__).resolve().parents[2]

@@ -1,5 +1,6 @@
-"""The engine's fix callback: plan a fix for one finding. No libcst here, so that
-``initlint check`` never imports it; rendering and checking edits live in ``api``."""
+"""The check's fix callback (``pipeline.analysis.FixPlanner``): propose a fix for one
+finding. No libcst here, so that ``initlint check`` never imports it; rendering and
+checking edits live in ``api``."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from initlint.simulation.engine import SimulationLimit
 
 
 def fix_planner(analysis: Analysis, finding: Finding) -> tuple[Fix, object] | str | None:
-    """Engine callback: a Fix (without edits yet) and its plan for one finding, or why there
+    """The check's callback: a Fix (without edits yet) and its plan for one finding, or why there
     is none (a string, maybe empty)."""
     from initlint.fix.planner import Planner  # only when there is a finding to plan for
 
