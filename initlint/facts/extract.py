@@ -77,12 +77,8 @@ def read_self_calls(facts: ModuleFacts) -> None:
             if e.kind == "call" and e.detail == "self"
         }
         for m in cls.methods:
-            if m.name in called and m.is_lazy and m._source is not None:
-                try:
-                    m.params  # noqa: B018 - reads the body
-                except Exception:  # noqa: BLE001 - left unread: the check reads it again
-                    continue
-                m._source.fresh = False  # the cache entry about to be written holds it
+            if m.name in called:
+                m.read_for_cache()
 
 
 def _source_text(source: bytes | str) -> SourceText | None:

@@ -257,6 +257,18 @@ class FunctionFacts:
         self._source.fresh = True
         return params, effects
 
+    def read_for_cache(self) -> None:
+        """Read a body kept in the module's text now, into the facts a cache entry is about
+        to hold (so it does not count as read afresh). A body that does not parse stays
+        unread: the check reads it again, and reports it."""
+        if self._effects is not None or self._source is None:
+            return
+        try:
+            self._read()
+        except Exception:  # noqa: BLE001 - left unread: the check reads it again
+            return
+        self._source.fresh = False
+
     @property
     def params(self) -> tuple[Param, ...]:
         return self._params if self._params is not None else self._read()[0]
