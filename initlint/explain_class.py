@@ -18,9 +18,9 @@ from initlint.index.project import ClassInfo
 from initlint.pipeline.analysis import Analysis
 from initlint.rules import findings_of
 from initlint.rules.base import Finding
-from initlint.rules.repeats import deletions, literals_exclusive, ruled_out_by_delete
+from initlint.rules.repeats import deletions, never_both, ruled_out_by_delete
 from initlint.simulation.cost import COST_NAMES
-from initlint.simulation.engine import Event, Simulation, SimulationLimit, exclusive
+from initlint.simulation.engine import Event, Simulation, SimulationLimit
 from initlint.simulation.values import MAYBE
 
 EXIT_OK, EXIT_ERROR = 0, 2
@@ -145,7 +145,7 @@ def _why_not(sim: Simulation, ev: Event, findings: dict[int, Finding], num: dict
     ]
     if not same:
         return "the ancestors did not build it (no earlier build in the construction)"
-    if all(exclusive(e.assume, ev.assume) or literals_exclusive(e, ev) for e in same):
+    if all(never_both(e, ev) for e in same):
         return f"its guard excludes the ancestor's (#{num[same[-1].index]}): never both run"
     deletes, created = deletions(sim)
     gone = [ruled_out_by_delete(e, ev, deletes, created) for e in same]

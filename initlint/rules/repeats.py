@@ -8,6 +8,13 @@ from initlint.simulation.cost import LIGHT
 from initlint.simulation.engine import Event, FlagRef, Simulation, exclusive
 
 
+def never_both(a: Event, b: Event) -> bool:
+    """The two builds never both run in one construction: their guards exclude each other,
+    by opposite assumptions of one argument (``Event.assume``) or opposite truths of one
+    undecided condition (``Event.literals``)."""
+    return exclusive(a.assume, b.assume) or literals_exclusive(a, b)
+
+
 def literals_exclusive(a: Event, b: Event) -> bool:
     """The two never both run: they assume opposite truths of one undecided condition."""
     if not a.literals or not b.literals:
@@ -57,11 +64,8 @@ def find_repeats(sim: Simulation) -> list[Finding]:
         if code == "IL002":
             into = _stored_in(e)
             before = [b for b in before if not _different_targets(into, _stored_in(b))]
-        # The ancestor's build and this one sit under guards that exclude each other: opposite
-        # assumptions of one argument, or opposite truths of one undecided condition.
-        before = [
-            b for b in before if not exclusive(b.assume, e.assume) and not literals_exclusive(b, e)
-        ]
+        # The ancestor's build and this one sit under guards that exclude each other.
+        before = [b for b in before if not never_both(b, e)]
         before = [b for b in before if ruled_out_by_delete(b, e, deletes, created) is None]
         if not before:
             return None
@@ -132,7 +136,7 @@ def ruled_out_by_delete(
         if not set(d.literals) <= set(e.literals) or not set(d.assume) <= set(e.assume):
             continue  # the delete does not run whenever the repeat does
         made = [x for x in created.get(d.name, ()) if x.index < d.index]
-        if made and all(exclusive(b.assume, x.assume) or literals_exclusive(b, x) for x in made):
+        if made and all(never_both(b, x) for x in made):
             return d
     return None
 
