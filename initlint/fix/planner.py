@@ -21,8 +21,8 @@ from initlint.fix.ops import (
 )
 from initlint.fix.state import flag_value, keeps_state
 from initlint.index.project import FunctionInfo
+from initlint.rules.analyses import analyses_of
 from initlint.rules.base import Finding
-from initlint.rules.repeats import find_repeats
 from initlint.simulation.engine import Event, FlagRef, Simulation, Simulator
 from initlint.simulation.reads import exposed_reads, meet, reads, statement_events, writes
 from initlint.sources import UnreadableError, read_source
@@ -210,7 +210,7 @@ class Planner:
         assert flag is not None
         key = (flag.function.qualname, flag.param, flag.off_value)
         if self._repeats_of is None or self._repeats_of[0] != id(f.sim):
-            self._repeats_of = (id(f.sim), find_repeats(f.sim))
+            self._repeats_of = (id(f.sim), analyses_of(f.sim).repeats)
         return any(
             g.severity == "error"
             and g.flag is not None
@@ -223,7 +223,7 @@ class Planner:
         (finding, the __init__ event doing its work, the attribute), in the work's order."""
         key = id(f.sim)
         if self._repeats_of is None or self._repeats_of[0] != key:
-            self._repeats_of = (key, find_repeats(f.sim))
+            self._repeats_of = (key, analyses_of(f.sim).repeats)
         out: dict[int, tuple[Finding, Event, str]] = {}
         for g in self._repeats_of[1]:
             if g.code not in ("IL001", "IL002", "IL003") or g.flag is not None or g.first is None:

@@ -23,10 +23,18 @@ class SimulationAnalyses:
         return self._repeats
 
 
+def analyses_of(sim: Simulation) -> SimulationAnalyses:
+    """``sim``'s shared analyses: one per simulation, whoever asks (the rules, the fixer)."""
+    got = sim.memo.get("analyses")
+    if not isinstance(got, SimulationAnalyses):
+        got = sim.memo["analyses"] = SimulationAnalyses(sim)
+    return got
+
+
 def findings_of(sim: Simulation) -> list[Finding]:
     """Every registered rule's findings on ``sim``, in the simulation's order: the repeated
     statements as they run, then what no statement of the class did (IL004)."""
-    shared = SimulationAnalyses(sim)
+    shared = analyses_of(sim)
     found = [f for rule in REGISTRY.values() for f in rule.detect(sim, shared)]
     found.sort(key=lambda f: (f.event is None, f.event.index if f.event is not None else 0))
     return found

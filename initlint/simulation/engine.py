@@ -116,6 +116,8 @@ class Simulation:
     incomplete: bool = False  # stopped at a limit; ``stopped`` says which
     stopped: str = ""
     conflicts: int = 0  # calls that would pass one argument twice (a TypeError at runtime)
+    # What the layers above compute once per simulation and share (``rules/analyses.py``).
+    memo: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
 
     def frames_events(self, frame: int) -> dict[int, list[Event]]:
         out: dict[int, list[Event]] = {}
