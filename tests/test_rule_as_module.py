@@ -139,3 +139,12 @@ def test_an_added_rules_examples_hold(tmp_path: Path, magic_rule: Rule) -> None:
             (root / "example.py").write_text(source)
             codes = {d.code for d in analyze([root], cwd=root, use_cache=False).diagnostics}
             assert ("IL099" in codes) == (kind == "INVALID"), (kind, codes)
+
+
+def test_each_rule_lives_in_the_module_named_for_its_code() -> None:
+    """``rules/il<code>_<what>.py``: the package registers every such module it holds."""
+    for code, rule in REGISTRY.items():
+        module = type(rule).__module__
+        assert module.startswith("initlint.rules.il"), (code, module)
+        number = module.rsplit(".", 1)[-1][2:5]
+        assert code == f"IL{number}" or number == "900", (code, module)

@@ -57,7 +57,7 @@ from initlint.pipeline.report import (
 )
 from initlint.progress import Progress
 from initlint.rules import Finding
-from initlint.rules.internal import UnreadableFile
+from initlint.rules.il900_internal import UnreadableFile
 from initlint.settings import Settings, load_settings
 from initlint.simulation.cost import CostModel
 from initlint.simulation.engine import Simulator

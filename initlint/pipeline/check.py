@@ -15,7 +15,7 @@ from initlint.index.project import ClassInfo, Module, ProjectIndex
 from initlint.pipeline.analysis import Analysis, FixPlanner
 from initlint.pipeline.report import Entry, Share, comments_of, file_diag, finding_site, to_share
 from initlint.rules import Finding, findings_of
-from initlint.rules.internal import InternalError, SyntaxErrorRule, UnreadableFile
+from initlint.rules.il900_internal import InternalError, SyntaxErrorRule, UnreadableFile
 from initlint.simulation.engine import Simulator
 
 

@@ -15,7 +15,7 @@ from initlint.index.project import Module
 from initlint.pipeline.analysis import Analysis, FixPlanner
 from initlint.rules import REGISTRY, Finding, select_codes
 from initlint.rules.base import Wording, method_label
-from initlint.rules.internal import InternalError
+from initlint.rules.il900_internal import InternalError
 from initlint.settings import severity_shown
 from initlint.suppressions import unused
 

@@ -36,7 +36,7 @@ from initlint.pipeline.project import (
     source_roots,
 )
 from initlint.pipeline.report import Entry, Share, comments_of, file_diag, finish
-from initlint.rules.internal import UnreadableFile
+from initlint.rules.il900_internal import UnreadableFile
 from initlint.settings import Settings, load_settings
 from initlint.simulation.cost import CostModel
 from initlint.simulation.engine import Simulator

@@ -1,14 +1,24 @@
-"""The rules: one module each (``il001_buffer.py`` ... ``il004_disabled.py``, ``internal.py``
-for IL900-IL902), registered in :data:`REGISTRY` when imported here."""
+"""The rules: one module each, named for its code (``il001_buffer.py`` ... ``il004_disabled.py``;
+``il900_internal.py`` holds IL900-IL902). Importing this package imports every ``il*``
+module in it, in name order, and so registers each rule in :data:`REGISTRY`: a new rule is
+a new module here, and nothing else."""
 
-from initlint.rules import (  # noqa: F401  (importing a rule's module registers it)
-    il001_buffer,
-    il002_call,
-    il003_attribute,
-    il004_disabled,
-    internal,
-)
-from initlint.rules.analyses import findings_of
+import importlib
+import pkgutil
+
+from initlint.rules.analyses import analyses_of, findings_of
 from initlint.rules.base import DOC_SECTIONS, REGISTRY, Finding, Rule, select_codes
 
-__all__ = ["DOC_SECTIONS", "REGISTRY", "Finding", "Rule", "findings_of", "select_codes"]
+for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
+    if _module.startswith("il"):
+        importlib.import_module(f"{__name__}.{_module}")
+
+__all__ = [
+    "DOC_SECTIONS",
+    "REGISTRY",
+    "Finding",
+    "Rule",
+    "analyses_of",
+    "findings_of",
+    "select_codes",
+]
