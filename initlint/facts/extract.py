@@ -1050,24 +1050,15 @@ def _bound_names(stmt: ast.stmt) -> list[str]:
         return [stmt.target.id]
     if isinstance(stmt, ast.Expr | ast.Pass):
         return []
-    return (
-        [
-            n.id
-            for n in ast.walk(stmt)
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store | ast.Del)
-        ]
-        + [
-            n.name
-            for n in ast.walk(stmt)
-            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-        ]
-        + [
-            (a.asname or a.name).partition(".")[0]
-            for n in ast.walk(stmt)
-            if isinstance(n, ast.Import | ast.ImportFrom)
-            for a in n.names
-        ]
-    )
+    names: list[str] = []
+    for n in ast.walk(stmt):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store | ast.Del):
+            names.append(n.id)
+        elif isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.append(n.name)
+        elif isinstance(n, ast.Import | ast.ImportFrom):
+            names.extend((a.asname or a.name).partition(".")[0] for a in n.names)
+    return names
 
 
 register_body_reader(read_body)

@@ -141,7 +141,7 @@ def to_share(analysis: Analysis, group: list[Finding], fix_planner: FixPlanner |
         no_fix = f"the file is generated from {analysis.display(template)}"
     if isinstance(planned, str):
         no_fix, planned = planned, None
-        if first.fn.module.dist is not None:  # any guard there is an edit of the dependency
+        if first.fn.module.dist is not None:  # the work being repeated is the dependency's
             no_fix = f"the work is done in {first.fn.module.dist}; {no_fix}"
     elif first.external and rule.fixable and template is None:
         no_fix = (
