@@ -6,6 +6,12 @@ by key, knowing nothing of what they hold (docs/architecture.md).
 ranges, the last run's per-file results, the walk), each written to a temp file and moved
 into place with os.replace. Concurrent runs never see a half-written entry; an entry that
 fails to load (truncated, garbage, a foreign object) is ignored, recomputed and rewritten.
+
+Nothing here grows without bound (:func:`prune_generations`, and each store's own daily
+pass): a store is named for the initlint version, code and settings that wrote it, so an
+upgrade or a new setting starts a new *generation* beside the old ones; when one is created,
+old generations of the same kind go. Inside a generation, entries unused for
+:data:`MAX_UNUSED_DAYS` days are dropped once a day. ``initlint clean`` removes it all.
 """
 
 from __future__ import annotations
@@ -14,6 +20,8 @@ import functools
 import hashlib
 import os
 import pickle
+import stat
+import time
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
@@ -23,6 +31,93 @@ if TYPE_CHECKING:
     import threading
 
 CACHE_DIR = ".initlint_cache"
+
+TABLE_SCHEMA = "t2"  # in a BlobTable's file name: the row layout (t2: k, v, seen)
+MAX_UNUSED_DAYS = 30  # an entry no run used for this long is dropped
+KEEP_GENERATIONS = 3  # older generations of a store kept beside the current one...
+KEEP_RECENT_S = 86400.0  # ...and any other written within this many seconds
+_PRUNED_MARK = ".pruned"  # in a BlobCache folder: its mtime is the last daily pass
+
+
+def _today() -> int:
+    return int(time.time() // 86400)
+
+
+def _kind(name: str) -> str:
+    """The kind of a store named ``facts-…``, ``results-…``: what comes before the first ``-``."""
+    return name.split("-", 1)[0]
+
+
+def prune_generations(top: Path, current: str) -> list[str]:
+    """Remove old generations of the store ``current`` (a name in the cache folder ``top``):
+    the other stores of its kind, except the :data:`KEEP_GENERATIONS` newest and any written
+    in the last :data:`KEEP_RECENT_S` seconds. Called when ``current`` is created, so a run
+    that finds its store pays nothing. Returns the names removed; failures are ignored (the
+    cache only saves time, and a store another run still has open is only its loss of
+    speed)."""
+    kind = _kind(current)
+    others: list[tuple[float, str]] = []
+    try:
+        with os.scandir(top) as entries:
+            for entry in entries:
+                name = entry.name
+                if name.startswith(".") or _kind(name) != kind or name == current:
+                    continue
+                if name.startswith(current) and name[len(current) :] in ("-wal", "-shm"):
+                    continue
+                try:
+                    others.append((entry.stat(follow_symlinks=False).st_mtime, name))
+                except OSError:
+                    continue
+    except OSError:
+        return []
+    stamps: dict[str, float] = {}
+    for mtime, name in others:  # a SQLite file's -wal/-shm go with it
+        base = name.removesuffix("-wal").removesuffix("-shm")
+        stamps[base] = max(stamps.get(base, 0.0), mtime)
+    newest = sorted(stamps, key=stamps.__getitem__, reverse=True)
+    now = time.time()
+    removed: list[str] = []
+    for base in newest[KEEP_GENERATIONS:]:
+        if now - stamps[base] < KEEP_RECENT_S:
+            continue
+        for name in (base, f"{base}-wal", f"{base}-shm"):
+            if _remove_tree(top / name):
+                removed.append(name)
+    return removed
+
+
+def _remove_tree(path: Path) -> bool:
+    """Delete a file or a folder of files (a store's layout: at most two levels deep)."""
+    try:
+        mode = path.lstat().st_mode
+    except OSError:
+        return False
+    try:
+        if stat.S_ISDIR(mode):
+            with os.scandir(path) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        _remove_tree(Path(entry.path))
+                    else:
+                        os.unlink(entry.path)
+            os.rmdir(path)
+        else:
+            os.unlink(path)
+    except OSError:
+        return False
+    return True
+
+
+def remove_cache(root: Path) -> bool:
+    """``initlint clean``: delete ``root/.initlint_cache`` (True when there was one)."""
+    top = root / CACHE_DIR
+    if top.is_symlink():  # the link only: what it points at may be shared
+        top.unlink()
+        return True
+    if not top.is_dir():
+        return False
+    return _remove_tree(top)
 
 
 def source_fingerprint(*modules: ModuleType) -> str:
@@ -99,6 +194,34 @@ class BlobCache:
     def _mark(self) -> None:
         _mark(self.dir.parent)
         self._made = True
+        mark = self.dir / _PRUNED_MARK
+        try:
+            last = mark.stat().st_mtime
+        except FileNotFoundError:  # a new store: the first of its generation
+            prune_generations(self.dir.parent, self.dir.name)
+            mark.touch()
+            return
+        except OSError:
+            return
+        if time.time() - last >= 86400:
+            self._prune(time.time() - MAX_UNUSED_DAYS * 86400)
+            mark.touch()
+
+    def _prune(self, before: float) -> None:
+        """Drop the entries last written before ``before`` (a load does not count as a use:
+        an old entry still in use is only computed and written again)."""
+        try:
+            with os.scandir(self.dir) as entries:
+                for entry in entries:
+                    if entry.name.startswith(".") or not entry.name.endswith(".pkl"):
+                        continue
+                    try:
+                        if entry.stat(follow_symlinks=False).st_mtime < before:
+                            os.unlink(entry.path)
+                    except OSError:
+                        continue
+        except OSError:
+            return
 
 
 def _mark(top: Path) -> None:
@@ -123,6 +246,11 @@ class BlobTable:
     serialises concurrent writers (WAL: readers never wait); a writer that still finds the
     file locked after the timeout skips the batch. A damaged entry reads as a miss and is
     rewritten; a damaged file is deleted and started afresh.
+
+    Each row keeps the day a run last used it (``seen``). The first run of a day that reads
+    older rows stamps them with today, in the batch it writes anyway, and then drops the rows
+    no run used for :data:`MAX_UNUSED_DAYS` days (the facts of file contents that are gone);
+    later runs that day write nothing for it.
     """
 
     BATCH = 64  # entries buffered before a write
@@ -135,6 +263,8 @@ class BlobTable:
         self._pending: dict[str, bytes] = {}  # buffered
         self._inflight: dict[str, bytes] = {}  # being written
         self._writer: threading.Thread | None = None
+        self._today = _today()
+        self._stale: set[str] = set()  # keys read this run whose row was last used before today
 
     def exists(self) -> bool:
         return self.enabled and self.path.is_file()
@@ -153,11 +283,16 @@ class BlobTable:
         if db is None:
             return None
         try:
-            row = db.execute("SELECT v FROM facts WHERE k = ?", (key,)).fetchone()
+            row = db.execute("SELECT v, seen FROM facts WHERE k = ?", (key,)).fetchone()
         except Exception as exc:  # noqa: BLE001 - a damaged or locked file is a miss
             self._failed(exc)
             return None
-        return None if row is None else row[0]
+        if row is None:
+            return None
+        if row[1] < self._today:
+            self._stale.add(key)
+        stored: bytes = row[0]
+        return stored
 
     def put_blob(self, key: str, blob: bytes) -> None:
         """Store ``blob`` at ``key`` (buffered; see :meth:`flush`)."""
@@ -171,26 +306,38 @@ class BlobTable:
         """Write the buffered entries in one transaction, on a thread: SQLite lets go of the
         GIL while it writes, so the check goes on meanwhile. Entries are dropped if the file
         is busy or cannot be written (the cache only saves time)."""
-        if not self._pending:
+        if not self._pending and not self._stale:
             return
         self._join()
         import threading
 
         self._inflight, self._pending = self._pending, {}
+        stale, self._stale = self._stale, set()
         self._writer = threading.Thread(
-            target=self._write, args=(list(self._inflight.items()),), daemon=True
+            target=self._write,
+            args=(list(self._inflight.items()), sorted(stale)),
+            daemon=True,
         )
         self._writer.start()
 
-    def _write(self, rows: list[tuple[str, bytes]]) -> None:
+    def _write(self, rows: list[tuple[str, bytes]], stale: list[str]) -> None:
         if self._wdb is None:
             self._wdb = self._open(create=True, same_thread=False)
         db = self._wdb
         if db is None:
             return
+        today = self._today
         try:
             with db:
-                db.executemany("INSERT OR REPLACE INTO facts (k, v) VALUES (?, ?)", rows)
+                db.executemany(
+                    "INSERT OR REPLACE INTO facts (k, v, seen) VALUES (?, ?, ?)",
+                    [(k, v, today) for k, v in rows],
+                )
+                if stale:  # the first use today of these rows: stamp them, then prune
+                    db.executemany(
+                        "UPDATE facts SET seen = ? WHERE k = ?", [(today, k) for k in stale]
+                    )
+                    db.execute("DELETE FROM facts WHERE seen < ?", (today - MAX_UNUSED_DAYS,))
         except Exception as exc:  # noqa: BLE001
             if _damaged(exc):
                 db.close()
@@ -231,6 +378,8 @@ class BlobTable:
                 if create:
                     self.path.parent.mkdir(parents=True, exist_ok=True)
                     _mark(self.path.parent)
+                    if not self.path.exists():  # the first of its generation
+                        prune_generations(self.path.parent, self.path.name)
                 db = sqlite3.connect(
                     self.path,
                     timeout=_BUSY_TIMEOUT,
@@ -244,7 +393,10 @@ class BlobTable:
                             db.execute("PRAGMA journal_mode = WAL")  # kept in the file
                         except sqlite3.OperationalError:
                             pass  # busy, or no shared memory (NFS): the default journal
-                    db.execute("CREATE TABLE IF NOT EXISTS facts (k TEXT PRIMARY KEY, v BLOB)")
+                    db.execute(
+                        "CREATE TABLE IF NOT EXISTS facts"
+                        " (k TEXT PRIMARY KEY, v BLOB, seen INTEGER NOT NULL DEFAULT 0)"
+                    )
                 except BaseException:
                     db.close()
                     raise

@@ -195,6 +195,32 @@ def _resolved_settings(request: CheckRequest, load: Callable[[Path], Settings]) 
 
 
 @main.command()
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, file_okay=True, path_type=Path))
+def clean(paths: tuple[Path, ...]) -> None:
+    """Delete the cache folder (.initlint_cache/) of the project holding each PATH (default:
+    the current directory's project). The next check is a cold one.
+
+    \b
+    The cache never needs cleaning for correctness: entries are keyed by content, and old
+    generations (another initlint version or settings) and entries unused for 30 days are
+    dropped by the runs themselves.
+    """
+    from initlint.cache import CACHE_DIR, remove_cache
+    from initlint.discovery import find_root
+
+    roots = sorted({find_root(p.absolute()) for p in paths or (Path.cwd(),)})
+    for root in roots:
+        shown = os.path.relpath(root / CACHE_DIR)
+        if remove_cache(root):
+            click.echo(f"Removed {shown}")
+        elif (root / CACHE_DIR).exists():
+            click.echo(f"error: could not remove {shown}", err=True)
+            sys.exit(EXIT_ERROR)
+        else:
+            click.echo(f"No cache at {shown}")
+
+
+@main.command()
 @click.option(
     "--format",
     "fmt",

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from initlint import __version__
-from initlint.cache import CACHE_DIR, BlobTable, source_fingerprint
+from initlint.cache import CACHE_DIR, TABLE_SCHEMA, BlobTable, source_fingerprint
 from initlint.facts.model import ModuleFacts
 
 
@@ -31,7 +31,8 @@ class FactsCache(BlobTable):
     memo: ClassVar[dict[str, ModuleFacts] | None] = None
 
     def __init__(self, root: Path, fingerprint: str, enabled: bool = True) -> None:
-        path = root / CACHE_DIR / f"facts-{__version__}-{FORMAT}-{fingerprint}.sqlite"
+        name = f"facts-{__version__}-{FORMAT}-{TABLE_SCHEMA}-{fingerprint}.sqlite"
+        path = root / CACHE_DIR / name
         super().__init__(path, enabled)
 
     def get(self, key: str) -> ModuleFacts | None:
