@@ -59,16 +59,21 @@ def _findings(sim: Simulator, index: ProjectIndex, classes: Iterable[str]) -> se
     out: set[Key] = set()
     for qual in classes:
         info = index.class_info(qual)
-        if info is None or not sim.needs_simulation(info):
+        if info is None:
             continue
+        # The check skips a class that cannot have a finding (its __init__ only passes its
+        # arguments on, say), but what it ends with still counts: deleting a child's only
+        # redo leaves such a class, which still has everything its ancestors built.
         result = sim.simulate(info)
-        if result is not None:
+        if result is None:
+            continue
+        if sim.needs_simulation(info):
             out |= {_key(f) for f in findings_of(result)}
-            if result.conflicts:
-                out.add((qual, "conflict", "", ""))
-            # What the object ends with, and reads of what is not built yet (DESIGN §5).
-            out |= {(qual, "strand", label(s.reader.fn), s.name) for s in strands(result).values()}
-            out |= {(qual, "has", "", name) for name in built(result)}
+        if result.conflicts:
+            out.add((qual, "conflict", "", ""))
+        # What the object ends with, and reads of what is not built yet (DESIGN §5).
+        out |= {(qual, "strand", label(s.reader.fn), s.name) for s in strands(result).values()}
+        out |= {(qual, "has", "", name) for name in built(result)}
     return out
 
 
