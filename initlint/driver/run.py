@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -99,133 +99,161 @@ def analyze(
     if not settings.check_templates:
         # Templates of generated code are never run: their findings are not real.
         disc = replace(disc, report=tuple(p for p in disc.report if not generated.is_template(p)))
-    cache = FactsCache(root, settings.fingerprint(), use_cache)
-    chunks: list[PoolFuture] = []
-    passes: list[FactPass] = []  # at most one; closed in the end whatever happens
+    request = _Request(cwd, root, settings, jobs, use_cache, fix_planner, progress, reuse_results)
+    facts = _FactPasses(request, FactsCache(root, settings.fingerprint(), use_cache))
+    if jobs > 1 and len(disc.report) >= factpass.POOL_THRESHOLD and not facts.cache.exists():
+        # Cold: every report file is read, so the pool starts now and reads while this
+        # process walks the project and builds the index.
+        facts.start(disc.report)
+    try:
+        return _CheckRun(request, disc, facts, fixes).run()
+    finally:
+        facts.close()
 
-    def start(files: Iterable[Path]) -> None:
-        passes.append(
+
+@dataclass(frozen=True)
+class _Request:
+    """What the caller asked of one run (see :func:`analyze`)."""
+
+    cwd: Path
+    root: Path
+    settings: Settings
+    jobs: int
+    use_cache: bool
+    fix_planner: FixPlanner | None
+    progress: bool | None
+    reuse_results: bool
+
+
+class _FactPasses:
+    """The run's fact pass: at most one, started early (a cold run: before the walk) or
+    once the files to check are known, and closed in the end whatever happens."""
+
+    def __init__(self, request: _Request, cache: FactsCache) -> None:
+        self.request = request
+        self.cache = cache
+        self.chunks: list[PoolFuture] = []  # the pool's futures, once it started
+        self.passes: list[FactPass] = []
+
+    def start(self, files: Iterable[Path]) -> None:
+        req = self.request
+        self.passes.append(
             compute_facts(
                 files,
-                root,
-                settings.fingerprint(),
-                use_cache=use_cache,
-                jobs=jobs,
-                cache=cache,
-                chunks=chunks,
+                req.root,
+                req.settings.fingerprint(),
+                use_cache=req.use_cache,
+                jobs=req.jobs,
+                cache=self.cache,
+                chunks=self.chunks,
             )
         )
 
-    if jobs > 1 and len(disc.report) >= factpass.POOL_THRESHOLD and not cache.exists():
-        # Cold: every report file is read, so the pool starts now and reads while this
-        # process walks the project and builds the index.
-        start(disc.report)
-    try:
-        return _analyze(
-            cwd,
-            root,
-            settings,
-            jobs,
-            use_cache,
-            fix_planner,
-            progress,
-            reuse_results,
-            fixes,
-            disc,
-            cache,
-            chunks,
-            passes,
-            start,
-        )
-    finally:
-        for fact_pass in passes:
+    def close(self) -> None:
+        for fact_pass in self.passes:
             fact_pass.close()  # a no-op after a whole pass; else no worker outlives the run
 
 
-def _analyze(
-    cwd: Path,
-    root: Path,
-    settings: Settings,
-    jobs: int,
-    use_cache: bool,
-    fix_planner: FixPlanner | None,
-    progress: bool | None,
-    reuse_results: bool,
-    fixes: FixAttacher | None,
-    disc: Discovery,
-    cache: FactsCache,
-    chunks: list[PoolFuture],
-    passes: list[FactPass],
-    start: Callable[[Iterable[Path]], None],
-) -> Analysis:
-    roots = source_roots(root, settings)
-    walked, module_paths = project_map(root, roots, settings, use_cache)
-    for file in disc.report:  # a report file the walk did not meet (excluded, outside)
-        if str(file) not in walked:
-            named = module_name_for(file, roots)
-            if named is not None and named[0] not in module_paths:
-                module_paths[named[0]] = (str(file), named[1])
+class _CheckRun:
+    """One check run, from the project walk to the stored results: the index and the
+    analysis, the fact stream, and what each report file gave. Its methods are the index's
+    loaders and the steps of the check loop; :meth:`run` is the loop and the end."""
 
-    keys: dict[Path, str] = {}  # content hash of each module's cache entry
-    environment = project_environment(root, settings, cwd)
+    def __init__(
+        self, request: _Request, disc: Discovery, facts: _FactPasses, fixes: FixAttacher | None
+    ) -> None:
+        self.request = request
+        self.disc = disc
+        self.fixes = fixes
+        self.cache = facts.cache
+        root, settings, cwd = request.root, request.settings, request.cwd
+        use_cache = request.use_cache
+        self.roots = source_roots(root, settings)
+        walked, module_paths = project_map(root, self.roots, settings, use_cache)
+        for file in disc.report:  # a report file the walk did not meet (excluded, outside)
+            if str(file) not in walked:
+                named = module_name_for(file, self.roots)
+                if named is not None and named[0] not in module_paths:
+                    module_paths[named[0]] = (str(file), named[1])
+        self.module_paths = module_paths
 
-    stream: FactsStream | None = None  # this run's fact pass, once started
+        self.keys: dict[Path, str] = {}  # content hash of each module's cache entry
+        self.environment = environment = project_environment(root, settings, cwd)
+        self._stream: FactsStream | None = None  # this run's fact pass, once started
+        self.index = index = ProjectIndex(
+            module_paths,
+            self.load,
+            finder=ModuleFinder(environment),
+            load_dependency=self.load_dependency,
+        )
+        # (nothing an editor's buffers yield is stored: each keystroke would add entries)
+        locator = Locator(enclosing_function(index), root, use_cache and not overlay_active())
+        self.sim = Simulator(
+            index, CostModel(index, settings.expensive_calls, settings.cheap_calls)
+        )
+        self.analysis = analysis = Analysis(
+            root, cwd, settings, index, environment, locator, self.sim, files=len(disc.report)
+        )
+        self.diags: list[Diagnostic] = []
+        for problem in disc.problems:
+            self.diags.append(
+                file_diag(analysis, problem.path, UnreadableFile.code, problem.message, 1, 1)
+            )
 
-    def load(path: Path) -> ModuleFacts:
+        # Results with fixes' edits are stored apart: text output's carry none.
+        flavour = "+fixes" if fixes is not None else ""
+        self.results = ResultsCache(root, settings.fingerprint() + flavour, use_cache)
+        self.map_key = ""
+        if use_cache and not overlay_active():
+            self.map_key = results_key(module_paths, cwd) + environment.fingerprint()
+        reuse = request.reuse_results and use_cache
+        self.previous = Previous(self.results.read(self.map_key) if reuse else None)
+        self.order = {p: i for i, p in enumerate(disc.report)}
+        self.partials: dict[Path, list[Entry]] = {}  # report file -> the diagnostics it gives
+        self.todo = [p for p in disc.report if not self.previous.reuse(p, self.partials)]
+
+        if not facts.passes:
+            facts.start(self.todo)
+        self.names = {p: module_name_for(p, self.roots) for p in self.todo}
+        self._stream = FactsStream(facts.passes[0], self.todo, facts.chunks)
+        self.report_modules: list[Module] = []
+        # report files whose results depend on their content only
+        self.self_contained: dict[Path, str] = {}
+        self.checking = Progress(len(self.todo), request.progress, label="initlint: checking")
+        self.found: dict[Path, list[Finding]] = {}  # each checked report file's findings
+
+    @property
+    def stream(self) -> FactsStream:
+        assert self._stream is not None  # (set before anything is checked)
+        return self._stream
+
+    # -- the index's loaders ---------------------------------------------------------------
+    def load(self, path: Path) -> ModuleFacts:
+        stream = self._stream
         outcome = stream.wait_for(path) if stream is not None else None
         if outcome is None or outcome.filtered or not outcome.key:  # not read in the pass
-            outcome = facts_for(path, cache, prefilter=False)
+            outcome = facts_for(path, self.cache, prefilter=False)
         if outcome.key:
-            keys[path] = outcome.key
+            self.keys[path] = outcome.key
         return outcome.facts or EMPTY
 
-    def load_dependency(path: Path, dist: Distribution) -> ModuleFacts:
-        facts, key = dependency_facts(path, dist, cache)
+    def load_dependency(self, path: Path, dist: Distribution) -> ModuleFacts:
+        facts, key = dependency_facts(path, dist, self.cache)
         if key:
-            keys[path] = key
+            self.keys[path] = key
         return facts
 
-    index = ProjectIndex(
-        module_paths, load, finder=ModuleFinder(environment), load_dependency=load_dependency
-    )
-    # (nothing an editor's buffers yield is stored: each keystroke would add entries)
-    locator = Locator(enclosing_function(index), root, use_cache and not overlay_active())
-    sim = Simulator(index, CostModel(index, settings.expensive_calls, settings.cheap_calls))
-    analysis = Analysis(
-        root, cwd, settings, index, environment, locator, sim, files=len(disc.report)
-    )
-    diags: list[Diagnostic] = []
-    for problem in disc.problems:
-        diags.append(file_diag(analysis, problem.path, UnreadableFile.code, problem.message, 1, 1))
-
-    # Results with fixes' edits are stored apart: text output's carry none.
-    flavour = "+fixes" if fixes is not None else ""
-    results = ResultsCache(root, settings.fingerprint() + flavour, use_cache)
-    map_key = ""
-    if use_cache and not overlay_active():
-        map_key = results_key(module_paths, cwd) + environment.fingerprint()
-    previous = Previous(results.read(map_key) if reuse_results and use_cache else None)
-    order = {p: i for i, p in enumerate(disc.report)}
-    partials: dict[Path, list[Entry]] = {}  # report file -> the diagnostics it gives
-    todo = [p for p in disc.report if not previous.reuse(p, partials)]
-
-    if not passes:
-        start(todo)
-    outcomes = passes[0]
-    names = {p: module_name_for(p, roots) for p in todo}
-    stream = FactsStream(outcomes, todo, chunks)
-    report_modules: list[Module] = []
-    self_contained: dict[Path, str] = {}  # report files whose results depend on their content only
-
-    def admit(file: Path) -> Module | None:
+    # -- the steps of the check loop -------------------------------------------------------
+    def admit(self, file: Path) -> Module | None:
         """Put a report file's module in the index; None when it has nothing to check."""
-        outcome = stream.wait_for(file)
+        outcome = self.stream.wait_for(file)
         assert outcome is not None
+        analysis, partials = self.analysis, self.partials
         match triage(analysis, outcome):
             case Unparsable(diag=diag, key=key):
                 partials[file] = [Share(diag)]
                 if key:  # IL900: its own content's
-                    self_contained[file] = key
+                    self.self_contained[file] = key
                 return None
             case Unreadable(diag=diag) | Crashed(diag=diag):
                 partials[file] = [Share(diag)]
@@ -234,82 +262,116 @@ def _analyze(
                 pass
         if not facts.classes:
             if key:
-                self_contained[file] = key  # no classes: nothing to check, next time too
+                self.self_contained[file] = key  # no classes: nothing to check, next time too
             if facts.suppressions:  # they can only suppress nothing
                 partials[file] = list(comments_of(analysis, file, facts))
             return None
         if key:
-            keys[file] = key
-        mod = admit_module(index, file, names[file], facts)
-        report_modules.append(mod)
+            self.keys[file] = key
+        mod = admit_module(self.index, file, self.names[file], facts)
+        self.report_modules.append(mod)
         return mod
 
-    checking = Progress(len(todo), progress, label="initlint: checking")
-    found: dict[Path, list[Finding]] = {}  # each checked report file's findings
-
-    def check_admitted(mod: Module) -> None:
+    def check_admitted(self, mod: Module) -> None:
+        analysis = self.analysis
         before = len(analysis.findings)
-        partials[mod.path] = check_module(analysis, sim, mod, fix_planner)
-        found[mod.path] = analysis.findings[before:]
+        self.partials[mod.path] = check_module(analysis, self.sim, mod, self.request.fix_planner)
+        self.found[mod.path] = analysis.findings[before:]
 
-    def check(file: Path) -> None:
-        checking.advance()
-        mod = admit(file)
+    def check(self, file: Path) -> None:
+        self.checking.advance()
+        mod = self.admit(file)
         if mod is not None:
-            check_admitted(mod)
+            self.check_admitted(mod)
 
-    def check_again(files: list[Path]) -> None:
+    def check_again(self, files: list[Path]) -> None:
         """Check report files whose results were taken from the cache (not in the pass)."""
         for file in files:
-            stream.provide(file, facts_for(file, cache, prefilter=False))
-            names[file] = module_name_for(file, roots)
-            mod = admit(file)
+            self.stream.provide(file, facts_for(file, self.cache, prefilter=False))
+            self.names[file] = module_name_for(file, self.roots)
+            mod = self.admit(file)
             if mod is not None:
-                check_admitted(mod)
+                self.check_admitted(mod)
 
-    if any(_shadows(module_paths, p, n) for p, n in names.items()):
-        # A report file whose module name also names another file must win that name
-        # before anything resolves it: every report module goes in first.
-        admitted = [admit(file) for file in todo]
-        age_objects()
-        for mod in admitted:
-            checking.advance()
-            if mod is not None:
-                check_admitted(mod)
-    else:
-        # Each file is checked as soon as its facts arrive, while the pool reads the rest;
-        # a class that needs a file still in the pool waits for it (DESIGN §8).
-        # (not with fixes: their checks need every finding in this process)
-        split = reuse_results and fixes is None and jobs > 1 and hasattr(os, "fork")
-        for pos, file in enumerate(todo):
-            rest = todo[pos:]
-            if split and len(rest) >= TAIL_SPLIT_MIN and stream.produced():
-                stream.finish()
-                check_in_two(rest, check, admit, analysis, cache, keys, partials, checking)
-                break
-            check(file)
-    checking.close()
-    stream.finish()  # outcomes no file asked for (an early pass) still go into the cache
-    inputs: dict[Path, FixInputs] = {}
-    if fixes is not None:
-        split_fixes = jobs > 1 and hasattr(os, "fork")
-        inputs = attach_fixes(
-            analysis, fixes, previous, partials, found, check_again, cache, split_fixes
-        )
+    # -- the run ---------------------------------------------------------------------------
+    def run(self) -> Analysis:
+        request, analysis, cache, todo = self.request, self.analysis, self.cache, self.todo
+        if any(_shadows(self.module_paths, p, n) for p, n in self.names.items()):
+            # A report file whose module name also names another file must win that name
+            # before anything resolves it: every report module goes in first.
+            admitted = [self.admit(file) for file in todo]
+            age_objects()
+            for mod in admitted:
+                self.checking.advance()
+                if mod is not None:
+                    self.check_admitted(mod)
+        else:
+            # Each file is checked as soon as its facts arrive, while the pool reads the
+            # rest; a class that needs a file still in the pool waits for it (DESIGN §8).
+            # (not with fixes: their checks need every finding in this process)
+            split = (
+                request.reuse_results
+                and self.fixes is None
+                and request.jobs > 1
+                and hasattr(os, "fork")
+            )
+            for pos, file in enumerate(todo):
+                rest = todo[pos:]
+                if split and len(rest) >= TAIL_SPLIT_MIN and self.stream.produced():
+                    self.stream.finish()
+                    check_in_two(
+                        rest,
+                        self.check,
+                        self.admit,
+                        analysis,
+                        cache,
+                        self.keys,
+                        self.partials,
+                        self.checking,
+                    )
+                    break
+                self.check(file)
+        self.checking.close()
+        self.stream.finish()  # outcomes no file asked for (an early pass) still go in the cache
+        inputs: dict[Path, FixInputs] = {}
+        if self.fixes is not None:
+            split_fixes = request.jobs > 1 and hasattr(os, "fork")
+            inputs = attach_fixes(
+                analysis,
+                self.fixes,
+                self.previous,
+                self.partials,
+                self.found,
+                self.check_again,
+                cache,
+                split_fixes,
+            )
 
-    cache.flush()  # SQLite writes the last batch while the results are stored
-    if use_cache and not overlay_active():  # an editor's buffers are not the files' content
-        checked = {m.path for m in report_modules}
-        previous.store(results, map_key, index, keys, checked, partials, self_contained, inputs)
-    ordered = [x for p in sorted(partials, key=order.__getitem__) for x in partials[p]]
-    finish(analysis, diags, ordered, disc.report)
-    if not reuse_results:
-        # With per-file results cached, a later run re-simulates only what an edit reaches,
-        # and reads those few bodies again: cheaper than rewriting every module whose body
-        # this run read (~0.06 s of a cold run on vLLM's layers).
-        store_fresh_bodies(index, cache, keys)
-    cache.close()  # waits for the last writes (a later load reopens it)
-    return analysis
+        cache.flush()  # SQLite writes the last batch while the results are stored
+        if request.use_cache and not overlay_active():  # an editor's buffers are not the files
+            checked = {m.path for m in self.report_modules}
+            self.previous.store(
+                self.results,
+                self.map_key,
+                self.index,
+                self.keys,
+                checked,
+                self.partials,
+                self.self_contained,
+                inputs,
+            )
+        order = self.order
+        ordered = [
+            x for p in sorted(self.partials, key=order.__getitem__) for x in self.partials[p]
+        ]
+        finish(analysis, self.diags, ordered, self.disc.report)
+        if not request.reuse_results:
+            # With per-file results cached, a later run re-simulates only what an edit
+            # reaches, and reads those few bodies again: cheaper than rewriting every module
+            # whose body this run read (~0.06 s of a cold run on vLLM's layers).
+            store_fresh_bodies(self.index, cache, self.keys)
+        cache.close()  # waits for the last writes (a later load reopens it)
+        return analysis
 
 
 TAIL_SPLIT_MIN = 16  # files left to check below which a second process does not pay
