@@ -16,7 +16,6 @@ from initlint.index.deps import ImportGraph
 from initlint.index.project import Module, ProjectIndex
 from initlint.pipeline.analysis import Analysis, FixAttacher
 from initlint.pipeline.report import Entry, Share
-from initlint.rules import Finding
 
 
 def attach_fixes(
@@ -24,7 +23,7 @@ def attach_fixes(
     fixes: FixAttacher,
     previous: Previous,
     partials: dict[Path, list[Entry]],
-    found: dict[Path, list[Finding]],
+    found: dict[Path, frozenset[object]],
     check_again: Callable[[list[Path]], None],
     cache: FactsCache,
     split: bool,
@@ -95,7 +94,7 @@ def attach_fixes(
             parts.append(part)
         partials[path] = parts
         out[path] = FixInputs(
-            fixes.keys(found[path]),
+            found[path],
             frozenset(str(t) for t in touched),
             _mro_files(index, by_path.get(path)),
         )
@@ -119,7 +118,7 @@ def _mro_files(index: ProjectIndex, mod: Module | None) -> frozenset[str]:
 
 def _reach_of_changes(
     index: ProjectIndex,
-    found: dict[Path, list[Finding]],
+    found: dict[Path, frozenset[object]],
     before: dict[str, FixInputs],
     changed: set[str],
 ) -> set[str]:

@@ -56,7 +56,6 @@ from initlint.pipeline.report import (
     finish,
 )
 from initlint.progress import Progress
-from initlint.rules import Finding
 from initlint.rules.il900_internal import UnreadableFile
 from initlint.settings import Settings, load_settings
 from initlint.simulation.cost import CostModel
@@ -220,7 +219,8 @@ class _CheckRun:
         # report files whose results depend on their content only
         self.self_contained: dict[Path, str] = {}
         self.checking = Progress(len(self.todo), request.progress, label="initlint: checking")
-        self.found: dict[Path, list[Finding]] = {}  # each checked report file's findings
+        # each checked report file's findings, as the fix checks know them (with fixes only)
+        self.found: dict[Path, frozenset[object]] = {}
 
     @property
     def stream(self) -> FactsStream:
@@ -276,7 +276,8 @@ class _CheckRun:
         analysis = self.analysis
         before = len(analysis.findings)
         self.partials[mod.path] = check_module(analysis, self.sim, mod, self.request.fix_planner)
-        self.found[mod.path] = analysis.findings[before:]
+        if self.fixes is not None:
+            self.found[mod.path] = self.fixes.keys(analysis.findings[before:])
 
     def check(self, file: Path) -> None:
         self.checking.advance()
@@ -319,16 +320,7 @@ class _CheckRun:
                 rest = todo[pos:]
                 if split and len(rest) >= TAIL_SPLIT_MIN and self.stream.produced():
                     self.stream.finish()
-                    check_in_two(
-                        rest,
-                        self.check,
-                        self.admit,
-                        analysis,
-                        cache,
-                        self.keys,
-                        self.partials,
-                        self.checking,
-                    )
+                    check_in_two(rest, self, self.fixes is not None)
                     break
                 self.check(file)
         self.checking.close()

@@ -1,4 +1,6 @@
-"""The check's second half in a forked copy of the process, once the pool is idle."""
+"""Halves of the work done in a forked copy of the process: the check's second half once the
+pool is idle (``check_in_two``), and the second half of the fix checks (``attach_in_two``).
+Both run on :func:`in_two`."""
 
 from __future__ import annotations
 
@@ -6,103 +8,165 @@ import os
 import pickle
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 from initlint.diagnostics import Diagnostic
+from initlint.environment import Distribution
 from initlint.facts.cache import FactsCache, pickle_facts, unpickle_facts
 from initlint.index.project import Module
 from initlint.pipeline.analysis import Analysis
-from initlint.pipeline.report import Entry
+from initlint.pipeline.report import Entry, Share
 from initlint.progress import Progress
 
+T = TypeVar("T")
 
-def check_in_two(
-    rest: list[Path],
-    check: Callable[[Path], None],
-    admit: Callable[[Path], Module | None],
-    analysis: Analysis,
-    cache: FactsCache,
-    keys: dict[Path, str],
-    partials: dict[Path, list[Entry]],
-    checking: Progress,
-) -> None:
-    """Check ``rest`` with a forked copy of this process taking the second half.
 
-    Once the pool has read every file, its workers sit idle while this process checks what
-    is left alone. The copy starts with everything loaded so far and sends back what the
-    check loop would have recorded for its half: each file's diagnostics, and each module
-    it loaded (facts and content key) for the results cache and the facts cache. Text and
-    GitHub output only (``reuse_results``): the copy's findings and fix plans stay there.
-    If the copy fails in any way, this process checks its half itself.
-    """
-    half = len(rest) // 2
-    here, there = rest[:half], rest[half:]  # this process checks here, the copy there
-    index = analysis.index
-    before = set(index.modules)
+def in_two(here: Callable[[], None], there: Callable[[], T], cache: FactsCache) -> T | None:
+    """Run ``there`` in a forked copy of this process while this process runs ``here``, and
+    return what ``there`` returned (it must pickle, and must not be None). None when the copy
+    could not be started or failed in any way: the caller then does that half itself.
+
+    The copy writes nothing to the caches (its file handles belong to this process) and
+    ends with ``os._exit``: nothing of this process's shutdown runs twice."""
     read_fd, write_fd = os.pipe()
     try:
         pid = os.fork()
     except OSError:
         os.close(read_fd)
         os.close(write_fd)
-        for file in rest:
-            check(file)
-        return
-    if pid == 0:  # the copy: no cache writes (its file handles belong to the parent)
+        here()
+        return None
+    if pid == 0:  # the copy
         status = 1
         try:
             os.close(read_fd)
             cache.enabled = False
-            checking.enabled = False
-            for file in there:
-                check(file)
-            own = set(there)  # the parent has these files' facts in its own stream
-            loaded = [
-                (
-                    name,
-                    str(m.path),
-                    m.is_package,
-                    keys.get(m.path, ""),
-                    pickle_facts(m.facts),
-                    m.dist,
-                )
-                for name, m in index.modules.items()
-                if name not in before and m.path not in own
-            ]
-            sent = {str(f): partials.get(f) for f in there}
-            data = pickle.dumps((sent, loaded), protocol=pickle.HIGHEST_PROTOCOL)
+            data = pickle.dumps(there(), protocol=pickle.HIGHEST_PROTOCOL)
             with os.fdopen(write_fd, "wb") as out:
                 out.write(data)
             status = 0
         finally:
             os._exit(status)
     os.close(write_fd)
-    for file in here:
-        check(file)
-    with os.fdopen(read_fd, "rb") as pipe:
-        data = pipe.read()
-    _, status = os.waitpid(pid, 0)
     try:
-        if status != 0:
-            raise ValueError(f"checking copy ended with status {status}")
-        sent, loaded = pickle.loads(data)
-    except Exception:  # noqa: BLE001 - the copy failed: check its half here
+        here()
+    finally:  # even when ``here`` raises: the copy is waited for, its pipe closed
+        with os.fdopen(read_fd, "rb") as pipe:
+            data = pipe.read()
+        _, status = os.waitpid(pid, 0)
+    if status != 0:
+        return None
+    try:
+        got: T = pickle.loads(data)
+    except Exception:  # noqa: BLE001 - a short or broken answer: the copy failed
+        return None
+    return got
+
+
+class CheckLoop(Protocol):
+    """What one run's check loop holds, as the split needs it (``run._CheckRun``)."""
+
+    analysis: Analysis
+    cache: FactsCache
+    keys: dict[Path, str]  # content hash of each module's cache entry
+    partials: dict[Path, list[Entry]]  # report file -> the diagnostics it gives
+    found: dict[Path, frozenset[object]]  # checked report file -> its findings' keys
+    checking: Progress
+
+    def check(self, file: Path) -> None: ...
+
+    def admit(self, file: Path) -> Module | None: ...
+
+    def check_admitted(self, mod: Module) -> None: ...
+
+
+# What the copy sends back: each file's diagnostics, each module it loaded (name, path,
+# is_package, content key, pickled facts, distribution), and each checked file's findings'
+# keys.
+_Sent = tuple[
+    dict[str, list[Entry] | None],
+    list[tuple[str, str, bool, str, bytes | None, Distribution | None]],
+    dict[str, frozenset[object]],
+]
+
+
+def check_in_two(rest: list[Path], run: CheckLoop, with_plans: bool) -> None:
+    """Check ``rest`` with a forked copy of this process taking the second half.
+
+    Once the pool has read every file, its workers sit idle while this process checks what
+    is left alone. The copy starts with everything loaded so far and sends back what the
+    check loop would have recorded for its half: each file's diagnostics and findings' keys,
+    and each module it loaded (facts and content key) for the results cache and the facts
+    cache. Its findings and fix plans stay there.
+
+    ``with_plans`` (JSON, SARIF: fixes are attached after the check): each fix's check needs
+    the fix's plan and finding in this process, and every other finding's key. The files of
+    the copy's half whose diagnostics offer a fix are checked again here (a few of them, as
+    the copy checked them: same index, same facts); the other findings are known by key.
+    If the copy fails in any way, this process checks its half itself.
+    """
+    half = len(rest) // 2
+    here, there = rest[:half], rest[half:]  # this process checks here, the copy there
+    index = run.analysis.index
+    before = set(index.modules)
+
+    def check_here() -> None:
+        for file in here:
+            run.check(file)
+
+    def check_there() -> _Sent:  # in the copy
+        run.checking.enabled = False
         for file in there:
-            check(file)
+            run.check(file)
+        own = set(there)  # the parent has these files' facts in its own stream
+        loaded = [
+            (
+                name,
+                str(m.path),
+                m.is_package,
+                run.keys.get(m.path, ""),
+                pickle_facts(m.facts),
+                m.dist,
+            )
+            for name, m in index.modules.items()
+            if name not in before and m.path not in own
+        ]
+        sent = {str(f): run.partials.get(f) for f in there}
+        found = {str(f): run.found[f] for f in there if f in run.found}
+        return sent, loaded, found
+
+    got = in_two(check_here, check_there, run.cache)
+    if got is None:  # the copy failed: check its half here
+        for file in there:
+            run.check(file)
         return
+    sent, loaded, found = got
     for name, path, is_pkg, key, blob, dist in loaded:
         if name in index.modules or blob is None:
             continue
         facts = unpickle_facts(blob)
         index.adopt(Module(name, Path(path), is_pkg, facts, dist))
         if key:
-            keys[Path(path)] = key
-            cache.put_blob(key, blob)
+            run.keys[Path(path)] = key
+            run.cache.put_blob(key, blob)
+    again: list[Module] = []
     for file in there:
-        checking.advance()
-        admit(file)  # what the copy admitted, admitted here too (the results cache needs it)
-        got = sent.get(str(file))
-        if got is not None:
-            partials[file] = got
+        run.checking.advance()
+        mod = run.admit(file)  # what the copy admitted, admitted here too (the results cache)
+        got_partials = sent.get(str(file))
+        if got_partials is not None:
+            run.partials[file] = got_partials
+        keys = found.get(str(file))
+        if keys is not None:
+            run.found[file] = keys
+        if with_plans and mod is not None and _offers_fix(got_partials):
+            again.append(mod)
+    for mod in again:
+        run.check_admitted(mod)
+
+
+def _offers_fix(entries: list[Entry] | None) -> bool:
+    return any(isinstance(e, Share) and e.diag.fix is not None for e in entries or ())
 
 
 def attach_in_two(
@@ -115,37 +179,17 @@ def attach_in_two(
     plain diagnostics. If the copy fails in any way, this process does its half itself."""
     half = len(diags) // 2
     here, there = diags[:half], diags[half:]  # this process checks here, the copy there
-    read_fd, write_fd = os.pipe()
-    try:
-        pid = os.fork()
-    except OSError:
-        os.close(read_fd)
-        os.close(write_fd)
-        return attach(diags)
-    if pid == 0:  # the copy: no cache writes (its file handles belong to the parent)
-        status = 1
-        try:
-            os.close(read_fd)
-            cache.enabled = False
-            got = attach(there)
-            data = pickle.dumps([got.get(d) for d in there], protocol=pickle.HIGHEST_PROTOCOL)
-            with os.fdopen(write_fd, "wb") as out:
-                out.write(data)
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(write_fd)
-    done = attach(here)
-    with os.fdopen(read_fd, "rb") as pipe:
-        data = pipe.read()
-    _, status = os.waitpid(pid, 0)
-    try:
-        if status != 0:
-            raise ValueError(f"fix-checking copy ended with status {status}")
-        sent = pickle.loads(data)
-        if len(sent) != len(there):
-            raise ValueError("fix-checking copy sent a short answer")
-    except Exception:  # noqa: BLE001 - the copy failed: check its half here
+    done: dict[Diagnostic, Diagnostic] = {}
+
+    def attach_here() -> None:
+        done.update(attach(here))
+
+    def attach_there() -> list[Diagnostic | None]:  # in the copy
+        got = attach(there)
+        return [got.get(d) for d in there]
+
+    sent = in_two(attach_here, attach_there, cache)
+    if sent is None or len(sent) != len(there):  # the copy failed: check its half here
         done.update(attach(there))
         return done
     done.update({d: new for d, new in zip(there, sent, strict=True) if new is not None})
