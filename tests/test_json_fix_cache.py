@@ -3,10 +3,13 @@ run without the cache, and renders and checks only the fixes whose inputs change
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import pytest
 from server.project import BASE, MID, SUB  # the server tests' three-file project
 
 from initlint.diagnostics import Diagnostic
@@ -175,3 +178,106 @@ def test_fixes_checked_in_a_forked_copy_are_the_same(tmp_path: Path, monkeypatch
     ).diagnostics
     assert len([d for d in alone if d.fix is not None and d.fix.edits]) == 2
     assert split == alone
+
+
+# A class under Scaled whose own finding is suppressed: it has no fix to attach, and every
+# fix that edits mid.py must still know its finding (it keeps it after such a fix).
+KEEP = """\
+import torch
+
+from pkg.mid import Scaled
+
+
+class Keep(Scaled):
+    def __init__(self, dim, factor):
+        super().__init__(dim, factor)
+        self.register_buffer("scale", torch.zeros(3), persistent=False)  # noqa: IL001
+"""
+
+
+def split_project(root: Path) -> Path:
+    """base.py (registering a second buffer, ``scale``), mid.py and sub.py, then files whose
+    names sort them into the second half of the check: Keep and a second Rope4."""
+    root = make(root)
+    pkg = root / "pkg"
+    (pkg / "sib.py").unlink()
+    (pkg / "base.py").write_text(
+        BASE + '        self.register_buffer("scale", torch.ones(2), persistent=False)\n'
+    )
+    for i in range(2):
+        (pkg / f"x_plain{i}.py").write_text(UNRELATED)
+    (pkg / "y_keep.py").write_text(KEEP)
+    (pkg / "z_sub.py").write_text(SUB.replace("Rope4", "Rope5"))
+    return root
+
+
+def json_run(root: Path, jobs: int) -> list[Diagnostic]:
+    return analyze(
+        [root / "pkg"],
+        cwd=root,
+        fix_planner=fix_planner,
+        fixes=EditAttacher(),
+        jobs=jobs,
+        reuse_results=True,
+        use_cache=False,
+    ).diagnostics
+
+
+@pytest.fixture
+def forced_split(monkeypatch: pytest.MonkeyPatch) -> list[tuple[list[str], list[str]]]:
+    """The check splits at its first file, however few there are: (here, there) names."""
+    import initlint.driver.run as engine
+    from initlint.driver.stream import FactsStream
+
+    monkeypatch.setattr(engine, "TAIL_SPLIT_MIN", 2)
+    monkeypatch.setattr(FactsStream, "produced", lambda self: True)
+    halves: list[tuple[list[str], list[str]]] = []
+    real = engine.check_in_two
+
+    def recording(rest: list[Path], *args: Any) -> None:
+        names = [p.name for p in rest]
+        halves.append((names[: len(names) // 2], names[len(names) // 2 :]))
+        real(rest, *args)
+
+    monkeypatch.setattr(engine, "check_in_two", recording)
+    return halves
+
+
+def test_json_check_split_in_a_forked_copy_gives_the_same_fixes(
+    tmp_path: Path, forced_split: list[tuple[list[str], list[str]]]
+) -> None:
+    """JSON gets text's forked second half of the check. The copy's fixes are checked in
+    this process (its files with a fix are checked here again, for their plans), and every
+    fix's check knows the copy's other findings: Keep's, which a fix that edits mid.py
+    must not count as new. Without them both fixes would be withdrawn."""
+    root = split_project(tmp_path / "p")
+    alone = json_run(root, jobs=1)
+    assert forced_split == []
+    fixed = [d.path for d in alone if d.fix is not None and d.fix.edits]
+    assert fixed == ["pkg/sub.py", "pkg/z_sub.py"]
+    split = json_run(root, jobs=2)
+    [(here, there)] = forced_split
+    assert "sub.py" in here and {"y_keep.py", "z_sub.py"} <= set(there)
+    assert split == alone
+
+
+def test_json_check_split_falls_back_when_the_copy_fails(
+    tmp_path: Path,
+    forced_split: list[tuple[list[str], list[str]]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import initlint.driver.run as engine
+
+    root = split_project(tmp_path / "p")
+    alone = json_run(root, jobs=1)
+    parent = os.getpid()
+    real = engine.check_module
+
+    def fails_in_the_copy(*args: Any) -> Any:
+        if os.getpid() != parent:
+            raise RuntimeError("the copy fails")
+        return real(*args)
+
+    monkeypatch.setattr(engine, "check_module", fails_in_the_copy)
+    assert json_run(root, jobs=2) == alone
+    assert forced_split

@@ -39,7 +39,7 @@ def attach_fixes(
     construction can read). A file taken from the cache is checked again when one of its
     fixes edits such a file. Before the checks, the files whose last closure held an edited
     file are loaded, as a run over all of them would have them; the findings of the files
-    taken from the cache count as known."""
+    taken from the cache, and of those a forked copy checked, count as known by their keys."""
     index = analysis.index
     stored = previous.fix_inputs()
     reused = {p: x for p, x in stored.items() if Path(p) not in found}
@@ -60,9 +60,13 @@ def attach_fixes(
         edited |= fixes.edited(analysis, d)
     for name in previous.importers({str(p) for p in edited}, index.module_paths):
         index.module(name)
+    # Every finding's key, the files taken from the cache included (and those a forked
+    # copy checked: this process holds only their keys).
     known: set[object] = set()
     for x in reused.values():
         known |= x.keys
+    for keys in found.values():
+        known |= keys
     attached: dict[Diagnostic, Diagnostic] = {}
     if fresh:
         attach = functools.partial(fixes.attach, analysis, known=frozenset(known))

@@ -309,13 +309,9 @@ class _CheckRun:
         else:
             # Each file is checked as soon as its facts arrive, while the pool reads the
             # rest; a class that needs a file still in the pool waits for it (DESIGN §8).
-            # (not with fixes: their checks need every finding in this process)
-            split = (
-                request.reuse_results
-                and self.fixes is None
-                and request.jobs > 1
-                and hasattr(os, "fork")
-            )
+            # Once the pool is done, a forked copy checks half of what is left (with fixes,
+            # the files of its half that offer one are checked here again: see check_in_two).
+            split = request.reuse_results and request.jobs > 1 and hasattr(os, "fork")
             for pos, file in enumerate(todo):
                 rest = todo[pos:]
                 if split and len(rest) >= TAIL_SPLIT_MIN and self.stream.produced():

@@ -166,7 +166,11 @@ def check_in_two(rest: list[Path], run: CheckLoop, with_plans: bool) -> None:
 
 
 def _offers_fix(entries: list[Entry] | None) -> bool:
-    return any(isinstance(e, Share) and e.diag.fix is not None for e in entries or ())
+    """Whether a file's diagnostics hold a fix to attach (a suppressed one is not shown)."""
+    return any(
+        isinstance(e, Share) and not e.suppressed_line and e.diag.fix is not None
+        for e in entries or ()
+    )
 
 
 def attach_in_two(
