@@ -68,10 +68,14 @@ class Diagnostic:
     no_fix: str = ""
 
     def plain_message(self) -> str:
-        """The message without its trailing ``[fix: safe]`` / ``[fix: unsafe]``: for JSON and
-        SARIF, whose ``fix`` field says it. (``[no fix]``, a fix withdrawn, stays: a null
-        ``fix`` does not say that one was planned.)"""
-        for tag in (" [fix: safe]", " [fix: unsafe]"):
+        """The message without its trailing ``[fix: safe]`` / ``[fix: unsafe]`` or
+        ``[no fix: <why>]``: for JSON and SARIF, whose ``fix`` and ``no_fix`` fields say it.
+        (``[no fix]``, a fix withdrawn, stays: a null ``fix`` does not say that one was
+        planned.)"""
+        tags = [" [fix: safe]", " [fix: unsafe]"]
+        if self.no_fix:
+            tags.append(f" [no fix: {self.no_fix}]")
+        for tag in tags:
             if self.message.endswith(tag):
                 return self.message[: -len(tag)]
         return self.message

@@ -1,4 +1,5 @@
-"""``--format json``: an array of objects with exactly the keys of DESIGN §4."""
+"""``--format json``: an array of objects with exactly the keys of DESIGN §4, and ``no_fix``
+(why there is no fix, or null)."""
 
 from __future__ import annotations
 
@@ -41,6 +42,7 @@ def diagnostic_to_json(d: Diagnostic) -> dict[str, Any]:
         "class": d.class_name,
         "related": [{"path": r.path, "line": r.line, "message": r.message} for r in d.related],
         "fix": fix,
+        "no_fix": d.no_fix or None,
     }
 
 

@@ -120,6 +120,8 @@ def _result(d: Diagnostic, index: dict[str, int]) -> dict[str, Any]:
         ],
         "properties": {"confidence": d.confidence, "classes": list(d.classes)},
     }
+    if d.no_fix:
+        result["properties"]["noFix"] = d.no_fix
     if d.code in index:
         result["ruleIndex"] = index[d.code]
     if d.related:

@@ -3,6 +3,7 @@ in the project, with Python's precedence, cached, and read-only (DESIGN §2, §5
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import time
@@ -96,6 +97,16 @@ def test_fix_that_needs_a_dependency_edit_is_refused(tmp_path: Path, env: Path) 
     diag = analysis.diagnostics[0]
     assert diag.fix is None
     assert diag.message.endswith("[no fix: the work is done in ropelib 1.2.0]")
+    # Machine-readable output: the reason in a field of its own, not in the message.
+    code, out = _cli(root, "check", "--format", "json", "--python", str(env), ".")
+    (item,) = json.loads(out)
+    assert item["fix"] is None and item["no_fix"] == "the work is done in ropelib 1.2.0"
+    assert "[no fix" not in item["message"]
+    assert item["message"] + " [no fix: the work is done in ropelib 1.2.0]" == diag.message
+    code, out = _cli(root, "check", "--format", "sarif", "--python", str(env), ".")
+    (result,) = json.loads(out)["runs"][0]["results"]
+    assert result["properties"]["noFix"] == "the work is done in ropelib 1.2.0"
+    assert "[no fix" not in result["message"]["text"]
     before = tree_hash(env)
     code, out = _cli(root, "fix", "--unsafe-fixes", "--python", str(env), ".")
     assert code == 1, out  # the finding stays

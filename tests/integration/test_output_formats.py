@@ -131,7 +131,7 @@ def test_json_format_has_the_design_keys(rope_project: Project) -> None:
     (item,) = json.loads(run.stdout)
     assert set(item) == {
         "path", "line", "column", "end_line", "end_column", "code", "rule", "message",
-        "severity", "confidence", "class", "related", "fix",
+        "severity", "confidence", "class", "related", "fix", "no_fix",
     }  # fmt: skip
     assert (item["path"], item["line"], item["column"]) == ("pkg/child.py", CHILD_LINE, 9)
     assert (item["end_line"], item["end_column"]) == (CHILD_LINE, 71)
