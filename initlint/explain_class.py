@@ -73,6 +73,8 @@ def _label(ev: Event) -> str:
         return f"fill self.{ev.name}"
     if ev.kind == "delete":
         return f"delete self.{ev.name}"
+    if ev.kind == "nested":
+        return f"replace self.{ev.name}"
     return f"assign self.{ev.name}"
 
 
@@ -127,6 +129,8 @@ def _why_not(sim: Simulation, ev: Event, findings: dict[int, Finding], num: dict
         return "the method does no costly work (or is memoised): not a repeat"
     if ev.derived:
         return f"computed from the current value of `{ev.name}`: the earlier build was used"
+    if ev.kind == "nested":
+        return _why_not_nested(ev, num)
     parent = ev.parent
     while parent is not None:
         if parent in findings:
@@ -163,6 +167,22 @@ def _why_not(sim: Simulation, ev: Event, findings: dict[int, Finding], num: dict
     return "the ancestor's value was cheap, or the statement is reported as another rule"
 
 
+def _why_not_nested(ev: Event, num: dict[int, int]) -> str:
+    holder, _, part = ev.name.partition(".")
+    if not ev.expensive:
+        return "cheap value (constant, name, attribute read or None): not a rebuild"
+    if ev.holder is None:
+        return f"nothing earlier in the construction assigned `self.{holder}`"
+    if not ev.holder.ancestor:
+        return f"`self.{holder}` is this class's own (#{num[ev.holder.index]}), not the ancestors'"
+    if not ev.inner:
+        return (
+            f"building `self.{holder}` (#{num[ev.holder.index]}) built no costly `{part}` "
+            "(or its class is not a project or dependency class initlint can simulate)"
+        )
+    return f"its guard excludes the one of `self.{holder}` (#{num[ev.holder.index]})"
+
+
 def render_decisions(analysis: Analysis, sim: Simulation) -> list[str]:
     findings = findings_of(sim)
     by_event = {f.event.index: f for f in findings if f.event is not None}
@@ -176,9 +196,11 @@ def render_decisions(analysis: Analysis, sim: Simulation) -> list[str]:
             d = f.discarded
             assert d is not None
             maybe = " (possibly)" if f.confidence == "possible" else ""
+            # a part of a submodule: the build is an event of the submodule's construction
+            ref = f"#{num[d.index]} at " if f.holder is None else "the build at "
             out.append(
                 f"  #{num[ev.index]:<3} {f.code} {f.severity}{maybe}: {f.what} repeats "
-                f"#{num[d.index]} at {_where(analysis, d)} (cost {COST_NAMES[f.cost]})"
+                f"{ref}{_where(analysis, d)} (cost {COST_NAMES[f.cost]})"
             )
         else:
             out.append(f"  #{num[ev.index]:<3} no finding: {_why_not(sim, ev, by_event, num)}")

@@ -797,6 +797,10 @@ class _FunctionReader:
                 ):
                     # config.n_experts = None: a field of a local or argument object
                     self._add("objattr", stmt, guard, name=path, value=vexpr)
+                elif isinstance(target, ast.Attribute) and self._self_attr(target.value):
+                    # self.a.b = v: a part of the object self.a holds is replaced by v
+                    holder = self._self_attr(target.value)
+                    self._add("nested", stmt, guard, name=holder, detail=target.attr, value=vexpr)
                 elif isinstance(target, ast.Subscript) and self._self_attr(target.value):
                     # self.x[k] = v: the container self.x is filled with v
                     name = self._self_attr(target.value)

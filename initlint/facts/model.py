@@ -91,6 +91,7 @@ EffectKind = Literal[
     "return",
     "mutate",
     "objattr",
+    "nested",
     "delete",
     "touch",
 ]
@@ -108,7 +109,9 @@ class Effect:
     ``pop`` (name = key) | ``return`` (value) | ``mutate`` (name = attribute holding a
     container, value = what goes in: ``self.x.append(v)``, ``self.x[k] = v``) | ``objattr``
     (name = dotted target on a local or argument, value: ``config.n_experts = None``) |
-    ``delete`` (name = attribute: ``del self.x``) | ``touch`` (reads, writes).
+    ``nested`` (name = the ``self`` attribute holding an object, detail = the part of it
+    replaced, value: ``self.attn.qkv = Linear(...)``) | ``delete`` (name = attribute:
+    ``del self.x``) | ``touch`` (reads, writes).
 
     A ``touch`` comes first among the effects of a statement (or of an ``if``/loop/``with``
     head) that reads or writes ``self`` attributes: ``reads`` and ``writes`` name them

@@ -42,6 +42,9 @@ class Planner:
         self.reason = ""
         if f.code not in ("IL001", "IL002", "IL003") or f.event is None or f.first is None:
             return None
+        if f.no_fix:  # the rule knows no fix can be offered (a submodule's part rebuilt)
+            self.reason = f.no_fix
+            return None
         sim = f.sim
         top_super = _top_super(sim)
         s1 = self._switch_off(f, top_super) if f.flag is not None else None

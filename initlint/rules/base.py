@@ -31,6 +31,12 @@ class Finding:
     # intermediate class did the work again after ``first``; ``earlier``: the builds before it.
     nearest: Event | None = None
     earlier: tuple[Event, ...] = ()
+    # A part of a submodule rebuilt (``self.attn.qkv = ...``): the ancestor's assignment of
+    # the attribute holding the object whose construction built the part. ``first`` and
+    # ``nearest`` are then events of that object's class's own simulation.
+    holder: Event | None = None
+    # Why no fix can be offered, when the rule knows it (the fixer plans none then).
+    no_fix: str = ""
 
     @property
     def severity(self) -> Severity:

@@ -21,7 +21,9 @@ parameter that the ancestor `__init__` chain has already registered. The paramet
 torch module registers count too: a subclass of `nn.Linear` that deletes `self.weight` and
 registers a buffer of that name (or assigns a new `nn.Parameter`) discards the tensor
 `nn.Linear.__init__` allocated; a value computed from the current one
-(`nn.Parameter(self.weight.data.half())`) is a conversion, not a repeat.
+(`nn.Parameter(self.weight.data.half())`) is a conversion, not a repeat. So does a tensor
+of a submodule replaced (`self.rope.table = torch.zeros(...)` after the ancestor built
+`self.rope`, whose own `__init__` registered `table`); see IL003 for parts of submodules.
 
 Severity: `error` when the discarded tensor was computed or allocated (a tensor factory or
 math op, a project helper that makes one); `warning` when it holds at most one element

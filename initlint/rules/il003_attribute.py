@@ -32,6 +32,12 @@ Severity follows the ancestor's build that is thrown away:
   initlint cannot see into.
 A memoised factory (`functools.cache`, `lru_cache`, a module-level cache dict, also one
 read through a lookup helper) returns the object it built before: no rebuild, no finding.
+A part of a submodule counts too: `self.attn.qkv = nn.Linear(...)` after the ancestor chain
+stored in `self.attn` an object whose own construction built `qkv` (simulated like any
+class) throws that build away. It is reported only when `self.attn` was built during
+`super().__init__()` and the new value is costly and not made from the old one (a wrapper
+`Quantized(self.attn.qkv)` keeps it); its severity is that of the discarded part. No fix is
+offered: skipping the part would need a new parameter on the submodule's class.
 A `del self.x` on the way to the rebuild proves that the ancestor's branch building `x`
 ran: an ancestor build that branch excludes never happened, and is not reported.
 """,

@@ -3,7 +3,7 @@ simulation (computed once per simulation, ``rules/analyses.py``)."""
 
 from __future__ import annotations
 
-from initlint.rules.base import Finding, confidence_of
+from initlint.rules.base import Finding, confidence_of, method_label
 from initlint.simulation.cost import LIGHT
 from initlint.simulation.engine import Event, FlagRef, Simulation, exclusive
 
@@ -107,10 +107,62 @@ def find_repeats(sim: Simulation) -> list[Finding]:
             finding = repeat("IL001", e, buffers.get(e.name), f"buffer `{e.name}`")
             if finding is None:
                 finding = repeat("IL003", e, assigns.get(e.name), f"`self.{e.name}`")
+        elif e.kind == "nested":
+            finding = nested_repeat(sim, e)
         if finding is not None:
             findings.append(finding)
             by_event[e.index] = finding
     return _fold_calls(sim, findings, by_event)
+
+
+def nested_repeat(sim: Simulation, e: Event) -> Finding | None:
+    """``self.attn.qkv = Linear(...)`` after the ancestor chain stored in ``self.attn`` an
+    object whose own construction built ``qkv``: that build is discarded (IL003, or IL001
+    for a registered tensor). Reported only where the holder was built during
+    ``super().__init__()`` and the new value is costly and not made from the old one."""
+    holder = e.holder
+    if holder is None or not holder.ancestor or not e.expensive or e.derived or not e.inner:
+        return None
+    if never_both(holder, e):
+        return None
+    builds: list[Event] = list(e.inner)
+    # An intermediate class that replaced the part already: the discarded build is its.
+    builds += [
+        x
+        for x in sim.events
+        if x.kind == "nested"
+        and x.name == e.name
+        and x.ancestor
+        and not x.shadow
+        and holder.index < x.index < e.index
+        and x.expensive
+        and not never_both(x, e)
+    ]
+    first, nearest = builds[0], builds[-1]
+    part = e.effect.detail
+    code = "IL001" if nearest.kind == "buffer" else "IL003"
+    value = holder.effect.value
+    cls = value.name.rsplit(".", 1)[-1] if value is not None else holder.name
+    by = method_label(holder.fn.qualname)
+    what = f"`self.{e.name}` (a part of the {cls} that {by} stores in `self.{holder.name}`)"
+    return Finding(
+        code,
+        sim,
+        e,
+        first,
+        confidence_of(e, holder, nearest),
+        what,
+        None,
+        cost=max(nearest.cost, LIGHT),
+        nearest=nearest if nearest is not first else None,
+        earlier=tuple(builds[:-1]),
+        holder=holder,
+        no_fix=(
+            f"`{part}` is built by {cls}'s own __init__ (the object {by} stores in "
+            f"`self.{holder.name}`); skipping it there needs a new {cls} parameter passed "
+            f"through {by}, which initlint does not propose"
+        ),
+    )
 
 
 def deletions(sim: Simulation) -> tuple[list[Event], dict[str, list[Event]]]:

@@ -245,8 +245,12 @@ def _short(qualname: str) -> str:
 
 
 def _predicts(finding: StaticFinding, repeat: ObjectRepeat) -> bool:
-    """The finding is about a class the object is an instance of, and either points at a
-    statement that was on the stack when the work was redone, or names the repeated item."""
+    """The finding points at the statement that redid the work, and is about the item; or it
+    is about a class the object is an instance of, and either points at a statement that was
+    on the stack when the work was redone, or names the repeated item. (A finding on
+    ``self.attn.qkv = ...`` is about the outer class; the repeat is on the attention object.)"""
+    if _redone_at(finding, repeat) and finding.code in _CODES_FOR_KIND[repeat.repeat.kind]:
+        return True
     classes = {_short(c) for c in finding.classes}
     if classes and not classes & {_short(c) for c in repeat.mro or (repeat.class_name,)}:
         return False
@@ -256,6 +260,13 @@ def _predicts(finding: StaticFinding, repeat: ObjectRepeat) -> bool:
     return finding.code in _CODES_FOR_KIND[repeat.repeat.kind] and (
         f"`{name}`" in finding.message or f"`self.{name}" in finding.message
     )
+
+
+def _redone_at(finding: StaticFinding, repeat: ObjectRepeat) -> bool:
+    """The finding points at the very statement that redid the work (a later occurrence's
+    site), naming the repeated item."""
+    name = _short(repeat.repeat.name)
+    return finding.where in repeat.repeat.sites[1:] and f".{name}`" in finding.message
 
 
 def link_findings(
@@ -286,6 +297,7 @@ def link_findings(
     for r in trace.repeats:
         mro = r.mro or (r.class_name,)
         candidates = [f for c in mro for f in by_class.get(_short(c), ())] + unscoped
+        candidates += [f for f in moved if _redone_at(f, r) and f not in candidates]
         # A finding at a redo frame wins over one that only names the item.
         at_frame = [f for f in candidates if f.where in r.frames and _predicts(f, r)]
         named = [f for f in candidates if _predicts(f, r)]

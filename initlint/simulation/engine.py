@@ -69,7 +69,7 @@ class FlagRef:
 class Event:
     index: int
     # buffer | call | assign | mutate | super_init | delete (``del self.x``) | touch (reads and
-    # writes self attrs)
+    # writes self attrs) | nested (``self.attn.qkv = v``: name ``attn.qkv``)
     kind: EffectKind
     name: str
     fn: FunctionInfo
@@ -104,6 +104,11 @@ class Event:
     # `flag=not cond` passed). Kept beside ``assume``: it keys guards by their text in a
     # frame, or by the symbolic truth a call passed, where ``assume`` keys them by argument.
     literals: tuple[tuple[str, bool], ...] = ()
+    # A ``nested`` event: the latest assignment of the attribute holding the object whose
+    # part it replaces (``self.attn = Attention(...)``), and the builds of that part the
+    # holder's construction made: events of the holder class's own simulation.
+    holder: Event | None = None
+    inner: tuple[Event, ...] = ()
 
 
 @dataclass
@@ -160,6 +165,7 @@ class Simulator:
         self.cost = cost
         # One simulation per (class, bound constant): the checker and the fixer share them.
         self._memo: dict[tuple[str, str], Simulation | None] = {}
+        self._building: set[str] = set()  # classes whose simulation is running (parts_built)
 
     def simulate(
         self, cls: ClassInfo, inject: tuple[str, Const] | None = None
@@ -191,6 +197,37 @@ class Simulator:
         env = run.bind_top(init.facts.params)
         run.execute(init, env, ancestor=False, parent=None, status=TRUE, flags=(), depth=0)
         return sim
+
+    def parts_built(self, holder: Event, part: str) -> tuple[Event, ...]:
+        """The builds of ``part`` that constructing the object ``holder`` stored made: for
+        ``self.attn = Attention(d)``, Attention's simulation's costly stores of ``part``
+        (``self.qkv = Linear(...)``), in order. () when the value is not a call of a project
+        or dependency class, or its simulation is not at hand (a cycle, a limit)."""
+        value = holder.effect.value
+        if value is None or value.kind != "call" or not value.name:
+            return ()
+        target = self.index.resolve(holder.fn.module, value.name)
+        if target is None or target.kind != "class":
+            return ()
+        info = self.index.class_info(target.name)
+        if info is None or info.qualname in self._building:
+            return ()
+        self._building.add(info.qualname)
+        try:
+            inner = self.simulate(info)
+        except SimulationLimit:
+            return ()
+        finally:
+            self._building.discard(info.qualname)
+        if inner is None:
+            return ()
+        return tuple(
+            e
+            for e in inner.events
+            if e.name == part
+            and not e.shadow
+            and ((e.kind == "assign" and e.expensive) or (e.kind == "buffer" and not e.value_const))
+        )
 
     def needs_simulation(self, cls: ClassInfo) -> bool:
         """Cheap test: C's first __init__ calls a super init, and a project __init__ follows."""
@@ -661,6 +698,11 @@ class _Run:
                 if status == TRUE:
                     self.self_attrs.pop(eff.name, None)
                     self.attr_cost.pop(eff.name, None)
+                    self.last_assign.pop(eff.name, None)
+            return None
+        if kind == "nested":
+            if not shadow:
+                self._nested(frame, i, eff, status, flags)
             return None
         value_const = False
         if kind in ("buffer", "assign", "mutate"):
@@ -806,6 +848,31 @@ class _Run:
         )
         self.sim.events.append(ev)
         return ev
+
+    def _nested(
+        self, frame: _Frame, i: int, eff: Effect, status: str, flags: tuple[FlagRef, ...]
+    ) -> None:
+        """``self.attn.qkv = v``: a part of the object ``self.attn`` holds is replaced. The
+        event names what that object's construction built of the part (``Event.inner``)."""
+        cost = self.s.cost.expr_cost(
+            eff.value,
+            frame.call.fn.module,
+            self.sim.mro,
+            frame.local_cost,
+            self.attr_cost,
+            frame.call.env,
+        )
+        name = f"{eff.name}.{eff.detail}"
+        ev = self._emit(frame, i, eff, "nested", name, status, flags, (), cost=cost)
+        ev.reads = self._reads(frame, eff.value)
+        params = frame.call.fn.facts.params
+        me = params[0].name if params else "self"
+        ev.derived = _reads_part(eff.value, me, eff.name, eff.detail)
+        holder = self.last_assign.get(eff.name)
+        if holder is None or cost == NONE or ev.derived:
+            return  # (the builds are looked for only where a finding could follow)
+        ev.holder = holder
+        ev.inner = self.s.parts_built(holder, eff.detail)
 
     def _reads(self, frame: _Frame, value: Expr | None) -> frozenset[str]:
         """The ``self`` attributes ``value`` reads, directly or through the frame's locals."""
@@ -1000,6 +1067,30 @@ def _only_passes_on(cls: ClassInfo, init: FunctionInfo) -> bool:
         return False
     eff = effects[0]
     return eff.kind == "super_init" and eff.detail == "super" and not eff.args and not eff.guard
+
+
+def _reads_part(value: Expr | None, me: str, holder: str, part: str) -> bool:
+    """Whether ``value`` reads ``<me>.<holder>.<part>``, the part it replaces (a wrapper of
+    it: ``self.attn.qkv = Quantized(self.attn.qkv)`` keeps the built one)."""
+    stack = [value] if value is not None else []
+    while stack:
+        cur = stack.pop()
+        recv = cur.receiver
+        if (
+            cur.kind == "attr"
+            and cur.attr == part
+            and recv is not None
+            and recv.kind == "attr"
+            and recv.attr == holder
+            and recv.receiver is not None
+            and recv.receiver.kind == "name"
+            and recv.receiver.name == me
+        ):
+            return True
+        if recv is not None:
+            stack.append(recv)
+        stack.extend(cur.children)
+    return False
 
 
 def _zero(value: Const) -> bool:

@@ -25,9 +25,9 @@ from typing import Any
 
 sys.dont_write_bytecode = True  # leave no __pycache__ in tests/fixtures
 
-from specs import SPECS, Skip, TextFile  # noqa: E402
+from specs import PART_CASES, SPECS, Skip, TextFile  # noqa: E402
 
-from initlint.runtime import trace_init  # noqa: E402
+from initlint.runtime import trace_init, trace_model  # noqa: E402
 
 # trace_init runs gc.collect() before each construction; with torch loaded that takes ~0.2 s.
 # Freezing what is alive now (torch, initlint) makes it cheap without changing what is traced.
@@ -109,6 +109,9 @@ def run_case(case: Path, tmp: Path) -> dict[str, Any]:
                 ],
                 "events": [[e.kind, e.name] for e in trace.events],
             }
+            if case.name in PART_CASES:  # repeats on submodules: [path, name] of each
+                model = trace_model(factory, project_roots=[case], static=False)
+                results[name]["parts"] = [[r.path, r.repeat.name] for r in model.repeats if r.path]
     finally:
         sys.path.remove(str(case))
         unimport(case)

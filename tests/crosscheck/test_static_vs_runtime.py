@@ -83,6 +83,11 @@ DISAGREEMENTS: dict[tuple[str, str], str] = {
         "definitions differ, static is right: weight is registered twice, but the new "
         "Parameter is converted from torch's (self.weight.data.half()): a conversion"
     ),
+    ("nested_part_rebuilt", "pkg.blocks:OwnMixerBlock"): (
+        "definitions differ, static is right: the class builds its mixer itself and then "
+        "replaces the mixer's input projection: work done twice in its own __init__, not "
+        "ancestor work done again (the runtime counts any repeat on the mixer)"
+    ),
     ("project_class_construction", "pkg.model:Child"): (
         "tracer gap, static is right: IL003 on `self.vocab = Vocab(path)` (the file is read "
         "twice), but a Vocab is not a tensor and Vocab.__init__ runs on another object"
@@ -169,8 +174,12 @@ def _statement_at(path: Path, line: int, column: int) -> ast.stmt:
 
 
 def _assigned(stmt: ast.stmt) -> str | None:
+    """``x`` for ``self.x = ...``; ``a.b`` for ``self.a.b = ...`` (a part of a submodule)."""
     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-        return _self_attr(stmt.targets[0])
+        target = stmt.targets[0]
+        if isinstance(target, ast.Attribute) and (holder := _self_attr(target.value)):
+            return f"{holder}.{target.attr}"
+        return _self_attr(target)
     if isinstance(stmt, ast.AnnAssign):
         return _self_attr(stmt.target)
     return None
@@ -253,9 +262,13 @@ def runtime(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any
     return results
 
 
-def _shows(repeated: list[dict[str, Any]], finding: Finding) -> bool:
-    """Whether the runtime repeats list has the finding's buffer/parameter/call/attribute."""
-    for r in repeated:
+def _shows(result: dict[str, Any], finding: Finding) -> bool:
+    """Whether the runtime repeats have the finding's buffer/parameter/call/attribute; for a
+    part of a submodule (``mixer.inp``), the repeats of the object at that path."""
+    if finding.kind == "attribute" and "." in finding.name:
+        holder, _, part = finding.name.rpartition(".")
+        return any(p == [holder, part] for p in result.get("parts", ()))
+    for r in result["repeated"]:
         if finding.kind == "call":
             if r["kind"] == "call" and r["name"].rsplit(".", 1)[-1] == finding.name:
                 return True
@@ -285,12 +298,14 @@ def test_static_finding_iff_runtime_repeat(
     repeated = result["repeated"]
     findings = static_findings(case).get(cls, [])
     for finding in findings:
-        assert _shows(repeated, finding), (
+        assert _shows(result, finding), (
             f"static: {finding.code} on {cls} for {finding.kind} `{finding.name}` "
             f"({finding.where}); runtime repeats {_brief(repeated)}"
         )
     if not findings:
         assert repeated == [], f"static: no finding on {cls}; runtime repeats {_brief(repeated)}"
+        parts = result.get("parts", [])
+        assert parts == [], f"static: no finding on {cls}; runtime repeats parts {parts}"
 
 
 def test_runtime_covers_exactly_the_fixture_classes(runtime: dict[str, dict[str, Any]]) -> None:

@@ -1,0 +1,64 @@
+"""A part of a submodule rebuilt (``self.mixer.inp = ...`` after the ancestor built
+``self.mixer``): the checker's findings on the ``nested_part_rebuilt`` fixture against what
+constructing each class really repeats, traced object by object (``trace_model``)."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from initlint.runtime import ModelTrace, trace_model  # noqa: E402
+
+CASE = Path(__file__).resolve().parents[1] / "fixtures" / "check" / "nested_part_rebuilt"
+WIDTH = 8
+LINEAR_INP = (WIDTH * 3 * WIDTH + 3 * WIDTH) * 4  # Linear(8, 24), fp32: weight and bias
+
+
+@pytest.fixture
+def blocks(forget_modules: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    copy = forget_modules / "case"
+    shutil.copytree(CASE, copy)
+    for name in [n for n in sys.modules if n.partition(".")[0] == "pkg"]:
+        monkeypatch.delitem(sys.modules, name)  # another fixture's `pkg`
+    monkeypatch.syspath_prepend(str(copy))
+    return copy / "pkg" / "blocks.py"
+
+
+def traced(path: Path, cls: str, **kwargs: object) -> ModelTrace:
+    import pkg.blocks as m
+
+    return trace_model(lambda: getattr(m, cls)(WIDTH, **kwargs), project_roots=[path.parent])
+
+
+def seen(trace: ModelTrace) -> set[tuple[str | None, str, int, str | None]]:
+    return {
+        (r.path, r.repeat.name, r.bytes, r.finding.where.rsplit("/", 1)[-1] if r.finding else None)
+        for r in trace.repeats
+    }
+
+
+def test_a_rebuilt_part_is_repeated_on_the_submodule_and_linked(blocks: Path) -> None:
+    # the heavy rebuild: Mixer's own Linear is thrown away, and the IL003 error predicted it
+    assert seen(traced(blocks, "WideInputBlock")) == {("mixer", "inp", LINEAR_INP, "blocks.py:29")}
+    # the light one (the IL003 warning): a parameterless activation, no bytes
+    assert seen(traced(blocks, "SharpBlock")) == {("mixer", "act", 0, "blocks.py:37")}
+    # the possible one, with its flag on
+    assert seen(traced(blocks, "Gated", wide=True)) == {
+        ("mixer", "inp", LINEAR_INP, "blocks.py:64")
+    }
+    assert seen(traced(blocks, "Gated")) == set()
+
+
+def test_a_wrapped_or_new_part_is_no_repeat(blocks: Path) -> None:
+    assert seen(traced(blocks, "TiedBlock")) == set()
+
+
+def test_own_work_done_twice_is_outside_the_rule(blocks: Path) -> None:
+    """The class builds the mixer itself, then changes it: the runtime sees the repeat, the
+    checker (ancestor work only) reports nothing."""
+    assert seen(traced(blocks, "OwnMixerBlock")) == {("mixer", "inp", LINEAR_INP, None)}
