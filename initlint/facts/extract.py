@@ -35,6 +35,9 @@ UNKNOWN_COND = Cond("unknown")
 LOOP_COND = Cond("unknown", name="loop")
 # Methods that put a value into a container held in a self attribute (a "mutate" effect).
 MUTATORS = frozenset("append extend insert add update setdefault add_module".split())
+# Methods that change the object a local name holds in place (an "objattr" effect on the
+# name: ``rope_scaling.update(...)`` makes a later call with ``rope_scaling`` another one).
+IN_PLACE = MUTATORS | frozenset("pop popitem clear remove discard __setitem__".split())
 
 
 def extract_facts(source: bytes | str) -> ModuleFacts:
@@ -196,6 +199,13 @@ def _expr(
         expr = _SHARED[key] = Expr(kind, name, attr, value, receiver, children)
     assert isinstance(expr, Expr)
     return expr
+
+
+def _root_name(node: ast.AST) -> str:
+    """``x`` for ``x``, ``x.a``, ``x[k]``, ``x.a[k]``...; "" when the chain starts elsewhere."""
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else ""
 
 
 def dotted(node: ast.AST) -> str:
@@ -571,6 +581,10 @@ class _FunctionReader:
                     # ``del self.x``: x exists here (or this raises), so whatever built it ran
                     self._add("delete", stmt, guard, name=attr)
         else:
+            if isinstance(stmt, ast.AugAssign):
+                root = _root_name(stmt.target)
+                if root and root != self.self_name:  # n *= 2, scaling["factor"] += 1
+                    self._add("objattr", stmt, guard, name=root)
             for child in ast.iter_child_nodes(stmt):
                 if isinstance(child, ast.expr):
                     self._calls_in(child, guard, stmt)
@@ -650,6 +664,11 @@ class _FunctionReader:
             handled = self._special_call(value, guard, stmt) or self._mutation(value, guard, stmt)
             if handled:
                 return
+            func = value.func
+            if isinstance(func, ast.Attribute) and func.attr in IN_PLACE:
+                root = _root_name(func.value)
+                if root and root != self.self_name:
+                    self._add("objattr", stmt, guard, name=root)  # changed in place
         self._calls_in(value, guard, stmt)
         self._use(value, None)
 
@@ -801,6 +820,13 @@ class _FunctionReader:
                     # self.a.b = v: a part of the object self.a holds is replaced by v
                     holder = self._self_attr(target.value)
                     self._add("nested", stmt, guard, name=holder, detail=target.attr, value=vexpr)
+                elif (
+                    isinstance(target, ast.Subscript)
+                    and (root := _root_name(target.value))
+                    and root != self.self_name
+                ):
+                    # rope_scaling["type"] = "yarn": the object the name holds is changed
+                    self._add("objattr", stmt, guard, name=root)
                 elif isinstance(target, ast.Subscript) and self._self_attr(target.value):
                     # self.x[k] = v: the container self.x is filled with v
                     name = self._self_attr(target.value)

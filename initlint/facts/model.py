@@ -108,7 +108,9 @@ class Effect:
     super|super2|explicit, target = class expression, args) | ``local`` (name, value) |
     ``pop`` (name = key) | ``return`` (value) | ``mutate`` (name = attribute holding a
     container, value = what goes in: ``self.x.append(v)``, ``self.x[k] = v``) | ``objattr``
-    (name = dotted target on a local or argument, value: ``config.n_experts = None``) |
+    (name = dotted target on a local or argument, value: ``config.n_experts = None``; or the
+    bare name of a local whose object changes in place: ``scaling["type"] = v``,
+    ``scaling.update(...)``, ``n += 1``) |
     ``nested`` (name = the ``self`` attribute holding an object, detail = the part of it
     replaced, value: ``self.attn.qkv = Linear(...)``) | ``delete`` (name = attribute:
     ``del self.x``) | ``touch`` (reads, writes).

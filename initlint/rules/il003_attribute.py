@@ -31,7 +31,13 @@ Severity follows the ancestor's build that is thrown away:
   (an empty one too: a size of 0, an `UninitializedParameter`), a copy of an object
   initlint cannot see into.
 A memoised factory (`functools.cache`, `lru_cache`, a module-level cache dict, also one
-read through a lookup helper) returns the object it built before: no rebuild, no finding.
+read through a lookup helper) asked again with equal arguments returns the object it built
+before: no rebuild, no finding. Equal means the same argument expressions, and nothing they
+read changed since the earlier build: no `self` attribute they read written, no name they
+read rebound or changed in place (`scaling["factor"] = 4.0`, `scaling.update(...)`,
+`n += 1`). With changed arguments the factory builds another object (the first stays in its
+cache), which is reported at the cost of the factory's body; `possibly` when the change sits
+under an undecided guard.
 A part of a submodule counts too: `self.attn.qkv = nn.Linear(...)` after the ancestor chain
 stored in `self.attn` an object whose own construction built `qkv` (simulated like any
 class) throws that build away. It is reported only when `self.attn` was built during

@@ -73,12 +73,15 @@ def find_repeats(sim: Simulation) -> list[Finding]:
         cost = e.cost if code == "IL002" else nearest.cost
         if code == "IL001":
             cost = max(cost, LIGHT)
+        confidence = confidence_of(e, nearest)
+        if e.memo_changed == "maybe":  # the arguments change only under an undecided guard
+            confidence = "possible"
         return Finding(
             code,
             sim,
             e,
             first,
-            confidence_of(e, nearest),
+            confidence,
             what,
             _flag(first),
             cost=max(cost, LIGHT),

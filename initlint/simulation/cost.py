@@ -507,12 +507,27 @@ class CostModel:
         """The highest cost of the work ``fn`` does: what it stores, registers, returns or
         leaves in a local (work done into a local counts for the function that does it),
         and the methods it calls on ``self``. A memoised factory costs nothing."""
+        if fn.owner is None and self.memoised(fn):
+            return NONE
+        return self.body_cost(fn, mro)
+
+    def memo_factory(self, call: Expr | None, module: Module) -> FunctionInfo | None:
+        """The memoised module-level function ``call`` calls (``get_rope(...)``), or None."""
+        if call is None or call.kind != "call" or call.receiver is not None or not call.name:
+            return None
+        target = self.index.resolve(module, call.name)
+        if target is None or target.kind != "function":
+            return None
+        fn = self.index.function_info(target.name)
+        return fn if fn is not None and fn.owner is None and self.memoised(fn) else None
+
+    def body_cost(self, fn: FunctionInfo, mro: tuple[str, ...] = ()) -> int:
+        """What running ``fn``'s body costs, a memoised function's too: the work a call
+        does when its cache holds nothing for its arguments."""
         key = (fn.qualname, mro[0] if mro else "")
         if key in self._fn_memo:
             return self._fn_memo[key]
         self._fn_memo[key] = NONE  # recursion guard: a cycle adds nothing
-        if fn.owner is None and self.memoised(fn):
-            return NONE
         local_cost: dict[str, int] = {}
         result = NONE
         for eff in fn.facts.effects:

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from initlint.facts.model import Arg, Cond, Const, Effect, EffectKind, Expr, Param
+from initlint.facts.reads import EVERYTHING
 from initlint.index.project import ClassInfo, FunctionInfo, ProjectIndex
 from initlint.simulation.cost import HEAVY, LIGHT, NONE, CostModel, torch_params, torch_shape
 from initlint.simulation.torch_module import MODULE_CLASSES, MODULE_NAMES
@@ -109,6 +110,12 @@ class Event:
     # holder's construction made: events of the holder class's own simulation.
     holder: Event | None = None
     inner: tuple[Event, ...] = ()
+    # An assign of a memoised factory's result (``self.rope = get_rope(...)``): the factory,
+    # and whether the arguments differ from those of the attribute's previous build by the
+    # same factory: "" (equal: the cached object comes back, no cost), "yes", or "maybe"
+    # (something they read was changed under an undecided guard).
+    memo: str = ""
+    memo_changed: str = ""
 
 
 @dataclass
@@ -157,6 +164,8 @@ class _Frame:
     local_cost: dict[str, int] = field(default_factory=dict)
     # the self attributes each local's value was computed from (through other locals)
     local_reads: dict[str, frozenset[str]] = field(default_factory=dict)
+    # each name's latest rebinding or change in place: (events so far then, guard status)
+    written: dict[str, tuple[int, str]] = field(default_factory=dict)
 
 
 class Simulator:
@@ -647,6 +656,10 @@ class _Run:
         kind = eff.kind
         if kind in ("local", "pop", "objattr") and shadow:
             return None  # the branch does not run: its bindings do not happen
+        if kind == "objattr" or (kind == "local" and eff.name in frame.call.env):
+            # a change in place, or a name bound before rebound (a first binding is how the
+            # frame computes a value, as a call's argument text is)
+            frame.written[eff.name.partition(".")[0]] = (len(self.sim.events), status)
         if kind == "local":
             local_cost = self.s.cost.expr_cost(
                 eff.value,
@@ -716,6 +729,14 @@ class _Run:
             )
             if kind == "buffer":
                 cost = max(cost, LIGHT)  # a registered tensor, at the least
+            memo = None
+            if kind == "assign":
+                memo = self.s.cost.memo_factory(eff.value, frame.call.fn.module)
+            changed = ""
+            if memo is not None:
+                changed = self._memo_changed(frame, eff, memo.qualname)
+                if changed:  # a call the cache holds nothing for: the factory builds
+                    cost = max(cost, self.s.cost.body_cost(memo))
             value_const = eff.value is not None and eff.value.kind == "const"
             if kind == "assign" and not shadow:
                 if eff.value is not None and eff.value.kind in ("const", "name", "attr"):
@@ -736,6 +757,9 @@ class _Run:
                 value_const=value_const,
             )
             ev.reads = self._reads(frame, eff.value)
+            if memo is not None:
+                ev.memo, ev.memo_changed = memo.qualname, changed
+                ev.args_key = _args_text(eff)
             if kind != "mutate" and eff.name in ev.reads:
                 ev.derived = True
             if kind == "mutate":
@@ -848,6 +872,28 @@ class _Run:
         )
         self.sim.events.append(ev)
         return ev
+
+    def _memo_changed(self, frame: _Frame, eff: Effect, factory: str) -> str:
+        """Whether ``self.x = factory(args)`` gets an object other than the one the previous
+        build of x got from the same memoised factory: "" when that build passed the same
+        argument text and nothing the arguments read was written since (the cache returns
+        that object), else "yes", or "maybe" when the only writes sit under undecided
+        guards. A first build, or one after another kind of build, is "yes": it builds."""
+        prev = self.last_assign.get(eff.name)
+        if prev is None or prev.memo != factory or prev.args_key != _args_text(eff):
+            return "yes"
+        since = prev.index
+        maybe = False
+        for name in _names(eff.value):
+            at = frame.written.get(name)
+            if at is not None and at[0] > since:
+                if at[1] == TRUE:
+                    return "yes"
+                maybe = True
+        read = self._reads(frame, eff.value)
+        if read and _writes_any(self.sim.events[since + 1 :], read):
+            return "yes"
+        return "maybe" if maybe else ""
 
     def _nested(
         self, frame: _Frame, i: int, eff: Effect, status: str, flags: tuple[FlagRef, ...]
@@ -1067,6 +1113,44 @@ def _only_passes_on(cls: ClassInfo, init: FunctionInfo) -> bool:
         return False
     eff = effects[0]
     return eff.kind == "super_init" and eff.detail == "super" and not eff.args and not eff.guard
+
+
+def _args_text(eff: Effect) -> str:
+    """A key of a call's arguments: equal for equal argument expressions (keyword names are
+    not kept: ``f(a, x=b)`` and ``f(a, y=b)`` share one)."""
+    value = eff.value
+    return "" if value is None else repr((value.children, value.value))
+
+
+def _writes_any(events: list[Event], names: frozenset[str]) -> bool:
+    """Whether any of ``events`` may write one of the ``self`` attributes ``names``."""
+    for e in events:
+        if e.shadow:
+            continue
+        if e.kind == "touch":
+            if e.effect.writes & names or EVERYTHING in e.effect.writes:
+                return True
+        elif (e.kind in ("buffer", "assign") and e.name in names) or e.unfollowed:
+            return True
+    return False
+
+
+def _names(value: Expr | None) -> set[str]:
+    """The plain names an expression reads (a call's callee excluded)."""
+    out: set[str] = set()
+    stack = list(value.children) if value is not None else []
+    if value is not None and value.receiver is not None:
+        stack.append(value.receiver)
+    while stack:
+        cur = stack.pop()
+        if cur.kind == "name":
+            out.add(cur.name)
+        elif cur.kind == "attr" and cur.name and "." in cur.name:
+            out.add(cur.name.partition(".")[0])
+        if cur.receiver is not None:
+            stack.append(cur.receiver)
+        stack.extend(cur.children)
+    return out
 
 
 def _reads_part(value: Expr | None, me: str, holder: str, part: str) -> bool:

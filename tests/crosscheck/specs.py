@@ -139,6 +139,16 @@ SPECS: dict[str, dict[str, Spec]] = {
             "a template of generated code: never run, and not reported unless check-templates"
         ),
     },
+    # memoised_changed_args: a dict per class (StretchedEncoder changes its own in place).
+    "memoised_changed_args": {
+        "pkg.pos:Positions": ((8, {"factor": 1.0}), {}),
+        **{
+            f"pkg.pos:{name}": ((8, {"factor": 1.0}), {})
+            for name in ("Encoder", "SameEncoder", "StretchedEncoder", "CopiedEncoder")
+        },
+        "pkg.pos:MaybeStretchedEncoder": ((8, {"factor": 1.0}), {"stretch": True}),
+        "pkg.pos:WiderEncoder": ((8, {"factor": 1.0}), {}),
+    },
     "nested_part_rebuilt": {
         "pkg.blocks:Mixer": ((8, 2), {}),
         **{
