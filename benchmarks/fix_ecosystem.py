@@ -19,7 +19,7 @@ Not part of the test suite: it needs the corpora, which live outside the reposit
 Usage::
 
     python benchmarks/fix_ecosystem.py /work/corpora/vllm /work/corpora/sglang \\
-        [--ruff .venv/bin/ruff] [--sample 20 --seed 14 --sample-from vllm,sglang]
+        [--ruff .venv/bin/ruff] [--jobs 1] [--sample 20 --seed 14 --sample-from vllm,sglang]
 
 Exits 1 when a check fails (a compile failure, a non-idempotent fix, an edit outside the tree,
 a fixed diagnostic still reported, or a new one); else 0.
@@ -46,6 +46,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results"
 SENTINEL_FILES = 50
+JOBS: list[str] = []  # ``-j N`` for every initlint run when --jobs is given
 
 
 def hashes(root: Path) -> dict[str, str]:
@@ -59,7 +60,7 @@ def hashes(root: Path) -> dict[str, str]:
 def initlint(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     return subprocess.run(
-        [sys.executable, "-m", "initlint", *args],
+        [sys.executable, "-m", "initlint", *args, *JOBS],
         capture_output=True,
         text=True,
         cwd=cwd,
@@ -398,11 +399,18 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=14)
     parser.add_argument("--sample-from", default="vllm,sglang")
     parser.add_argument(
+        "--jobs",
+        type=int,
+        help="worker processes for every check and fix run (initlint's -j; default: its own)",
+    )
+    parser.add_argument(
         "--from-parts",
         action="store_true",
         help="render from <out-dir>/parts/<tree>.json saved by earlier runs; run nothing",
     )
     args = parser.parse_args()
+    if args.jobs is not None:
+        JOBS[:] = ["-j", str(args.jobs)]
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     parts = args.out_dir / "parts"
     parts.mkdir(parents=True, exist_ok=True)
