@@ -154,7 +154,7 @@ class Planner:
                     sim, [e for s in sites for e in _guarded(sim, *s[1:])], top_super
                 )
             assert not isinstance(kept, str)
-            name = self.flag_name or _flag_for(sites[0][0].first or f.first)
+            name = self.flag_name or _flag_for(sim, sites[0][1])
             off = False
             if any(p.name == name for p in target_fn.facts.params):
                 return f"{_label(target_fn)} already has a parameter `{name}` (set `flag-name`)"
@@ -422,9 +422,17 @@ def _wrap_line(fn: FunctionInfo, eff: Effect, attr: str) -> int:
     return eff.top_line if only_this and attr else span.line
 
 
-def _flag_for(first: Event) -> str:
-    base = first.name.lstrip("_") if first.kind in ("buffer", "assign") else first.name.lstrip("_")
-    base = re.sub(r"\W", "_", base) or "setup"
+def _flag_for(sim: Simulation, site: Event) -> str:
+    """A new flag's name, after the statement it guards (``site``, in the ancestor __init__):
+    the attribute the statement assigns or registers (``self.pooler = self._build_pooler()``
+    gives ``init_pooler``), else the method it calls (``self._build_cache()`` gives
+    ``init_build_cache``). Not after the finding's own work, which may sit deeper in a call
+    the statement makes (``_build_pooler`` building ``self.mlm_head``)."""
+    own = [e for e in statement_events(sim, site) if e.frame == site.frame]
+    named = next((e for e in own if e.kind in ("buffer", "assign") and e.name), None)
+    if named is None:
+        named = next((e for e in own if e.kind == "call" and e.name), site)
+    base = re.sub(r"\W", "_", named.name.lstrip("_")) or "setup"
     return f"init_{base}"
 
 
