@@ -144,3 +144,22 @@ def test_edited_lines_are_formatted_like_their_surroundings(name: str) -> None:
                 continue
             assert line == line.rstrip(), f"{out}: trailing whitespace in {line!r}"
             assert len(line) <= limit, f"{out}: {len(line)} > {limit}: {line!r}"
+
+
+def test_fix_never_edits_an_installed_dependency(copy_case) -> None:  # type: ignore[no-untyped-def]
+    """Issue 14 case 4: a plugin whose ancestors are installed (the fixture's env/, named by
+    its pyproject's ``python``). Each finding would need a new or threaded flag in the
+    framework; the framework's files stay byte for byte, in --diff and in a write."""
+    work = copy_case(FIX / "plugin_dependency_ancestor" / "in")
+    site = work / "env" / "lib" / "python3.11" / "site-packages"
+    installed = _tree(site)
+    assert any(p.startswith("fw/") for p in installed)
+    result = CliRunner().invoke(
+        main, ["fix", "--diff", "--unsafe-fixes", "--no-cache", str(work)], catch_exceptions=False
+    )
+    assert "site-packages" not in "".join(
+        line for line in result.output.splitlines() if line.startswith(("---", "+++"))
+    ), result.output
+    _, outcome, _ = run_fix([work], unsafe=True, write=True, use_cache=False, cwd=work)
+    assert _tree(site) == installed
+    assert all("site-packages" not in str(c) for c in outcome.changes)
