@@ -45,6 +45,11 @@ def copy_case(tmp_path: Path):  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("name", _cases())
 def test_fix_output_matches_and_is_stable(name: str, copy_case) -> None:  # type: ignore[no-untyped-def]
     work = copy_case(FIX / name / "in")
+    # One pass applies every offered fix: findings planned together share one plan, and
+    # none of them is dropped as overlapping it.
+    planned, dry, _ = run_fix([work], unsafe=True, write=False, use_cache=False, cwd=work)
+    assert dry.failed == [] and dry.withdrawn == []
+    assert len(dry.applied) == sum(1 for d in planned.diagnostics if d.fix is not None)
     before, outcome, after = run_fix([work], unsafe=True, write=True, use_cache=False, cwd=work)
     assert outcome.applied, "the case must have something to fix"
     assert _tree(work) == _tree(FIX / name / "out")

@@ -329,7 +329,7 @@ def _ops_of(path: Path, source: str) -> list[Op]:
                 attr = node.targets[0].attr
             ops.append(DeleteStatement(path, node.lineno))
             ops.append(InsertBefore(path, node.lineno, 'kwargs.pop("init_x", None)\n'))
-            ops.append(WrapInIf(path, node.lineno, "init_x", attr))
+            ops.append(WrapInIf(path, node.lineno, "init_x", (attr,) if attr else ()))
     ops.append(DeleteStatement(path, 10_000))  # no target
     return ops
 

@@ -48,12 +48,14 @@ class AddParam:
 @dataclass(frozen=True)
 class WrapInIf:
     """Put the statement on ``line`` under ``if cond:``, with the statements that feed it
-    locals and the ones that depend on ``self.<attr>`` or on those locals (same block)."""
+    locals and the ones that depend on ``self.<attr>`` for an attr of ``attrs`` (the
+    attributes the guarded work builds: one statement can build several) or on those locals
+    (same block)."""
 
     path: Path
     line: int
     cond: str
-    attr: str
+    attrs: tuple[str, ...]
 
 
 @dataclass(frozen=True)

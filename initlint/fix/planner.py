@@ -160,9 +160,16 @@ class Planner:
                 return f"{_label(target_fn)} already has a parameter `{name}` (set `flag-name`)"
             ops.append(_add_param(target_fn, name))
             new_on.append(_label(target_fn))
+            # One wrap a statement, covering every attribute its sites build (two sites can
+            # share a statement: `self.pooler = self._build_pooler()` building `self.head` too).
+            wraps: dict[int, list[str]] = {}
             for _, ev, attr in sites:
                 line = _wrap_line(target_fn, ev.effect, attr)
-                ops.append(WrapInIf(target_fn.module.path, line, name, attr))
+                wraps.setdefault(line, [])
+                if attr and attr not in wraps[line]:
+                    wraps[line].append(attr)
+            for line, attrs in wraps.items():
+                ops.append(WrapInIf(target_fn.module.path, line, name, tuple(attrs)))
             threaded_note = f"; add `{name}: bool = True` to {_label(target_fn)}"
             if len(sites) > 1:
                 what = ", ".join(f"`{_what(g)}`" for g, _, _ in sites)

@@ -419,7 +419,7 @@ class _Applier(cst.CSTTransformer):
             # Following statements that use what the group built.
             while end + 1 < len(original) and end + 1 not in wraps:
                 _, loaded, attrs = names[end + 1]
-                if op.attr in attrs or loaded & group_stored:
+                if attrs.intersection(op.attrs) or loaded & group_stored:
                     end += 1
                     group_stored |= names[end][0]
                 else:
