@@ -171,6 +171,19 @@ def repo_status() -> str:
     return proc.stdout
 
 
+def repo_commit() -> str:
+    """The commit of the initlint that runs (with ``+dirty`` when tracked files differ)."""
+    proc = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        check=False,
+    )
+    rev = proc.stdout.strip() or "unknown"
+    return rev + ("+dirty" if repo_status() else "")
+
+
 def reason_shape(reason: str) -> str:
     """A "no fix" reason with its names and numbers taken out, to count reasons by kind."""
     shape = re.sub(r"`[^`]*`", "`x`", reason)
@@ -260,6 +273,7 @@ def run_tree(src: Path, ruff: str) -> dict[str, Any]:
         outside_changed = any(outside.values())
         return {
             "tree": name,
+            "commit": repo_commit(),
             "files": sum(1 for p in start if p.endswith(".py")),
             "diagnostics": len(before),
             "offered_safe": sum(
@@ -369,7 +383,8 @@ def render(results: list[dict[str, Any]], stamp: str) -> str:
     lines += ["", f"Result: **{'FAIL' if any(map(failed, results)) else 'PASS'}**", ""]
     for r in results:
         lines.append(
-            f"- {r['tree']}: `fix` said: {r['fix_summary']!r}; second run: {r['second_summary']!r}"
+            f"- {r['tree']} (initlint {r.get('commit', 'commit not recorded')}): `fix` said: "
+            f"{r['fix_summary']!r}; second run: {r['second_summary']!r}"
         )
         shapes: dict[str, int] = {}
         for reason in r["no_fix_reasons"]:
