@@ -182,6 +182,7 @@ def _expr(
     value: Const = None,
     receiver: Expr | None = None,
     children: tuple[Expr, ...] = (),
+    keywords: tuple[str, ...] = (),
 ) -> Expr:
     """``Expr(...)``, shared with an equal one made earlier for the same file. Parts are
     shared already, so they are keyed by identity; a value by its type too (1 vs True)."""
@@ -192,11 +193,12 @@ def _expr(
         type(value),
         repr(value) if isinstance(value, float) else value,
         id(receiver),
+        keywords,
         *map(id, children),
     )
     expr = _SHARED.get(key)
     if expr is None:
-        expr = _SHARED[key] = Expr(kind, name, attr, value, receiver, children)
+        expr = _SHARED[key] = Expr(kind, name, attr, value, receiver, children, keywords)
     assert isinstance(expr, Expr)
     return expr
 
@@ -269,6 +271,11 @@ def to_expr(node: ast.AST, depth: int = 0) -> Expr:
         # ``value``: how many of the children are positional (the rest are keyword values),
         # so the cost model can read a tensor factory's sizes.
         npos = len(node.args) if node.keywords else None
+        # the keyword names of the children after the positional ones (``**kw`` as ""):
+        # what ``bias=False`` switches off; a leading "*" marks a starred positional.
+        kws = tuple(k.arg or "" for k in node.keywords)
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            kws = ("*", *kws)
         if isinstance(func, ast.Attribute):
             return _expr(
                 "call",
@@ -277,8 +284,9 @@ def to_expr(node: ast.AST, depth: int = 0) -> Expr:
                 value=npos,
                 receiver=to_expr(func.value, d),
                 children=tuple(args),
+                keywords=kws,
             )
-        return _expr("call", name=dotted(func), value=npos, children=tuple(args))
+        return _expr("call", name=dotted(func), value=npos, children=tuple(args), keywords=kws)
     if isinstance(node, ast.Subscript):
         return _expr("subscript", receiver=to_expr(node.value, d))
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):

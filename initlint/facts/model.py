@@ -44,7 +44,9 @@ class Expr:
     kind: ``const`` | ``name`` | ``attr`` | ``call`` | ``op`` | ``subscript`` | ``other``.
     For ``call``: ``name`` is the dotted callee when it is a plain dotted path (else ""),
     ``attr`` the method name when the callee is an attribute, ``receiver`` the object the
-    method is called on, ``children`` the argument values.
+    method is called on, ``children`` the argument values: ``value`` of them positional (all
+    when it is None), then one per name in ``keywords`` (``""`` for ``**kw``; a leading
+    ``"*"`` in ``keywords`` marks a starred positional argument, and names no child).
     """
 
     kind: str
@@ -53,6 +55,7 @@ class Expr:
     value: Const = None
     receiver: Expr | None = None
     children: tuple[Expr, ...] = ()
+    keywords: tuple[str, ...] = ()
 
 
 @_by_fields

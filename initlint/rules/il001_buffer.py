@@ -29,7 +29,12 @@ Severity: `error` when the discarded tensor was computed or allocated (a tensor 
 math op, a project helper that makes one); `warning` when it holds at most one element
 (`torch.tensor(1.0)`, `torch.zeros(1)`), holds none (`torch.empty(0)`, a shape whose size
 argument the super call passes as 0, like the `nn.Linear(0, 0)` base of torch's `Lazy*`
-modules, an `UninitializedParameter`), or is a value passed in, which is only registered.
+modules, an `UninitializedParameter`), or is a value passed in, which is only registered;
+also when it is a vector over one feature dimension that a torch module's own `__init__`
+registered (a `Linear`/`Conv` bias, a norm's scale, shift or running statistics): O(width)
+numbers beside the O(width^2) of a weight matrix. Torch's registrations are read from its
+sources where torch is installed, from initlint's built-in table of torch modules where it
+is not; both read the arguments (`super().__init__(d, d, bias=False)` registers no bias).
 """,
         "Why is this bad": """
 The ancestor computed and stored the tensor, and the subclass throws it away and computes it

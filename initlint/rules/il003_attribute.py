@@ -26,10 +26,15 @@ Severity follows the ancestor's build that is thrown away:
   file I/O; `from_pretrained`/`from_config`/`torch.load`-style loading; `copy.deepcopy` of
   any of these.
 - `warning` (light): an object without tensors: a parameterless torch module (`nn.GELU`,
-  `nn.SiLU`, `nn.Dropout`, `nn.Identity`, pooling, padding), a project object whose
+  `nn.SiLU`, `nn.Dropout`, `nn.Identity`, pooling, padding), a torch module whose keyword
+  arguments switch off every tensor it would register (`nn.LayerNorm(d,
+  elementwise_affine=False)`, `nn.BatchNorm1d(d, affine=False, track_running_stats=False)`;
+  also a project class built with a keyword passed as `False`, whose construction is then
+  simulated with the call's arguments and owns no tensor), a project object whose
   `__init__` only stores scalars (a sampler, a matcher), a tensor of at most one element
   (an empty one too: a size of 0, an `UninitializedParameter`), a copy of an object
-  initlint cannot see into.
+  initlint cannot see into. A module that keeps one tensor stays heavy
+  (`nn.Linear(a, b, bias=False)` still owns its weight).
 A memoised factory (`functools.cache`, `lru_cache`, a module-level cache dict, also one
 read through a lookup helper) asked again with equal arguments returns the object it built
 before: no rebuild, no finding. Equal means the same argument expressions, and nothing they

@@ -122,6 +122,24 @@ TORCH_SHAPES: dict[str, dict[str, tuple[tuple[int, str], ...]]] = {
 }
 
 
+# The registrations of those classes that are vectors over one feature dimension (a bias, a
+# norm's scale and shift, its running statistics): registering one again discards O(width)
+# numbers, beside the O(width^2) of a weight matrix. Such a registration alone is LIGHT; a
+# module that owns one is still HEAVY (it owns parameters).
+_NORM_VECTORS = frozenset({"weight", "bias", "running_mean", "running_var"})
+TORCH_VECTORS: dict[str, frozenset[str]] = {
+    **{n: frozenset({"bias"}) for n in TORCH_PARAMS if n not in ("Embedding", "EmbeddingBag")},
+    **{n: _NORM_VECTORS for n in TORCH_PARAMS if "Norm" in n},
+    "PReLU": frozenset({"weight"}),
+}
+
+
+def torch_vector(qualname: str, param: str) -> bool:
+    """Whether the torch.nn class ``qualname`` registers ``param`` as a 1-D vector."""
+    head, _, last = qualname.rpartition(".")
+    return head.startswith("torch.nn") and param in TORCH_VECTORS.get(last, ())
+
+
 def torch_shape(qualname: str, param: str) -> tuple[tuple[int, str], ...]:
     """The size arguments of what the torch.nn class ``qualname`` registers as ``param``."""
     head, _, last = qualname.rpartition(".")
@@ -156,6 +174,48 @@ NO_COSTS: Costs = {}
 # locals): a size argument ``torch.empty((out, in))`` with ``out`` bound to 0 is no data.
 Bound = Mapping[str, Val]
 NO_BOUND: Bound = {}
+
+
+def keyword_values(call: Expr) -> dict[str, Expr]:
+    """The keyword arguments of ``call`` by name (``**kw`` left out)."""
+    kws = call.keywords[1:] if call.keywords[:1] == ("*",) else call.keywords
+    if not kws:
+        return {}
+    return {
+        k: v for k, v in zip(kws, call.children[len(call.children) - len(kws) :], strict=True) if k
+    }
+
+
+def switched_off(offs: tuple[str, ...], keywords: Mapping[str, object]) -> bool:
+    """Whether one of the keywords ``offs`` is passed as False (``bias=False``)."""
+    return any(keywords.get(k, True) is False for k in offs)
+
+
+def _kw_consts(call: Expr, bound: Bound) -> dict[str, object]:
+    """The constant values of ``call``'s keyword arguments (through the bound names)."""
+    out: dict[str, object] = {}
+    for k, v in keyword_values(call).items():
+        if v.kind == "const":
+            out[k] = v.value
+        elif v.kind == "name":
+            val = bound.get(v.name)
+            if val is not None and val.kind == "const":
+                out[k] = val.value
+    return out
+
+
+def torch_module_cost(last: str, call: Expr, bound: Bound = NO_BOUND) -> int:
+    """A torch.nn module built by ``call``: HEAVY when it still registers a tensor, LIGHT
+    when its keywords switch every registration off (``nn.LayerNorm(d,
+    elementwise_affine=False)``, ``nn.BatchNorm1d(d, affine=False,
+    track_running_stats=False)``): a module that owns no parameter or buffer."""
+    params = TORCH_PARAMS.get(last)
+    if not params or not call.keywords:
+        return HEAVY
+    keywords = _kw_consts(call, bound)
+    if all(switched_off(offs, keywords) for offs in params.values()):
+        return LIGHT
+    return HEAVY
 
 
 _ARITH: dict[str, Callable[[int, int], int]] = {
@@ -278,7 +338,9 @@ class CostModel:
         if head.startswith("torch.nn") and last[:1].isupper() and last not in CHEAP_NN:
             if "functional" in head or "init" in head:
                 return NONE
-            return LIGHT if last in LIGHT_NN or last.endswith("Loss") else HEAVY
+            if last in LIGHT_NN or last.endswith("Loss"):
+                return LIGHT
+            return HEAVY if call is None else torch_module_cost(last, call, bound)
         if head.startswith("torch.nn") and last in LIGHT_NN:
             return LIGHT
         return NONE

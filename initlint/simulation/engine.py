@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from initlint.facts.model import Arg, Cond, Const, Effect, EffectKind, Expr, Param
 from initlint.facts.reads import EVERYTHING
 from initlint.index.project import ClassInfo, FunctionInfo, ProjectIndex
-from initlint.simulation.cost import HEAVY, LIGHT, NONE, CostModel, torch_params, torch_shape
+from initlint.simulation.cost import (
+    HEAVY,
+    LIGHT,
+    NONE,
+    CostModel,
+    keyword_values,
+    torch_params,
+    torch_shape,
+    torch_vector,
+)
 from initlint.simulation.torch_module import MODULE_CLASSES, MODULE_NAMES
 from initlint.simulation.values import (
     FALSE,
@@ -237,6 +246,32 @@ class Simulator:
             and not e.shadow
             and ((e.kind == "assign" and e.expensive) or (e.kind == "buffer" and not e.value_const))
         )
+
+    def construction_cost(
+        self, info: ClassInfo, bind: Callable[[tuple[Param, ...]], dict[str, Val] | None]
+    ) -> int:
+        """What constructing ``info`` with the arguments ``bind`` binds costs: the highest
+        cost of the work its simulation does (at least LIGHT); HEAVY when it cannot be
+        simulated (no __init__, unbindable arguments, a cycle, a limit)."""
+        mro_res = self.index.mro(info.qualname)
+        init = self.index.lookup_method(mro_res.classes, "__init__") if mro_res.ok else None
+        if init is None or info.qualname in self._building:
+            return HEAVY
+        env = bind(init.facts.params)
+        if env is None:
+            return HEAVY
+        sim = Simulation(info, mro_res.classes, top_fn=init)
+        self._building.add(info.qualname)
+        try:
+            _Run(self, sim).execute(
+                init, env, ancestor=False, parent=None, status=TRUE, flags=(), depth=0
+            )
+        finally:
+            self._building.discard(info.qualname)
+        if sim.incomplete:
+            return HEAVY
+        live = (e for e in sim.events if not e.shadow and e.kind not in ("touch", "super_init"))
+        return max((e.cost for e in live), default=LIGHT) or LIGHT
 
     def needs_simulation(self, cls: ClassInfo) -> bool:
         """Cheap test: C's first __init__ calls a super init, and a project __init__ follows."""
@@ -729,6 +764,11 @@ class _Run:
             )
             if kind == "buffer":
                 cost = max(cost, LIGHT)  # a registered tensor, at the least
+                owner = frame.call.fn.owner
+                if owner is not None and torch_vector(owner.qualname, eff.name):
+                    cost = LIGHT  # torch's own bias or norm vector (read from its source)
+            elif kind == "assign" and cost == HEAVY and eff.value is not None:
+                cost = self._construction_cost(frame, eff.value)
             memo = None
             if kind == "assign":
                 memo = self.s.cost.memo_factory(eff.value, frame.call.fn.module)
@@ -873,6 +913,33 @@ class _Run:
         self.sim.events.append(ev)
         return ev
 
+    def _construction_cost(self, frame: _Frame, call: Expr) -> int:
+        """``self.norm = Norm(d, affine=False)``: a project class built with a keyword passed
+        as False costs what simulating its construction with these arguments does (the flag
+        may switch off every tensor it would own). HEAVY otherwise, as the cost model said."""
+        if call.kind != "call" or not call.name or not call.keywords or call.keywords[0] == "*":
+            return HEAVY
+        values = keyword_values(call)
+        if not any(
+            self.eval_arg(frame, v, None).value is False
+            for v in values.values()
+            if v.kind in ("const", "name")
+        ):
+            return HEAVY
+        target = self.s.index.resolve(frame.call.fn.module, call.name)
+        info = self.s.index.class_info(target.name) if target and target.kind == "class" else None
+        if info is None:
+            return HEAVY
+        npos = call.value if isinstance(call.value, int) else len(call.children)
+        args = [Arg(c, "") for c in call.children[:npos]]
+        args += [
+            Arg(v, "", keyword=k or None, star=0 if k else 2)
+            for k, v in zip(call.keywords, call.children[npos:], strict=True)
+        ]
+        return self.s.construction_cost(
+            info, lambda params: self.bind_call(frame, tuple(args), params, True)
+        )
+
     def _memo_changed(self, frame: _Frame, eff: Effect, factory: str) -> str:
         """Whether ``self.x = factory(args)`` gets an object other than the one the previous
         build of x got from the same memoised factory: "" when that build passed the same
@@ -963,15 +1030,21 @@ class _Run:
         """A super call that reaches a torch.nn module's __init__ (``nn.Linear``): the
         parameters it registers are ancestor registrations, heavy ones."""
         start = self._owner_index(frame)
-        if start is None or eff.detail != "super":
+        if start is None or eff.detail not in ("super", "explicit"):
             return
         base = next(
             (q for q in self.sim.mro[start + 1 :] if self.s.index.class_info(q) is None), ""
         )
+        if eff.detail == "explicit":  # nn.LayerNorm.__init__(self, ...): that class
+            owner = frame.call.fn.owner
+            target = self.s.index.resolve(owner.module, eff.target) if owner else None
+            if target is None or target.name not in self.position:
+                return
+            base = target.name
         switched = {
             a.keyword
             for a in eff.args
-            if a.keyword and a.expr.kind == "const" and a.expr.value is False
+            if a.keyword and self.eval_arg(frame, a.expr, a).value is False
         }
         fn = FunctionInfo(f"{base}.__init__", frame.call.fn.module, frame.call.fn.facts)
         positional: list[Arg] = []
@@ -983,7 +1056,7 @@ class _Run:
         for name, offs in torch_params(base).items():
             if switched.intersection(offs):
                 continue
-            cost = HEAVY
+            cost = LIGHT if torch_vector(base, name) else HEAVY  # a bias, a norm's vectors
             for pos, keyword in torch_shape(base, name):
                 arg = positional[pos] if pos < len(positional) else keywords.get(keyword)
                 size = None if arg is None else self.eval_arg(frame, arg.expr, arg)

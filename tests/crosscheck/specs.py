@@ -139,6 +139,10 @@ SPECS: dict[str, dict[str, Spec]] = {
             "a template of generated code: never run, and not reported unless check-templates"
         ),
     },
+    "cost_reads_arguments": {
+        f"pkg.layers:{name}": ((8,), {})
+        for name in ("PlainNorm", "Head", "TunedHead", "Projection", "NoBiasProjection")
+    },
     # memoised_changed_args: a dict per class (StretchedEncoder changes its own in place).
     "memoised_changed_args": {
         "pkg.pos:Positions": ((8, {"factor": 1.0}), {}),
