@@ -184,6 +184,7 @@ class Simulator:
         # One simulation per (class, bound constant): the checker and the fixer share them.
         self._memo: dict[tuple[str, str], Simulation | None] = {}
         self._building: set[str] = set()  # classes whose simulation is running (parts_built)
+        self._built_cost: dict[tuple[str, str], int] = {}  # construction_cost's results
 
     def simulate(
         self, cls: ClassInfo, inject: tuple[str, Const] | None = None
@@ -260,6 +261,11 @@ class Simulator:
         env = bind(init.facts.params)
         if env is None:
             return HEAVY
+        # memoised by the constants bound (the rest is unknown either way)
+        key = (info.qualname, repr(sorted((k, v.kind, v.value) for k, v in env.items())))
+        known = self._built_cost.get(key)
+        if known is not None:
+            return known
         sim = Simulation(info, mro_res.classes, top_fn=init)
         self._building.add(info.qualname)
         try:
@@ -268,10 +274,10 @@ class Simulator:
             )
         finally:
             self._building.discard(info.qualname)
-        if sim.incomplete:
-            return HEAVY
         live = (e for e in sim.events if not e.shadow and e.kind not in ("touch", "super_init"))
-        return max((e.cost for e in live), default=LIGHT) or LIGHT
+        cost = HEAVY if sim.incomplete else max((e.cost for e in live), default=LIGHT) or LIGHT
+        self._built_cost[key] = cost
+        return cost
 
     def needs_simulation(self, cls: ClassInfo) -> bool:
         """Cheap test: C's first __init__ calls a super init, and a project __init__ follows."""
@@ -914,9 +920,10 @@ class _Run:
         return ev
 
     def _construction_cost(self, frame: _Frame, call: Expr) -> int:
-        """``self.norm = Norm(d, affine=False)``: a project class built with a keyword passed
-        as False costs what simulating its construction with these arguments does (the flag
-        may switch off every tensor it would own). HEAVY otherwise, as the cost model said."""
+        """``self.norm = Norm(d, affine=False)``: a project subclass of a torch module (see
+        ``_switchable``) built with a keyword passed as False costs what simulating its
+        construction with these arguments does (the flag may switch off every tensor it
+        would own). HEAVY otherwise, as the cost model said."""
         if call.kind != "call" or not call.name or not call.keywords or call.keywords[0] == "*":
             return HEAVY
         values = keyword_values(call)
@@ -928,7 +935,7 @@ class _Run:
             return HEAVY
         target = self.s.index.resolve(frame.call.fn.module, call.name)
         info = self.s.index.class_info(target.name) if target and target.kind == "class" else None
-        if info is None:
+        if info is None or not _switchable(self.s.index.mro(info.qualname).classes):
             return HEAVY
         npos = call.value if isinstance(call.value, int) else len(call.children)
         args = [Arg(c, "") for c in call.children[:npos]]
@@ -1186,6 +1193,14 @@ def _only_passes_on(cls: ClassInfo, init: FunctionInfo) -> bool:
         return False
     eff = effects[0]
     return eff.kind == "super_init" and eff.detail == "super" and not eff.args and not eff.guard
+
+
+def _switchable(mro: tuple[str, ...]) -> bool:
+    """Whether a class of ``mro`` is a torch.nn module with a registration a keyword can
+    switch off (``nn.LayerNorm``'s ``elementwise_affine``): only then can a ``False``
+    keyword leave the construction without tensors. (A composite project module, which
+    owns other modules' weights, is judged heavy without simulating it again.)"""
+    return any(any(offs for offs in torch_params(q).values()) for q in mro)
 
 
 def _args_text(eff: Effect) -> str:
