@@ -673,6 +673,14 @@ class _FunctionReader:
             if handled:
                 return
             func = value.func
+            if isinstance(func, ast.Attribute) and func.attr == "__init__":
+                holder = self._self_attr(func.value)
+                if holder:  # self.a.__init__(...): the object self.a holds is set up again
+                    self._calls_in(value, guard, stmt)
+                    vexpr = to_expr(value)
+                    self._add("nested", stmt, guard, name=holder, detail="__init__", value=vexpr)
+                    self._use(value, None)
+                    return
             if isinstance(func, ast.Attribute) and func.attr in IN_PLACE:
                 root = _root_name(func.value)
                 if root and root != self.self_name:

@@ -48,7 +48,9 @@ stored in `self.attn` an object whose own construction built `qkv` (simulated li
 class) throws that build away. It is reported only when `self.attn` was built during
 `super().__init__()` and the new value is costly and not made from the old one (a wrapper
 `Quantized(self.attn.qkv)` keeps it); its severity is that of the discarded part. No fix is
-offered: skipping the part would need a new parameter on the submodule's class.
+offered: skipping the part would need a new parameter on the submodule's class. Likewise
+`self.attn.__init__(...)` on the object the ancestors built sets the whole object up again
+(every tensor it owns is built twice): reported at the cost of that construction, no fix.
 A `del self.x` on the way to the rebuild proves that the ancestor's branch building `x`
 ran: an ancestor build that branch excludes never happened, and is not reported.
 """,

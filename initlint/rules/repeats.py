@@ -143,6 +143,8 @@ def nested_repeat(sim: Simulation, e: Event) -> Finding | None:
     ]
     first, nearest = builds[0], builds[-1]
     part = e.effect.detail
+    if part == "__init__":
+        return _reinit(sim, e, holder)
     code = "IL001" if nearest.kind == "buffer" else "IL003"
     value = holder.effect.value
     cls = value.name.rsplit(".", 1)[-1] if value is not None else holder.name
@@ -164,6 +166,27 @@ def nested_repeat(sim: Simulation, e: Event) -> Finding | None:
             f"`{part}` is built by {cls}'s own __init__ (the object {by} stores in "
             f"`self.{holder.name}`); skipping it there needs a new {cls} parameter passed "
             f"through {by}, which initlint does not propose"
+        ),
+    )
+
+
+def _reinit(sim: Simulation, e: Event, holder: Event) -> Finding:
+    """``self.a.__init__(...)`` on the object the ancestor chain built into ``self.a``:
+    everything that construction did is done again on the live object."""
+    by = method_label(holder.fn.qualname)
+    return Finding(
+        "IL003",
+        sim,
+        e,
+        holder,
+        confidence_of(e, holder),
+        f"`self.{holder.name}` (constructed again in place by `self.{holder.name}.__init__()`)",
+        None,
+        cost=max(holder.cost, LIGHT),
+        holder=holder,
+        no_fix=(
+            f"the object {by} built is set up again in place; building it once with the "
+            "arguments of the second set-up needs a change initlint does not propose"
         ),
     )
 

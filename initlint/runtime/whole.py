@@ -264,9 +264,15 @@ def _predicts(finding: StaticFinding, repeat: ObjectRepeat) -> bool:
 
 def _redone_at(finding: StaticFinding, repeat: ObjectRepeat) -> bool:
     """The finding points at the very statement that redid the work (a later occurrence's
-    site), naming the repeated item."""
+    site), naming the repeated item; or at a statement on the stack then, naming the
+    attribute that holds the object."""
     name = _short(repeat.repeat.name)
-    return finding.where in repeat.repeat.sites[1:] and f".{name}`" in finding.message
+    if finding.where in repeat.repeat.sites[1:] and f".{name}`" in finding.message:
+        return True
+    # ``self.expert.__init__(...)``: the statement was on the stack, and the finding names
+    # the attribute the repeating object sits in
+    seat = (repeat.path or "").rpartition(".")[2]
+    return bool(seat) and finding.where in repeat.frames and f"`self.{seat}`" in finding.message
 
 
 def link_findings(

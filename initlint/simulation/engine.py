@@ -983,16 +983,21 @@ class _Run:
             frame.call.env,
         )
         name = f"{eff.name}.{eff.detail}"
+        holder = self.last_assign.get(eff.name)
+        if eff.detail == "__init__":  # the object is constructed again: what that cost
+            cost = holder.cost if holder is not None else NONE
         ev = self._emit(frame, i, eff, "nested", name, status, flags, (), cost=cost)
         ev.reads = self._reads(frame, eff.value)
         params = frame.call.fn.facts.params
         me = params[0].name if params else "self"
-        ev.derived = _reads_part(eff.value, me, eff.name, eff.detail)
-        holder = self.last_assign.get(eff.name)
+        ev.derived = eff.detail != "__init__" and _reads_part(eff.value, me, eff.name, eff.detail)
         if holder is None or cost == NONE or ev.derived:
             return  # (the builds are looked for only where a finding could follow)
         ev.holder = holder
-        ev.inner = self.s.parts_built(holder, eff.detail)
+        if eff.detail == "__init__":
+            ev.inner = (holder,)  # the construction redone is the holder's own build
+        else:
+            ev.inner = self.s.parts_built(holder, eff.detail)
 
     def _reads(self, frame: _Frame, value: Expr | None) -> frozenset[str]:
         """The ``self`` attributes ``value`` reads, directly or through the frame's locals."""

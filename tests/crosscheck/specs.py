@@ -45,7 +45,7 @@ _RECORDS = TextFile('[{"keep": true}, {"keep": false}, {"keep": true}]')
 
 # Cases whose classes are also traced object by object (``trace_model``): their findings are
 # about a part of a submodule (``self.mixer.inp = ...``), repeated on the submodule.
-PART_CASES = frozenset({"nested_part_rebuilt"})
+PART_CASES = frozenset({"nested_part_rebuilt", "reinit_live_object"})
 
 SPECS: dict[str, dict[str, Spec]] = {
     "redo_under_param_condition": {"pkg.prec:PrecChild": ((), {"fp32": True})},
@@ -160,6 +160,10 @@ SPECS: dict[str, dict[str, Spec]] = {
             for name in ("Block", "WideInputBlock", "SharpBlock", "TiedBlock", "OwnMixerBlock")
         },
         "pkg.blocks:Gated": ((8,), {"wide": True}),
+    },
+    "reinit_live_object": {
+        "pkg.wrap:Expert": ((8, 32), {}),
+        **{f"pkg.wrap:{name}": ((8,), {}) for name in ("Router", "NarrowRouter", "PlainRouter")},
     },
     "optional_attribute_off": {
         "pkg.cache:Decoder": ((4,), {}),

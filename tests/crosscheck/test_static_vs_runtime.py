@@ -208,6 +208,11 @@ def _what(code: str, stmt: ast.stmt) -> tuple[str, str]:
         attr = _assigned(stmt)
         if attr is not None:
             return "attribute", attr
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute):
+            holder = _self_attr(call.func.value)
+            if holder and call.func.attr == "__init__":  # self.x.__init__(...): set up again
+                return "attribute", f"{holder}.__init__"
     raise AssertionError(f"cannot tell what {code} is about in: {ast.unparse(stmt)}")
 
 
@@ -267,6 +272,8 @@ def _shows(result: dict[str, Any], finding: Finding) -> bool:
     part of a submodule (``mixer.inp``), the repeats of the object at that path."""
     if finding.kind == "attribute" and "." in finding.name:
         holder, _, part = finding.name.rpartition(".")
+        if part == "__init__":  # any part of the object set up again repeats
+            return any(p[0] == holder for p in result.get("parts", ()))
         return any(p == [holder, part] for p in result.get("parts", ()))
     for r in result["repeated"]:
         if finding.kind == "call":

@@ -62,3 +62,27 @@ def test_own_work_done_twice_is_outside_the_rule(blocks: Path) -> None:
     """The class builds the mixer itself, then changes it: the runtime sees the repeat, the
     checker (ancestor work only) reports nothing."""
     assert seen(traced(blocks, "OwnMixerBlock")) == {("mixer", "inp", LINEAR_INP, None)}
+
+
+REINIT = Path(__file__).resolve().parents[1] / "fixtures" / "check" / "reinit_live_object"
+
+
+def test_a_live_object_set_up_again_repeats_all_it_built(
+    forget_modules: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    copy = forget_modules / "reinit"
+    shutil.copytree(REINIT, copy)
+    for name in [n for n in sys.modules if n.partition(".")[0] == "pkg"]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.syspath_prepend(str(copy))
+    import pkg.wrap as m
+
+    narrow = trace_model(lambda: m.NarrowRouter(WIDTH), project_roots=[copy / "pkg"])
+    up = (WIDTH * 4 * WIDTH + 4 * WIDTH) * 4  # the first Linear(8, 32), fp32
+    down = (4 * WIDTH * WIDTH + WIDTH) * 4  # the first Linear(32, 8)
+    assert seen(narrow) == {
+        ("expert", "up", up, "wrap.py:23"),
+        ("expert", "down", down, "wrap.py:23"),
+    }
+    plain = trace_model(lambda: m.PlainRouter(WIDTH), project_roots=[copy / "pkg"])
+    assert seen(plain) == set()
