@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from initlint.facts.model import Arg, Cond, Const, Effect, EffectKind, Expr, Param
+from initlint.facts.model import Arg, Cond, Const, Effect, EffectKind, Expr, Param, Span
 from initlint.facts.reads import EVERYTHING
 from initlint.index.project import ClassInfo, FunctionInfo, ProjectIndex
 from initlint.simulation.cost import (
@@ -965,7 +965,7 @@ class _Run:
                     return "yes"
                 maybe = True
         read = self._reads(frame, eff.value)
-        if read and _writes_any(self.sim.events[since + 1 :], read):
+        if read and _writes_any(self.sim.events, since, read):
             return "yes"
         return "maybe" if maybe else ""
 
@@ -1215,16 +1215,36 @@ def _args_text(eff: Effect) -> str:
     return "" if value is None else repr((value.children, value.value))
 
 
-def _writes_any(events: list[Event], names: frozenset[str]) -> bool:
-    """Whether any of ``events`` may write one of the ``self`` attributes ``names``."""
-    for e in events:
+def _writes_any(events: list[Event], since: int, names: frozenset[str]) -> bool:
+    """Whether the events after ``since`` may change one of the ``self`` attributes
+    ``names``. Assigning an attribute the expression its latest assignment up to ``since``
+    had (``self.hidden = cfg.hidden`` in the subclass as in the base) is no change, by the
+    same measure of equal arguments as equal text."""
+    before: dict[str, Expr | None] = {}
+    for e in events[: since + 1]:
+        if e.kind == "assign" and e.name in names and not e.shadow:
+            before[e.name] = e.effect.value
+    same: set[tuple[int, Span | None, str]] = set()
+    for e in events[since + 1 :]:
+        if e.kind == "assign" and not e.shadow and e.name in before:
+            value = e.effect.value
+            if value is not None and value.kind in ("attr", "name", "const"):
+                if value == before[e.name]:
+                    same.add((e.frame, e.effect.stmt_span, e.name))
+    for e in events[since + 1 :]:
         if e.shadow:
             continue
         if e.kind == "touch":
-            if e.effect.writes & names or EVERYTHING in e.effect.writes:
+            written = e.effect.writes & names
+            if EVERYTHING in e.effect.writes:
                 return True
-        elif (e.kind in ("buffer", "assign") and e.name in names) or e.unfollowed:
+            if any((e.frame, e.effect.stmt_span, n) not in same for n in written):
+                return True
+        elif e.kind == "buffer" and e.name in names or e.unfollowed:
             return True
+        elif e.kind == "assign" and e.name in names:
+            if (e.frame, e.effect.stmt_span, e.name) not in same:
+                return True
     return False
 
 

@@ -148,7 +148,13 @@ SPECS: dict[str, dict[str, Spec]] = {
         "pkg.pos:Positions": ((8, {"factor": 1.0}), {}),
         **{
             f"pkg.pos:{name}": ((8, {"factor": 1.0}), {})
-            for name in ("Encoder", "SameEncoder", "StretchedEncoder", "CopiedEncoder")
+            for name in (
+                "Encoder",
+                "SameEncoder",
+                "StretchedEncoder",
+                "CopiedEncoder",
+                "RestatedEncoder",
+            )
         },
         "pkg.pos:MaybeStretchedEncoder": ((8, {"factor": 1.0}), {"stretch": True}),
         "pkg.pos:WiderEncoder": ((8, {"factor": 1.0}), {}),
