@@ -234,7 +234,6 @@ def explain_class(target: str, paths: tuple[Path, ...], no_cache: bool) -> None:
     if info is None:
         click.echo(f"error: no class {target!r} in the project at {analysis.root}", err=True)
         sys.exit(EXIT_ERROR)
-    assert analysis.simulator is not None
     mro = analysis.index.mro(info.qualname)
     click.echo(
         f"class {info.qualname} ({analysis.display(info.module.path)}:{info.facts.span.line})"

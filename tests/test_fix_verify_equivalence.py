@@ -26,7 +26,10 @@ from initlint.facts.extract import extract_facts
 from initlint.fix import transform
 from initlint.fix.api import attach_edits
 from initlint.fix.apply import BOM, FileChange, render
-from initlint.fix.ops import (
+from initlint.fix.propose import fix_planner
+from initlint.fix.transform import FixError, rewrite
+from initlint.fix.verify import Verifier, _findings, _key
+from initlint.fixplan import (
     AddParam,
     DeleteStatement,
     FixPlan,
@@ -35,9 +38,6 @@ from initlint.fix.ops import (
     SetKeyword,
     WrapInIf,
 )
-from initlint.fix.propose import fix_planner
-from initlint.fix.transform import FixError, rewrite
-from initlint.fix.verify import Verifier, _findings, _key
 from initlint.index.project import ProjectIndex
 from initlint.pipeline.analysis import Analysis
 from initlint.rules.base import Finding

@@ -14,7 +14,7 @@ from initlint.driver.split import attach_in_two
 from initlint.facts.cache import FactsCache
 from initlint.index.deps import ImportGraph
 from initlint.index.project import Module, ProjectIndex
-from initlint.pipeline.analysis import Analysis, FixAttacher
+from initlint.pipeline.analysis import Analysis, FindingKey, FixAttacher
 from initlint.pipeline.report import Entry, Share
 
 
@@ -62,7 +62,7 @@ def attach_fixes(
         index.module(name)
     # Every finding's key, the files taken from the cache included (and those a forked
     # copy checked: this process holds only their keys).
-    known: set[object] = set()
+    known: set[FindingKey] = set()
     for x in reused.values():
         known |= x.keys
     for keys in found.values():

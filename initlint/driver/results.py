@@ -15,6 +15,7 @@ from initlint.facts.cache import FactsCache
 from initlint.facts.model import has_fresh_bodies
 from initlint.index.deps import ImportGraph
 from initlint.index.project import ProjectIndex
+from initlint.pipeline.analysis import FindingKey
 from initlint.pipeline.report import Comment, Entry, Share
 from initlint.sources import UnreadableError, is_overlaid, read_bytes
 
@@ -189,7 +190,7 @@ class FixInputs:
     of other files' fixes need them) and the files its fixes edit (a change that can reach
     one of them checks its fixes again)."""
 
-    keys: frozenset[object]
+    keys: frozenset[FindingKey]
     edits: frozenset[str]
     # The files of every class in the MROs of the file's classes (what a fix's check asks
     # of this file when it has no finding: whether a class of it sits under the edit).

@@ -18,11 +18,11 @@ from initlint.fix.apply import (
     edits_for,
     write_all,
 )
-from initlint.fix.ops import FixPlan
 from initlint.fix.propose import fix_planner
 from initlint.fix.transform import FixError
 from initlint.fix.verify import Verifier
-from initlint.pipeline.analysis import Analysis
+from initlint.fixplan import FixPlan
+from initlint.pipeline.analysis import Analysis, FixPlanner
 from initlint.settings import Settings
 
 
@@ -34,7 +34,7 @@ def attach_edits(analysis: Analysis) -> None:
     out = []
     for d in analysis.diagnostics:
         entry = analysis.plans.get(d)
-        if not isinstance(entry, tuple) or d.fix is None:
+        if entry is None or d.fix is None:
             out.append(d)
             continue
         plan, finding = entry
@@ -68,7 +68,7 @@ def plans_of(analysis: Analysis, outcome: FixOutcome) -> list[tuple[Diagnostic, 
     out = []
     for d in analysis.diagnostics:
         entry = analysis.plans.get(d)
-        if not isinstance(entry, tuple):
+        if entry is None:
             continue
         plan, finding = entry
         try:
@@ -101,7 +101,7 @@ def run_fix(
     Returns (analysis before, outcome, analysis after writing or None when not written).
     """
 
-    def run(planner: object) -> Analysis:
+    def run(planner: FixPlanner) -> Analysis:
         return analyze(
             paths,
             cwd=cwd,
@@ -109,7 +109,7 @@ def run_fix(
             overrides=overrides,
             jobs=jobs,
             use_cache=use_cache,
-            fix_planner=planner,  # type: ignore[arg-type]
+            fix_planner=planner,
         )
 
     first = current = run(fix_planner)

@@ -15,8 +15,8 @@ from pathlib import Path
 import libcst as cst
 
 from initlint.diagnostics import Diagnostic, Edit
-from initlint.fix.ops import FixPlan, Op, op_site
 from initlint.fix.transform import FixError, rewrite
+from initlint.fixplan import FixPlan, Op, op_site
 from initlint.sources import decode, read_bytes
 
 BOM = b"\xef\xbb\xbf"

@@ -1,5 +1,5 @@
 """Fix edits for JSON and SARIF, made while the per-file results are, and stored with them
-(``engine.FixAttacher``): a warm run renders and checks only the fixes of the files it
+(``pipeline.analysis.FixAttacher``): a warm run renders and checks only the fixes of the files it
 checks again. The edits and the checks are those of ``api.attach_edits``."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from pathlib import Path
 
 from initlint.diagnostics import Diagnostic
 from initlint.fix.apply import edits_for
-from initlint.fix.ops import FixPlan
 from initlint.fix.transform import FixError
 from initlint.fix.verify import Verifier, finding_key
-from initlint.pipeline.analysis import Analysis
+from initlint.fixplan import FixPlan
+from initlint.pipeline.analysis import Analysis, FindingKey
 from initlint.rules.base import Finding
 
 
@@ -20,7 +20,7 @@ class EditAttacher:
     """Renders each fresh fix into edits, after the checks ``initlint check --format json``
     makes; a fix that fails them is withdrawn (as ``api.attach_edits`` does)."""
 
-    def keys(self, findings: list[Finding]) -> frozenset[object]:
+    def keys(self, findings: list[Finding]) -> frozenset[FindingKey]:
         return frozenset(finding_key(f) for f in findings)
 
     def edited(self, analysis: Analysis, diag: Diagnostic) -> frozenset[Path]:
@@ -28,17 +28,17 @@ class EditAttacher:
         return frozenset(op.path for op in plan.ops) if plan is not None else frozenset()
 
     def attach(
-        self, analysis: Analysis, diags: list[Diagnostic], known: frozenset[object]
+        self, analysis: Analysis, diags: list[Diagnostic], known: frozenset[FindingKey]
     ) -> dict[Diagnostic, Diagnostic]:
         verifier = Verifier(analysis)
         # The findings of files this run did not check are known as a run over all of them
         # would know them.
-        verifier.known |= known  # type: ignore[arg-type]
-        verifier.with_findings |= {str(k[0]) for k in known if isinstance(k, tuple)}
+        verifier.known |= known
+        verifier.with_findings |= {k[0] for k in known}
         out = {}
         for d in diags:
             entry = analysis.plans.get(d)
-            if not isinstance(entry, tuple) or d.fix is None:
+            if entry is None or d.fix is None:
                 continue
             plan, finding = entry
             try:
@@ -53,6 +53,4 @@ class EditAttacher:
     @staticmethod
     def _plan(analysis: Analysis, diag: Diagnostic) -> FixPlan | None:
         entry = analysis.plans.get(diag)
-        if isinstance(entry, tuple) and isinstance(entry[0], FixPlan):
-            return entry[0]
-        return None
+        return entry.plan if entry is not None else None

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from initlint.facts.model import Effect, Param
 from initlint.facts.reads import EVERYTHING
-from initlint.fix.ops import (
+from initlint.fix.state import flag_value, keeps_state
+from initlint.fixplan import (
     AddParam,
     DeleteStatement,
     FixPlan,
@@ -19,7 +20,6 @@ from initlint.fix.ops import (
     SetKeyword,
     WrapInIf,
 )
-from initlint.fix.state import flag_value, keeps_state
 from initlint.index.project import FunctionInfo
 from initlint.rules.analyses import analyses_of
 from initlint.rules.base import Finding

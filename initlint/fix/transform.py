@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from initlint.fix.ops import AddParam, DeleteStatement, InsertBefore, Op, SetKeyword, WrapInIf
+from initlint.fixplan import AddParam, DeleteStatement, InsertBefore, Op, SetKeyword, WrapInIf
 
 MIN_LINE_LENGTH = 88
 

@@ -26,9 +26,9 @@ from initlint.diagnostics import describe
 from initlint.facts.extract import extract_facts
 from initlint.facts.model import ModuleFacts
 from initlint.fix.apply import render
-from initlint.fix.ops import FixPlan, Op
 from initlint.fix.state import label
 from initlint.fix.transform import FixError
+from initlint.fixplan import FixPlan, Op
 from initlint.index.project import Module, NameTable, ProjectIndex
 from initlint.pipeline.analysis import Analysis
 from initlint.rules import findings_of
@@ -97,7 +97,6 @@ class Verifier:
     """Checks the plans of one analysis; keeps what does not depend on the plan."""
 
     def __init__(self, analysis: Analysis) -> None:
-        assert analysis.simulator is not None
         self.analysis = analysis
         self.index = analysis.index
         self.simulator = analysis.simulator

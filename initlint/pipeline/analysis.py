@@ -6,16 +6,25 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from initlint.diagnostics import Diagnostic, Fix
 from initlint.environment import Environment
+from initlint.fixplan import FixPlan
 from initlint.generated import GeneratedCode
 from initlint.index.project import ProjectIndex
 from initlint.locate import Locator
 from initlint.rules import Finding
 from initlint.settings import Settings
 from initlint.simulation.engine import Simulator
+
+
+class PlannedFix(NamedTuple):
+    """A fix's plan and the finding it fixes: what the fixer renders into edits and checks,
+    once a report needs the edits. (A named tuple: it unpacks as ``plan, finding``.)"""
+
+    plan: FixPlan
+    finding: Finding
 
 
 @dataclass
@@ -34,7 +43,7 @@ class Analysis:
     files: int = 0
     internal_errors: int = 0
     generated: GeneratedCode = field(default_factory=GeneratedCode)
-    plans: dict[Diagnostic, object] = field(default_factory=dict)
+    plans: dict[Diagnostic, PlannedFix] = field(default_factory=dict)  # each offered fix's plan
     # (path, line, message) of each suppression comment that suppressed nothing
     unused_suppressions: list[tuple[str, int, str]] = field(default_factory=list)
 
@@ -49,17 +58,37 @@ def display_path(path: Path, cwd: Path) -> str:
         return os.path.relpath(path, cwd) if path.is_absolute() else path.as_posix()
 
 
-# A fix and its plan, or why there is no fix ("" when there is nothing to say).
+class Proposed(NamedTuple):
+    """The fixer offers a fix: the diagnostic's ``Fix`` (without edits yet: they are rendered
+    on demand) and its plan. (A named tuple: ``proposal[0]`` is the fix.)"""
+
+    fix: Fix
+    planned: PlannedFix
 
 
-FixPlanner = Callable[["Analysis", Finding], tuple[Fix, object] | str | None]
+@dataclass(frozen=True)
+class NoFix:
+    """The fixer offers no fix, and says why (``reason``; "" when there is nothing to say)."""
+
+    reason: str = ""
+
+
+# What the fixer says about one finding.
+FixProposal = Proposed | NoFix
+
+# The check's fix callback (``initlint.fix.propose.fix_planner``), passed in from above.
+FixPlanner = Callable[["Analysis", Finding], FixProposal]
+
+
+# What identifies a finding to the check of a fix: (class, code, effect kind, effect name).
+FindingKey = tuple[str, str, str, str]
 
 
 class FixAttacher(Protocol):
     """Renders and checks the fix plans of a run's fresh diagnostics (for JSON and SARIF),
     so that the edits are stored with the per-file results (``initlint.fix.attach``)."""
 
-    def keys(self, findings: list[Finding]) -> frozenset[object]:
+    def keys(self, findings: list[Finding]) -> frozenset[FindingKey]:
         """What ``findings`` are to a later check of fixes (stored with their file)."""
         ...
 
@@ -68,7 +97,7 @@ class FixAttacher(Protocol):
         ...
 
     def attach(
-        self, analysis: Analysis, diags: list[Diagnostic], known: frozenset[object]
+        self, analysis: Analysis, diags: list[Diagnostic], known: frozenset[FindingKey]
     ) -> dict[Diagnostic, Diagnostic]:
         """Each of ``diags`` with its fix's edits, or with its fix withdrawn. ``known``: the
         findings of the report files whose results this run took from the cache."""

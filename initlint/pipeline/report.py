@@ -12,7 +12,7 @@ from initlint.diagnostics import Diagnostic, Fix, Related
 from initlint.environment import Distribution
 from initlint.facts.model import ModuleFacts, Span
 from initlint.index.project import Module
-from initlint.pipeline.analysis import Analysis, FixPlanner
+from initlint.pipeline.analysis import Analysis, FixPlanner, FixProposal, NoFix, Proposed
 from initlint.rules import REGISTRY, Finding, select_codes
 from initlint.rules.base import Wording, method_label
 from initlint.rules.il900_internal import InternalError
@@ -133,29 +133,33 @@ def to_share(analysis: Analysis, group: list[Finding], fix_planner: FixPlanner |
         message += (
             f"; this file is generated from {analysis.display(template)}: make the change there"
         )
-    planned = None
+    proposal: FixProposal = NoFix()
     if fix_planner is not None and rule.fixable and template is None and not first.external:
-        planned = fix_planner(analysis, f)  # (never a fix on a generated file)
+        proposal = fix_planner(analysis, f)  # (never a fix on a generated file)
     no_fix = ""
     if template is not None and rule.fixable:
         no_fix = f"the file is generated from {analysis.display(template)}"
-    if isinstance(planned, str):
-        no_fix, planned = planned, None
-        if first.fn.module.dist is not None:  # the work being repeated is the dependency's
-            no_fix = f"the work is done in {first.fn.module.dist}; {no_fix}"
-    elif first.external and rule.fixable and template is None:
-        no_fix = (
-            f"the work is done in torch's {first_fn}, known from initlint's built-in table "
-            "(torch is not installed in the checked environment)"
-        )
-    refused = dependency_edit(analysis, planned[0]) if planned is not None else None
+    planned: Proposed | None = None
+    match proposal:
+        case Proposed():
+            planned = proposal
+        case NoFix(reason=reason) if reason:
+            no_fix = reason
+            if first.fn.module.dist is not None:  # the work being repeated is the dependency's
+                no_fix = f"the work is done in {first.fn.module.dist}; {no_fix}"
+        case NoFix() if first.external and rule.fixable and template is None:
+            no_fix = (
+                f"the work is done in torch's {first_fn}, known from initlint's built-in table "
+                "(torch is not installed in the checked environment)"
+            )
+    refused = dependency_edit(analysis, planned.fix) if planned is not None else None
     if refused is not None:
         planned = None
         no_fix = f"the work is done in {refused}"
-    elif planned is not None and _edits_generated(analysis, planned[0]):
+    elif planned is not None and _edits_generated(analysis, planned.fix):
         planned = None
         no_fix = "the fix would edit a generated file (its generator would undo the edit)"
-    fix = planned[0] if planned is not None else None
+    fix = planned.fix if planned is not None else None
     if fix is None:
         tail = ""
         if rule.fixable:
@@ -213,7 +217,7 @@ def to_share(analysis: Analysis, group: list[Finding], fix_planner: FixPlanner |
         no_fix=no_fix,
     )
     if planned is not None:
-        analysis.plans[diag] = planned[1]
+        analysis.plans[diag] = planned.planned
     site = (f.code, analysis.display(path), span.line, span.col)
     return Share(diag, site, _owner_name(f), tail)
 

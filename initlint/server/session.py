@@ -187,7 +187,7 @@ class Session:
             return result.edits[diag]
         found: tuple[Edit, ...] | None = None
         entry = result.analysis.plans.get(diag)
-        if diag.fix is not None and isinstance(entry, tuple):
+        if diag.fix is not None and entry is not None:
             from initlint.fix.apply import edits_for  # libcst: only when a fix is asked for
             from initlint.fix.verify import Verifier
 

@@ -1,4 +1,6 @@
-"""Edit operations a fix plan is made of. Positions are ``ast`` ones (1-based line, byte col)."""
+"""A fix plan as data: the edit operations it is made of. Positions are ``ast`` ones (1-based
+line, byte col). Below the pipeline, so that a run's analysis holds its plans typed; the fixer
+(``initlint.fix``) makes them, renders them and writes them."""
 
 from __future__ import annotations
 
