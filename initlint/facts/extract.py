@@ -11,10 +11,12 @@ from initlint.facts.model import (
     Arg,
     ClassFacts,
     Cond,
+    CondOp,
     Const,
     Effect,
     EffectKind,
     Expr,
+    ExprKind,
     FunctionFacts,
     ImportFacts,
     ModuleFacts,
@@ -176,7 +178,7 @@ def _span(node: ast.AST) -> Span:
 
 
 def _expr(
-    kind: str,
+    kind: ExprKind,
     name: str = "",
     attr: str = "",
     value: Const = None,
@@ -342,10 +344,15 @@ def to_cond(node: ast.AST, depth: int = 0) -> Cond:
     # ``name`` holds the source text of a compound test: the simulation keys the conditions it
     # cannot decide by it, to tell two branches of one condition apart (``flag=not <cond>``).
     if isinstance(node, ast.BoolOp):
-        op = "and" if isinstance(node.op, ast.And) else "or"
+        op: CondOp = "and" if isinstance(node.op, ast.And) else "or"
         return Cond(op, tuple(to_cond(v, d) for v in node.values), name=_text(node)[:80])
     if isinstance(node, ast.Compare) and len(node.ops) == 1:
-        ops = {ast.Is: "is", ast.IsNot: "isnot", ast.Eq: "eq", ast.NotEq: "ne"}
+        ops: dict[type[ast.cmpop], CondOp] = {
+            ast.Is: "is",
+            ast.IsNot: "isnot",
+            ast.Eq: "eq",
+            ast.NotEq: "ne",
+        }
         name = ops.get(type(node.ops[0]))
         if name:
             return Cond(

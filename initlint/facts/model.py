@@ -36,6 +36,10 @@ class Span:
     end_col: int
 
 
+# What an expression is (see Expr).
+ExprKind = Literal["const", "name", "attr", "call", "op", "subscript", "other"]
+
+
 @_by_fields
 @dataclass(frozen=True, slots=True)
 class Expr:
@@ -49,13 +53,19 @@ class Expr:
     ``"*"`` in ``keywords`` marks a starred positional argument, and names no child).
     """
 
-    kind: str
+    kind: ExprKind
     name: str = ""
     attr: str = ""
     value: Const = None
     receiver: Expr | None = None
     children: tuple[Expr, ...] = ()
     keywords: tuple[str, ...] = ()
+
+
+# What a guard condition is (see Cond).
+CondOp = Literal[
+    "const", "name", "selfattr", "not", "and", "or", "is", "isnot", "eq", "ne", "hasattr", "unknown"
+]
 
 
 @_by_fields
@@ -65,7 +75,7 @@ class Cond:
 
     ``hasattr``: ``hasattr(self, "<name>")`` with a literal name."""
 
-    op: str
+    op: CondOp
     args: tuple[Cond, ...] = ()
     value: Const = None
     name: str = ""

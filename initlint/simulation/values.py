@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from initlint.facts.model import Const, Span
 
@@ -20,6 +21,10 @@ class Origin:
     text: str
 
 
+# What an abstract value is (see Val).
+ValKind = Literal["const", "unknown", "args", "kwargs", "sym"]
+
+
 @dataclass(frozen=True)
 class Val:
     """kind: const | unknown | args (positional pack) | kwargs (keyword pack) | sym.
@@ -27,7 +32,7 @@ class Val:
     ``sym``: the truth of a condition the simulation cannot decide, ``value`` its key (the
     frame that tests it and its text), ``positive`` False for its negation."""
 
-    kind: str
+    kind: ValKind
     value: Const = None
     items: tuple[Val, ...] = ()
     keys: tuple[tuple[str, Val], ...] = ()
