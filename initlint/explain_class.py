@@ -14,8 +14,10 @@ from pathlib import Path
 import click
 
 from initlint.driver import analyze
+from initlint.facts.model import BodyError
 from initlint.index.project import ClassInfo
 from initlint.pipeline.analysis import Analysis
+from initlint.pipeline.check import body_syntax_diag
 from initlint.rules import findings_of
 from initlint.rules.base import Finding
 from initlint.rules.repeats import deletions, never_both, ruled_out_by_delete
@@ -243,6 +245,11 @@ def explain_class(target: str, paths: tuple[Path, ...], no_cache: bool) -> None:
         sim = analysis.simulator.simulate(info)
     except SimulationLimit as exc:
         click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_ERROR)
+    if isinstance(sim, BodyError):  # a body its construction reads does not parse
+        diag = body_syntax_diag(analysis, sim)
+        where = f"{diag.path}:{diag.line}:{diag.column}: " if diag is not None else ""
+        click.echo(f"error: {where}cannot parse: {sim.msg}", err=True)
         sys.exit(EXIT_ERROR)
     if sim is None:
         click.echo("no __init__ to simulate (or no consistent MRO)")

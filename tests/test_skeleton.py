@@ -7,7 +7,7 @@ import textwrap
 import pytest
 
 from initlint.facts import extract
-from initlint.facts.model import ModuleFacts
+from initlint.facts.model import BodySyntaxError, ModuleFacts
 from initlint.facts.skeleton import skeleton
 
 
@@ -172,7 +172,7 @@ def test_lazy_body_with_a_syntax_error_raises_body_syntax_error() -> None:
     facts = extract.extract_facts(source)
     assert facts.error is None
     lazy = facts.classes[0].methods[1]
-    with pytest.raises(extract.BodySyntaxError) as info:
+    with pytest.raises(BodySyntaxError) as info:
         _ = lazy.effects
     assert info.value.line == 5
 
@@ -204,5 +204,5 @@ def test_read_self_calls_leaves_a_body_with_a_syntax_error_unread() -> None:
     extract.read_self_calls(facts)  # does not raise
     lazy = facts.classes[0].methods[1]
     assert lazy.is_lazy
-    with pytest.raises(extract.BodySyntaxError):
+    with pytest.raises(BodySyntaxError):
         _ = lazy.effects

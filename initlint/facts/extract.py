@@ -9,6 +9,8 @@ from dataclasses import replace
 
 from initlint.facts.model import (
     Arg,
+    Body,
+    BodyError,
     ClassFacts,
     Cond,
     CondOp,
@@ -95,21 +97,9 @@ def _source_text(source: bytes | str) -> SourceText | None:
         return None  # ast.parse read it anyway: read every body now
 
 
-class BodySyntaxError(Exception):
-    """A function body read on demand does not parse (the skeleton pass did not see it)."""
-
-    def __init__(self, source: SourceText, exc: SyntaxError) -> None:
-        super().__init__(exc.msg or "invalid syntax")
-        self.source = source
-        self.msg = exc.msg or "invalid syntax"
-        self.line = exc.lineno or 1
-        self.col = exc.offset or 1
-
-
-def read_body(
-    source: SourceText, span: Span, is_method: bool
-) -> tuple[tuple[Param, ...], tuple[Effect, ...]]:
-    """Parameters and effects of the function whose ``def`` spans ``span`` in ``source``.
+def read_body(source: SourceText, span: Span, is_method: bool) -> Body | BodyError:
+    """Parameters and effects of the function whose ``def`` spans ``span`` in ``source``,
+    or, when the body does not parse, the whole text's syntax error as a value.
 
     Parses only the function's own lines, padded so that every line and column is what the
     whole-file parse reports: blank lines before it, and ``if 1:`` for an indented ``def``.
@@ -139,14 +129,15 @@ def read_body(
                 warnings.simplefilter("ignore")
                 whole = ast.parse(source.text)
         except SyntaxError as exc:
-            raise BodySyntaxError(source, exc) from None
+            msg = exc.msg or "invalid syntax"
+            return BodyError(source, msg, exc.lineno or 1, exc.offset or 1)
         found = [n for n in ast.walk(whole) if _same_def(n, span)]
         if not found:
             raise ValueError(f"function body at line {span.line} does not match its facts")
         node = found[0]
     assert isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
     reader = _FunctionReader(node, is_method)
-    return reader.params, reader.read()
+    return Body(reader.params, reader.read())
 
 
 def _same_def(node: ast.AST, span: Span) -> bool:

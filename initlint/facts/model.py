@@ -198,10 +198,44 @@ class SourceText:
         return SourceText, (self.text,)
 
 
-# Reads one function's parameters and effects from its module's text: the parser's
-# ``read_body``, which ``initlint.facts.extract`` registers when it is imported (it imports
-# this module; importing ``initlint.facts``, as every use of this module does, imports it).
-BodyReader = Callable[[SourceText, Span, bool], tuple[tuple[Param, ...], tuple[Effect, ...]]]
+@dataclass(frozen=True)
+class Body:
+    """A function's parameters and effects, read."""
+
+    params: tuple[Param, ...]
+    effects: tuple[Effect, ...]
+
+
+@dataclass(frozen=True)
+class BodyError:
+    """A body read on demand does not parse: the skeleton pass skipped it, and the whole
+    text has a syntax error there. ``source`` is the module's text (by identity: the check
+    finds the module it belongs to); the position is the whole-text parse's."""
+
+    source: SourceText = field(repr=False)
+    msg: str
+    line: int
+    col: int
+
+
+class BodySyntaxError(Exception):
+    """Raised by ``FunctionFacts.params``/``effects`` for a body that does not parse. Code
+    that may meet a body not read yet asks ``FunctionFacts.load`` instead, which returns the
+    error as a value; the simulator does, at its boundary (``Simulator.simulate``)."""
+
+    def __init__(self, error: BodyError) -> None:
+        super().__init__(error.msg)
+        self.error = error
+        self.source = error.source
+        self.msg = error.msg
+        self.line = error.line
+        self.col = error.col
+
+
+# Reads one function's body from its module's text: the parser's ``read_body``, which
+# ``initlint.facts.extract`` registers when it is imported (it imports this module;
+# importing ``initlint.facts``, as every use of this module does, imports it).
+BodyReader = Callable[[SourceText, Span, bool], Body | BodyError]
 _BODY_READER: list[BodyReader] = []
 
 
@@ -264,36 +298,52 @@ class FunctionFacts:
         self._blob = None if read else blob
         self._super = calls_super
 
-    def _read(self) -> tuple[tuple[Param, ...], tuple[Effect, ...]]:
+    def load(self) -> Body | BodyError:
+        """The body: read (and kept) on first use, from the cache entry's pickle or from the
+        module's text; a body that does not parse is returned as a ``BodyError`` and stays
+        unread (every later load finds the same error)."""
+        if self._params is not None and self._effects is not None:
+            return Body(self._params, self._effects)
         if self._blob is not None:
             params, effects = pickle.loads(self._blob)
             self._params, self._effects, self._blob = params, effects, None
-            return params, effects
-        assert self._source is not None
-        params, effects = _BODY_READER[0](self._source, self.span, self._method)
-        self._params, self._effects = params, effects
-        self._source.fresh = True
-        return params, effects
+            return Body(params, effects)
+        assert self._source is not None  # (__init__: no params, effects or blob needs it)
+        body = _BODY_READER[0](self._source, self.span, self._method)
+        if isinstance(body, Body):
+            self._params, self._effects = body.params, body.effects
+            self._source.fresh = True
+        return body
 
     def read_for_cache(self) -> None:
         """Read a body kept in the module's text now, into the facts a cache entry is about
         to hold (so it does not count as read afresh). A body that does not parse stays
-        unread: the check reads it again, and reports it."""
+        unread: the check loads it again, and reports it."""
         if self._effects is not None or self._source is None:
             return
         try:
-            self._read()
-        except Exception:  # noqa: BLE001 - left unread: the check reads it again
+            body = self.load()
+        except Exception:  # noqa: BLE001 - a cut that does not match its facts: left unread
             return
-        self._source.fresh = False
+        if isinstance(body, Body):
+            self._source.fresh = False
+
+    def _strict(self) -> Body:
+        body = self.load()
+        if isinstance(body, BodyError):
+            raise BodySyntaxError(body)
+        return body
 
     @property
     def params(self) -> tuple[Param, ...]:
-        return self._params if self._params is not None else self._read()[0]
+        """The parameters; raises BodySyntaxError for a body that does not parse (see
+        ``load``)."""
+        return self._params if self._params is not None else self._strict().params
 
     @property
     def effects(self) -> tuple[Effect, ...]:
-        return self._effects if self._effects is not None else self._read()[1]
+        """The effects; raises BodySyntaxError for a body that does not parse (see ``load``)."""
+        return self._effects if self._effects is not None else self._strict().effects
 
     @property
     def calls_super_init(self) -> bool:

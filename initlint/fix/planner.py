@@ -8,7 +8,7 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-from initlint.facts.model import Effect, Param
+from initlint.facts.model import BodyError, BodySyntaxError, Effect, Param
 from initlint.facts.reads import EVERYTHING
 from initlint.fix.state import flag_value, keeps_state
 from initlint.fixplan import (
@@ -97,6 +97,10 @@ class Planner:
         if top_super is None:
             return _NO_SUPER
         resim = self.simulator.simulate(f.sim.cls, inject=(flag.param, flag.off_value))
+        if isinstance(resim, BodyError):
+            # The flag's path reads a body that does not parse: as any failure to plan, the
+            # site is reported as an internal error (``pipeline.report.to_share``'s caller).
+            raise BodySyntaxError(resim)
         if resim is None or _live(resim, f.first) or not _live(resim, f.event):
             return None
         if resim.conflicts > f.sim.conflicts:

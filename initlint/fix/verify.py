@@ -24,7 +24,7 @@ from typing import TypeVar
 
 from initlint.diagnostics import describe
 from initlint.facts.extract import extract_facts
-from initlint.facts.model import ModuleFacts
+from initlint.facts.model import BodyError, BodySyntaxError, ModuleFacts
 from initlint.fix.apply import render
 from initlint.fix.state import label
 from initlint.fix.transform import FixError
@@ -67,6 +67,10 @@ def _findings(sim: Simulator, index: ProjectIndex, classes: Iterable[str]) -> se
         result = sim.simulate(info)
         if result is None:
             continue
+        if isinstance(result, BodyError):
+            # A body the construction reads does not parse: the fix cannot be checked
+            # (``Verifier.verify`` says so, as for any other failure of the check).
+            raise BodySyntaxError(result)
         if sim.needs_simulation(info):
             out |= {_key(f) for f in findings_of(result)}
         if result.conflicts:

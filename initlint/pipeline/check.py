@@ -8,9 +8,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from initlint.diagnostics import Diagnostic, describe
-from initlint.facts.extract import BodySyntaxError
 from initlint.facts.load import FactsOutcome
-from initlint.facts.model import ModuleFacts
+from initlint.facts.model import BodyError, ModuleFacts
 from initlint.index.project import ClassInfo, Module, ProjectIndex
 from initlint.pipeline.analysis import Analysis, FixPlanner
 from initlint.pipeline.report import Entry, Share, comments_of, file_diag, finding_site, to_share
@@ -41,15 +40,20 @@ def check_module(
     findings: list[Finding] = []
     for info in analysis.index.classes_of(mod):
         try:
-            findings.extend(check_class(sim, info))
-        except BodySyntaxError as exc:  # a body the skeleton pass skipped: IL900
-            diag = body_syntax_diag(analysis, exc)
-            if diag is not None and all(not isinstance(p, Share) or diag != p.diag for p in out):
-                out.append(Share(diag))
+            found = check_class(sim, info)
         except RecursionError:
             out.append(Share(internal_diag(analysis, info, "RecursionError: hierarchy too deep")))
         except Exception as exc:  # noqa: BLE001 - per-class isolation, reported as IL902
             out.append(Share(internal_diag(analysis, info, describe(exc))))
+            continue
+        if isinstance(found, BodyError):
+            # A body the skeleton pass skipped does not parse: IL900 on its file, once, when
+            # that is a project file; the class has no findings.
+            diag = body_syntax_diag(analysis, found)
+            if diag is not None and all(not isinstance(p, Share) or diag != p.diag for p in out):
+                out.append(Share(diag))
+        else:
+            findings.extend(found)
     # A repeat whose statement lies in an installed dependency is the dependency's own:
     # never reported (DESIGN §2), whichever project class reached it.
     findings = [f for f in findings if not analysis.index.is_dependency(finding_site(f)[0])]
@@ -67,12 +71,16 @@ def check_module(
     return out
 
 
-def check_class(sim: Simulator, info: ClassInfo) -> list[Finding]:
+def check_class(sim: Simulator, info: ClassInfo) -> list[Finding] | BodyError:
+    """The rules' findings on ``info``'s construction, or the error of a body it reads that
+    does not parse."""
     if not sim.needs_simulation(info):
         return []
     result = sim.simulate(info)
     if result is None:
         return []
+    if isinstance(result, BodyError):
+        return result
     return findings_of(result)
 
 
@@ -134,22 +142,24 @@ def triage(analysis: Analysis, outcome: FactsOutcome) -> FileOutcome:
     return Parsed(path, facts, outcome.key)
 
 
-def body_syntax_diag(analysis: Analysis, exc: BodySyntaxError) -> Diagnostic | None:
+def body_syntax_diag(analysis: Analysis, error: BodyError) -> Diagnostic | None:
+    """IL900 for the project file whose text holds the body that does not parse; None for
+    an installed dependency's (never reported on)."""
     for mod in analysis.index.modules.values():
         if mod.is_dependency:
             continue  # a dependency's file is never reported on
         facts = mod.facts
         if any(
-            fn.reads_from(exc.source)
+            fn.reads_from(error.source)
             for fn in (*facts.functions, *(m for c in facts.classes for m in c.methods))
         ):
             return file_diag(
                 analysis,
                 mod.path,
                 SyntaxErrorRule.code,
-                f"cannot parse: {exc.msg}",
-                exc.line,
-                exc.col,
+                f"cannot parse: {error.msg}",
+                error.line,
+                error.col,
             )
     return None
 

@@ -5,7 +5,18 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from initlint.facts.model import Arg, Cond, Const, Effect, EffectKind, Expr, Param, Span
+from initlint.facts.model import (
+    Arg,
+    BodyError,
+    BodySyntaxError,
+    Cond,
+    Const,
+    Effect,
+    EffectKind,
+    Expr,
+    Param,
+    Span,
+)
 from initlint.facts.reads import EVERYTHING
 from initlint.index.project import ClassInfo, FunctionInfo, ProjectIndex
 from initlint.simulation.cost import (
@@ -188,16 +199,23 @@ class Simulator:
 
     def simulate(
         self, cls: ClassInfo, inject: tuple[str, Const] | None = None
-    ) -> Simulation | None:
+    ) -> Simulation | BodyError | None:
         """Simulate constructing ``cls``. ``inject`` adds ``name=value`` to C's super call.
 
         Memoised: the result is shared and must not be changed by its readers. Raises
-        SimulationLimit (every time) when the simulation stopped at a limit."""
+        SimulationLimit (every time) when the simulation stopped at a limit. A body the
+        simulation (or its pricing) had to read and that does not parse ends it: its
+        ``BodyError`` is the result, not memoised (the body stays unread, so a later
+        simulation meets it again). Nothing else is known of such a class."""
         key = (cls.qualname, "" if inject is None else f"{inject[0]}={inject[1]!r}")
         if key in self._memo:
             result = self._memo[key]
         else:
-            result = self._memo[key] = self._simulate(cls, inject)
+            try:
+                result = self._simulate(cls, inject)
+            except BodySyntaxError as exc:  # a body loaded deep in the run: the run ends
+                return exc.error
+            self._memo[key] = result
         if result is not None and result.incomplete:
             raise SimulationLimit(result.stopped)
         return result
@@ -240,6 +258,9 @@ class Simulator:
             self._building.discard(info.qualname)
         if inner is None:
             return ()
+        if isinstance(inner, BodyError):
+            # The holder's construction reads a body that does not parse: so does this one's.
+            raise BodySyntaxError(inner)
         return tuple(
             e
             for e in inner.events
@@ -280,7 +301,14 @@ class Simulator:
         return cost
 
     def needs_simulation(self, cls: ClassInfo) -> bool:
-        """Cheap test: C's first __init__ calls a super init, and a project __init__ follows."""
+        """Cheap test: C's first __init__ calls a super init, and a project __init__ follows.
+        True when that ``__init__``'s body does not parse: ``simulate`` says so."""
+        try:
+            return self._needs_simulation(cls)
+        except BodySyntaxError:
+            return True
+
+    def _needs_simulation(self, cls: ClassInfo) -> bool:
         mro_res = self.index.mro(cls.qualname)
         if not mro_res.ok:
             return False
