@@ -23,7 +23,7 @@ def attach_fixes(
     fixes: FixAttacher,
     previous: Previous,
     partials: dict[Path, list[Entry]],
-    found: dict[Path, frozenset[object]],
+    found: dict[Path, frozenset[FindingKey]],
     check_again: Callable[[list[Path]], None],
     cache: FactsCache,
     split: bool,
@@ -122,7 +122,7 @@ def _mro_files(index: ProjectIndex, mod: Module | None) -> frozenset[str]:
 
 def _reach_of_changes(
     index: ProjectIndex,
-    found: dict[Path, frozenset[object]],
+    found: dict[Path, frozenset[FindingKey]],
     before: dict[str, FixInputs],
     changed: set[str],
 ) -> set[str]:

@@ -32,7 +32,7 @@ from initlint.facts.model import ModuleFacts
 from initlint.generated import GeneratedCode
 from initlint.index.project import Module, ProjectIndex, module_name_for
 from initlint.locate import Locator
-from initlint.pipeline.analysis import Analysis, FixAttacher, FixPlanner
+from initlint.pipeline.analysis import Analysis, FindingKey, FixAttacher, FixPlanner
 from initlint.pipeline.check import (
     Crashed,
     Parsed,
@@ -220,7 +220,7 @@ class _CheckRun:
         self.self_contained: dict[Path, str] = {}
         self.checking = Progress(len(self.todo), request.progress, label="initlint: checking")
         # each checked report file's findings, as the fix checks know them (with fixes only)
-        self.found: dict[Path, frozenset[object]] = {}
+        self.found: dict[Path, frozenset[FindingKey]] = {}
 
     @property
     def stream(self) -> FactsStream:

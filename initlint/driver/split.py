@@ -14,7 +14,7 @@ from initlint.diagnostics import Diagnostic
 from initlint.environment import Distribution
 from initlint.facts.cache import FactsCache, pickle_facts, unpickle_facts
 from initlint.index.project import Module
-from initlint.pipeline.analysis import Analysis
+from initlint.pipeline.analysis import Analysis, FindingKey
 from initlint.pipeline.report import Entry, Share
 from initlint.progress import Progress
 
@@ -70,7 +70,7 @@ class CheckLoop(Protocol):
     cache: FactsCache
     keys: dict[Path, str]  # content hash of each module's cache entry
     partials: dict[Path, list[Entry]]  # report file -> the diagnostics it gives
-    found: dict[Path, frozenset[object]]  # checked report file -> its findings' keys
+    found: dict[Path, frozenset[FindingKey]]  # checked report file -> its findings' keys
     checking: Progress
 
     def check(self, file: Path) -> None: ...
@@ -86,7 +86,7 @@ class CheckLoop(Protocol):
 _Sent = tuple[
     dict[str, list[Entry] | None],
     list[tuple[str, str, bool, str, bytes | None, Distribution | None]],
-    dict[str, frozenset[object]],
+    dict[str, frozenset[FindingKey]],
 ]
 
 
