@@ -71,7 +71,7 @@ def check_all(request: CheckRequest, load: Callable[[Path], Settings]) -> Combin
         # with them.
         fixes = None
         if request.fmt in ("json", "sarif"):
-            from initlint.fix.attach import EditAttacher  # renders edits: imports libcst
+            from initlint.fix.attach import EditAttacher  # libcst once there is a fix to render
 
             fixes = EditAttacher()
         analysis = analyze(

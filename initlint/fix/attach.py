@@ -8,9 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from initlint.diagnostics import Diagnostic
-from initlint.fix.apply import edits_for
-from initlint.fix.transform import FixError
-from initlint.fix.verify import Verifier, finding_key
+from initlint.fix.keys import finding_key
 from initlint.fixplan import FixPlan
 from initlint.pipeline.analysis import Analysis, FindingKey
 from initlint.rules.base import Finding
@@ -30,6 +28,12 @@ class EditAttacher:
     def attach(
         self, analysis: Analysis, diags: list[Diagnostic], known: frozenset[FindingKey]
     ) -> dict[Diagnostic, Diagnostic]:
+        # Rendering and checking need libcst: imported only when there is a fix to check (a
+        # warm run whose changed files offer none never pays for it).
+        from initlint.fix.apply import edits_for
+        from initlint.fix.transform import FixError
+        from initlint.fix.verify import Verifier
+
         verifier = Verifier(analysis)
         # The findings of files this run did not check are known as a run over all of them
         # would know them.

@@ -26,6 +26,7 @@ from initlint.diagnostics import describe
 from initlint.facts.extract import extract_facts
 from initlint.facts.model import BodyError, BodySyntaxError, ModuleFacts
 from initlint.fix.apply import render
+from initlint.fix.keys import finding_key
 from initlint.fix.state import label
 from initlint.fix.transform import FixError
 from initlint.fixplan import FixPlan, Op
@@ -42,15 +43,7 @@ Key = tuple[str, ...]
 IndexT = TypeVar("IndexT", bound=ProjectIndex)
 
 
-def _key(f: Finding) -> tuple[str, str, str, str]:
-    ev = f.event if f.event is not None else f.first
-    kind, name = (ev.kind, ev.name) if ev is not None else ("", "")
-    return f.sim.cls.qualname, f.code, kind, name
-
-
-def finding_key(f: Finding) -> tuple[str, str, str, str]:
-    """What identifies a finding to a fix's check: (class, code, effect kind, effect name)."""
-    return _key(f)
+_key = finding_key
 
 
 def _findings(sim: Simulator, index: ProjectIndex, classes: Iterable[str]) -> set[Key]:

@@ -1,0 +1,13 @@
+"""What identifies a finding to a fix's check, without libcst: JSON and SARIF runs store these
+keys with every checked file, and a warm run that has no fix to check never renders one."""
+
+from __future__ import annotations
+
+from initlint.rules.base import Finding
+
+
+def finding_key(f: Finding) -> tuple[str, str, str, str]:
+    """What identifies a finding to a fix's check: (class, code, effect kind, effect name)."""
+    ev = f.event if f.event is not None else f.first
+    kind, name = (ev.kind, ev.name) if ev is not None else ("", "")
+    return f.sim.cls.qualname, f.code, kind, name
