@@ -88,20 +88,12 @@ def prune_generations(top: Path, current: str) -> list[str]:
 
 
 def _remove_tree(path: Path) -> bool:
-    """Delete a file or a folder of files (a store's layout: at most two levels deep)."""
+    """Delete a file, or a folder and what it holds (links are removed, never followed)."""
     try:
-        mode = path.lstat().st_mode
-    except OSError:
-        return False
-    try:
-        if stat.S_ISDIR(mode):
-            with os.scandir(path) as entries:
-                for entry in entries:
-                    if entry.is_dir(follow_symlinks=False):
-                        _remove_tree(Path(entry.path))
-                    else:
-                        os.unlink(entry.path)
-            os.rmdir(path)
+        if stat.S_ISDIR(path.lstat().st_mode):
+            import shutil  # only when a store goes: never on a run's start-up path
+
+            shutil.rmtree(path)
         else:
             os.unlink(path)
     except OSError:
