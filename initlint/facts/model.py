@@ -345,12 +345,23 @@ class FunctionFacts:
         """The effects; raises BodySyntaxError for a body that does not parse (see ``load``)."""
         return self._effects if self._effects is not None else self._strict().effects
 
+    def super_init_call(self) -> bool | BodyError:
+        """Whether the body has a ``super_init`` effect (known without unpickling it), or
+        the error of a body that does not parse."""
+        if self._super is None:
+            body = self.load()
+            if isinstance(body, BodyError):
+                return body
+            self._super = any(e.kind == "super_init" for e in body.effects)
+        return self._super
+
     @property
     def calls_super_init(self) -> bool:
-        """Whether the body has a ``super_init`` effect (known without unpickling it)."""
-        if self._super is None:
-            self._super = any(e.kind == "super_init" for e in self.effects)
-        return self._super
+        """``super_init_call`` for a body known to parse; raises BodySyntaxError if not."""
+        found = self.super_init_call()
+        if isinstance(found, BodyError):
+            raise BodySyntaxError(found)
+        return found
 
     def reads_from(self, source: SourceText) -> bool:
         """Whether this function's body, not read yet, is to be read from ``source``."""

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
-from initlint.facts.model import Expr
+from initlint.facts.model import Body, BodyError, Expr
 from initlint.index.project import ClassInfo, FunctionInfo, Module, ProjectIndex
 from initlint.simulation.values import Val
 
@@ -169,6 +169,9 @@ SCALAR_FACTORIES = frozenset("tensor as_tensor scalar_tensor".split())
 UNINITIALIZED = frozenset("UninitializedParameter UninitializedBuffer".split())
 
 Costs = Mapping[str, int]
+# What pricing returns: a cost level, or the error of a body it had to read that does not
+# parse (the pricing, and the simulation that asked, end there; nothing of it is memoised).
+Priced = int | BodyError
 NO_COSTS: Costs = {}
 # The constants the names of the frame being simulated are bound to (its arguments and
 # locals): a size argument ``torch.empty((out, in))`` with ``out`` bound to 0 is no data.
@@ -345,12 +348,6 @@ class CostModel:
             return LIGHT
         return NONE
 
-    def expr(
-        self, e: Expr | None, module: Module, mro: tuple[str, ...], local_exp: frozenset[str]
-    ) -> bool:
-        """True when evaluating ``e`` computes or allocates real data."""
-        return self.expr_cost(e, module, mro, dict.fromkeys(local_exp, HEAVY)) > NONE
-
     def expr_cost(
         self,
         e: Expr | None,
@@ -359,7 +356,7 @@ class CostModel:
         locals_: Costs = NO_COSTS,
         attrs: Costs = NO_COSTS,
         bound: Bound = NO_BOUND,
-    ) -> int:
+    ) -> Priced:
         """The cost of evaluating ``e``: the highest cost of the calls in it. ``locals_`` and
         ``attrs`` hold what the locals and ``self`` attributes in scope cost to build (a name
         carries the cost of the work that made it; ``attrs`` are read by ``copy.deepcopy``);
@@ -377,7 +374,10 @@ class CostModel:
                 stack.extend(cur.children)
                 continue
             elif kind == "call":
-                c = self._call(cur, module, mro, locals_, attrs, bound)
+                priced = self._call(cur, module, mro, locals_, attrs, bound)
+                if isinstance(priced, BodyError):
+                    return priced
+                c = priced
                 stack.extend(cur.children)
             else:
                 continue
@@ -395,7 +395,7 @@ class CostModel:
         locals_: Costs,
         attrs: Costs,
         bound: Bound = NO_BOUND,
-    ) -> int:
+    ) -> Priced:
         name = call.name
         if self._matches(name, self.cheap_calls):
             return NONE
@@ -407,12 +407,12 @@ class CostModel:
             return NONE if fn is None else self.function_cost(fn, mro)
         if call.attr in LOADERS:
             return HEAVY
-        best = NONE
+        best: Priced = NONE
         if recv is not None and call.attr not in METADATA_METHODS:
             if recv.kind in ("call", "name", "op"):
                 best = self.expr_cost(recv, module, mro, locals_, attrs, bound)
-                if best == HEAVY:
-                    return HEAVY
+                if isinstance(best, BodyError) or best == HEAVY:
+                    return best
         if not name:
             return best
         # Built-in knowledge of torch stays the judge of torch's own classes and functions
@@ -424,24 +424,24 @@ class CostModel:
             public.startswith("torch.") or self.index.reaches_unloaded_dependency(public)
         ):
             external = self._external_call(public, call, module, mro, locals_, attrs, bound)
-            return max(best, external)
+            return _highest(best, external)
         target = self.index.resolve(module, name)
         if target is not None and target.name.startswith("torch."):
             if self.index.in_dependency(target):
-                return max(best, self.external_cost(public or target.name, call, bound))
+                return _highest(best, self.external_cost(public or target.name, call, bound))
         if target is None:
             if name in IO_CALLS or self._matches(name, self.expensive_calls):
                 return HEAVY
             return best
         if target.kind == "external":
             external = self._external_call(target.name, call, module, mro, locals_, attrs, bound)
-            return max(best, external)
+            return _highest(best, external)
         if target.kind == "class":
             info = self.index.class_info(target.name)
-            return best if info is None else max(best, self.class_cost(info))
+            return best if info is None else _highest(best, self.class_cost(info))
         if target.kind == "function":
             fn = self.index.function_info(target.name)
-            return best if fn is None else max(best, self.function_cost(fn, ()))
+            return best if fn is None else _highest(best, self.function_cost(fn, ()))
         return best
 
     def _external_call(
@@ -453,14 +453,14 @@ class CostModel:
         locals_: Costs,
         attrs: Costs,
         bound: Bound = NO_BOUND,
-    ) -> int:
+    ) -> Priced:
         if name == "copy.deepcopy":
             return self._copy_cost(call, module, mro, locals_, attrs)
         return self.external_cost(name, call, bound)
 
     def _copy_cost(
         self, call: Expr, module: Module, mro: tuple[str, ...], locals_: Costs, attrs: Costs
-    ) -> int:
+    ) -> Priced:
         """``copy.deepcopy(x)`` costs what building ``x`` cost; at least LIGHT when ``x`` is
         not known (a copy of some object), NONE for a constant."""
         if not call.children:
@@ -474,16 +474,14 @@ class CostModel:
                 return known
         elif arg.kind == "name" and arg.name in locals_:
             return max(LIGHT, locals_[arg.name])
-        return max(LIGHT, self.expr_cost(arg, module, mro, locals_, attrs))
+        return _highest(LIGHT, self.expr_cost(arg, module, mro, locals_, attrs))
 
-    def class_expensive(self, info: ClassInfo) -> bool:
-        return self.class_cost(info) > NONE
-
-    def class_cost(self, info: ClassInfo) -> int:
+    def class_cost(self, info: ClassInfo) -> Priced:
         """A project class costs what its ``__init__`` chain costs, and at least LIGHT when it
         has an ``__init__`` of its own or is an ``nn.Module``; one that inherits a torch
         module with parameters (``nn.Linear``) is HEAVY. A class without either (a plain
-        dataclass, an enum) costs nothing."""
+        dataclass, an enum) costs nothing. A body that does not parse ends the pricing: its
+        error is returned, and the recursion guard is taken back (nothing memoised)."""
         key = info.qualname
         if key in self._cls_memo:
             return self._cls_memo[key]
@@ -509,13 +507,17 @@ class CostModel:
                 fn = FunctionInfo(f"{qual}.__init__", cinfo.module, init, cinfo)
                 # An object whose own __init__ sets it up (a sampler, a matcher) is light
                 # work at the least.
-                result = max(result, LIGHT, self.function_cost(fn, mro))
+                priced = self.function_cost(fn, mro)
+                if isinstance(priced, BodyError):
+                    del self._cls_memo[key]
+                    return priced
+                result = max(result, LIGHT, priced)
                 if result == HEAVY:
                     break
         self._cls_memo[key] = result
         return result
 
-    def memoised(self, fn: FunctionInfo, depth: int = 0) -> bool:
+    def memoised(self, fn: FunctionInfo, depth: int = 0) -> bool | BodyError:
         """A function that returns a cached object for equal arguments: decorated with
         ``functools.cache``/``lru_cache``, or returning an entry of a module-level dict it
         fills (``if key in _CACHE: return _CACHE[key]``), directly or through a local that
@@ -524,16 +526,24 @@ class CostModel:
         key = fn.qualname
         found = self._memo_fn.get(key)
         if found is None:
-            self._memo_fn[key] = False  # recursion guard
-            found = any(d in MEMOISERS for d in fn.facts.decorators) or self._returns_entry(
-                fn, depth
-            )
+            if any(d in MEMOISERS for d in fn.facts.decorators):
+                found = True
+            else:
+                self._memo_fn[key] = False  # recursion guard
+                entry = self._returns_entry(fn, depth)
+                if isinstance(entry, BodyError):
+                    del self._memo_fn[key]
+                    return entry
+                found = entry
             self._memo_fn[key] = found
         return found
 
-    def _returns_entry(self, fn: FunctionInfo, depth: int) -> bool:
-        local = {p.name for p in fn.facts.params}
-        effects = fn.facts.effects
+    def _returns_entry(self, fn: FunctionInfo, depth: int) -> bool | BodyError:
+        body = fn.facts.load()
+        if isinstance(body, BodyError):
+            return body
+        local = {p.name for p in body.params}
+        effects = body.effects
         local.update(e.name for e in effects if e.kind == "local")
         holding: set[str] = set()  # locals assigned an entry of a module-level dict
         globals_ = fn.module.facts.names
@@ -541,17 +551,19 @@ class CostModel:
             v = eff.value
             if v is None:
                 continue
-            if eff.kind == "local" and (
-                _global_entry(v, local, globals_) or self._helper_entry(v, fn, depth)
-            ):
-                holding.add(eff.name)
+            if eff.kind == "local":
+                entry = _global_entry(v, local, globals_) or self._helper_entry(v, fn, depth)
+                if isinstance(entry, BodyError):
+                    return entry
+                if entry:
+                    holding.add(eff.name)
             elif eff.kind == "return" and (
                 _global_entry(v, local, globals_) or (v.kind == "name" and v.name in holding)
             ):
                 return True
         return False
 
-    def _helper_entry(self, call: Expr, fn: FunctionInfo, depth: int) -> bool:
+    def _helper_entry(self, call: Expr, fn: FunctionInfo, depth: int) -> bool | BodyError:
         """``_lookup(key)``: a call of a module-level function that returns a cache entry."""
         if call.kind != "call" or call.receiver is not None or not call.name or depth >= 2:
             return False
@@ -559,43 +571,61 @@ class CostModel:
         if target is None or target.kind != "function":
             return False
         helper = self.index.function_info(target.name)
-        return helper is not None and helper.owner is None and self.memoised(helper, depth + 1)
+        if helper is None or helper.owner is not None:
+            return False
+        return self.memoised(helper, depth + 1)
 
-    def function(self, fn: FunctionInfo, mro: tuple[str, ...]) -> bool:
-        """A function is expensive if any of its effects computes real data."""
-        return self.function_cost(fn, mro) > NONE
-
-    def function_cost(self, fn: FunctionInfo, mro: tuple[str, ...]) -> int:
+    def function_cost(self, fn: FunctionInfo, mro: tuple[str, ...]) -> Priced:
         """The highest cost of the work ``fn`` does: what it stores, registers, returns or
         leaves in a local (work done into a local counts for the function that does it),
         and the methods it calls on ``self``. A memoised factory costs nothing."""
-        if fn.owner is None and self.memoised(fn):
-            return NONE
+        if fn.owner is None:
+            memo = self.memoised(fn)
+            if memo is not False:
+                return NONE if memo is True else memo
         return self.body_cost(fn, mro)
 
-    def memo_factory(self, call: Expr | None, module: Module) -> FunctionInfo | None:
-        """The memoised module-level function ``call`` calls (``get_rope(...)``), or None."""
+    def memo_factory(self, call: Expr | None, module: Module) -> FunctionInfo | BodyError | None:
+        """The memoised module-level function ``call`` calls (``get_rope(...)``), or None
+        (or the error of a body that deciding it had to read)."""
         if call is None or call.kind != "call" or call.receiver is not None or not call.name:
             return None
         target = self.index.resolve(module, call.name)
         if target is None or target.kind != "function":
             return None
         fn = self.index.function_info(target.name)
-        return fn if fn is not None and fn.owner is None and self.memoised(fn) else None
+        if fn is None or fn.owner is not None:
+            return None
+        memo = self.memoised(fn)
+        return memo if isinstance(memo, BodyError) else fn if memo else None
 
-    def body_cost(self, fn: FunctionInfo, mro: tuple[str, ...] = ()) -> int:
+    def body_cost(self, fn: FunctionInfo, mro: tuple[str, ...] = ()) -> Priced:
         """What running ``fn``'s body costs, a memoised function's too: the work a call
         does when its cache holds nothing for its arguments."""
         key = (fn.qualname, mro[0] if mro else "")
         if key in self._fn_memo:
             return self._fn_memo[key]
+        body = fn.facts.load()
+        if isinstance(body, BodyError):
+            return body
         self._fn_memo[key] = NONE  # recursion guard: a cycle adds nothing
+        priced = self._effects_cost(fn, body, mro)
+        if isinstance(priced, BodyError):
+            del self._fn_memo[key]  # taken back: a later pricing meets the error again
+            return priced
+        self._fn_memo[key] = priced
+        return priced
+
+    def _effects_cost(self, fn: FunctionInfo, body: Body, mro: tuple[str, ...]) -> Priced:
         local_cost: dict[str, int] = {}
         result = NONE
-        for eff in fn.facts.effects:
+        c: Priced
+        for eff in body.effects:
             kind = eff.kind
             if kind == "local":
                 c = self.expr_cost(eff.value, fn.module, mro, local_cost)
+                if isinstance(c, BodyError):
+                    return c
                 if c:
                     local_cost[eff.name] = c
                 else:
@@ -607,12 +637,22 @@ class CostModel:
                 c = NONE if callee is None else self.function_cost(callee, mro)
             else:
                 continue
+            if isinstance(c, BodyError):
+                return c
             if c > result:
                 result = c
                 if result == HEAVY:
                     break
-        self._fn_memo[key] = result
         return result
+
+
+def _highest(a: Priced, b: Priced) -> Priced:
+    """The higher of two costs; the error when either is one (``a``'s first)."""
+    if isinstance(a, BodyError):
+        return a
+    if isinstance(b, BodyError):
+        return b
+    return max(a, b)
 
 
 def _global_entry(v: Expr, local: set[str], globals_: frozenset[str]) -> bool:

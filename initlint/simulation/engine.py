@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 
 from initlint.facts.model import (
     Arg,
+    Body,
     BodyError,
-    BodySyntaxError,
     Cond,
     Const,
     Effect,
@@ -24,6 +24,7 @@ from initlint.simulation.cost import (
     LIGHT,
     NONE,
     CostModel,
+    Priced,
     keyword_values,
     torch_params,
     torch_shape,
@@ -181,6 +182,7 @@ class _Frame:
 
     id: int
     call: _Call
+    body: Body  # the function's parameters and effects (loaded by ``_Run._enter``)
     local_cost: dict[str, int] = field(default_factory=dict)
     # the self attributes each local's value was computed from (through other locals)
     local_reads: dict[str, frozenset[str]] = field(default_factory=dict)
@@ -205,22 +207,24 @@ class Simulator:
         Memoised: the result is shared and must not be changed by its readers. Raises
         SimulationLimit (every time) when the simulation stopped at a limit. A body the
         simulation (or its pricing) had to read and that does not parse ends it: its
-        ``BodyError`` is the result, not memoised (the body stays unread, so a later
-        simulation meets it again). Nothing else is known of such a class."""
+        ``BodyError`` comes back up through every call as a value and is the result, not
+        memoised (the body stays unread, so a later simulation meets it again; the cost
+        model's memo tables keep nothing of it). Nothing else is known of such a class."""
         key = (cls.qualname, "" if inject is None else f"{inject[0]}={inject[1]!r}")
         if key in self._memo:
             result = self._memo[key]
         else:
-            try:
-                result = self._simulate(cls, inject)
-            except BodySyntaxError as exc:  # a body loaded deep in the run: the run ends
-                return exc.error
-            self._memo[key] = result
+            simulated = self._simulate(cls, inject)
+            if isinstance(simulated, BodyError):
+                return simulated
+            result = self._memo[key] = simulated
         if result is not None and result.incomplete:
             raise SimulationLimit(result.stopped)
         return result
 
-    def _simulate(self, cls: ClassInfo, inject: tuple[str, Const] | None) -> Simulation | None:
+    def _simulate(
+        self, cls: ClassInfo, inject: tuple[str, Const] | None
+    ) -> Simulation | BodyError | None:
         mro_res = self.index.mro(cls.qualname)
         if not mro_res.ok:
             return None
@@ -228,18 +232,23 @@ class Simulator:
         init = self.index.lookup_method(mro, "__init__")
         if init is None:
             return None
+        body = init.facts.load()
+        if isinstance(body, BodyError):
+            return body
         sim = Simulation(cls, mro, top_fn=init)
         run = _Run(self, sim)
         run.inject = inject
-        env = run.bind_top(init.facts.params)
-        run.execute(init, env, ancestor=False, parent=None, status=TRUE, flags=(), depth=0)
-        return sim
+        env = run.bind_top(body.params)
+        error = run.execute(init, env, ancestor=False, parent=None, status=TRUE, flags=(), depth=0)
+        return sim if error is None else error
 
-    def parts_built(self, holder: Event, part: str) -> tuple[Event, ...]:
+    def parts_built(self, holder: Event, part: str) -> tuple[Event, ...] | BodyError:
         """The builds of ``part`` that constructing the object ``holder`` stored made: for
         ``self.attn = Attention(d)``, Attention's simulation's costly stores of ``part``
         (``self.qkv = Linear(...)``), in order. () when the value is not a call of a project
-        or dependency class, or its simulation is not at hand (a cycle, a limit)."""
+        or dependency class, or its simulation is not at hand (a cycle, a limit). The
+        holder's construction reading a body that does not parse: that error (so does
+        this one's construction)."""
         value = holder.effect.value
         if value is None or value.kind != "call" or not value.name:
             return ()
@@ -256,11 +265,8 @@ class Simulator:
             return ()
         finally:
             self._building.discard(info.qualname)
-        if inner is None:
-            return ()
-        if isinstance(inner, BodyError):
-            # The holder's construction reads a body that does not parse: so does this one's.
-            raise BodySyntaxError(inner)
+        if inner is None or isinstance(inner, BodyError):
+            return () if inner is None else inner
         return tuple(
             e
             for e in inner.events
@@ -271,15 +277,19 @@ class Simulator:
 
     def construction_cost(
         self, info: ClassInfo, bind: Callable[[tuple[Param, ...]], dict[str, Val] | None]
-    ) -> int:
+    ) -> Priced:
         """What constructing ``info`` with the arguments ``bind`` binds costs: the highest
         cost of the work its simulation does (at least LIGHT); HEAVY when it cannot be
-        simulated (no __init__, unbindable arguments, a cycle, a limit)."""
+        simulated (no __init__, unbindable arguments, a cycle, a limit); the error of a
+        body it reads that does not parse (not memoised)."""
         mro_res = self.index.mro(info.qualname)
         init = self.index.lookup_method(mro_res.classes, "__init__") if mro_res.ok else None
         if init is None or info.qualname in self._building:
             return HEAVY
-        env = bind(init.facts.params)
+        body = init.facts.load()
+        if isinstance(body, BodyError):
+            return body
+        env = bind(body.params)
         if env is None:
             return HEAVY
         # memoised by the constants bound (the rest is unknown either way)
@@ -290,11 +300,13 @@ class Simulator:
         sim = Simulation(info, mro_res.classes, top_fn=init)
         self._building.add(info.qualname)
         try:
-            _Run(self, sim).execute(
+            error = _Run(self, sim).execute(
                 init, env, ancestor=False, parent=None, status=TRUE, flags=(), depth=0
             )
         finally:
             self._building.discard(info.qualname)
+        if error is not None:
+            return error
         live = (e for e in sim.events if not e.shadow and e.kind not in ("touch", "super_init"))
         cost = HEAVY if sim.incomplete else max((e.cost for e in live), default=LIGHT) or LIGHT
         self._built_cost[key] = cost
@@ -303,17 +315,16 @@ class Simulator:
     def needs_simulation(self, cls: ClassInfo) -> bool:
         """Cheap test: C's first __init__ calls a super init, and a project __init__ follows.
         True when that ``__init__``'s body does not parse: ``simulate`` says so."""
-        try:
-            return self._needs_simulation(cls)
-        except BodySyntaxError:
-            return True
-
-    def _needs_simulation(self, cls: ClassInfo) -> bool:
         mro_res = self.index.mro(cls.qualname)
         if not mro_res.ok:
             return False
         init = self.index.lookup_method(mro_res.classes, "__init__")
-        if init is None or not init.facts.calls_super_init:
+        if init is None:
+            return False
+        calls_super = init.facts.super_init_call()
+        if isinstance(calls_super, BodyError):
+            return True
+        if not calls_super:
             return False
         return any(
             ((info := self.index.class_info(q)) is not None and info.facts.method("__init__"))
@@ -629,7 +640,7 @@ class _Run:
     def _flag(self, frame: _Frame, cond: Cond) -> FlagRef | None:
         if frame.call.fn.facts.name != "__init__":
             return None
-        params = {p.name for p in frame.call.fn.facts.params}
+        params = {p.name for p in frame.body.params}
         if cond.op == "name" and cond.name in params:
             return FlagRef(frame.call.fn, cond.name, False)
         if cond.op == "not" and cond.args[0].op == "name" and cond.args[0].name in params:
@@ -648,12 +659,14 @@ class _Run:
         flags: tuple[FlagRef, ...],
         depth: int,
         shadow: tuple[Origin, ...] = (),
-    ) -> None:
+    ) -> BodyError | None:
         """Run ``fn``'s effects, and the calls they make, in order. Calls go on an explicit
-        stack of frames, each a generator that yields the calls its effects make."""
+        stack of frames, each a generator that yields the calls its effects make. A body
+        that does not parse, met by a frame or by pricing, ends the run: its error is
+        returned (the run's state is dropped with it)."""
         first = self._enter(_Call(fn, env, ancestor, parent, status, flags, depth, shadow))
-        if first is None:
-            return
+        if first is None or isinstance(first, BodyError):
+            return first
         stack = [first]
         while stack:
             frame, effects = stack[-1]
@@ -662,16 +675,22 @@ class _Run:
                 stack.pop()
                 self.active.discard(frame.call.fn.qualname)
                 continue
+            if isinstance(call, BodyError):
+                return call
             inner = self._enter(call)
+            if isinstance(inner, BodyError):
+                return inner
             if inner is not None:
                 stack.append(inner)
             elif self.sim.incomplete:
-                return  # a limit: the class is reported as not analysed, stop here
+                return None  # a limit: the class is reported as not analysed, stop here
             elif call.parent is not None:
                 self.sim.events[call.parent].unfollowed = True
+        return None
 
-    def _enter(self, call: _Call) -> tuple[_Frame, Iterator[_Call]] | None:
-        """A frame for ``call`` and its effects; None for recursion or at a limit."""
+    def _enter(self, call: _Call) -> tuple[_Frame, Iterator[_Call | BodyError]] | BodyError | None:
+        """A frame for ``call`` and its effects; None for recursion or at a limit; the
+        error of its body when that does not parse."""
         fn = call.fn
         if fn.qualname in self.active:
             return None
@@ -681,8 +700,11 @@ class _Run:
         if self.frames >= MAX_FRAMES:
             self._stop(f"constructing it makes more than {MAX_FRAMES} calls")
             return None
+        body = fn.facts.load()
+        if isinstance(body, BodyError):
+            return body
         self.frames += 1
-        frame = _Frame(self.frames, call)
+        frame = _Frame(self.frames, call, body)
         if call.depth == 0:
             self.sim.top_frame = frame.id
         self.active.add(fn.qualname)
@@ -692,14 +714,15 @@ class _Run:
         self.sim.incomplete = True
         self.sim.stopped = f"analysis stopped: {why}; the class was not fully checked"
 
-    def _effects(self, frame: _Frame) -> Iterator[_Call]:
-        for i, eff in enumerate(frame.call.fn.facts.effects):
+    def _effects(self, frame: _Frame) -> Iterator[_Call | BodyError]:
+        for i, eff in enumerate(frame.body.effects):
             call = self._effect(frame, i, eff)
             if call is not None:
                 yield call
 
-    def _effect(self, frame: _Frame, i: int, eff: Effect) -> _Call | None:
-        """Apply one effect; a call or super().__init__() comes back as the call to run."""
+    def _effect(self, frame: _Frame, i: int, eff: Effect) -> _Call | BodyError | None:
+        """Apply one effect; a call or super().__init__() comes back as the call to run,
+        a body that does not parse (met in pricing, or a callee's) as its error."""
         status = frame.call.status
         flags = frame.call.flags
         shadow = frame.call.shadow
@@ -738,6 +761,8 @@ class _Run:
                 self.attr_cost,
                 frame.call.env,
             )
+            if isinstance(local_cost, BodyError):
+                return local_cost
             reads = self._reads(frame, eff.value)
             if reads or status == TRUE:
                 if status != TRUE:
@@ -757,7 +782,7 @@ class _Run:
                 frame.call.env[eff.name] = UNKNOWN
             return None
         if kind == "pop":
-            kwarg = _kwarg_name(frame.call.fn)
+            kwarg = _kwarg_name(frame.body.params)
             pack = frame.call.env.get(kwarg)
             if pack is not None and pack.kind == "kwargs":
                 if status == TRUE:
@@ -783,12 +808,10 @@ class _Run:
                     self.last_assign.pop(eff.name, None)
             return None
         if kind == "nested":
-            if not shadow:
-                self._nested(frame, i, eff, status, flags)
-            return None
+            return None if shadow else self._nested(frame, i, eff, status, flags)
         value_const = False
         if kind in ("buffer", "assign", "mutate"):
-            cost = self.s.cost.expr_cost(
+            priced = self.s.cost.expr_cost(
                 eff.value,
                 frame.call.fn.module,
                 self.sim.mro,
@@ -796,21 +819,33 @@ class _Run:
                 self.attr_cost,
                 frame.call.env,
             )
+            if isinstance(priced, BodyError):
+                return priced
+            cost = priced
             if kind == "buffer":
                 cost = max(cost, LIGHT)  # a registered tensor, at the least
                 owner = frame.call.fn.owner
                 if owner is not None and torch_vector(owner.qualname, eff.name):
                     cost = LIGHT  # torch's own bias or norm vector (read from its source)
             elif kind == "assign" and cost == HEAVY and eff.value is not None:
-                cost = self._construction_cost(frame, eff.value)
+                priced = self._construction_cost(frame, eff.value)
+                if isinstance(priced, BodyError):
+                    return priced
+                cost = priced
             memo = None
             if kind == "assign":
-                memo = self.s.cost.memo_factory(eff.value, frame.call.fn.module)
+                factory = self.s.cost.memo_factory(eff.value, frame.call.fn.module)
+                if isinstance(factory, BodyError):
+                    return factory
+                memo = factory
             changed = ""
             if memo is not None:
                 changed = self._memo_changed(frame, eff, memo.qualname)
                 if changed:  # a call the cache holds nothing for: the factory builds
-                    cost = max(cost, self.s.cost.body_cost(memo))
+                    priced = self.s.cost.body_cost(memo)
+                    if isinstance(priced, BodyError):
+                        return priced
+                    cost = max(cost, priced)
             value_const = eff.value is not None and eff.value.kind == "const"
             if kind == "assign" and not shadow:
                 if eff.value is not None and eff.value.kind in ("const", "name", "attr"):
@@ -852,7 +887,12 @@ class _Run:
                 else:
                     self.opaque = True
                 return None
-            cost = self.s.cost.function_cost(callee, self.sim.mro)
+            priced = self.s.cost.function_cost(callee, self.sim.mro)
+            if isinstance(priced, BodyError):
+                return priced
+            callee_body = callee.facts.load()
+            if isinstance(callee_body, BodyError):
+                return callee_body
             key = ", ".join(a.text for a in eff.args)
             ev = self._emit(
                 frame,
@@ -863,12 +903,12 @@ class _Run:
                 status,
                 flags,
                 shadow,
-                cost=cost,
+                cost=priced,
                 args_key=key,
                 callee=callee,
             )
             env = self.bind_call(
-                frame, eff.args, callee.facts.params, skip_self=not callee.facts.is_static
+                frame, eff.args, callee_body.params, skip_self=not callee.facts.is_static
             )
             if env is None:
                 ev.unfollowed = True
@@ -894,12 +934,15 @@ class _Run:
             if callee is None:  # (object's, or an unknown class's: _hasattr checks the MRO)
                 self._torch_init(frame, i, eff, status, flags, shadow, ev)
                 return None
-            env = self.bind_call(frame, eff.args, callee.facts.params, skip_self=True)
+            callee_body = callee.facts.load()
+            if isinstance(callee_body, BodyError):
+                return callee_body
+            env = self.bind_call(frame, eff.args, callee_body.params, skip_self=True)
             if env is None:
                 self.opaque = True
                 return None
             if self.inject is not None and frame.call.depth == 0:
-                self._inject(frame, eff, callee, env, *self.inject)
+                self._inject(frame, eff, callee_body.params, env, *self.inject)
             depth = frame.call.depth + 1
             return _Call(
                 callee, env, True, ev.index, status, flags, depth, shadow, assume, literals
@@ -947,7 +990,7 @@ class _Run:
         self.sim.events.append(ev)
         return ev
 
-    def _construction_cost(self, frame: _Frame, call: Expr) -> int:
+    def _construction_cost(self, frame: _Frame, call: Expr) -> Priced:
         """``self.norm = Norm(d, affine=False)``: a project subclass of a torch module (see
         ``_switchable``) built with a keyword passed as False costs what simulating its
         construction with these arguments does (the flag may switch off every tensor it
@@ -999,7 +1042,7 @@ class _Run:
 
     def _nested(
         self, frame: _Frame, i: int, eff: Effect, status: str, flags: tuple[FlagRef, ...]
-    ) -> None:
+    ) -> BodyError | None:
         """``self.attn.qkv = v``: a part of the object ``self.attn`` holds is replaced. The
         event names what that object's construction built of the part (``Event.inner``)."""
         cost = self.s.cost.expr_cost(
@@ -1010,22 +1053,28 @@ class _Run:
             self.attr_cost,
             frame.call.env,
         )
+        if isinstance(cost, BodyError):
+            return cost
         name = f"{eff.name}.{eff.detail}"
         holder = self.last_assign.get(eff.name)
         if eff.detail == "__init__":  # the object is constructed again: what that cost
             cost = holder.cost if holder is not None else NONE
         ev = self._emit(frame, i, eff, "nested", name, status, flags, (), cost=cost)
         ev.reads = self._reads(frame, eff.value)
-        params = frame.call.fn.facts.params
+        params = frame.body.params
         me = params[0].name if params else "self"
         ev.derived = eff.detail != "__init__" and _reads_part(eff.value, me, eff.name, eff.detail)
         if holder is None or cost == NONE or ev.derived:
-            return  # (the builds are looked for only where a finding could follow)
+            return None  # (the builds are looked for only where a finding could follow)
         ev.holder = holder
         if eff.detail == "__init__":
             ev.inner = (holder,)  # the construction redone is the holder's own build
-        else:
-            ev.inner = self.s.parts_built(holder, eff.detail)
+            return None
+        parts = self.s.parts_built(holder, eff.detail)
+        if isinstance(parts, BodyError):
+            return parts
+        ev.inner = parts
+        return None
 
     def _reads(self, frame: _Frame, value: Expr | None) -> frozenset[str]:
         """The ``self`` attributes ``value`` reads, directly or through the frame's locals."""
@@ -1156,7 +1205,7 @@ class _Run:
         self,
         frame: _Frame,
         eff: Effect,
-        callee: FunctionInfo,
+        callee_params: tuple[Param, ...],
         env: dict[str, Val],
         name: str,
         value: Const,
@@ -1165,11 +1214,11 @@ class _Run:
             frame.id, frame.call.fn.qualname, frame.call.fn.module.path, eff.span, name, repr(value)
         )
         val = Val("const", value, origin=origin)
-        params = {p.name: p for p in callee.facts.params}
+        params = {p.name: p for p in callee_params}
         if name in params and params[name].kind not in ("vararg", "kwarg"):
             env[name] = val
             return
-        kwarg = _kwarg_name(callee)
+        kwarg = _kwarg_name(callee_params)
         if kwarg:
             pack = env.get(kwarg, Val("kwargs"))
             keys = (*pack.kw_without(name).keys, (name, val))
@@ -1221,7 +1270,10 @@ def _only_passes_on(cls: ClassInfo, init: FunctionInfo) -> bool:
     """
     if init.owner is None or init.owner.qualname != cls.qualname or len(cls.facts.methods) != 1:
         return False
-    effects = init.facts.effects
+    body = init.facts.load()
+    if isinstance(body, BodyError):
+        return False  # simulated, and the error reported there
+    effects = body.effects
     if len(effects) != 1:
         return False
     eff = effects[0]
@@ -1327,5 +1379,5 @@ def _is_dotted(text: str) -> bool:
     return "." in text and all(part.isidentifier() for part in text.split("."))
 
 
-def _kwarg_name(fn: FunctionInfo) -> str:
-    return next((p.name for p in fn.facts.params if p.kind == "kwarg"), "")
+def _kwarg_name(params: tuple[Param, ...]) -> str:
+    return next((p.name for p in params if p.kind == "kwarg"), "")
