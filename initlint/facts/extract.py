@@ -30,6 +30,7 @@ from initlint.facts.model import (
 )
 from initlint.facts.reads import self_access
 from initlint.facts.skeleton import skeleton
+from initlint.facts.walk import children
 from initlint.sources import UnreadableError, decode
 
 # Deeper expressions are summarised as "other"; keeps hostile input from exhausting the stack.
@@ -399,28 +400,6 @@ def _param(name: str, kind: ParamKind, default: ast.expr | None) -> Param:
     return Param(name, kind, to_expr(default), True)
 
 
-# Fields that hold nodes worth walking: ast.iter_child_nodes also yields each ``ctx``
-# (Load/Store) and operator node, half of all the nodes it visits, and none of them matter here.
-_NOT_CHILDREN = frozenset({"ctx", "op", "ops"})
-_CHILD_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {}
-
-
-def _children(node: ast.AST) -> list[ast.AST]:
-    """ast.iter_child_nodes(node), in the same order, without ctx and operator nodes."""
-    fields = _CHILD_FIELDS.get(type(node))
-    if fields is None:
-        fields = tuple(f for f in node._fields if f not in _NOT_CHILDREN)
-        _CHILD_FIELDS[type(node)] = fields
-    out: list[ast.AST] = []
-    for name in fields:
-        value = getattr(node, name, None)
-        if isinstance(value, ast.AST):
-            out.append(value)
-        elif isinstance(value, list):
-            out.extend(item for item in value if isinstance(item, ast.AST))
-    return out
-
-
 _LEAVES = (ast.Name, ast.Constant)  # no children, and not calls: most nodes of a value
 
 
@@ -436,7 +415,7 @@ def _walk_exprs(node: ast.AST) -> Iterator[ast.AST]:
         stack.append((cur, True))
         if isinstance(cur, ast.Lambda):
             continue
-        for child in reversed(_children(cur)):
+        for child in reversed(children(cur)):
             if not isinstance(child, _LEAVES):
                 stack.append((child, False))
 
@@ -452,7 +431,7 @@ def _names_loaded(node: ast.AST) -> set[str]:
                 out.add(cur.id)
             continue
         if not isinstance(cur, ast.Constant):
-            stack.extend(_children(cur))
+            stack.extend(children(cur))
     return out
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import ast
 
+from initlint.facts.walk import children
+
 EVERYTHING = "*"
 _BY_NAME = {"getattr": "read", "hasattr": "read", "setattr": "write", "delattr": "write"}
 
@@ -91,5 +93,5 @@ def self_access(
                 reads.add(EVERYTHING)
                 writes.add(EVERYTHING)
             continue
-        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+        stack.extend(children(node))  # order is free: `handled` is set by a parent
     return frozenset(reads), frozenset(writes)
