@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 import warnings
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
 
 from initlint.facts.model import (
     Arg,
@@ -493,8 +492,7 @@ class _FunctionReader:
         """A ``touch`` effect for the ``self`` attributes ``nodes`` read and write."""
         reads, writes = self_access(nodes, self.self_name, skip=skip)
         if reads or writes:
-            idx = self._add("touch", stmt, guard)
-            self.effects[idx] = replace(self.effects[idx], reads=reads, writes=writes)
+            self._add("touch", stmt, guard, reads=reads, writes=writes)
 
     def _stmt(self, stmt: ast.stmt, guard: tuple[Cond, ...]) -> None:
         if isinstance(stmt, ast.If):
@@ -897,6 +895,8 @@ class _FunctionReader:
         args: tuple[Arg, ...] = (),
         value: Expr | None = None,
         node: ast.AST | None = None,
+        reads: frozenset[str] = frozenset(),
+        writes: frozenset[str] = frozenset(),
     ) -> int:
         self.effects.append(
             Effect(
@@ -912,6 +912,8 @@ class _FunctionReader:
                 stmt_span=_span(stmt),
                 top_line=self.top[0],
                 top_with=self.top[1],
+                reads=reads,
+                writes=writes,
             )
         )
         return len(self.effects) - 1
