@@ -15,6 +15,7 @@ from fnmatch import fnmatchcase
 
 from initlint.facts.model import Body, BodyError, Expr
 from initlint.index.project import ClassInfo, FunctionInfo, Module, ProjectIndex
+from initlint.simulation.memo import Hop, MemoRoute
 from initlint.simulation.values import Val
 
 TORCH_OPS = frozenset(
@@ -160,6 +161,8 @@ LOADERS = frozenset("from_pretrained from_config from_config_dict from_single_fi
 MEMOISERS = frozenset(
     "cache lru_cache functools.cache functools.lru_cache cached_function memoize".split()
 )
+# How many plain wrappers a call may pass through on its way to a memoised factory.
+MAX_WRAPPERS = 3
 # Factories whose size arguments decide whether the tensor is a scalar (a light tensor).
 SIZED_FACTORIES = frozenset("zeros ones empty full rand randn".split())
 SCALAR_FACTORIES = frozenset("tensor as_tensor scalar_tensor".split())
@@ -303,6 +306,7 @@ class CostModel:
     _fn_memo: dict[tuple[str, str], int] = field(default_factory=dict)
     _cls_memo: dict[str, int] = field(default_factory=dict)
     _memo_fn: dict[str, bool] = field(default_factory=dict)
+    _route_memo: dict[str, tuple[MemoRoute, ...]] = field(default_factory=dict)
 
     def _matches(self, name: str, patterns: tuple[str, ...]) -> bool:
         return bool(patterns) and any(fnmatchcase(name, p) for p in patterns)
@@ -585,19 +589,89 @@ class CostModel:
                 return NONE if memo is True else memo
         return self.body_cost(fn, mro)
 
-    def memo_factory(self, call: Expr | None, module: Module) -> FunctionInfo | BodyError | None:
-        """The memoised module-level function ``call`` calls (``get_rope(...)``), or None
-        (or the error of a body that deciding it had to read)."""
+    def memo_routes(self, call: Expr | None, module: Module) -> tuple[MemoRoute, ...] | BodyError:
+        """How ``call`` reaches a memoised module-level function: directly (``get_rope(...)``)
+        or through plain wrappers whose every ``return`` calls one (``get_rope_wrapper(...)``
+        returning ``get_rope(...)``, or a local alias that picks among such functions:
+        ``f = a if cond else b; return f(...)``). () when it reaches none (or the error of a
+        body that deciding it had to read)."""
         if call is None or call.kind != "call" or call.receiver is not None or not call.name:
-            return None
+            return ()
         target = self.index.resolve(module, call.name)
         if target is None or target.kind != "function":
-            return None
+            return ()
         fn = self.index.function_info(target.name)
         if fn is None or fn.owner is not None:
-            return None
+            return ()
+        return self._routes(fn, 0)
+
+    def _routes(self, fn: FunctionInfo, depth: int) -> tuple[MemoRoute, ...] | BodyError:
+        key = fn.qualname
+        found = self._route_memo.get(key)
+        if found is not None:
+            return found
+        self._route_memo[key] = ()  # recursion guard
         memo = self.memoised(fn)
-        return memo if isinstance(memo, BodyError) else fn if memo else None
+        routes: tuple[MemoRoute, ...] | BodyError = ()
+        if isinstance(memo, BodyError):
+            routes = memo
+        elif memo:
+            body = fn.facts.load()
+            routes = body if isinstance(body, BodyError) else (MemoRoute(key, fn, body.params),)
+        elif depth < MAX_WRAPPERS:
+            routes = self._wrapper_routes(fn, depth)
+        if isinstance(routes, BodyError):
+            del self._route_memo[key]  # taken back: a later pricing meets the error again
+            return routes
+        self._route_memo[key] = routes
+        return routes
+
+    def _wrapper_routes(self, fn: FunctionInfo, depth: int) -> tuple[MemoRoute, ...] | BodyError:
+        """The routes of a wrapper: each ``return`` must call a memoised function or another
+        such wrapper (an external callable among an alias's choices is an opaque route)."""
+        body = fn.facts.load()
+        if isinstance(body, BodyError):
+            return body
+        returns = [e.value for e in body.effects if e.kind == "return"]
+        if not returns:
+            return ()
+        aliases: dict[str, Expr | None] = {}
+        for e in body.effects:
+            if e.kind == "local":
+                aliases[e.name] = e.value
+        rebound = frozenset(aliases)
+        out: list[MemoRoute] = []
+        for ret in returns:
+            if ret is None or ret.kind != "call" or ret.receiver is not None or not ret.name:
+                return ()
+            names = [ret.name]
+            if ret.name in aliases:
+                alias = aliases[ret.name]
+                if alias is None:
+                    return ()
+                names = [c.name for c in (alias, *alias.children) if c.kind == "name"]
+            elif any(p.name == ret.name for p in body.params):
+                return ()  # a callable passed in
+            hop = Hop(fn.qualname, body.params, rebound, ret)
+            for name in names:
+                target = self.index.resolve(fn.module, name)
+                if ret.name in aliases and (
+                    target is None or target.kind not in ("function", "external")
+                ):
+                    continue  # the alias's test (a flag)
+                if target is not None and target.kind == "external":
+                    out.append(MemoRoute(target.name, None, (), (hop,)))
+                    continue
+                inner = self.index.function_info(target.name) if target is not None else None
+                if inner is None or inner.owner is not None:
+                    return ()
+                routes = self._routes(inner, depth + 1)
+                if isinstance(routes, BodyError) or not routes:
+                    return routes
+                out += [MemoRoute(r.factory, r.fn, r.params, (hop, *r.hops)) for r in routes]
+        if not any(r.fn is not None for r in out):
+            return ()
+        return tuple(out)
 
     def body_cost(self, fn: FunctionInfo, mro: tuple[str, ...] = ()) -> Priced:
         """What running ``fn``'s body costs, a memoised function's too: the work a call

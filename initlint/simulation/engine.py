@@ -30,6 +30,16 @@ from initlint.simulation.cost import (
     torch_shape,
     torch_vector,
 )
+from initlint.simulation.memo import (
+    SYM,
+    Binding,
+    Key,
+    MemoRoute,
+    View,
+    compare,
+    expr_key,
+    route_binding,
+)
 from initlint.simulation.torch_module import MODULE_CLASSES, MODULE_NAMES
 from initlint.simulation.values import (
     FALSE,
@@ -131,11 +141,13 @@ class Event:
     # holder's construction made: events of the holder class's own simulation.
     holder: Event | None = None
     inner: tuple[Event, ...] = ()
-    # An assign of a memoised factory's result (``self.rope = get_rope(...)``): the factory,
-    # and whether the arguments differ from those of the attribute's previous build by the
-    # same factory: "" (equal: the cached object comes back, no cost), "yes", or "maybe"
-    # (something they read was changed under an undecided guard).
-    memo: str = ""
+    # An assign of a memoised factory's result (``self.rope = get_rope(...)``, also through
+    # a plain wrapper): the factory each route reaches with the arguments bound there
+    # (``simulation/memo.py``), and whether they differ from those of the attribute's
+    # previous build: "" (equal: the cached object comes back, no cost), "yes", or "maybe"
+    # (something they read was changed under an undecided guard, or a wrapper may have
+    # taken another route).
+    memo: tuple[Binding, ...] = ()
     memo_changed: str = ""
 
 
@@ -188,6 +200,8 @@ class _Frame:
     local_reads: dict[str, frozenset[str]] = field(default_factory=dict)
     # each name's latest rebinding or change in place: (events so far then, guard status)
     written: dict[str, tuple[int, str]] = field(default_factory=dict)
+    # each local's latest value (None: bound under an undecided guard), for memo keys
+    local_values: dict[str, Expr | None] = field(default_factory=dict)
 
 
 class Simulator:
@@ -764,6 +778,7 @@ class _Run:
             if isinstance(local_cost, BodyError):
                 return local_cost
             reads = self._reads(frame, eff.value)
+            frame.local_values[eff.name] = eff.value if status == TRUE else None
             if reads or status == TRUE:
                 if status != TRUE:
                     reads |= frame.local_reads.get(eff.name, frozenset())
@@ -832,20 +847,23 @@ class _Run:
                 if isinstance(priced, BodyError):
                     return priced
                 cost = priced
-            memo = None
-            if kind == "assign":
-                factory = self.s.cost.memo_factory(eff.value, frame.call.fn.module)
-                if isinstance(factory, BodyError):
-                    return factory
-                memo = factory
+            routes: tuple[MemoRoute, ...] = ()
+            if kind == "assign" and eff.value is not None:
+                found = self.s.cost.memo_routes(eff.value, frame.call.fn.module)
+                if isinstance(found, BodyError):
+                    return found
+                routes = found
             changed = ""
-            if memo is not None:
-                changed = self._memo_changed(frame, eff, memo.qualname)
-                if changed:  # a call the cache holds nothing for: the factory builds
-                    priced = self.s.cost.body_cost(memo)
-                    if isinstance(priced, BodyError):
-                        return priced
-                    cost = max(cost, priced)
+            bindings: tuple[Binding, ...] = ()
+            if routes and eff.value is not None:
+                bindings = self._memo_bindings(frame, eff.value, routes)
+                changed = self._memo_changed(frame, eff, bindings)
+                for route in routes if changed else ():  # no cached object: the factory builds
+                    if route.fn is not None:
+                        priced = self.s.cost.body_cost(route.fn)
+                        if isinstance(priced, BodyError):
+                            return priced
+                        cost = max(cost, priced)
             value_const = eff.value is not None and eff.value.kind == "const"
             if kind == "assign" and not shadow:
                 if eff.value is not None and eff.value.kind in ("const", "name", "attr"):
@@ -866,9 +884,8 @@ class _Run:
                 value_const=value_const,
             )
             ev.reads = self._reads(frame, eff.value)
-            if memo is not None:
-                ev.memo, ev.memo_changed = memo.qualname, changed
-                ev.args_key = _args_text(eff)
+            if routes:
+                ev.memo, ev.memo_changed = bindings, changed
             if kind != "mutate" and eff.name in ev.reads:
                 ev.derived = True
             if kind == "mutate":
@@ -1018,17 +1035,21 @@ class _Run:
             info, lambda params: self.bind_call(frame, tuple(args), params, True)
         )
 
-    def _memo_changed(self, frame: _Frame, eff: Effect, factory: str) -> str:
+    def _memo_changed(self, frame: _Frame, eff: Effect, bindings: tuple[Binding, ...]) -> str:
         """Whether ``self.x = factory(args)`` gets an object other than the one the previous
-        build of x got from the same memoised factory: "" when that build passed the same
-        argument text and nothing the arguments read was written since (the cache returns
-        that object), else "yes", or "maybe" when the only writes sit under undecided
-        guards. A first build, or one after another kind of build, is "yes": it builds."""
+        build of x got from the same memoised factory: "" when that build bound equal
+        arguments to it (``memo.compare``) and nothing the arguments read was written since
+        (the cache returns that object), else "yes", or "maybe" when the only writes sit
+        under undecided guards, or a wrapper on either side may have taken another route. A
+        first build, or one after another kind of build, is "yes": it builds."""
         prev = self.last_assign.get(eff.name)
-        if prev is None or prev.memo != factory or prev.args_key != _args_text(eff):
+        if prev is None or not prev.memo:
+            return "yes"
+        verdict = compare(prev.memo, bindings)
+        if verdict == "yes":
             return "yes"
         since = prev.index
-        maybe = False
+        maybe = verdict == "maybe"
         for name in _names(eff.value):
             at = frame.written.get(name)
             if at is not None and at[0] > since:
@@ -1039,6 +1060,36 @@ class _Run:
         if read and _writes_any(self.sim.events, since, read):
             return "yes"
         return "maybe" if maybe else ""
+
+    def _memo_bindings(
+        self, frame: _Frame, call: Expr, routes: tuple[MemoRoute, ...]
+    ) -> tuple[Binding, ...]:
+        """The arguments ``call`` gives each memoised factory it may reach."""
+        visiting: set[str] = set()
+
+        def name_key(name: str) -> Key | None:
+            if name in frame.local_values:  # a local: the value it was bound to
+                value = frame.local_values[name]
+                if value is None or name in visiting:
+                    return None
+                visiting.add(name)
+                try:
+                    return expr_key(value, name_key)
+                finally:
+                    visiting.discard(name)
+            v = frame.call.env.get(name)
+            if v is None:
+                return ("g", name)  # a global or builtin of the module
+            if v.kind == "const":
+                return ("c", repr(v.value))
+            if v.kind == "unknown" and v.sym:
+                return (SYM, v.sym)  # the constructed class's argument it came from
+            return None
+
+        def view(e: Expr) -> View:
+            return expr_key(e, name_key), repr(e)
+
+        return tuple(route_binding(r, call, view) for r in routes)
 
     def _nested(
         self, frame: _Frame, i: int, eff: Effect, status: str, flags: tuple[FlagRef, ...]
@@ -1286,13 +1337,6 @@ def _switchable(mro: tuple[str, ...]) -> bool:
     keyword leave the construction without tensors. (A composite project module, which
     owns other modules' weights, is judged heavy without simulating it again.)"""
     return any(any(offs for offs in torch_params(q).values()) for q in mro)
-
-
-def _args_text(eff: Effect) -> str:
-    """A key of a call's arguments: equal for equal argument expressions (keyword names are
-    not kept: ``f(a, x=b)`` and ``f(a, y=b)`` share one)."""
-    value = eff.value
-    return "" if value is None else repr((value.children, value.value))
 
 
 def _writes_any(events: list[Event], since: int, names: frozenset[str]) -> bool:

@@ -159,6 +159,41 @@ SPECS: dict[str, dict[str, Spec]] = {
         "pkg.pos:MaybeStretchedEncoder": ((8, {"factor": 1.0}), {"stretch": True}),
         "pkg.pos:WiderEncoder": ((8, {"factor": 1.0}), {}),
     },
+    # memoised_wrapper: each class its own scaling dict; SectionedLayer's holds sections (it
+    # changes it and asks again), PlainPickedLayer's base uses the other cache (fast).
+    "memoised_wrapper": {
+        "pkg.tables:Table": ((8, 10000.0), {}),
+        **{
+            f"pkg.tables:{name}": ((8, {"stretch": 1.0}), {})
+            for name in ("Layer", "SameLayer", "AgainLayer", "RebasedLayer", "PickedLayer")
+        },
+        "pkg.tables:SectionedLayer": ((8, {"sections": 2}), {}),
+        "pkg.tables:PlainPickedLayer": ((8, {"stretch": 1.0}), {"fast": True}),
+    },
+    # memoised_conditional_args: FourierAttention's scaling holds Fourier terms (it marks it
+    # and asks again), ChunkedAttention is given a chunking (it leaves it out when asking).
+    "memoised_conditional_args": {
+        "pkg.attention:Rotary": ((8, 10000.0), {}),
+        **{
+            f"pkg.attention:{name}": ((8,), {"scaling": {"factor": 1.0}})
+            for name in ("Attention", "PlainAttention", "FlatAttention")
+        },
+        "pkg.attention:FourierAttention": ((8,), {"scaling": {"terms": 4}}),
+        "pkg.attention:ChunkedAttention": (
+            (8,),
+            {"scaling": {"factor": 1.0}, "chunking": {"size": 4}},
+        ),
+    },
+    "derived_through_helper": {
+        f"pkg.rotary:{name}": ((8,), {})
+        for name in (
+            "Rotary",
+            "StretchedRotary",
+            "SmoothedRotary",
+            "RebasedRotary",
+            "MovedRotary",
+        )
+    },
     "nested_part_rebuilt": {
         "pkg.blocks:Mixer": ((8, 2), {}),
         **{
