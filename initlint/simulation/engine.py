@@ -202,6 +202,10 @@ class _Frame:
     written: dict[str, tuple[int, str]] = field(default_factory=dict)
     # each local's latest value (None: bound under an undecided guard), for memo keys
     local_values: dict[str, Expr | None] = field(default_factory=dict)
+    # the call events whose result feeds each effect (by effect index), and those of each
+    # statement (a ``return`` is fed by the calls in its statement)
+    fed: dict[int, list[int]] = field(default_factory=dict)
+    stmt_calls: dict[Span | None, list[int]] = field(default_factory=dict)
 
 
 class Simulator:
@@ -367,6 +371,9 @@ class _Run:
         # call, a recursion): it may have set attributes, so ``hasattr(self, x)`` is open.
         self.opaque = False
         self.set_names: set[str] = set()  # set through a literal ``__setattr__`` call
+        # The self attributes the values a call event's frame returned read (by event index):
+        # ``inv = self._scaled(f)`` where ``_scaled`` returns ``self.inv_freq / f``.
+        self.return_reads: dict[int, frozenset[str]] = {}
 
     # -- binding ---------------------------------------------------------------------------
     def bind_top(self, params: tuple[Param, ...]) -> dict[str, Val]:
@@ -777,7 +784,7 @@ class _Run:
             )
             if isinstance(local_cost, BodyError):
                 return local_cost
-            reads = self._reads(frame, eff.value)
+            reads = self._reads(frame, eff.value) | self._fed_reads(frame, i)
             frame.local_values[eff.name] = eff.value if status == TRUE else None
             if reads or status == TRUE:
                 if status != TRUE:
@@ -807,6 +814,13 @@ class _Run:
                     frame.call.env[kwarg] = Val("kwargs", keys=keys, open=pack.open)
             return None
         if kind == "return":
+            if not shadow and frame.call.parent is not None:
+                got = self._reads(frame, eff.value)
+                for c in frame.stmt_calls.get(eff.stmt_span, ()):
+                    got |= self.return_reads.get(c, frozenset())
+                if got:
+                    parent = frame.call.parent
+                    self.return_reads[parent] = self.return_reads.get(parent, frozenset()) | got
             return None
         if kind == "objattr":
             self._set_field(frame, eff, status)
@@ -883,7 +897,7 @@ class _Run:
                 cost=cost,
                 value_const=value_const,
             )
-            ev.reads = self._reads(frame, eff.value)
+            ev.reads = self._reads(frame, eff.value) | self._fed_reads(frame, i)
             if routes:
                 ev.memo, ev.memo_changed = bindings, changed
             if kind != "mutate" and eff.name in ev.reads:
@@ -924,6 +938,9 @@ class _Run:
                 args_key=key,
                 callee=callee,
             )
+            for j in eff.feeds:
+                frame.fed.setdefault(j, []).append(ev.index)
+            frame.stmt_calls.setdefault(eff.stmt_span, []).append(ev.index)
             env = self.bind_call(
                 frame, eff.args, callee_body.params, skip_self=not callee.facts.is_static
             )
@@ -1090,6 +1107,17 @@ class _Run:
             return expr_key(e, name_key), repr(e)
 
         return tuple(route_binding(r, call, view) for r in routes)
+
+    def _fed_reads(self, frame: _Frame, i: int) -> frozenset[str]:
+        """What the values returned by the ``self`` method calls feeding effect ``i`` read
+        (``inv = self._scaled(f)``, where ``_scaled`` returns ``self.inv_freq / f``)."""
+        calls = frame.fed.get(i)
+        if not calls:
+            return frozenset()
+        out: frozenset[str] = frozenset()
+        for c in calls:
+            out |= self.return_reads.get(c, frozenset())
+        return out
 
     def _nested(
         self, frame: _Frame, i: int, eff: Effect, status: str, flags: tuple[FlagRef, ...]

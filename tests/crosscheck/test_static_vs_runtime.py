@@ -70,6 +70,14 @@ DISAGREEMENTS: dict[tuple[str, str], str] = {
         "definitions differ, static is right: inv_freq and table are registered/assigned "
         "twice, but each new value is computed from the ancestor's: its work was used"
     ),
+    ("derived_through_helper", "pkg.rotary:StretchedRotary"): (
+        "definitions differ, static is right: inv_freq is registered twice, but the new "
+        "value is the ancestor's divided (read through the helper _stretched): its work was used"
+    ),
+    ("derived_through_helper", "pkg.rotary:SmoothedRotary"): (
+        "definitions differ, static is right: inv_freq is registered twice, but the new "
+        "value is computed from the ancestor's through two helpers: its work was used"
+    ),
     ("cost_light_repeats", "pkg.heads:TunedHead"): (
         "tracer gap, static is right: IL003 on `self.sampler = TopKSampler(...)` (a plain "
         "object built twice, light), but trace_init records tensors and modules only"
