@@ -25,6 +25,12 @@ registers a buffer of that name (or assigns a new `nn.Parameter`) discards the t
 of a submodule replaced (`self.rope.table = torch.zeros(...)` after the ancestor built
 `self.rope`, whose own `__init__` registered `table`); see IL003 for parts of submodules.
 
+A new value computed from the one it replaces is not a repeat: the ancestor's work is its
+input (`inv = self.inv_freq` then `register_buffer("inv_freq", inv / factor)`), also when a
+helper method reads it (`inv = self._stretched(factor)` where `_stretched` returns
+`self.inv_freq / factor`, through locals and further helpers). A helper that computes the
+value afresh, or only looks at the current one's device or shape, makes a repeat.
+
 Severity: `error` when the discarded tensor was computed or allocated (a tensor factory or
 math op, a project helper that makes one); `warning` when it holds at most one element
 (`torch.tensor(1.0)`, `torch.zeros(1)`), holds none (`torch.empty(0)`, a shape whose size

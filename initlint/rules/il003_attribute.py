@@ -37,12 +37,19 @@ Severity follows the ancestor's build that is thrown away:
   (`nn.Linear(a, b, bias=False)` still owns its weight).
 A memoised factory (`functools.cache`, `lru_cache`, a module-level cache dict, also one
 read through a lookup helper) asked again with equal arguments returns the object it built
-before: no rebuild, no finding. Equal means the same argument expressions, and nothing they
-read changed since the earlier build: no `self` attribute they read written, no name they
-read rebound or changed in place (`scaling["factor"] = 4.0`, `scaling.update(...)`,
-`n += 1`). With changed arguments the factory builds another object (the first stays in its
-cache), which is reported at the cost of the factory's body; `possibly` when the change sits
-under an undecided guard.
+before: no rebuild, no finding. So does a plain wrapper whose every `return` hands back such
+a factory's object (`get_rope_wrapper(...)` returning `get_rope(...)`): its arguments are
+mapped through to the factory's. Equal is decided per parameter of the factory, after
+binding each call's arguments (an omitted one takes its default, so `f(d)` equals `f(d,
+cfg=None)` when `cfg` defaults to None): the same constants, the same argument of the
+constructed class, the same expression of them, and nothing they read changed since the
+earlier build: no `self` attribute they read written, no name they read rebound or changed
+in place (`scaling["factor"] = 4.0`, `scaling.update(...)`, `n += 1`). With changed
+arguments the factory builds another object (the first stays in its cache), which is
+reported at the cost of the factory's body. It is `possibly` when the change sits under an
+undecided guard, when the difference rests on what the caller passes (the class's own
+argument against a constant or another argument), or when a wrapper picks its factory at
+run time (`make = fast if flag else plain`).
 A part of a submodule counts too: `self.attn.qkv = nn.Linear(...)` after the ancestor chain
 stored in `self.attn` an object whose own construction built `qkv` (simulated like any
 class) throws that build away. It is reported only when `self.attn` was built during
