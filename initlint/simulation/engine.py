@@ -940,7 +940,8 @@ class _Run:
             )
             for j in eff.feeds:
                 frame.fed.setdefault(j, []).append(ev.index)
-            frame.stmt_calls.setdefault(eff.stmt_span, []).append(ev.index)
+            if not eff.feeds:  # (a call in a ``return`` feeds no effect)
+                frame.stmt_calls.setdefault(eff.stmt_span, []).append(ev.index)
             env = self.bind_call(
                 frame, eff.args, callee_body.params, skip_self=not callee.facts.is_static
             )
