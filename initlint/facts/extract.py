@@ -631,6 +631,37 @@ class _FunctionReader:
         self._use(call, idx)
         return True
 
+    def _field_store(self, call: ast.Call, guard: tuple[Cond, ...], stmt: ast.stmt) -> bool:
+        """``setattr(cfg, "x", v)`` and ``object.__setattr__(cfg, "x", v)`` with a literal
+        name, on a local or an argument (not ``self``): the same field store as ``cfg.x = v``
+        (an ``objattr`` effect), the usual way to write a frozen config's copy."""
+        func = call.func
+        if isinstance(func, ast.Name) and func.id == "setattr":
+            pass
+        elif not (
+            isinstance(func, ast.Attribute)
+            and func.attr == "__setattr__"
+            and isinstance(func.value, ast.Name)
+            and func.value.id == "object"
+        ):
+            return False
+        if len(call.args) != 3 or call.keywords:
+            return False
+        obj, key, value = call.args
+        path = dotted(obj)
+        if (
+            not path
+            or path.partition(".")[0] == self.self_name
+            or not isinstance(key, ast.Constant)
+            or not isinstance(key.value, str)
+            or not key.value.isidentifier()
+        ):
+            return False
+        self._calls_in(call, guard, stmt)
+        self._add("objattr", stmt, guard, name=f"{path}.{key.value}", value=to_expr(value))
+        self._use(call, None)
+        return True
+
     def _kwargs_key(self, node: ast.AST) -> str | None:
         if (
             isinstance(node, ast.Subscript)
@@ -644,7 +675,11 @@ class _FunctionReader:
 
     def _expr_stmt(self, value: ast.expr, guard: tuple[Cond, ...], stmt: ast.stmt) -> None:
         if isinstance(value, ast.Call):
-            handled = self._special_call(value, guard, stmt) or self._mutation(value, guard, stmt)
+            handled = (
+                self._special_call(value, guard, stmt)
+                or self._mutation(value, guard, stmt)
+                or self._field_store(value, guard, stmt)
+            )
             if handled:
                 return
             func = value.func

@@ -102,6 +102,20 @@ SPECS: dict[str, dict[str, Spec]] = {
         "pkg.moe:DenseSharedMoE": ((SimpleNamespace(hidden=4, n_shared_experts=2),), {}),
         "pkg.moe:SharedMoE": ((SimpleNamespace(hidden=4, n_shared_experts=2),), {}),
     },
+    "config_copy_setattr": {
+        **{
+            f"pkg.router:{name}": ((SimpleNamespace(width=4, experts=2, side_branch=2),), {})
+            for name in ("Router", "FrozenCopyRouter", "SetattrCopyRouter", "PassThroughRouter")
+        },
+        "pkg.router:MaybeOffRouter": (
+            (SimpleNamespace(width=4, experts=2, side_branch=2),),
+            {"dense": False},
+        ),
+        "pkg.router:DynamicNameRouter": (
+            (SimpleNamespace(width=4, experts=2, side_branch=2),),
+            {"field": "unused"},
+        ),
+    },
     "cost_heavy_builders": {
         "pkg.model:Layer": Skip("its module imports transformers (not installed here)"),
         "pkg.model:Stack": Skip("needs transformers.AutoModel and a checkpoint"),
