@@ -22,7 +22,7 @@ from initlint.rules import findings_of
 from initlint.rules.base import Finding
 from initlint.rules.repeats import deletions, never_both, ruled_out_by_delete
 from initlint.simulation.cost import COST_NAMES
-from initlint.simulation.engine import Event, Simulation, SimulationLimit
+from initlint.simulation.engine import Event, Raise, Simulation, SimulationLimit
 from initlint.simulation.values import MAYBE
 
 EXIT_OK, EXIT_ERROR = 0, 2
@@ -89,8 +89,11 @@ def _assumed(sym: str, test: str, holds: bool) -> str:
 def render_events(analysis: Analysis, sim: Simulation) -> list[str]:
     out = []
     num = _numbers(sim)
+    raised = {r.event: r for r in sim.raises}
     for ev in sim.events:
         if ev.kind == "touch":
+            if ev.index in raised:
+                out.append(_raise_line(analysis, sim, ev, raised[ev.index]))
             continue
         guard = (
             "off (switched off by a flag)"
@@ -117,6 +120,20 @@ def render_events(analysis: Analysis, sim: Simulation) -> list[str]:
             f"in {'.'.join(owner[-2:])}  [{'; '.join(bits)}]"
         )
     return out
+
+
+def _raise_line(analysis: Analysis, sim: Simulation, ev: Event, r: Raise) -> str:
+    """A read of an attribute nothing has set yet: that path raises AttributeError."""
+    owner = ev.fn.qualname.rsplit(".", 2)
+    rest = (
+        "every construction stops here"
+        if r.certain
+        else "the path under its undecided guards stops here: what follows on it is not done"
+    )
+    return (
+        f"  !    {'  ' * _depth(sim, ev)}raises AttributeError: self.{r.attr} is read before "
+        f"anything sets it  {_where(analysis, ev)}  in {'.'.join(owner[-2:])}  [{rest}]"
+    )
 
 
 def _why_not(sim: Simulation, ev: Event, findings: dict[int, Finding], num: dict[int, int]) -> str:

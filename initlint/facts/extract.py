@@ -29,6 +29,7 @@ from initlint.facts.model import (
 )
 from initlint.facts.reads import self_access
 from initlint.facts.skeleton import skeleton
+from initlint.facts.strict import closes_over, strict_reads
 from initlint.facts.walk import children
 from initlint.sources import UnreadableError, decode
 
@@ -453,6 +454,10 @@ class _FunctionReader:
         self.taint: dict[str, set[int]] = {}
         self.feeds: dict[int, list[int]] = {}
         self.feeds_other: set[int] = set()
+        # > 0 inside a try statement or a with body (Effect.protected)
+        self.protect = 0
+        # a nested def naming self may set attributes unseen: no read is strict then
+        self.strict = bool(self.self_name) and not closes_over(fn.body, self.self_name)
 
     def read(self) -> tuple[Effect, ...]:
         for i, stmt in enumerate(self.fn.body):
@@ -477,6 +482,7 @@ class _FunctionReader:
                     stmt_span=eff.stmt_span,
                     top_line=eff.top_line,
                     top_with=eff.top_with,
+                    protected=eff.protected,
                 )
             out.append(eff)
         return tuple(out)
@@ -492,7 +498,8 @@ class _FunctionReader:
         """A ``touch`` effect for the ``self`` attributes ``nodes`` read and write."""
         reads, writes = self_access(nodes, self.self_name, skip=skip)
         if reads or writes:
-            self._add("touch", stmt, guard, reads=reads, writes=writes)
+            strict = strict_reads(nodes, self.self_name) & reads if self.strict else frozenset()
+            self._add("touch", stmt, guard, reads=reads, writes=writes, strict=strict)
 
     def _stmt(self, stmt: ast.stmt, guard: tuple[Cond, ...]) -> None:
         if isinstance(stmt, ast.If):
@@ -523,13 +530,17 @@ class _FunctionReader:
                     self._assign([item.optional_vars], item.context_expr, guard, stmt)
                 else:
                     self._calls_in(item.context_expr, guard, stmt)
+            self.protect += 1  # its context manager may swallow an exception
             self._block(stmt.body, guard)
+            self.protect -= 1
             return
         if isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+            self.protect += 1
             self._block(stmt.body, guard)  # type: ignore[attr-defined]
             for handler in stmt.handlers:  # type: ignore[attr-defined]
                 self._block(handler.body, (*guard, UNKNOWN_COND))
             self._block(stmt.orelse, guard)  # type: ignore[attr-defined]
+            self.protect -= 1
             self._block(stmt.finalbody, guard)  # type: ignore[attr-defined]
             return
         if isinstance(stmt, ast.Match):
@@ -932,6 +943,7 @@ class _FunctionReader:
         node: ast.AST | None = None,
         reads: frozenset[str] = frozenset(),
         writes: frozenset[str] = frozenset(),
+        strict: frozenset[str] = frozenset(),
     ) -> int:
         self.effects.append(
             Effect(
@@ -949,6 +961,8 @@ class _FunctionReader:
                 top_with=self.top[1],
                 reads=reads,
                 writes=writes,
+                strict=strict,
+                protected=self.protect > 0,
             )
         )
         return len(self.effects) - 1

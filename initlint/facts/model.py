@@ -126,7 +126,7 @@ class Effect:
     ``scaling.update(...)``, ``n += 1``) |
     ``nested`` (name = the ``self`` attribute holding an object, detail = the part of it
     replaced, value: ``self.attn.qkv = Linear(...)``) | ``delete`` (name = attribute:
-    ``del self.x``) | ``touch`` (reads, writes).
+    ``del self.x``) | ``touch`` (reads, writes, strict).
 
     A ``touch`` comes first among the effects of a statement (or of an ``if``/loop/``with``
     head) that reads or writes ``self`` attributes: ``reads`` and ``writes`` name them
@@ -156,6 +156,12 @@ class Effect:
     top_with: bool = False
     reads: frozenset[str] = frozenset()
     writes: frozenset[str] = frozenset()
+    # A touch's reads that happen for sure when the statement runs, before anything could set
+    # them (``facts.strict``): one that is definitely unset then raises AttributeError.
+    strict: frozenset[str] = frozenset()
+    # Inside a ``try`` (body, handlers, else) or a ``with`` body: an exception raised here may
+    # be caught, so it does not end the construction for sure.
+    protected: bool = False
 
 
 @_by_fields

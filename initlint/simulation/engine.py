@@ -151,6 +151,18 @@ class Event:
     memo_changed: str = ""
 
 
+@dataclass(frozen=True)
+class Raise:
+    """A read of ``self.<attr>`` (in the ``touch`` event numbered ``event``) while nothing
+    can have set it: that path of the construction raises AttributeError. ``certain``:
+    every path does (the class cannot be constructed); else only the paths under the
+    undecided guards then."""
+
+    event: int
+    attr: str
+    certain: bool
+
+
 @dataclass
 class Simulation:
     cls: ClassInfo
@@ -161,6 +173,9 @@ class Simulation:
     incomplete: bool = False  # stopped at a limit; ``stopped`` says which
     stopped: str = ""
     conflicts: int = 0  # calls that would pass one argument twice (a TypeError at runtime)
+    # Reads of an attribute definitely unset at that point: the path raises AttributeError
+    # there, and nothing after it on that path is done (``_Run._raise``).
+    raises: list[Raise] = field(default_factory=list)
     # What the layers above compute once per simulation and share (``rules/analyses.py``).
     memo: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
 
@@ -206,6 +221,16 @@ class _Frame:
     # statement (a ``return`` is fed by the calls in its statement)
     fed: dict[int, list[int]] = field(default_factory=dict)
     stmt_calls: dict[Span | None, list[int]] = field(default_factory=dict)
+    # The raise model (``_Run._raise``): the frame that called this one, the effect being run
+    # and the guards of it that were undecided, whether a raise ended the frame, and the
+    # blocks a raise ended: (top statement, guard, events then), valid while the names the
+    # guard reads are not written.
+    caller: _Frame | None = None
+    current: Effect | None = None
+    maybe: tuple[Cond, ...] = ()
+    shadowed: bool = False
+    dead: bool = False
+    dead_blocks: list[tuple[int, tuple[Cond, ...], int]] = field(default_factory=list)
 
 
 class Simulator:
@@ -374,6 +399,19 @@ class _Run:
         # The self attributes the values a call event's frame returned read (by event index):
         # ``inv = self._scaled(f)`` where ``_scaled`` returns ``self.inv_freq / f``.
         self.return_reads: dict[int, frozenset[str]] = {}
+        # Every attribute any work so far may have set (stores, deletes, touch writes, torch's
+        # registrations), and whether something may have set any (``self`` passed on,
+        # ``self.__dict__`` written): a name outside both is definitely unset.
+        self.ever_set: set[str] = set()
+        self.wild = False
+        # A call ran that the simulation did not follow and that may set any attribute (as
+        # ``opaque``, less a classmethod whose own body shows what it sets: ``_unfollowed``).
+        self.blind = False
+        self.bound_in_class: dict[str, bool] = {}  # _class_may_bind, per name
+        # What every later effect assumes after a raise under one undecided guard: that the
+        # guard was false (the paths where it was true ended there).
+        self.after_raise: tuple[Assumption, ...] = ()
+        self.after_raise_literals: tuple[tuple[str, bool], ...] = ()
 
     # -- binding ---------------------------------------------------------------------------
     def bind_top(self, params: tuple[Param, ...]) -> dict[str, Val]:
@@ -580,17 +618,115 @@ class _Run:
             return TRUE
         if seen or self.opaque or name in self.set_names or name.startswith("_"):
             return MAYBE
+        return MAYBE if self._class_may_bind(name) else FALSE
+
+    def _class_may_bind(self, name: str) -> bool:
+        """Whether reading ``self.<name>`` may find something without the construction
+        setting it: a class of the MRO binds it (a method, property, class attribute), may
+        bind anything (unknown, dynamic bases, ``__init_subclass__``), or answers any
+        name (``__getattr__``/``__getattribute__``; torch's Module's serves only what was
+        registered, which the construction's events show)."""
+        known = self.bound_in_class.get(name)
+        if known is not None:
+            return known
+        found = False
         for qual in self.sim.mro:
             info = self.s.index.class_info(qual)
             if info is None and qual in MODULE_CLASSES:  # torch not installed
                 if name in MODULE_NAMES:
-                    return MAYBE
+                    found = True
+                    break
                 continue
             if info is None or info.facts.dynamic_bases:
-                return MAYBE
-            if info.facts.method(name) is not None or name in info.facts.attrs:
-                return MAYBE
-        return FALSE
+                found = True
+                break
+            facts = info.facts
+            if facts.method(name) is not None or name in facts.attrs:
+                found = True
+                break
+            hooks: tuple[str, ...] = ("__init_subclass__",)
+            if qual not in MODULE_CLASSES:
+                hooks += ("__getattr__", "__getattribute__")
+            if any(facts.method(h) is not None or h in facts.attrs for h in hooks):
+                found = True
+                break
+        self.bound_in_class[name] = found
+        return found
+
+    def _unset(self, name: str) -> bool:
+        """``self.<name>`` is definitely unset at this point: nothing so far may have set it
+        and no class of the MRO provides it (``_class_may_bind``)."""
+        if name in self.ever_set or self.wild or self.blind or name in self.set_names:
+            return False
+        return not name.startswith("_") and not self._class_may_bind(name)
+
+    def _raise(self, frame: _Frame, eff: Effect, attr: str) -> None:
+        """The read of ``self.<attr>`` (definitely unset) in ``frame`` raises AttributeError.
+        The frames from there up to the nearest one whose running effect sits under an
+        undecided guard end; in that one, the rest of that guarded block does not run, and
+        when that guard is the only undecided one, every later effect runs only where it was
+        false. Nothing is assumed where the exception may be caught (a ``try`` or ``with``
+        on the way) or the path is one a flag switched off."""
+        levels: list[_Frame] = []
+        cur: _Frame | None = frame
+        while cur is not None:
+            levels.append(cur)
+            cur = cur.caller
+        if any(f.shadowed or f.current is None or f.current.protected for f in levels):
+            return
+        d = next((j for j, f in enumerate(levels) if f.maybe), None)
+        self.sim.raises.append(Raise(len(self.sim.events) - 1, attr, certain=d is None))
+        for f in levels if d is None else levels[:d]:
+            f.dead = True
+        if d is None:
+            return
+        top = levels[d]
+        running = top.current
+        assert running is not None  # (checked above)
+        if all(_stable(c) for c in top.maybe):
+            top.dead_blocks.append((running.stmt, running.guard, len(self.sim.events)))
+        if len(top.maybe) != 1 or any(f.maybe for f in levels[d + 1 :]):
+            return
+        cond = top.maybe[0]
+        negated = self._assumptions(top, cond, False)
+        self.after_raise = (*self.after_raise, *(a for a in negated if a not in self.after_raise))
+        literal = self._literal(top, cond)
+        if literal is not None and not literal[0].startswith(f"{top.id}:"):
+            # keyed by the value it tests (a truth passed down), not by its text in a frame
+            flipped = (literal[0], not literal[1])
+            if flipped not in self.after_raise_literals:
+                self.after_raise_literals = (*self.after_raise_literals, flipped)
+
+    def _unfollowed(self, eff: Effect) -> None:
+        """A ``self.<m>()`` the simulation does not run (a classmethod, or nothing found):
+        a classmethod can set only class attributes, ``cls.x = v``; when its body shows
+        them all (it calls no other method of its class), they are what it may have set.
+        Anything else may have set any attribute."""
+        fn = self.s.index.lookup_method(self.sim.mro, eff.name) if eff.detail == "self" else None
+        body = fn.facts.load() if fn is not None and fn.facts.is_classmethod else None
+        # (a body that does not parse: what it sets is not known, as before it was read)
+        names = _class_writes(body.effects) if isinstance(body, Body) else None
+        if names is None:
+            self.blind = True
+        else:
+            self.ever_set.update(names)
+
+    def _in_dead_block(self, frame: _Frame, eff: Effect) -> bool:
+        """``eff`` sits in a block a raise ended (same top statement, the guard a prefix of
+        its own), and nothing the guard reads was written since: it never runs."""
+        for stmt, guard, at in frame.dead_blocks:
+            if eff.stmt != stmt or eff.guard[: len(guard)] != guard:
+                continue
+            names: set[str] = set()
+            attrs: set[str] = set()
+            for c in guard:
+                _cond_inputs(c, names, attrs)
+            if any(frame.written.get(n, (0, ""))[0] > at for n in names):
+                continue
+            if attrs and _writes_any(self.sim.events, at - 1, frozenset(attrs)):
+                continue
+            return True
+        return False
 
     def _assumptions(self, frame: _Frame, cond: Cond, holds: bool) -> tuple[Assumption, ...]:
         """What an unknown guard assumes of the construction's arguments: each test of a
@@ -702,11 +838,13 @@ class _Run:
             if isinstance(inner, BodyError):
                 return inner
             if inner is not None:
+                inner[0].caller = frame
                 stack.append(inner)
             elif self.sim.incomplete:
                 return None  # a limit: the class is reported as not analysed, stop here
             elif call.parent is not None:
                 self.sim.events[call.parent].unfollowed = True
+                self.blind = True  # (a recursion not followed: it may set anything)
         return None
 
     def _enter(self, call: _Call) -> tuple[_Frame, Iterator[_Call | BodyError]] | BodyError | None:
@@ -737,6 +875,8 @@ class _Run:
 
     def _effects(self, frame: _Frame) -> Iterator[_Call | BodyError]:
         for i, eff in enumerate(frame.body.effects):
+            if frame.dead:
+                return  # a read of an unset attribute raised: the rest does not run
             call = self._effect(frame, i, eff)
             if call is not None:
                 yield call
@@ -749,6 +889,9 @@ class _Run:
         shadow = frame.call.shadow
         assume = frame.call.assume
         literals = frame.call.literals
+        if frame.dead_blocks and self._in_dead_block(frame, eff):
+            return None
+        maybe: list[Cond] = []
         for cond in eff.guard:
             r, v = self.eval_cond(frame, cond)
             if r == FALSE:
@@ -757,6 +900,7 @@ class _Run:
                 shadow = (*shadow, v.origin)
             elif r == MAYBE:
                 status = MAYBE
+                maybe.append(cond)
                 assume = (*assume, *self._assumptions(frame, cond, True))
                 literal = self._literal(frame, cond)
                 if literal is not None:
@@ -764,6 +908,11 @@ class _Run:
             flag = self._flag(frame, cond)
             if flag is not None:
                 flags = (*flags, flag)
+        frame.current, frame.maybe, frame.shadowed = eff, tuple(maybe), bool(shadow)
+        if self.after_raise:
+            assume = (*assume, *(a for a in self.after_raise if a not in assume))
+        if self.after_raise_literals:
+            literals = (*literals, *(x for x in self.after_raise_literals if x not in literals))
         self.assume = assume  # for the events this effect emits
         self.literals = literals
         kind = eff.kind
@@ -826,7 +975,12 @@ class _Run:
             self._set_field(frame, eff, status)
             return None
         if kind == "touch":
+            unset = ""
+            if eff.strict and not shadow:
+                unset = next((n for n in sorted(eff.strict) if self._unset(n)), "")
             self._emit(frame, i, eff, "touch", "", status, flags, shadow)
+            if unset:
+                self._raise(frame, eff, unset)
             return None
         if kind == "delete":
             if not shadow:
@@ -917,6 +1071,7 @@ class _Run:
                     self.set_names.add(named.value)  # super().__setattr__("training", True)
                 else:
                     self.opaque = True
+                    self._unfollowed(eff)
                 return None
             priced = self.s.cost.function_cost(callee, self.sim.mro)
             if isinstance(priced, BodyError):
@@ -947,7 +1102,7 @@ class _Run:
             )
             if env is None:
                 ev.unfollowed = True
-                self.opaque = True
+                self.opaque = self.blind = True
                 return None
             return _Call(
                 callee,
@@ -974,7 +1129,7 @@ class _Run:
                 return callee_body
             env = self.bind_call(frame, eff.args, callee_body.params, skip_self=True)
             if env is None:
-                self.opaque = True
+                self.opaque = self.blind = True
                 return None
             if self.inject is not None and frame.call.depth == 0:
                 self._inject(frame, eff, callee_body.params, env, *self.inject)
@@ -1023,7 +1178,17 @@ class _Run:
             literals=self.literals,
         )
         self.sim.events.append(ev)
+        self._may_set(kind, name, eff)
         return ev
+
+    def _may_set(self, kind: EffectKind, name: str, eff: Effect) -> None:
+        """Note what an event may have set (``_unset``)."""
+        if kind == "touch":
+            self.ever_set.update(eff.writes)
+            if EVERYTHING in eff.writes or "__dict__" in eff.writes:
+                self.wild = True
+        elif kind in ("assign", "buffer", "delete", "mutate", "nested"):
+            self.ever_set.add(name.partition(".")[0])
 
     def _construction_cost(self, frame: _Frame, call: Expr) -> Priced:
         """``self.norm = Norm(d, affine=False)``: a project subclass of a torch module (see
@@ -1254,6 +1419,7 @@ class _Run:
                     external=True,
                 )
             )
+            self.ever_set.add(name)
 
     def _set_field(self, frame: _Frame, eff: Effect, status: str) -> None:
         """``config.n_experts = None``: the object a local names now holds that field, and
@@ -1454,3 +1620,47 @@ def _is_dotted(text: str) -> bool:
 
 def _kwarg_name(params: tuple[Param, ...]) -> str:
     return next((p.name for p in params if p.kind == "kwarg"), "")
+
+
+def _stable(cond: Cond) -> bool:
+    """A guard whose truth a later test of the same text repeats while the names it reads
+    are not written (``_cond_inputs``): no call, loop, ``hasattr`` or unnamed test."""
+    if cond.op in ("const", "name", "selfattr"):
+        return True
+    if cond.op == "unknown":
+        return _is_dotted(cond.name)
+    if cond.op in ("not", "and", "or", "is", "isnot", "eq", "ne"):
+        return all(_stable(c) for c in cond.args)
+    return False
+
+
+def _cond_inputs(cond: Cond, names: set[str], attrs: set[str]) -> None:
+    """The locals (``names``) and ``self`` attributes (``attrs``) a stable guard reads."""
+    if cond.op == "name":
+        names.add(cond.name)
+    elif cond.op == "selfattr":
+        attrs.add(cond.name)
+    elif cond.op == "unknown" and _is_dotted(cond.name):
+        head, _, rest = cond.name.partition(".")
+        if head == "self":
+            attrs.add(rest.partition(".")[0])
+        else:
+            names.add(head)
+    for c in cond.args:
+        _cond_inputs(c, names, attrs)
+
+
+def _class_writes(effects: tuple[Effect, ...]) -> set[str] | None:
+    """The attributes a classmethod's body may set on its class; None when it calls another
+    method of it or passes the class on (what that sets is not read here)."""
+    names: set[str] = set()
+    for e in effects:
+        if e.kind in ("call", "super_init"):
+            return None
+        if e.kind == "touch":
+            if EVERYTHING in e.writes or "__dict__" in e.writes:
+                return None
+            names.update(e.writes)
+        elif e.kind in ("assign", "buffer", "mutate", "delete", "nested"):
+            names.add(e.name)
+    return names

@@ -102,6 +102,28 @@ SPECS: dict[str, dict[str, Spec]] = {
         "pkg.moe:DenseSharedMoE": ((SimpleNamespace(hidden=4, n_shared_experts=2),), {}),
         "pkg.moe:SharedMoE": ((SimpleNamespace(hidden=4, n_shared_experts=2),), {}),
     },
+    # ancestor_path_raises: build=True wherever the ancestor's grid can be built; with it,
+    # LateWeightGrid raises in the ancestor (tests/runtime/test_raise_paths.py shows it).
+    "ancestor_path_raises": {
+        "pkg.grid:Grid": ((4,), {}),
+        "pkg.grid:LateWeightGrid": ((4,), {"build": False}),
+        "pkg.grid:AlwaysBuildGrid": Skip(
+            "every construction raises AttributeError in the ancestor (the shape modelled): "
+            "tests/runtime/test_raise_paths.py constructs it"
+        ),
+        **{
+            f"pkg.grid:{name}": ((4,), {"build": True})
+            for name in (
+                "EarlyWeightGrid",
+                "ClassDefaultGrid",
+                "PropertyGrid",
+                "DefaultedReadGrid",
+                "CaughtReadGrid",
+                "FallbackGrid",
+                "ShortCircuitGrid",
+            )
+        },
+    },
     "config_copy_setattr": {
         **{
             f"pkg.router:{name}": ((SimpleNamespace(width=4, experts=2, side_branch=2),), {})
