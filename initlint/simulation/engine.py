@@ -976,7 +976,9 @@ class _Run:
             return None
         if kind == "touch":
             unset = ""
-            if eff.strict and not shadow:
+            facts = frame.call.fn.facts
+            if eff.strict and not shadow and not facts.is_static and not facts.is_classmethod:
+                # (a static or class method's first parameter is not the object)
                 unset = next((n for n in sorted(eff.strict) if self._unset(n)), "")
             self._emit(frame, i, eff, "touch", "", status, flags, shadow)
             if unset:

@@ -121,6 +121,7 @@ SPECS: dict[str, dict[str, Spec]] = {
                 "CaughtReadGrid",
                 "FallbackGrid",
                 "ShortCircuitGrid",
+                "StaticHelperGrid",
             )
         },
     },
