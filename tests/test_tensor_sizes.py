@@ -27,7 +27,25 @@ def _cost(source: str, **bound: Val) -> int:
         ("torch.full((0, 4), 1.0)", {}, LIGHT),
         ("torch.empty((n_out, n_in), **kw)", {"n_out": const(0), "n_in": UNKNOWN}, LIGHT),
         ("torch.empty((out, cin // groups, *k))", {"out": UNKNOWN, "cin": const(0)}, LIGHT),
+        # a size is no written-out data: more than one element is heavy
         ("torch.zeros(n, m)", {"n": const(2), "m": const(3)}, HEAVY),
+        ("torch.zeros(shape)", {"shape": Val("args", items=(const(0), UNKNOWN))}, LIGHT),
+        ("torch.zeros(shape)", {"shape": Val("args", items=(const(2), const(8)))}, HEAVY),
+        ("torch.zeros(max_num_tokens)", {"max_num_tokens": UNKNOWN}, HEAVY),
+        # a literal list with a number among its items is a vector of its length (torch
+        # allows no ragged data, so the other items are numbers too)
+        ("torch.tensor([0, shard], dtype=torch.int32)", {}, LIGHT),
+        (
+            "torch.tensor(offsets, device='cpu')",
+            {"offsets": Val("args", items=(const(0), UNKNOWN))},
+            LIGHT,
+        ),
+        ("torch.tensor([[0, a], [b, 1]])", {}, LIGHT),
+        ("torch.tensor([a, b])", {}, HEAVY),  # two lists of any length, as far as is known
+        ("torch.tensor([0, *rest])", {}, HEAVY),
+        ("torch.tensor(offsets)", {"offsets": Val("args", items=(UNKNOWN, UNKNOWN))}, HEAVY),
+        ("torch.tensor([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16])", {}, HEAVY),
+        ("torch.tensor(list(range(n)))", {}, HEAVY),
         ("torch.empty((n_out, n_in))", {"n_out": const(8), "n_in": UNKNOWN}, HEAVY),
         # keywords are not sizes: device=0 does not make the tensor empty
         ("torch.zeros(n, device=0)", {}, HEAVY),

@@ -296,8 +296,14 @@ def to_expr(node: ast.AST, depth: int = 0) -> Expr:
         kids = [to_expr(c, d) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)]
         return _expr("op", children=tuple(kids))
     if isinstance(node, ast.Tuple | ast.List):
-        # a shape: ``torch.empty((out, in))``; a starred part stays a plain (unknown) part
-        kids = [to_expr(c, d) for c in node.elts]
+        # a shape: ``torch.empty((out, in))``; a starred part is an op ``*`` around its value
+        # (any number of items: ``[0, *rest]`` is no two-element list)
+        kids = [
+            _expr("op", name="*", children=(to_expr(c.value, d),))
+            if isinstance(c, ast.Starred)
+            else to_expr(c, d)
+            for c in node.elts
+        ]
         return _expr("op", name="tuple", children=tuple(kids))
     if isinstance(node, ast.Set | ast.Dict | ast.JoinedStr):
         kids = [to_expr(c, d) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)]

@@ -32,8 +32,14 @@ helper method reads it (`inv = self._stretched(factor)` where `_stretched` retur
 value afresh, or only looks at the current one's device or shape, makes a repeat.
 
 Severity: `error` when the discarded tensor was computed or allocated (a tensor factory or
-math op, a project helper that makes one); `warning` when it holds at most one element
-(`torch.tensor(1.0)`, `torch.zeros(1)`), holds none (`torch.empty(0)`, a shape whose size
+math op, a project helper that makes one; a size read from an argument or attribute,
+`torch.zeros(max_num_tokens)` or `torch.ones(hidden)`, is not known to be small, and a
+literal size such as `torch.zeros(4)` stands for any); `warning` when the code writes out
+its numbers, at most 16 of them: a scalar (`torch.tensor(1.0)`), a literal list of numbers
+(`torch.tensor([0, shard])`, also through a local `offsets = [0, shard]`: a list with a
+number among its items is a vector of its length, as torch allows no ragged data; a starred
+item makes the length unknown); when it holds at most one element (`torch.zeros(1)`) or
+none (`torch.empty(0)`, a shape whose size
 argument the super call passes as 0, like the `nn.Linear(0, 0)` base of torch's `Lazy*`
 modules, an `UninitializedParameter`), or is a value passed in, which is only registered;
 also when it is a vector over one feature dimension that a torch module's own `__init__`

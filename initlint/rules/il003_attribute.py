@@ -31,8 +31,9 @@ Severity follows the ancestor's build that is thrown away:
   elementwise_affine=False)`, `nn.BatchNorm1d(d, affine=False, track_running_stats=False)`;
   also a project class built with a keyword passed as `False`, whose construction is then
   simulated with the call's arguments and owns no tensor), a project object whose
-  `__init__` only stores scalars (a sampler, a matcher), a tensor of at most one element
-  (an empty one too: a size of 0, an `UninitializedParameter`), a copy of an object
+  `__init__` only stores scalars (a sampler, a matcher), a tensor whose numbers the code
+  writes out, at most 16 (`torch.tensor([0, shard])`; see IL001), one of at most one
+  element, or none (a size of 0, an `UninitializedParameter`), a copy of an object
   initlint cannot see into. A module that keeps one tensor stays heavy
   (`nn.Linear(a, b, bias=False)` still owns its weight).
 A memoised factory (`functools.cache`, `lru_cache`, a module-level cache dict, also one

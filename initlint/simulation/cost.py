@@ -1,7 +1,7 @@
 """The cost model: which expressions allocate or compute real data, and how much (DESIGN §3).
 
 Every cost is one of three levels: NONE (nothing is built), LIGHT (objects without tensors:
-a parameterless module, a sampler, a one-element tensor, a copy of a plain object) and HEAVY
+a parameterless module, a sampler, a tensor of a few numbers, a copy of a plain object) and HEAVY
 (tensors, parameters or buffers, a module that owns them, I/O and checkpoint loading). A
 repeat of HEAVY work is an ``error``, of LIGHT work a ``warning``.
 """
@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
-from initlint.facts.model import Body, BodyError, Expr
+from initlint.facts.model import Body, BodyError, Const, Expr
 from initlint.index.project import ClassInfo, FunctionInfo, Module, ProjectIndex
 from initlint.simulation.memo import Hop, MemoRoute
 from initlint.simulation.values import Val
@@ -163,9 +163,13 @@ MEMOISERS = frozenset(
 )
 # How many plain wrappers a call may pass through on its way to a memoised factory.
 MAX_WRAPPERS = 3
-# Factories whose size arguments decide whether the tensor is a scalar (a light tensor).
+# Factories whose size arguments decide whether the tensor is small (a light tensor).
 SIZED_FACTORIES = frozenset("zeros ones empty full rand randn".split())
 SCALAR_FACTORIES = frozenset("tensor as_tensor scalar_tensor".split())
+# A tensor whose every number the code writes out, at most this many (``torch.tensor([0,
+# shard])``), is LIGHT: a few bytes. A factory sized by a number (``torch.zeros(4)``, a
+# stand-in for any size) is LIGHT only when it holds at most one element.
+SMALL_NUMEL = 16
 
 # torch classes whose instances hold no data yet: the placeholders of torch's ``Lazy*``
 # modules, materialised at the first forward. Building one is light work.
@@ -262,7 +266,12 @@ def numel(sizes: tuple[Expr, ...], bound: Bound = NO_BOUND) -> int | None:
     them): 0 when any size is 0, even beside unknown ones; None when not known."""
     total: int | None = 1
     for s in sizes:
-        n = numel(s.children, bound) if s.kind == "op" and s.name == "tuple" else _int(s, bound)
+        if s.kind == "op" and s.name == "tuple":
+            n = numel(s.children, bound)
+        elif s.kind == "name" and (v := bound.get(s.name)) is not None and v.kind == "args":
+            n = _numel_of(v.items)  # a shape held in a local: ``shape = (2, 3)``
+        else:
+            n = _int(s, bound)
         if n == 0:
             return 0
         if n is None or n < 0:
@@ -272,10 +281,58 @@ def numel(sizes: tuple[Expr, ...], bound: Bound = NO_BOUND) -> int | None:
     return total
 
 
+def _numel_of(items: tuple[Val, ...]) -> int | None:
+    """The number of elements of a shape held as values (``shape = (2, n)`` bound)."""
+    total: int | None = 1
+    for v in items:
+        n = v.value if v.kind == "const" else None
+        if not isinstance(n, int) or isinstance(n, bool):
+            total = None
+        elif n == 0:
+            return 0  # a size of 0 beside unknown ones: no data
+        elif total is not None:
+            total *= n
+    return total
+
+
+def _number(v: Const) -> bool:
+    return isinstance(v, int | float | complex)
+
+
+def literal_numel(e: Expr, bound: Bound = NO_BOUND) -> int | None:
+    """How many numbers ``torch.tensor(e)`` holds, where that is known from ``e`` itself: a
+    number is one; a list or tuple display (or a local bound to one, ``offsets = [0, n]``)
+    with a number among its items is a vector of its length, since torch allows no ragged
+    data (every other item must be a number too); a display of such displays, all of one
+    length, their total. None when not known (a starred item, a list of unknown names)."""
+    if e.kind == "const":
+        return 1 if _number(e.value) else None
+    if e.kind == "op" and e.name == "tuple":
+        if any(c.kind == "op" and c.name == "*" for c in e.children):
+            return None
+        if any(c.kind == "const" and _number(c.value) for c in e.children):
+            return len(e.children)
+        inner = {literal_numel(c, bound) for c in e.children}
+        if not e.children or len(inner) != 1 or None in inner:
+            return 0 if not e.children else None
+        (each,) = inner
+        return None if each is None else each * len(e.children)
+    if e.kind == "name":
+        v = bound.get(e.name)
+        if v is not None and v.kind == "args" and not v.open:
+            if any(i.kind == "const" and _number(i.value) for i in v.items):
+                return len(v.items)
+            return 0 if not v.items else None
+    return None
+
+
 def _tensor_cost(last: str, call: Expr, bound: Bound = NO_BOUND) -> int:
-    """HEAVY for a tensor factory, LIGHT when its arguments make it a tensor of at most one
-    element: a scalar, or a zero-size placeholder (``torch.empty(0)``, a shape whose size
-    argument is bound to 0)."""
+    """HEAVY for a tensor factory, LIGHT when its arguments make it a tensor of a few
+    numbers written out in the code: a scalar, a literal list of at most SMALL_NUMEL numbers
+    (``torch.tensor([0, shard])``, also through a local holding the list); or a sized one of
+    at most one element (``torch.zeros(1)``, ``torch.empty(0)``, a shape whose size argument
+    is bound to 0). Any other size (``torch.zeros(max_num_tokens)``, ``torch.ones(hidden)``,
+    ``torch.zeros(4)``) is HEAVY."""
     args = call.children
     if isinstance(call.value, int) and not isinstance(call.value, bool):
         args = args[: call.value]  # the positional arguments; the rest are keywords
@@ -283,14 +340,12 @@ def _tensor_cost(last: str, call: Expr, bound: Bound = NO_BOUND) -> int:
         return HEAVY
     first = args[0]
     if last in SCALAR_FACTORIES:
-        if first.kind == "const":
-            return LIGHT
-        if first.kind == "op" and first.name == "tuple" and len(first.children) <= 1:
-            if all(c.kind == "const" for c in first.children):
-                return LIGHT  # torch.tensor([]), torch.tensor([0.5])
-        return HEAVY
+        n = literal_numel(first, bound)
+        return LIGHT if n is not None and n <= SMALL_NUMEL else HEAVY
     if last in SIZED_FACTORIES:
-        if last == "full" or (first.kind == "op" and first.name == "tuple"):
+        shaped = first.kind == "op" and first.name == "tuple"
+        held = first.kind == "name" and (v := bound.get(first.name)) is not None
+        if last == "full" or shaped or (held and v is not None and v.kind == "args"):
             args = args[:1]  # one shape argument
         n = numel(args, bound)
         if n is not None and n <= 1:

@@ -23,6 +23,7 @@ from initlint.simulation.cost import (
     HEAVY,
     LIGHT,
     NONE,
+    SMALL_NUMEL,
     CostModel,
     Priced,
     keyword_values,
@@ -949,6 +950,12 @@ class _Run:
                 frame.call.env[eff.name] = UNKNOWN  # the branch may or may not run
             elif eff.value is not None and eff.value.kind in ("const", "name", "attr"):
                 frame.call.env[eff.name] = self.eval_arg(frame, eff.value, None)
+            elif _display(eff.value):
+                # ``offsets = [0, shard]``: a pack of its items, as ``*offsets`` passes them
+                # (the cost model reads the length of a tensor made from it)
+                assert eff.value is not None  # (_display)
+                items = tuple(self.eval_arg(frame, c, None) for c in eff.value.children)
+                frame.call.env[eff.name] = Val("args", items=items)
             else:
                 frame.call.env[eff.name] = UNKNOWN
             return None
@@ -972,6 +979,9 @@ class _Run:
                     self.return_reads[parent] = self.return_reads.get(parent, frozenset()) | got
             return None
         if kind == "objattr":
+            held = frame.call.env.get(eff.name)
+            if held is not None and held.kind in ("args", "const"):
+                frame.call.env[eff.name] = UNKNOWN  # ``offsets.append(n)``, ``n += 1``
             self._set_field(frame, eff, status)
             return None
         if kind == "touch":
@@ -1666,3 +1676,14 @@ def _class_writes(effects: tuple[Effect, ...]) -> set[str] | None:
         elif e.kind in ("assign", "buffer", "mutate", "delete", "nested"):
             names.add(e.name)
     return names
+
+
+def _display(value: Expr | None) -> bool:
+    """A list or tuple display of a few plain items (none starred)."""
+    return (
+        value is not None
+        and value.kind == "op"
+        and value.name == "tuple"
+        and len(value.children) <= SMALL_NUMEL
+        and not any(c.kind == "op" and c.name == "*" for c in value.children)
+    )

@@ -125,6 +125,9 @@ SPECS: dict[str, dict[str, Spec]] = {
             )
         },
     },
+    "cost_literal_shape": {
+        f"pkg.spans:{name}": ((8, 64, [3, 4]), {}) for name in ("Spans", "ThreeWaySpans")
+    },
     "config_copy_setattr": {
         **{
             f"pkg.router:{name}": ((SimpleNamespace(width=4, experts=2, side_branch=2),), {})

@@ -1,0 +1,69 @@
+"""A project tensor's cost reads its shape (DESIGN §3 "Cost classes"): on the
+``cost_literal_shape`` fixture, what the checker calls light (a literal list of a few
+numbers written out, a one-element tensor) wastes at most SMALL_NUMEL numbers whatever the
+arguments, and what it calls heavy (sizes taken from arguments) grows with them."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from initlint.driver import analyze  # noqa: E402
+from initlint.runtime import trace_init  # noqa: E402
+from initlint.simulation.cost import SMALL_NUMEL  # noqa: E402
+
+CASE = Path(__file__).resolve().parents[1] / "fixtures" / "check" / "cost_literal_shape"
+
+
+@pytest.fixture
+def spans(forget_modules: Path, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    copy = forget_modules / "case"
+    shutil.copytree(CASE, copy)
+    for name in [n for n in sys.modules if n.partition(".")[0] == "pkg"]:
+        monkeypatch.delitem(sys.modules, name)  # another fixture's `pkg`
+    monkeypatch.syspath_prepend(str(copy))
+    import pkg.spans as m
+
+    return m
+
+
+def wasted(m: ModuleType, width: int, max_tokens: int, sizes: list[int]) -> dict[str, int]:
+    trace = trace_init(lambda: m.ThreeWaySpans(width, max_tokens, sizes))
+    return {r.name: r.bytes for r in trace.repeated if r.kind in ("buffer", "attribute")}
+
+
+def severities() -> dict[str, str]:
+    analysis = analyze([CASE], cwd=CASE, jobs=1, use_cache=False)
+    lines = (CASE / "pkg" / "spans.py").read_text().splitlines()
+    out = {}
+    for d in analysis.diagnostics:
+        stmt = lines[d.line - 1].strip()
+        name = stmt.split('"')[1] if "register_buffer" in stmt else stmt.split("=")[0]
+        out[name.removeprefix("self.").strip()] = d.severity
+    return out
+
+
+def test_light_repeats_stay_small_and_heavy_ones_grow(spans: ModuleType) -> None:
+    rated = severities()
+    assert rated == {
+        "bounds": "warning",
+        "cuts": "warning",
+        "flag": "warning",
+        "scratch": "error",
+        "ends": "error",
+        "scale": "error",
+    }
+    small = wasted(spans, 8, 4, [3])
+    large = wasted(spans, 4096, 1 << 16, list(range(1000)))
+    assert set(small) == set(large) == set(rated)
+    for name, severity in rated.items():
+        if severity == "warning":
+            assert large[name] == small[name] <= SMALL_NUMEL * 8, name
+        else:
+            assert large[name] > 100 * small[name], name
