@@ -934,7 +934,9 @@ class _Run:
             )
             if isinstance(local_cost, BodyError):
                 return local_cost
-            reads = self._reads(frame, eff.value) | self._fed_reads(frame, i)
+            reads = self._reads(frame, eff.value)
+            if i in frame.fed:
+                reads |= self._fed_reads(frame, i)
             frame.local_values[eff.name] = eff.value if status == TRUE else None
             if reads or status == TRUE:
                 if status != TRUE:
@@ -970,9 +972,9 @@ class _Run:
                     frame.call.env[kwarg] = Val("kwargs", keys=keys, open=pack.open)
             return None
         if kind == "return":
-            if not shadow and frame.call.parent is not None:
+            if not shadow and frame.call.parent is not None and eff.value is not None:
                 got = self._reads(frame, eff.value)
-                for c in frame.stmt_calls.get(eff.stmt_span, ()):
+                for c in frame.stmt_calls.get(eff.stmt_span, ()) if frame.stmt_calls else ():
                     got |= self.return_reads.get(c, frozenset())
                 if got:
                     parent = frame.call.parent
@@ -1063,7 +1065,9 @@ class _Run:
                 cost=cost,
                 value_const=value_const,
             )
-            ev.reads = self._reads(frame, eff.value) | self._fed_reads(frame, i)
+            ev.reads = self._reads(frame, eff.value)
+            if i in frame.fed:
+                ev.reads |= self._fed_reads(frame, i)
             if routes:
                 ev.memo, ev.memo_changed = bindings, changed
             if kind != "mutate" and eff.name in ev.reads:
@@ -1289,11 +1293,8 @@ class _Run:
     def _fed_reads(self, frame: _Frame, i: int) -> frozenset[str]:
         """What the values returned by the ``self`` method calls feeding effect ``i`` read
         (``inv = self._scaled(f)``, where ``_scaled`` returns ``self.inv_freq / f``)."""
-        calls = frame.fed.get(i)
-        if not calls:
-            return frozenset()
         out: frozenset[str] = frozenset()
-        for c in calls:
+        for c in frame.fed[i]:
             out |= self.return_reads.get(c, frozenset())
         return out
 
