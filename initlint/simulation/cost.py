@@ -683,31 +683,36 @@ class CostModel:
 
     def _wrapper_routes(self, fn: FunctionInfo, depth: int) -> tuple[MemoRoute, ...] | BodyError:
         """The routes of a wrapper: each ``return`` must call a memoised function or another
-        such wrapper (an external callable among an alias's choices is an opaque route)."""
+        such wrapper (an external callable among an alias's choices is an opaque route).
+        The shape is checked first, so a function that is no wrapper resolves no name."""
         body = fn.facts.load()
         if isinstance(body, BodyError):
             return body
-        returns = [e.value for e in body.effects if e.kind == "return"]
-        if not returns:
-            return ()
-        aliases: dict[str, Expr | None] = {}
+        aliases: dict[str, list[Expr | None]] = {}
         for e in body.effects:
             if e.kind == "local":
-                aliases[e.name] = e.value
-        rebound = frozenset(aliases)
-        out: list[MemoRoute] = []
-        for ret in returns:
+                aliases.setdefault(e.name, []).append(e.value)
+        params = {p.name for p in body.params}
+        calls: list[tuple[Expr, list[str]]] = []  # each return's call and its callee's names
+        for e in body.effects:
+            if e.kind != "return":
+                continue
+            ret = e.value
             if ret is None or ret.kind != "call" or ret.receiver is not None or not ret.name:
                 return ()
-            names = [ret.name]
-            if ret.name in aliases:
-                alias = aliases[ret.name]
-                if alias is None:
-                    return ()
-                names = [c.name for c in (alias, *alias.children) if c.kind == "name"]
-            elif any(p.name == ret.name for p in body.params):
+            if ret.name in params:
                 return ()  # a callable passed in
-            hop = Hop(fn.qualname, body.params, rebound, ret)
+            names = _alias_names(aliases[ret.name]) if ret.name in aliases else [ret.name]
+            if not names:
+                return ()
+            calls.append((ret, names))
+        if not calls:
+            return ()
+        hop_params = body.params
+        rebound = frozenset(aliases)
+        out: list[MemoRoute] = []
+        for ret, names in calls:
+            hop = Hop(fn.qualname, hop_params, rebound, ret)
             for name in names:
                 target = self.index.resolve(fn.module, name)
                 if ret.name in aliases and (
@@ -782,6 +787,24 @@ def _highest(a: Priced, b: Priced) -> Priced:
     if isinstance(b, BodyError):
         return b
     return max(a, b)
+
+
+def _alias_names(values: list[Expr | None]) -> list[str]:
+    """The names a local alias of a callable may hold: every binding a name, or a choice of
+    names (``f = a if cond else b``); [] for anything else (``f = None``, a call)."""
+    out: list[str] = []
+    for v in values:
+        if v is None:
+            return []
+        if v.kind == "name":
+            out.append(v.name)
+        elif v.kind == "op" and not v.name and v.children:
+            if any(c.kind != "name" for c in v.children):
+                return []
+            out += [c.name for c in v.children]
+        else:
+            return []
+    return out
 
 
 def _global_entry(v: Expr, local: set[str], globals_: frozenset[str]) -> bool:
