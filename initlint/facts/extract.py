@@ -7,6 +7,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 
 from initlint.facts.model import (
+    AliasFacts,
     Arg,
     Body,
     BodyError,
@@ -985,6 +986,7 @@ class _ModuleReader:
         self.classes: list[ClassFacts] = []
         self.functions: list[FunctionFacts] = []
         self.names: set[str] = set()
+        self.aliases: list[AliasFacts] = []
 
     def read(self, tree: ast.Module) -> ModuleFacts:
         self._body(tree.body, top=True)
@@ -993,6 +995,7 @@ class _ModuleReader:
             classes=tuple(self.classes),
             functions=tuple(self.functions),
             names=frozenset(self.names),
+            aliases=tuple(self.aliases),
         )
 
     def _body(self, body: Sequence[ast.stmt], top: bool) -> None:
@@ -1036,10 +1039,20 @@ class _ModuleReader:
                         self.imports.append(
                             ImportFacts(t.id, "builtins", "object", line=stmt.lineno)
                         )
+                elif len(targets) == 1 and isinstance(targets[0], ast.Name) and stmt.value:
+                    # `_Base = LlamaDecoderLayer`: the name is bound to that class from here on
+                    target = dotted(stmt.value)
+                    if target and target != targets[0].id:
+                        self.aliases.append(AliasFacts(targets[0].id, target, stmt.lineno))
                 for t in targets:
                     for n in ast.walk(t):
                         if isinstance(n, ast.Name):
                             self.names.add(n.id)
+            elif isinstance(stmt, ast.If) and (typed := _type_checking(stmt.test)) is not None:
+                # `if TYPE_CHECKING:`: only the type checker reads one branch; what it binds
+                # does not exist at run time and must not hide what the other branch (or the
+                # code around it) binds: the base a class really has.
+                stack.extend(reversed(stmt.orelse if typed else stmt.body))
             elif isinstance(stmt, ast.If | ast.Try) or type(stmt).__name__ == "TryStar":
                 blocks: list[list[ast.stmt]] = [stmt.body, stmt.orelse]  # type: ignore[attr-defined]
                 if not isinstance(stmt, ast.If):
@@ -1119,6 +1132,24 @@ class _ModuleReader:
                     attrs=tuple(attrs),
                 )
             )
+
+
+def _type_checking(test: ast.expr) -> bool | None:
+    """True for ``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``), whose body only the type
+    checker reads; False for ``if not TYPE_CHECKING:``, whose ``else`` only it reads; None for
+    any other test."""
+    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+    inner = test.operand if isinstance(test, ast.UnaryOp) and negated else test
+    name = (
+        inner.id
+        if isinstance(inner, ast.Name)
+        else inner.attr
+        if isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name)
+        else ""
+    )
+    if name != "TYPE_CHECKING":
+        return None
+    return not negated
 
 
 def _bound_names(stmt: ast.stmt) -> list[str]:

@@ -485,6 +485,18 @@ class ImportFacts:
 
 @_by_fields
 @dataclass(frozen=True, slots=True)
+class AliasFacts:
+    """``Base = other.Name`` at module level, in code that runs (not under ``if
+    TYPE_CHECKING:``): ``local`` is bound to what the dotted name ``target`` is bound to on
+    ``line`` (a base class chosen for run time: ``else: _Base = LlamaDecoderLayer``)."""
+
+    local: str
+    target: str
+    line: int
+
+
+@_by_fields
+@dataclass(frozen=True, slots=True)
 class ModuleFacts:
     imports: tuple[ImportFacts, ...] = ()
     classes: tuple[ClassFacts, ...] = ()
@@ -496,6 +508,8 @@ class ModuleFacts:
     error_col: int = 0
     # (line, comment) of initlint's own suppression comments (initlint.suppressions)
     suppressions: tuple[tuple[int, str], ...] = ()
+    # ``Name = dotted.name`` bindings that run (what a later class statement's base may be).
+    aliases: tuple[AliasFacts, ...] = ()
 
 
 def has_fresh_bodies(facts: ModuleFacts) -> bool:

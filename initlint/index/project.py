@@ -10,7 +10,14 @@ from pathlib import Path
 from typing import Literal, Self
 
 from initlint.environment import BLOCKED, STDLIB, Distribution, Found, ModuleFinder
-from initlint.facts.model import ClassFacts, Expr, FunctionFacts, ImportFacts, ModuleFacts
+from initlint.facts.model import (
+    AliasFacts,
+    ClassFacts,
+    Expr,
+    FunctionFacts,
+    ImportFacts,
+    ModuleFacts,
+)
 
 MAX_RESOLVE_DEPTH = 50
 EARLIER = "@"  # m.Y@12: the definition of m.Y on line 12, shadowed by a later one
@@ -117,7 +124,7 @@ class NameTable:
     """One module's names, looked up by name instead of by scanning its facts (no step of
     the index is quadratic in the size of a module). Lists keep source order."""
 
-    __slots__ = ("facts", "classes", "named", "functions", "stars", "methods")
+    __slots__ = ("facts", "classes", "named", "functions", "stars", "methods", "aliases")
 
     def __init__(self, facts: ModuleFacts) -> None:
         self.facts = facts
@@ -135,6 +142,9 @@ class NameTable:
         for imp in facts.imports:
             self._entry(imp.local)[2].append(imp)
         self.stars = tuple(imp for imp in facts.imports if imp.name == "*")
+        self.aliases: dict[str, list[AliasFacts]] = {}  # name -> its `name = a.b` bindings
+        for alias in facts.aliases:
+            self.aliases.setdefault(alias.local, []).append(alias)
 
     def _entry(self, name: str) -> tuple[list[ClassFacts], list[FunctionFacts], list[ImportFacts]]:
         entry = self.named.get(name)
@@ -411,6 +421,11 @@ class ProjectIndex:
                 bound = self._import_target(mod, imp, depth)
                 if bound is not None:
                     found, found_line = bound, imp.line
+        for alias in table.aliases.get(name, ()):
+            if alias.line > found_line:
+                bound = self._alias_target(mod, alias, depth)
+                if bound is not None:
+                    found, found_line = bound, alias.line
         if found is not None:
             return found
         if mod.is_package and self.has_module(f"{mod.name}.{name}"):
@@ -426,9 +441,23 @@ class ProjectIndex:
                     return hit
         return None
 
-    def _bound_before(self, mod: Module, name: str, line: int) -> Target | None:
+    def _alias_target(self, mod: Module, alias: AliasFacts, depth: int) -> Target | None:
+        """What ``alias.local = alias.target`` binds: the target's head as bound just before
+        that line, then its attributes."""
+        head, _, rest = alias.target.partition(".")
+        target = self._bound_before(mod, head, alias.line, depth + 1)
+        for part in rest.split(".") if rest else ():
+            if target is None:
+                break
+            target = self._attr(target, part, depth + 1)
+        return target
+
+    def _bound_before(self, mod: Module, name: str, line: int, depth: int = 0) -> Target | None:
         """What module-level ``name`` is bound to just before ``line``: the latest class,
-        function or import above it, else a star import above it. None when nothing is."""
+        function, import or alias above it, else a star import above it. None when nothing
+        is."""
+        if depth > MAX_RESOLVE_DEPTH:
+            return None
         table = self._table(mod)
         classes, functions, imports = table.named.get(name, _NOTHING)
         found: Target | None = None
@@ -441,9 +470,14 @@ class ProjectIndex:
                 found, found_line = Target("function", f"{mod.name}.{name}"), fn.span.line
         for imp in imports:
             if found_line < imp.line < line:
-                bound = self._import_target(mod, imp, 0)
+                bound = self._import_target(mod, imp, depth)
                 if bound is not None:
                     found, found_line = bound, imp.line
+        for alias in table.aliases.get(name, ()):
+            if found_line < alias.line < line:
+                bound = self._alias_target(mod, alias, depth)
+                if bound is not None:
+                    found, found_line = bound, alias.line
         if found is not None:
             return found
         for imp in table.stars:
@@ -452,7 +486,7 @@ class ProjectIndex:
             src = self._from_module(mod, imp)
             src_mod = self.module(src) if src is not None and self.has_module(src) else None
             if src_mod is not None and src_mod is not mod:
-                hit = self._lookup(src_mod, name, 1)
+                hit = self._lookup(src_mod, name, depth + 1)
                 if hit is not None:
                     return hit
         return None

@@ -45,7 +45,7 @@ _RECORDS = TextFile('[{"keep": true}, {"keep": false}, {"keep": true}]')
 
 # Cases whose classes are also traced object by object (``trace_model``): their findings are
 # about a part of a submodule (``self.mixer.inp = ...``), repeated on the submodule.
-PART_CASES = frozenset({"nested_part_rebuilt", "reinit_live_object"})
+PART_CASES = frozenset({"nested_part_rebuilt", "reinit_live_object", "class_default_param"})
 
 SPECS: dict[str, dict[str, Spec]] = {
     "redo_under_param_condition": {"pkg.prec:PrecChild": ((), {"fp32": True})},
@@ -258,6 +258,22 @@ SPECS: dict[str, dict[str, Spec]] = {
     },
     "torch_base_params": {
         f"pkg.quant:{name}": ((4, 4), {}) for name in ("PackedLinear", "LateBias", "HalfLinear")
+    },
+    "type_checking_base": {
+        **{f"pkg.variants:{n}": ((8,), {}) for n in ("WideBlock", "RenormedBlock", "KeptBlock")},
+        "pkg.layers:Block": ((8,), {}),
+        "pkg.layers:Table": ((16,), {}),
+        "pkg.model:TabledModel": ((16,), {}),
+        "pkg.variants:TableMixin": Skip("mixin only: it needs an nn.Module after it in the MRO"),
+    },
+    "class_default_param": {
+        "pkg.layers:Mixer": ((8,), {}),
+        "pkg.layers:Layer": ((8,), {}),
+        "pkg.draft:DraftLayer": ((8,), {}),
+        **{
+            f"pkg.variants:{n}": ((8,), {})
+            for n in ("WideLayer", "RenormedLayer", "FlatLayer", "ChosenLayer", "TunedLayer")
+        },
     },
     "type_checking_mixin": {
         "pkg.core:Core": ((16,), {}),
