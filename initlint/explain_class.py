@@ -98,10 +98,12 @@ def render_events(analysis: Analysis, sim: Simulation) -> list[str]:
         guard = (
             "off (switched off by a flag)"
             if ev.shadow
-            else ("unknown" if ev.status == MAYBE else "true")
+            else ("unknown" if ev.status == MAYBE and not ev.possibly else "true")
         )
         part = "ancestor" if ev.ancestor else "own"
         bits = [f"guard {guard}", part]
+        if ev.possibly:
+            bits.append(f"possibly: {ev.possibly}")
         if ev.kind not in ("super_init",):
             bits.append(f"cost {COST_NAMES[ev.cost]}")
         if ev.reads:

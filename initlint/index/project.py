@@ -561,6 +561,25 @@ class ProjectIndex:
             return base + dot + rest
         return None
 
+    def resolve_value(self, module: str, dotted: str) -> Target | None:
+        """The class, function or external name that ``dotted``, written in the module named
+        ``module``, is bound to: a name a value was given by (``attn_cls=Attention``). A name
+        of torch, or one that would first read a dependency module nothing has read, stays
+        the external name it is written as (built-in knowledge judges torch's classes, and a
+        value does not pull in new modules, as a call's cost does not)."""
+        mod = self.module(module)
+        if mod is None:
+            return None
+        public = self.public_name(mod, dotted)
+        if public is not None and (
+            public.startswith("torch.") or self.reaches_unloaded_dependency(public)
+        ):
+            return Target("external", public)
+        target = self.resolve(mod, dotted)
+        if target is None or target.kind not in ("class", "function", "external"):
+            return None
+        return target
+
     def reaches_unloaded_dependency(self, dotted: str) -> bool:
         """Whether resolving the absolute name ``dotted`` would first read an installed
         module that nothing has read yet. Dependency modules are read for base resolution

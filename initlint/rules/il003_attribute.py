@@ -61,6 +61,15 @@ offered: skipping the part would need a new parameter on the submodule's class. 
 (every tensor it owns is built twice): reported at the cost of that construction, no fix.
 A `del self.x` on the way to the rebuild proves that the ancestor's branch building `x`
 ran: an ancestor build that branch excludes never happened, and is not reported.
+A class reached through a name counts as that class built: a parameter whose default names
+a class (`self.attn = attn_cls(...)` with `attn_cls=Attention`), an argument naming one
+(`super().__init__(attn_cls=Attention)`), and a builder, a project function that returns a
+call of one of its parameters (`build(spec, *args, **kwargs)` doing `return spec(*args,
+**kwargs)`), called with a known class. What the constructed class's own default builds is
+only possibly that (a caller may pass another class): `possibly`. So is what a builder
+builds when it may also return something else (`if spec is None: return None`). A class
+initlint cannot name (a spec read from a config object) is not priced: that build is no
+costly ancestor work, and rebuilding it is not reported.
 """,
         "Why is this bad": """
 The ancestor's object is built and immediately discarded: a submodule's weights are allocated

@@ -147,7 +147,8 @@ def nested_repeat(sim: Simulation, e: Event) -> Finding | None:
         return _reinit(sim, e, holder)
     code = "IL001" if nearest.kind == "buffer" else "IL003"
     value = holder.effect.value
-    cls = value.name.rsplit(".", 1)[-1] if value is not None else holder.name
+    built = holder.constructs or (value.name if value is not None else holder.name)
+    cls = built.rsplit(".", 1)[-1]  # (``attn_cls(...)``: the class the name held)
     by = method_label(holder.fn.qualname)
     what = f"`self.{e.name}` (a part of the {cls} that {by} stores in `self.{holder.name}`)"
     return Finding(

@@ -177,7 +177,9 @@ def trace_model(
         class_counts=tuple(instances.items()),
     )
     if static and trace.repeats:
-        trace = link_static(trace, source_files(repeating, roots))
+        # The traced class's files too: a part of a submodule redone by the outer class
+        # (``self.mixer.inp = ...`` in another file than the mixer's) is its finding.
+        trace = link_static(trace, source_files([type(result), *repeating], roots))
     return trace
 
 

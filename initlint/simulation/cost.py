@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
 from initlint.facts.model import Body, BodyError, Const, Expr
-from initlint.index.project import ClassInfo, FunctionInfo, Module, ProjectIndex
+from initlint.index.project import ClassInfo, FunctionInfo, Module, ProjectIndex, Target
 from initlint.simulation.memo import Hop, MemoRoute
 from initlint.simulation.values import Val
 
@@ -474,6 +474,12 @@ class CostModel:
                     return best
         if not name:
             return best
+        held = bound.get(name)
+        if held is not None and held.ref is not None:  # ``attn_cls(...)``: what it was given
+            given = self.index.resolve_value(*held.ref)
+            if given is None:
+                return best
+            return _highest(best, self._ref_cost(given, call, module, mro, locals_, attrs, bound))
         # Built-in knowledge of torch stays the judge of torch's own classes and functions
         # where torch is installed (nn.ModuleList is cheap, nn.Linear is not); other
         # dependencies are judged from their source, like the project, once base resolution
@@ -502,6 +508,28 @@ class CostModel:
             fn = self.index.function_info(target.name)
             return best if fn is None else _highest(best, self.function_cost(fn, ()))
         return best
+
+    def _ref_cost(
+        self,
+        target: Target,
+        call: Expr,
+        module: Module,
+        mro: tuple[str, ...],
+        locals_: Costs,
+        attrs: Costs,
+        bound: Bound,
+    ) -> Priced:
+        """What calling the class or function ``target`` costs: a name bound to one, such as
+        a parameter whose default is a class (``attn_cls=Attention``)."""
+        if target.kind == "external" or (
+            target.name.startswith("torch.") and self.index.in_dependency(target)
+        ):
+            return self._external_call(target.name, call, module, mro, locals_, attrs, bound)
+        if target.kind == "class":
+            info = self.index.class_info(target.name)
+            return NONE if info is None else self.class_cost(info)
+        fn = self.index.function_info(target.name)
+        return NONE if fn is None else self.function_cost(fn, ())
 
     def _external_call(
         self,

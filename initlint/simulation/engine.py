@@ -18,7 +18,7 @@ from initlint.facts.model import (
     Span,
 )
 from initlint.facts.reads import EVERYTHING
-from initlint.index.project import ClassInfo, FunctionInfo, ProjectIndex
+from initlint.index.project import ClassInfo, FunctionInfo, Module, ProjectIndex, Target
 from initlint.simulation.cost import (
     HEAVY,
     LIGHT,
@@ -150,6 +150,24 @@ class Event:
     # taken another route).
     memo: tuple[Binding, ...] = ()
     memo_changed: str = ""
+    # A store of ``cls(...)`` where the name ``cls`` holds a class (a parameter's default, an
+    # argument naming one): that class's qualified name.
+    constructs: str = ""
+    # Why work whose guard holds is only possibly what it is (its status is then unknown):
+    # the class it builds is the constructed class's own default, or a builder may return
+    # something else.
+    possibly: str = ""
+
+
+@dataclass(frozen=True)
+class Builder:
+    """A project function that builds an object from a class it receives: ``spec`` is its
+    ``return p(...)`` (the first such), ``sure`` False when it may return something else."""
+
+    fn: FunctionInfo
+    params: tuple[Param, ...]
+    spec: Expr
+    sure: bool
 
 
 @dataclass(frozen=True)
@@ -242,6 +260,7 @@ class Simulator:
         self._memo: dict[tuple[str, str], Simulation | None] = {}
         self._building: set[str] = set()  # classes whose simulation is running (parts_built)
         self._built_cost: dict[tuple[str, str], int] = {}  # construction_cost's results
+        self._builders: dict[tuple[str, str], Builder | None] = {}  # builder_of's results
 
     def simulate(
         self, cls: ClassInfo, inject: tuple[str, Const] | None = None
@@ -282,7 +301,7 @@ class Simulator:
         sim = Simulation(cls, mro, top_fn=init)
         run = _Run(self, sim)
         run.inject = inject
-        env = run.bind_top(body.params)
+        env = run.bind_top(body.params, init.module)
         error = run.execute(init, env, ancestor=False, parent=None, status=TRUE, flags=(), depth=0)
         return sim if error is None else error
 
@@ -296,7 +315,10 @@ class Simulator:
         value = holder.effect.value
         if value is None or value.kind != "call" or not value.name:
             return ()
-        target = self.index.resolve(holder.fn.module, value.name)
+        if holder.constructs:  # ``self.attn = attn_cls(...)``: the class the name held
+            target: Target | None = Target("class", holder.constructs)
+        else:
+            target = self.index.resolve(holder.fn.module, value.name)
         if target is None or target.kind != "class":
             return ()
         info = self.index.class_info(target.name)
@@ -355,6 +377,30 @@ class Simulator:
         cost = HEAVY if sim.incomplete else max((e.cost for e in live), default=LIGHT) or LIGHT
         self._built_cost[key] = cost
         return cost
+
+    def builder_of(self, module: Module, name: str) -> Builder | None:
+        """The function ``name`` (as written in ``module``) when it is a builder: it returns
+        a call of one of its own parameters (``return spec(*args, **kwargs)``), so what it
+        builds is whatever class the caller passes there. None for any other callee."""
+        key = (module.name, name)
+        if key in self._builders:
+            return self._builders[key]
+        found = None
+        target = self.index.resolve_value(module.name, name)
+        fn = self.index.function_info(target.name) if target and target.kind == "function" else None
+        body = fn.facts.load() if fn is not None else None
+        if fn is not None and isinstance(body, Body):
+            params = {p.name for p in body.params if p.kind not in ("vararg", "kwarg")}
+            returns = [e.value for e in body.effects if e.kind == "return"]
+            calls = [
+                v
+                for v in returns
+                if v is not None and v.kind == "call" and v.name in params and not v.receiver
+            ]
+            if calls:
+                found = Builder(fn, body.params, calls[0], sure=len(calls) == len(returns))
+        self._builders[key] = found
+        return found
 
     def needs_simulation(self, cls: ClassInfo) -> bool:
         """Cheap test: C's first __init__ calls a super init, and a project __init__ follows.
@@ -415,10 +461,12 @@ class _Run:
         self.after_raise_literals: tuple[tuple[str, bool], ...] = ()
 
     # -- binding ---------------------------------------------------------------------------
-    def bind_top(self, params: tuple[Param, ...]) -> dict[str, Val]:
+    def bind_top(self, params: tuple[Param, ...], module: Module) -> dict[str, Val]:
         """The constructed class's own parameters come from callers initlint does not see:
         every one is unknown, a default included (DESIGN §3 "Guards"), so a guard on one is
-        a "possibly" rather than dead code. Ancestors' defaults still count (bind_call)."""
+        a "possibly" rather than dead code. Ancestors' defaults still count (bind_call). A
+        default that names a class (``attn_cls=Attention``) is what the argument possibly
+        is: what calling it builds is a "possibly" too."""
         env: dict[str, Val] = {}
         for i, p in enumerate(params):
             if i == 0 and p.kind in ("pos", "posonly"):
@@ -428,14 +476,26 @@ class _Run:
             elif p.kind == "kwarg":
                 env[p.name] = OPEN_KWARGS
             else:
-                env[p.name] = Val("unknown", sym=p.name)
+                ref = self._ref(module, p.default) if p.default is not None else None
+                env[p.name] = Val("unknown", sym=p.name, ref=ref, maybe_ref=ref is not None)
         return env
 
-    def _default(self, p: Param) -> Val:
+    def _default(self, p: Param, module: Module | None) -> Val:
         d = p.default
         if d is not None and d.kind == "const":
             return const(d.value)
+        if d is not None and module is not None:
+            ref = self._ref(module, d)
+            if ref is not None:
+                return Val("unknown", ref=ref)  # ``attn_cls=Attention``: that class
         return UNKNOWN
+
+    def _ref(self, module: Module, expr: Expr) -> tuple[str, str] | None:
+        """Where a value given by a name (``Attention``, ``nn.LayerNorm``) was written: the
+        module and the name, resolved only when the value is called (``Val.ref``)."""
+        if expr.kind not in ("name", "attr") or not expr.name:
+            return None
+        return module.name, expr.name
 
     def eval_arg(self, frame: _Frame, expr: Expr, arg: Arg | None) -> Val:
         if expr.kind == "const":
@@ -451,7 +511,11 @@ class _Run:
                 )
             return Val("const", expr.value, origin=origin)
         if expr.kind == "name":
-            return frame.call.env.get(expr.name, UNKNOWN)
+            found = frame.call.env.get(expr.name)
+            if found is not None:
+                return found
+            ref = self._ref(frame.call.fn.module, expr)  # a class passed by name
+            return UNKNOWN if ref is None else Val("unknown", ref=ref)
         if expr.kind == "op" and expr.name in ("not", "bool") and expr.attr:
             positive, cur = True, expr
             while cur.kind == "op" and cur.name in ("not", "bool") and cur.attr and cur.children:
@@ -466,6 +530,11 @@ class _Run:
         if expr.kind == "attr" and expr.receiver is not None and expr.receiver.name == "self":
             return self.self_attrs.get(expr.attr, UNKNOWN)
         if expr.kind == "attr" and expr.name:
+            head = expr.name.partition(".")[0]
+            if head != "self" and head not in frame.call.env:  # ``nn.LayerNorm``
+                ref = self._ref(frame.call.fn.module, expr)
+                if ref is not None:
+                    return Val("unknown", ref=ref)
             return self._dotted(frame, expr.name)
         return UNKNOWN
 
@@ -487,8 +556,15 @@ class _Run:
         return Val("unknown", sym=f"{base.sym}.{rest}")
 
     def bind_call(
-        self, frame: _Frame, args: tuple[Arg, ...], params: tuple[Param, ...], skip_self: bool
+        self,
+        frame: _Frame,
+        args: tuple[Arg, ...],
+        params: tuple[Param, ...],
+        skip_self: bool,
+        module: Module | None = None,
     ) -> dict[str, Val] | None:
+        """The callee's parameters bound to ``args`` as evaluated in ``frame``; a parameter
+        left out takes its default, a class it names resolved in the callee's ``module``."""
         positional: list[Val] = []
         open_tail = False
         keywords: dict[str, Val] = {}
@@ -544,7 +620,7 @@ class _Run:
                 continue
             if p.has_default:
                 # An open *args pack supplies the required positionals only (DESIGN §3).
-                env[p.name] = self._default(p)
+                env[p.name] = self._default(p, module)
             else:
                 env[p.name] = UNKNOWN
         for p in ps:
@@ -1029,6 +1105,27 @@ class _Run:
                 if isinstance(priced, BodyError):
                     return priced
                 cost = priced
+            via = self._called_ref(frame, eff.value)
+            possibly = ""
+            if via is None and eff.value is not None and eff.value.kind == "call":
+                built = self._built_by_builder(frame, eff.value)
+                if isinstance(built, BodyError):
+                    return built
+                if built is not None:
+                    held, built_target, built_cost, sure = built
+                    via = held, built_target
+                    cost = max(cost, built_cost)
+                    if not sure and cost > NONE:
+                        possibly = f"the builder {eff.value.name}() may return something else"
+            if via is not None and via[0].maybe_ref and cost > NONE:
+                possibly = (
+                    f"the class is the default of the constructed class's own `{via[0].sym}`: "
+                    "a caller may pass another"
+                )
+            if possibly and status == TRUE:
+                status = MAYBE
+            else:
+                possibly = ""  # (an undecided guard says it already)
             routes: tuple[MemoRoute, ...] = ()
             if kind == "assign" and eff.value is not None:
                 found = self.s.cost.memo_routes(eff.value, frame.call.fn.module)
@@ -1068,6 +1165,9 @@ class _Run:
             ev.reads = self._reads(frame, eff.value)
             if i in frame.fed:
                 ev.reads |= self._fed_reads(frame, i)
+            if via is not None and via[1].kind == "class":
+                ev.constructs = via[1].name
+            ev.possibly = possibly
             if routes:
                 ev.memo, ev.memo_changed = bindings, changed
             if kind != "mutate" and eff.name in ev.reads:
@@ -1114,7 +1214,11 @@ class _Run:
             if not eff.feeds:  # (a call in a ``return`` feeds no effect)
                 frame.stmt_calls.setdefault(eff.stmt_span, []).append(ev.index)
             env = self.bind_call(
-                frame, eff.args, callee_body.params, skip_self=not callee.facts.is_static
+                frame,
+                eff.args,
+                callee_body.params,
+                skip_self=not callee.facts.is_static,
+                module=callee.module,
             )
             if env is None:
                 ev.unfollowed = True
@@ -1143,7 +1247,9 @@ class _Run:
             callee_body = callee.facts.load()
             if isinstance(callee_body, BodyError):
                 return callee_body
-            env = self.bind_call(frame, eff.args, callee_body.params, skip_self=True)
+            env = self.bind_call(
+                frame, eff.args, callee_body.params, skip_self=True, module=callee.module
+            )
             if env is None:
                 self.opaque = self.blind = True
                 return None
@@ -1220,7 +1326,9 @@ class _Run:
             if v.kind in ("const", "name")
         ):
             return HEAVY
-        target = self.s.index.resolve(frame.call.fn.module, call.name)
+        via = self._called_ref(frame, call)
+        module = frame.call.fn.module
+        target = via[1] if via is not None else self.s.index.resolve(module, call.name)
         info = self.s.index.class_info(target.name) if target and target.kind == "class" else None
         if info is None or not _switchable(self.s.index.mro(info.qualname).classes):
             return HEAVY
@@ -1233,6 +1341,45 @@ class _Run:
         return self.s.construction_cost(
             info, lambda params: self.bind_call(frame, tuple(args), params, True)
         )
+
+    def _built_by_builder(
+        self, frame: _Frame, call: Expr
+    ) -> tuple[Val, Target, int, bool] | BodyError | None:
+        """``build(Attention, d)``, a call of a builder (``Simulator.builder_of``) that passes
+        it a known class: the value passed, the class, what building it costs, and whether
+        the builder surely returns it. None when the call is no builder's or the class is not
+        known (a spec read from a config object: not priced, see docs/rules.md); the error
+        of a body that does not parse, met in pricing what it builds."""
+        if not call.name or (call.receiver is not None and call.receiver.kind != "name"):
+            return None
+        builder = self.s.builder_of(frame.call.fn.module, call.name)
+        if builder is None:
+            return None
+        args = _call_args(call)
+        if args is None:
+            return None
+        env = self.bind_call(frame, args, builder.params, False, module=builder.fn.module)
+        held = env.get(builder.spec.name) if env is not None else None
+        if env is None or held is None or held.ref is None:
+            return None
+        target = self.s.index.resolve_value(*held.ref)
+        if target is None:
+            return None
+        cost = self.s.cost.expr_cost(builder.spec, builder.fn.module, self.sim.mro, bound=env)
+        if isinstance(cost, BodyError):
+            return cost
+        return held, target, cost, builder.sure
+
+    def _called_ref(self, frame: _Frame, value: Expr | None) -> tuple[Val, Target] | None:
+        """When ``value`` calls a name of the frame given a class or function by name
+        (``attn_cls(...)``): that value and what it is. None otherwise."""
+        if value is None or value.kind != "call" or not value.name or "." in value.name:
+            return None
+        held = frame.call.env.get(value.name)
+        if held is None or held.ref is None:
+            return None
+        target = self.s.index.resolve_value(*held.ref)
+        return None if target is None else (held, target)
 
     def _memo_changed(self, frame: _Frame, eff: Effect, bindings: tuple[Binding, ...]) -> str:
         """Whether ``self.x = factory(args)`` gets an object other than the one the previous
@@ -1545,6 +1692,20 @@ def _switchable(mro: tuple[str, ...]) -> bool:
     keyword leave the construction without tensors. (A composite project module, which
     owns other modules' weights, is judged heavy without simulating it again.)"""
     return any(any(offs for offs in torch_params(q).values()) for q in mro)
+
+
+def _call_args(call: Expr) -> tuple[Arg, ...] | None:
+    """A call Expr's arguments as Args (positional, keyword, ``**kw``); None when one is
+    a starred positional (``f(*xs)``: the Expr does not say which)."""
+    if call.keywords[:1] == ("*",):
+        return None
+    npos = call.value if isinstance(call.value, int) else len(call.children)
+    args = [Arg(c, "") for c in call.children[:npos]]
+    args += [
+        Arg(v, "", keyword=k or None, star=0 if k else 2)
+        for k, v in zip(call.keywords, call.children[npos:], strict=True)
+    ]
+    return tuple(args)
 
 
 def _writes_any(events: list[Event], since: int, names: frozenset[str]) -> bool:

@@ -45,6 +45,13 @@ class Val:
     # Fields set on the object (``config.n_experts = None`` on a copied config).
     fields: tuple[tuple[str, Val], ...] = ()
     positive: bool = True
+    # A value given by a name (a default such as ``attn_cls=Attention``, or an argument
+    # naming a class): (the module it was written in, the dotted name). Calling the value
+    # builds what the name is bound to there (``ProjectIndex.resolve_value``, asked only
+    # then). ``maybe_ref``: only possibly that, the constructed class's own default, which
+    # a caller initlint does not see may replace (DESIGN §3 "Guards").
+    ref: tuple[str, str] | None = None
+    maybe_ref: bool = False
 
     def field(self, name: str) -> Val | None:
         for k, v in self.fields:

@@ -45,7 +45,9 @@ _RECORDS = TextFile('[{"keep": true}, {"keep": false}, {"keep": true}]')
 
 # Cases whose classes are also traced object by object (``trace_model``): their findings are
 # about a part of a submodule (``self.mixer.inp = ...``), repeated on the submodule.
-PART_CASES = frozenset({"nested_part_rebuilt", "reinit_live_object", "class_default_param"})
+PART_CASES = frozenset(
+    {"nested_part_rebuilt", "reinit_live_object", "class_default_param", "builder_spec"}
+)
 
 SPECS: dict[str, dict[str, Spec]] = {
     "redo_under_param_condition": {"pkg.prec:PrecChild": ((), {"fp32": True})},
@@ -273,6 +275,20 @@ SPECS: dict[str, dict[str, Spec]] = {
         **{
             f"pkg.variants:{n}": ((8,), {})
             for n in ("WideLayer", "RenormedLayer", "FlatLayer", "ChosenLayer", "TunedLayer")
+        },
+    },
+    "builder_spec": {
+        **{f"pkg.layers:{n}": ((8,), {}) for n in ("Attention", "Mlp", "Block")},
+        **{
+            f"pkg.variants:{n}": ((8,), {})
+            for n in (
+                "RebuiltBlock",
+                "WideBlock",
+                "EpsBlock",
+                "MlpBlock",
+                "SettingsBlock",
+                "KeptBlock",
+            )
         },
     },
     "type_checking_mixin": {

@@ -96,6 +96,11 @@ DISAGREEMENTS: dict[tuple[str, str], str] = {
         "replaces the mixer's input projection: work done twice in its own __init__, not "
         "ancestor work done again (the runtime counts any repeat on the mixer)"
     ),
+    ("builder_spec", "pkg.variants:SettingsBlock"): (
+        "static miss, runtime is right: Block's builder gets its class from a settings object "
+        "(SETTINGS.attention), which initlint does not resolve, so that build is not priced "
+        "and the Attention built again is not reported"
+    ),
     ("project_class_construction", "pkg.model:Child"): (
         "tracer gap, static is right: IL003 on `self.vocab = Vocab(path)` (the file is read "
         "twice), but a Vocab is not a tensor and Vocab.__init__ runs on another object"

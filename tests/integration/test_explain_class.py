@@ -62,3 +62,28 @@ def test_a_deletion_rules_out_the_other_branch(project: Project) -> None:
     decision = next(ln for ln in lines if f"it deletes `fused_in` first ({number})" in ln)
     assert "which only an ancestor branch that excludes" in decision
     assert decision.rstrip().endswith("builds: that build never ran")
+
+
+def test_a_class_through_a_default_or_a_builder(project: Project) -> None:
+    """What a class's own default builds is only possibly that class (a caller may pass
+    another); a builder that may return something else builds only possibly: the event
+    says why, with its guard still true."""
+    _copy(project, "class_default_param")
+    out = project.invoke("explain-class", "pkg.variants:ChosenLayer").stdout
+    assert (
+        "assign self.mixer  pkg/layers.py:16  in Layer.__init__  [guard true; ancestor; "
+        "possibly: the class is the default of the constructed class's own `mixer_cls`: a "
+        "caller may pass another; cost heavy]"
+    ) in out
+    assert "IL003 error (possibly): `self.mixer` repeats #" in out
+    # an ancestor's default counts: the part the default Mixer built is found
+    out = project.invoke("explain-class", "pkg.draft:DraftLayer").stdout
+    assert "MRO: pkg.draft.DraftLayer -> pkg.layers.Layer" in out
+    assert "IL003 error: `self.mixer.inp` (a part of the Mixer that Layer.__init__" in out
+
+
+def test_a_builder_that_may_return_none(project: Project) -> None:
+    shutil.rmtree(project.root / "pkg", ignore_errors=True)
+    _copy(project, "builder_spec")
+    out = project.invoke("explain-class", "pkg.variants:MlpBlock").stdout
+    assert "possibly: the builder build_optional() may return something else" in out
