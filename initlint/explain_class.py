@@ -19,7 +19,7 @@ from initlint.index.project import ClassInfo
 from initlint.pipeline.analysis import Analysis
 from initlint.pipeline.check import body_syntax_diag
 from initlint.rules import findings_of
-from initlint.rules.base import Finding
+from initlint.rules.base import RepeatFinding
 from initlint.rules.repeats import deletions, never_both, ruled_out_by_delete
 from initlint.simulation.cost import COST_NAMES
 from initlint.simulation.engine import Event, Raise, Simulation, SimulationLimit
@@ -138,7 +138,9 @@ def _raise_line(analysis: Analysis, sim: Simulation, ev: Event, r: Raise) -> str
     )
 
 
-def _why_not(sim: Simulation, ev: Event, findings: dict[int, Finding], num: dict[int, int]) -> str:
+def _why_not(
+    sim: Simulation, ev: Event, findings: dict[int, RepeatFinding], num: dict[int, int]
+) -> str:
     """Why an own event of the class gives no finding."""
     if ev.shadow:
         return "switched off by a flag"
@@ -173,10 +175,9 @@ def _why_not(sim: Simulation, ev: Event, findings: dict[int, Finding], num: dict
     if all(never_both(e, ev) for e in same):
         return f"its guard excludes the ancestor's (#{num[same[-1].index]}): never both run"
     deletes, created = deletions(sim)
-    gone = [ruled_out_by_delete(e, ev, deletes, created) for e in same]
-    if all(d is not None for d in gone):
+    gone = [d for e in same if (d := ruled_out_by_delete(e, ev, deletes, created)) is not None]
+    if len(gone) == len(same):  # (``same`` is not empty)
         d = gone[-1]
-        assert d is not None
         return (
             f"it deletes `{d.name}` first (#{num[d.index]}), which only an ancestor branch "
             f"that excludes #{num[same[-1].index]} builds: that build never ran"
@@ -206,7 +207,7 @@ def _why_not_nested(ev: Event, num: dict[int, int]) -> str:
 
 def render_decisions(analysis: Analysis, sim: Simulation) -> list[str]:
     findings = findings_of(sim)
-    by_event = {f.event.index: f for f in findings if f.event is not None}
+    by_event = {f.event.index: f for f in findings if isinstance(f, RepeatFinding)}
     out = []
     num = _numbers(sim)
     for ev in sim.events:
@@ -215,7 +216,6 @@ def render_decisions(analysis: Analysis, sim: Simulation) -> list[str]:
         f = by_event.get(ev.index)
         if f is not None:
             d = f.discarded
-            assert d is not None
             maybe = " (possibly)" if f.confidence == "possible" else ""
             # a part of a submodule: the build is an event of the submodule's construction
             ref = f"#{num[d.index]} at " if f.holder is None else "the build at "
@@ -225,9 +225,9 @@ def render_decisions(analysis: Analysis, sim: Simulation) -> list[str]:
             )
         else:
             out.append(f"  #{num[ev.index]:<3} no finding: {_why_not(sim, ev, by_event, num)}")
-    for f in findings:
-        if f.code == "IL004":
-            out.append(f"  IL004 {f.severity}: {f.what} switched off and never set up")
+    for g in findings:
+        if g.code == "IL004":
+            out.append(f"  IL004 {g.severity}: {g.what} switched off and never set up")
     return out
 
 

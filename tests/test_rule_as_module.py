@@ -16,7 +16,7 @@ from initlint.cli import main
 from initlint.driver import analyze
 from initlint.output.rules_doc import render_rules_markdown
 from initlint.rules import DOC_SECTIONS, REGISTRY
-from initlint.rules.base import Analyses, Finding, Rule, Wording, register
+from initlint.rules.base import Analyses, Finding, RepeatFinding, Rule, Wording, register
 from initlint.simulation.engine import Simulation
 
 BASE = """\
@@ -65,7 +65,7 @@ class MagicAttribute(Rule):
 
     def detect(self, sim: Simulation, shared: Analyses) -> list[Finding]:
         return [
-            Finding(self.code, sim, e, e, "definite", f"`self.{e.name}`")
+            RepeatFinding(self.code, sim, e, e, "definite", f"`self.{e.name}`")
             for e in sim.events
             if e.kind == "assign" and e.name == "magic" and not e.shadow
         ]

@@ -3,11 +3,10 @@ keys with every checked file, and a warm run that has no fix to check never rend
 
 from __future__ import annotations
 
-from initlint.rules.base import Finding
+from initlint.rules.base import Finding, RepeatFinding
 
 
 def finding_key(f: Finding) -> tuple[str, str, str, str]:
     """What identifies a finding to a fix's check: (class, code, effect kind, effect name)."""
-    ev = f.event if f.event is not None else f.first
-    kind, name = (ev.kind, ev.name) if ev is not None else ("", "")
-    return f.sim.cls.qualname, f.code, kind, name
+    ev = f.event if isinstance(f, RepeatFinding) else f.first
+    return f.sim.cls.qualname, f.code, ev.kind, ev.name

@@ -22,7 +22,7 @@ from initlint.fixplan import (
 )
 from initlint.index.project import FunctionInfo
 from initlint.rules.analyses import analyses_of
-from initlint.rules.base import Finding
+from initlint.rules.base import Finding, RepeatFinding
 from initlint.simulation.engine import Event, FlagRef, Simulation, Simulator
 from initlint.simulation.reads import exposed_reads, meet, reads, statement_events, writes
 from initlint.sources import UnreadableError, read_source
@@ -36,18 +36,18 @@ class Planner:
     root: Path | None = None
     # Why the last plan() offered no fix (the diagnostic's "no fix: ..." help line).
     reason: str = ""
-    _repeats_of: tuple[int, list[Finding]] | None = None
+    _repeats_of: tuple[int, list[RepeatFinding]] | None = None
 
     def plan(self, f: Finding) -> FixPlan | None:
         self.reason = ""
-        if f.code not in ("IL001", "IL002", "IL003") or f.event is None or f.first is None:
-            return None
+        if f.code not in ("IL001", "IL002", "IL003") or not isinstance(f, RepeatFinding):
+            return None  # (a switched-off setup, IL004, has no fix to plan)
         if f.no_fix:  # the rule knows no fix can be offered (a submodule's part rebuilt)
             self.reason = f.no_fix
             return None
         sim = f.sim
         top_super = _top_super(sim)
-        s1 = self._switch_off(f, top_super) if f.flag is not None else None
+        s1 = self._switch_off(f, f.flag, top_super) if f.flag is not None else None
         if isinstance(s1, FixPlan) and s1.applicability == "safe":
             return self._editable(s1)
         s3 = self._delete_identical(f)
@@ -91,9 +91,9 @@ class Planner:
         ) or path.resolve().is_relative_to(self.root.resolve())
 
     # -- strategy 1 ------------------------------------------------------------------------
-    def _switch_off(self, f: Finding, top_super: Event | None) -> FixPlan | str | None:
-        flag = f.flag
-        assert flag is not None and f.first is not None
+    def _switch_off(
+        self, f: RepeatFinding, flag: FlagRef, top_super: Event | None
+    ) -> FixPlan | str | None:
         if top_super is None:
             return _NO_SUPER
         resim = self.simulator.simulate(f.sim.cls, inject=(flag.param, flag.off_value))
@@ -119,8 +119,9 @@ class Planner:
         return FixPlan("unsafe" if mixin else "safe", msg, tuple(ops), 1)
 
     # -- strategy 2 ------------------------------------------------------------------------
-    def _thread_or_introduce(self, f: Finding, top_super: Event | None) -> FixPlan | str | None:
-        assert f.first is not None
+    def _thread_or_introduce(
+        self, f: RepeatFinding, top_super: Event | None
+    ) -> FixPlan | str | None:
         if top_super is None:
             return _NO_SUPER
         sim = f.sim
@@ -148,7 +149,7 @@ class Planner:
             kept = keeps_state(sim, _guarded(sim, site_ev, _attr(f)), top_super)
             if isinstance(kept, str):
                 return f"guarding the work in {_label(target_fn)}: {kept}"
-            sites: list[tuple[Finding, Event, str]] = [(f, site_ev, _attr(f))]
+            sites: list[tuple[RepeatFinding, Event, str]] = [(f, site_ev, _attr(f))]
             for group in _groups(sim, self._sites(f, target_fn), top_super):
                 if any(ev.index == site_ev.index for _, ev, _ in group):
                     sites = group
@@ -210,7 +211,7 @@ class Planner:
         return FixPlan("unsafe", msg, tuple(dict.fromkeys(ops)), 2)
 
     def _worth_new_parameter(
-        self, f: Finding, group: list[tuple[Finding, Event, str]] | None
+        self, f: RepeatFinding, group: list[tuple[RepeatFinding, Event, str]] | None
     ) -> bool:
         """A new public constructor parameter is worth it only for heavy work (DESIGN §3
         "Cost classes"): some repeat the flag switches off must be heavy. ``group``: the
@@ -221,7 +222,7 @@ class Planner:
         if group is not None:
             return any(g.severity == "error" for g, _, _ in group)
         flag = f.flag
-        assert flag is not None
+        assert flag is not None  # (no group: the repeats an existing flag guards)
         key = (flag.function.qualname, flag.param, flag.off_value)
         if self._repeats_of is None or self._repeats_of[0] != id(f.sim):
             self._repeats_of = (id(f.sim), analyses_of(f.sim).repeats)
@@ -232,15 +233,17 @@ class Planner:
             for g in self._repeats_of[1]
         )
 
-    def _sites(self, f: Finding, target_fn: FunctionInfo) -> list[tuple[Finding, Event, str]]:
+    def _sites(
+        self, f: RepeatFinding, target_fn: FunctionInfo
+    ) -> list[tuple[RepeatFinding, Event, str]]:
         """The repeats of ``f``'s class that a new flag in ``target_fn`` would switch off:
         (finding, the __init__ event doing its work, the attribute), in the work's order."""
         key = id(f.sim)
         if self._repeats_of is None or self._repeats_of[0] != key:
             self._repeats_of = (key, analyses_of(f.sim).repeats)
-        out: dict[int, tuple[Finding, Event, str]] = {}
+        out: dict[int, tuple[RepeatFinding, Event, str]] = {}
         for g in self._repeats_of[1]:
-            if g.code not in ("IL001", "IL002", "IL003") or g.flag is not None or g.first is None:
+            if g.code not in ("IL001", "IL002", "IL003") or g.flag is not None:
                 continue
             if g.code == "IL002" and (g.first.effect.feeds or g.first.effect.feeds_other):
                 continue
@@ -250,19 +253,18 @@ class Planner:
             if isinstance(self._delete_identical(g), FixPlan):
                 continue  # its own fix deletes the redo: guarding its work too would lose it
             out.setdefault(site[2].index, (g, site[2], _attr(g)))
-        mine = (f.code, f.event.index if f.event is not None else -1)
+        mine = (f.code, f.event.index)
         found = [out[i] for i in sorted(out)]
-        if not any((g.code, g.event.index if g.event else -1) == mine for g, _, _ in found):
+        if not any((g.code, g.event.index) == mine for g, _, _ in found):
             return []
         return [
-            (f, ev, attr) if (g.code, g.event.index if g.event else -1) == mine else (g, ev, attr)
+            (f, ev, attr) if (g.code, g.event.index) == mine else (g, ev, attr)
             for g, ev, attr in found
         ]
 
     # -- strategy 3 ------------------------------------------------------------------------
-    def _delete_identical(self, f: Finding) -> FixPlan | str | None:
+    def _delete_identical(self, f: RepeatFinding) -> FixPlan | str | None:
         ev, first = f.event, f.first
-        assert ev is not None and first is not None
         if ev.frame != f.sim.top_frame:
             return None
         eff = ev.effect
@@ -340,11 +342,11 @@ def _work_site(sim: Simulation, first: Event) -> tuple[FunctionInfo, Effect, Eve
 
 
 def _groups(
-    sim: Simulation, sites: list[tuple[Finding, Event, str]], top_super: Event
-) -> list[list[tuple[Finding, Event, str]]]:
+    sim: Simulation, sites: list[tuple[RepeatFinding, Event, str]], top_super: Event
+) -> list[list[tuple[RepeatFinding, Event, str]]]:
     """The sites, in order, each put into the first group it keeps the state with (the same
     partition whichever of their findings asks: each group is one flag, one plan)."""
-    groups: list[list[tuple[Finding, Event, str]]] = []
+    groups: list[list[tuple[RepeatFinding, Event, str]]] = []
     for site in sites:
         for group in groups:
             union = [e for s in (*group, site) for e in _guarded(sim, *s[1:])]
@@ -357,13 +359,11 @@ def _groups(
     return groups
 
 
-def _attr(f: Finding) -> str:
-    assert f.first is not None
+def _attr(f: RepeatFinding) -> str:
     return f.first.name if f.first.kind in ("buffer", "assign") else ""
 
 
-def _what(f: Finding) -> str:
-    assert f.first is not None
+def _what(f: RepeatFinding) -> str:
     return f"self.{f.first.name}()" if f.first.kind == "call" else f"self.{f.first.name}"
 
 

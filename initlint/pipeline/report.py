@@ -13,7 +13,7 @@ from initlint.environment import Distribution
 from initlint.facts.model import ModuleFacts, Span
 from initlint.index.project import Module
 from initlint.pipeline.analysis import Analysis, FixPlanner, FixProposal, NoFix, Proposed
-from initlint.rules import REGISTRY, Finding, select_codes
+from initlint.rules import REGISTRY, DisabledFinding, Finding, RepeatFinding, select_codes
 from initlint.rules.base import Wording, method_label
 from initlint.rules.il900_internal import InternalError
 from initlint.settings import severity_shown
@@ -99,10 +99,11 @@ def file_diag(
 
 
 def finding_site(f: Finding) -> tuple[Path, Span]:
-    if f.origin is not None:
-        return f.origin.path, f.origin.span
-    assert f.event is not None
-    return f.event.fn.module.path, f.event.effect.span
+    match f:
+        case RepeatFinding(event=event):  # the repeated statement
+            return event.fn.module.path, event.effect.span
+        case DisabledFinding(origin=origin):  # the argument that switched the setup off
+            return origin.path, origin.span
 
 
 def _short(analysis: Analysis, path: Path, line: int) -> str:
@@ -110,8 +111,7 @@ def _short(analysis: Analysis, path: Path, line: int) -> str:
 
 
 def _owner_name(f: Finding) -> str:
-    fn = f.event.fn if f.event is not None else f.sim.top_fn
-    assert fn is not None
+    fn = f.event.fn if isinstance(f, RepeatFinding) else f.sim.top_fn
     return fn.owner.qualname if fn.owner is not None else fn.qualname
 
 
@@ -121,7 +121,8 @@ def to_share(analysis: Analysis, group: list[Finding], fix_planner: FixPlanner |
     rule = REGISTRY[f.code]
     path, span = finding_site(f)
     first = f.discarded  # the build this class throws away: the nearest ancestor's
-    assert first is not None
+    # (a switched-off setup has no earlier builds and no flag of its own to name)
+    earlier, flag = (f.earlier, f.flag) if isinstance(f, RepeatFinding) else ((), None)
     first_where = _short(analysis, first.fn.module.path, first.effect.span.line)
     if first.fn.module.dist is not None:
         first_where += f" ({first.fn.module.dist})"
@@ -170,11 +171,11 @@ def to_share(analysis: Analysis, group: list[Finding], fix_planner: FixPlanner |
         Related(
             analysis.display(first.fn.module.path),
             first.effect.span.line,
-            f"{'done again here' if f.earlier else 'first done here'}, in {first_fn}"
+            f"{'done again here' if earlier else 'first done here'}, in {first_fn}"
             f"{_in_dist(first.fn.module)}",
         )
     ]
-    for before in f.earlier:  # builds an intermediate class's rebuild already threw away
+    for before in earlier:  # builds an intermediate class's rebuild already threw away
         related.append(
             Related(
                 analysis.display(before.fn.module.path),
@@ -182,14 +183,14 @@ def to_share(analysis: Analysis, group: list[Finding], fix_planner: FixPlanner |
                 f"also done earlier here, in {method_label(before.fn.qualname)}",
             )
         )
-    if f.flag is not None:
-        fspan = f.flag.function.facts.span
+    if flag is not None:
+        fspan = flag.function.facts.span
         related.append(
             Related(
-                analysis.display(f.flag.function.module.path),
+                analysis.display(flag.function.module.path),
                 fspan.line,
-                f"flag `{f.flag.param}` is a parameter of "
-                f"{method_label(f.flag.function.qualname)}{_in_dist(f.flag.function.module)}",
+                f"flag `{flag.param}` is a parameter of "
+                f"{method_label(flag.function.qualname)}{_in_dist(flag.function.module)}",
             )
         )
     if template is not None:

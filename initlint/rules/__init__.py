@@ -7,7 +7,15 @@ import importlib
 import pkgutil
 
 from initlint.rules.analyses import analyses_of, findings_of
-from initlint.rules.base import DOC_SECTIONS, REGISTRY, Finding, Rule, select_codes
+from initlint.rules.base import (
+    DOC_SECTIONS,
+    REGISTRY,
+    DisabledFinding,
+    Finding,
+    RepeatFinding,
+    Rule,
+    select_codes,
+)
 
 for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
     if _module.startswith("il"):
@@ -16,7 +24,9 @@ for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
 __all__ = [
     "DOC_SECTIONS",
     "REGISTRY",
+    "DisabledFinding",
     "Finding",
+    "RepeatFinding",
     "Rule",
     "analyses_of",
     "findings_of",

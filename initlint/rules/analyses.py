@@ -3,7 +3,7 @@ rule on one simulation."""
 
 from __future__ import annotations
 
-from initlint.rules.base import REGISTRY, Finding
+from initlint.rules.base import REGISTRY, DisabledFinding, Finding, RepeatFinding
 from initlint.rules.repeats import find_repeats
 from initlint.simulation.engine import Simulation
 
@@ -14,10 +14,10 @@ class SimulationAnalyses:
 
     def __init__(self, sim: Simulation) -> None:
         self.sim = sim
-        self._repeats: list[Finding] | None = None
+        self._repeats: list[RepeatFinding] | None = None
 
     @property
-    def repeats(self) -> list[Finding]:
+    def repeats(self) -> list[RepeatFinding]:
         if self._repeats is None:
             self._repeats = find_repeats(self.sim)
         return self._repeats
@@ -36,5 +36,13 @@ def findings_of(sim: Simulation) -> list[Finding]:
     statements as they run, then what no statement of the class did (IL004)."""
     shared = analyses_of(sim)
     found = [f for rule in REGISTRY.values() for f in rule.detect(sim, shared)]
-    found.sort(key=lambda f: (f.event is None, f.event.index if f.event is not None else 0))
+    found.sort(key=_order)
     return found
+
+
+def _order(f: Finding) -> tuple[bool, int]:
+    match f:
+        case RepeatFinding(event=event):
+            return False, event.index
+        case DisabledFinding():
+            return True, 0

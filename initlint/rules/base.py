@@ -13,19 +13,30 @@ from initlint.simulation.values import MAYBE, Origin
 DOC_SECTIONS = ("What it does", "Why is this bad", "Example", "Use instead", "Fix safety")
 
 
+class _Graded:
+    """What every finding says of its cost class and of the build it is about."""
+
+    cost: int
+    first: Event
+
+    @property
+    def severity(self) -> Severity:
+        """Heavy work is an ``error``, light work a ``warning`` (DESIGN §3 "Cost classes")."""
+        return "error" if self.cost >= HEAVY else "warning"
+
+
 @dataclass(frozen=True)
-class Finding:
-    """A rule's verdict on one simulated class, before it is located and rendered."""
+class RepeatFinding(_Graded):
+    """A rule's verdict that a simulated class does ancestor work again (IL001-IL003, and
+    rules like them): the statement that repeats it, and the ancestor's build."""
 
     code: str
     sim: Simulation
-    event: Event | None  # the repeated statement (None for IL004)
-    first: Event | None  # where the ancestor chain did the work first
+    event: Event  # the repeated statement
+    first: Event  # where the ancestor chain did the work first
     confidence: Confidence
     what: str  # e.g. "buffer `cos_sin_cache`"
-    flag: FlagRef | None = None
-    origin: Origin | None = None  # IL004: the argument that switched the work off
-    disabled: tuple[Event, ...] = ()  # IL004: the work that was switched off
+    flag: FlagRef | None = None  # an ancestor parameter that can switch the work off, if any
     cost: int = LIGHT  # cost class of the work the finding is about (cost.LIGHT | HEAVY)
     # The ancestor's build this class discards (the latest before ``event``), when an
     # intermediate class did the work again after ``first``; ``earlier``: the builds before it.
@@ -39,14 +50,34 @@ class Finding:
     no_fix: str = ""
 
     @property
-    def severity(self) -> Severity:
-        """Heavy work is an ``error``, light work a ``warning`` (DESIGN §3 "Cost classes")."""
-        return "error" if self.cost >= HEAVY else "warning"
-
-    @property
-    def discarded(self) -> Event | None:
+    def discarded(self) -> Event:
         """The build this class throws away: the nearest one, else the first."""
         return self.nearest if self.nearest is not None else self.first
+
+
+@dataclass(frozen=True)
+class DisabledFinding(_Graded):
+    """A rule's verdict that an argument the class passes switches off ancestor setup that
+    nothing else in the construction performs (IL004)."""
+
+    code: str
+    sim: Simulation
+    origin: Origin  # the argument that switched the work off (where the diagnostic points)
+    first: Event  # the first piece of work it switched off
+    confidence: Confidence
+    what: str  # the attributes left unset, e.g. "`cache`, `table`"
+    disabled: tuple[Event, ...]  # all the work it switched off, ``first`` first
+    cost: int = LIGHT
+
+    @property
+    def discarded(self) -> Event:
+        """The setup the class goes without (the messages name it as the repeats' build)."""
+        return self.first
+
+
+# A finding is one of the two; readers match on the kind (a repeat points at a statement,
+# a switched-off setup at an argument) instead of testing optional fields.
+Finding = RepeatFinding | DisabledFinding
 
 
 def confidence_of(*events: Event) -> Confidence:
@@ -65,7 +96,7 @@ class Analyses(Protocol):
     simulation (``rules/analyses.py``)."""
 
     @property
-    def repeats(self) -> list[Finding]:
+    def repeats(self) -> list[RepeatFinding]:
         """Ancestor work the class does again (IL001-IL003), in the simulation's order."""
         ...
 
@@ -128,13 +159,12 @@ class RepeatRule(Rule):
         return [f for f in shared.repeats if f.code == self.code]
 
     def message(self, finding: Finding, wording: Wording) -> str:
-        assert finding.event is not None
         possibly = "possibly " if finding.confidence == "possible" else ""
         message = (
             f"{finding.what} is {possibly}{self.again}: {wording.first_fn} already "
             f"{self.did} at {wording.first_where} during super().__init__()"
         )
-        if finding.flag is not None:
+        if isinstance(finding, RepeatFinding) and finding.flag is not None:
             message += (
                 f"; flag `{finding.flag.param}` of "
                 f"{method_label(finding.flag.function.qualname)} can switch that off"

@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from initlint.index.project import ClassInfo
-from initlint.rules.base import Analyses, Finding, Rule, Wording, confidence_of, register
+from initlint.rules.base import (
+    Analyses,
+    DisabledFinding,
+    Finding,
+    Rule,
+    Wording,
+    confidence_of,
+    register,
+)
 from initlint.rules.examples import BASE
 from initlint.rules.readers import only_optional_reads
 from initlint.simulation.cost import LIGHT
@@ -77,10 +85,11 @@ class Child(Base):
         return find_disabled(sim)
 
     def message(self, finding: Finding, wording: Wording) -> str:
-        first = finding.discarded
-        assert finding.origin is not None and first is not None
-        param = finding.origin.keyword or (first.flags[-1].param if first.flags else "")
-        passed = f"{param}={finding.origin.text}" if param else finding.origin.text
+        if not isinstance(finding, DisabledFinding):  # (its detect makes no other kind)
+            raise TypeError(f"{self.code} words switched-off setup, not a {finding.code} repeat")
+        first, origin = finding.first, finding.origin
+        param = origin.keyword or (first.flags[-1].param if first.flags else "")
+        passed = f"{param}={origin.text}" if param else origin.text
         return (
             f"passing `{passed}` switches off {finding.what} set up in {wording.first_fn} "
             f"({wording.first_where}), and nothing in the construction sets it up instead"
@@ -110,19 +119,18 @@ def find_disabled(sim: Simulation) -> list[Finding]:
                 by_origin[origin] = evs
             else:
                 del by_origin[origin]
-    out = []
+    out: list[Finding] = []
     for origin, evs in by_origin.items():
         names = ", ".join(dict.fromkeys(f"`{e.name}`" for e in evs))
         out.append(
-            Finding(
+            DisabledFinding(
                 "IL004",
                 sim,
-                None,
+                origin,
                 evs[0],
                 confidence_of(*evs),
                 names,
-                origin=origin,
-                disabled=tuple(evs),
+                tuple(evs),
                 cost=max(LIGHT, *(e.cost for e in evs)),
             )
         )

@@ -3,7 +3,7 @@ simulation (computed once per simulation, ``rules/analyses.py``)."""
 
 from __future__ import annotations
 
-from initlint.rules.base import Finding, confidence_of, method_label
+from initlint.rules.base import RepeatFinding, confidence_of, method_label
 from initlint.simulation.cost import LIGHT
 from initlint.simulation.engine import Event, FlagRef, Simulation, exclusive
 
@@ -27,7 +27,7 @@ def _flag(first: Event) -> FlagRef | None:
     return first.flags[-1] if first.flags else None
 
 
-def find_repeats(sim: Simulation) -> list[Finding]:
+def find_repeats(sim: Simulation) -> list[RepeatFinding]:
     events = sim.events
     live = [e for e in events if not e.shadow]
     # Every ancestor build of each buffer, attribute and call, in order.
@@ -46,8 +46,8 @@ def find_repeats(sim: Simulation) -> list[Finding]:
             calls.setdefault((e.callee.qualname, e.args_key), []).append(e)
 
     repeated_calls: set[int] = set()
-    findings: list[Finding] = []
-    by_event: dict[int, Finding] = {}
+    findings: list[RepeatFinding] = []
+    by_event: dict[int, RepeatFinding] = {}
 
     def nested_in_repeat(e: Event) -> bool:
         p = e.parent
@@ -57,7 +57,7 @@ def find_repeats(sim: Simulation) -> list[Finding]:
             p = events[p].parent
         return False
 
-    def repeat(code: str, e: Event, builds: list[Event] | None, what: str) -> Finding | None:
+    def repeat(code: str, e: Event, builds: list[Event] | None, what: str) -> RepeatFinding | None:
         if e.derived:
             return None  # computed from the value it replaces: the earlier build was used
         before = [b for b in builds or () if b.index < e.index]
@@ -76,7 +76,7 @@ def find_repeats(sim: Simulation) -> list[Finding]:
         confidence = confidence_of(e, nearest)
         if e.memo_changed == "maybe":  # the arguments change only under an undecided guard
             confidence = "possible"
-        return Finding(
+        return RepeatFinding(
             code,
             sim,
             e,
@@ -92,7 +92,7 @@ def find_repeats(sim: Simulation) -> list[Finding]:
     for e in live:
         if e.ancestor or nested_in_repeat(e):
             continue
-        finding: Finding | None = None
+        finding: RepeatFinding | None = None
         if e.kind == "call" and e.expensive and e.callee is not None:
             finding = repeat(
                 "IL002",
@@ -118,7 +118,7 @@ def find_repeats(sim: Simulation) -> list[Finding]:
     return _fold_calls(sim, findings, by_event)
 
 
-def nested_repeat(sim: Simulation, e: Event) -> Finding | None:
+def nested_repeat(sim: Simulation, e: Event) -> RepeatFinding | None:
     """``self.attn.qkv = Linear(...)`` after the ancestor chain stored in ``self.attn`` an
     object whose own construction built ``qkv``: that build is discarded (IL003, or IL001
     for a registered tensor). Reported only where the holder was built during
@@ -151,7 +151,7 @@ def nested_repeat(sim: Simulation, e: Event) -> Finding | None:
     cls = built.rsplit(".", 1)[-1]  # (``attn_cls(...)``: the class the name held)
     by = method_label(holder.fn.qualname)
     what = f"`self.{e.name}` (a part of the {cls} that {by} stores in `self.{holder.name}`)"
-    return Finding(
+    return RepeatFinding(
         code,
         sim,
         e,
@@ -171,11 +171,11 @@ def nested_repeat(sim: Simulation, e: Event) -> Finding | None:
     )
 
 
-def _reinit(sim: Simulation, e: Event, holder: Event) -> Finding:
+def _reinit(sim: Simulation, e: Event, holder: Event) -> RepeatFinding:
     """``self.a.__init__(...)`` on the object the ancestor chain built into ``self.a``:
     everything that construction did is done again on the live object."""
     by = method_label(holder.fn.qualname)
-    return Finding(
+    return RepeatFinding(
         "IL003",
         sim,
         e,
@@ -236,15 +236,15 @@ def _different_targets(a: frozenset[str] | None, b: frozenset[str] | None) -> bo
 
 
 def _fold_calls(
-    sim: Simulation, findings: list[Finding], by_event: dict[int, Finding]
-) -> list[Finding]:
+    sim: Simulation, findings: list[RepeatFinding], by_event: dict[int, RepeatFinding]
+) -> list[RepeatFinding]:
     """IL002 whose result only feeds a reported registration/assignment is one finding."""
     frame_effects: dict[tuple[int, int], list[Event]] = {}
     for e in sim.events:
         frame_effects.setdefault((e.frame, e.effect_index), []).append(e)
     out = []
     for f in findings:
-        if f.code == "IL002" and f.event is not None:
+        if f.code == "IL002":
             eff = f.event.effect
             fed = [frame_effects.get((f.event.frame, i), []) for i in eff.feeds]
             if (

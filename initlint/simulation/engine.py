@@ -185,10 +185,12 @@ class Raise:
 @dataclass
 class Simulation:
     cls: ClassInfo
-    mro: tuple[str, ...]
+    # (``field()``: with a bare annotation the dataclass takes ``type.mro``, which the class
+    # finds on its metaclass, for this field's default)
+    mro: tuple[str, ...] = field()
+    top_fn: FunctionInfo  # the constructed class's first ``__init__`` (the run starts there)
     events: list[Event] = field(default_factory=list)
     top_frame: int = 0
-    top_fn: FunctionInfo | None = None
     incomplete: bool = False  # stopped at a limit; ``stopped`` says which
     stopped: str = ""
     conflicts: int = 0  # calls that would pass one argument twice (a TypeError at runtime)
