@@ -23,7 +23,7 @@ from pathlib import Path
 
 from initlint.driver.walk import project_modules
 from initlint.facts.cache import FactsCache
-from initlint.facts.load import EMPTY, facts_for
+from initlint.facts.load import facts_for, facts_or_empty
 from initlint.facts.model import ModuleFacts
 from initlint.index.project import Module, ProjectIndex
 from initlint.settings import Settings
@@ -111,7 +111,7 @@ def _confirmed(
     cache = FactsCache(root, settings.fingerprint(), use_cache)
 
     def load(path: Path) -> ModuleFacts:
-        return facts_for(path, cache, prefilter=False).facts or EMPTY
+        return facts_or_empty(facts_for(path, cache, prefilter=False))
 
     try:
         index = ProjectIndex(dict(module_paths), load)

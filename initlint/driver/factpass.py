@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Generator, Iterable, Iterator
-from dataclasses import replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,7 +15,13 @@ from initlint.cache import content_key
 from initlint.driver.forkpool import ForkPool, PoolFuture
 from initlint.facts.cache import FactsCache, pickle_facts, unpickle_facts
 from initlint.facts.extract import read_self_calls
-from initlint.facts.load import FactsOutcome, cannot_define_classes, facts_for, filtered_outcome
+from initlint.facts.load import (
+    FactsOutcome,
+    FactsRead,
+    cannot_define_classes,
+    facts_for,
+    filtered_outcome,
+)
 from initlint.facts.model import ModuleFacts
 from initlint.sources import UnreadableError, read_bytes
 
@@ -39,7 +45,7 @@ def _cached(path: Path, cache: FactsCache, prefilter: bool) -> FactsOutcome | No
     if prefilter and cannot_define_classes(data):
         return filtered_outcome(path, key, data)
     facts = cache.get(key)
-    return None if facts is None else FactsOutcome(path, facts, key=key)
+    return None if facts is None else FactsRead(path, facts, key=key)
 
 
 class _Collect:
@@ -66,29 +72,41 @@ class _Collect:
                 self.blobs[key] = blob
 
 
-Chunk = tuple[list[FactsOutcome], dict[str, bytes]]
+@dataclass(frozen=True)
+class _InBlob:
+    """A worker's parsed file whose facts travel as the cache entry's bytes, stored under
+    ``key`` in the chunk's blobs (``_unpack`` turns it back into a ``FactsRead``)."""
+
+    path: Path
+    key: str
+
+
+Chunk = tuple[list[FactsOutcome | _InBlob], dict[str, bytes]]
 
 
 def _worker(args: tuple[list[Path], bool, bool]) -> Chunk:
     """Facts for one chunk. A parsed file's facts travel once, as the bytes the cache
-    stores (its outcome carries ``facts=None``): the main process unpickles them anyway."""
+    stores: the main process unpickles them anyway."""
     paths, use_cache, prefilter = args
     store = _Collect(use_cache)
     outcomes = [facts_for(p, store, prefilter) for p in paths]
     return [
-        replace(o, facts=None) if o.parsed and o.key in store.blobs else o for o in outcomes
+        _InBlob(o.path, o.key)
+        if isinstance(o, FactsRead) and o.parsed and o.key in store.blobs
+        else o
+        for o in outcomes
     ], store.blobs
 
 
 def _unpack(chunk: Chunk, cache: FactsCache) -> Iterator[FactsOutcome]:
     outcomes, blobs = chunk
     for outcome in outcomes:
-        blob = blobs.get(outcome.key) if outcome.facts is None and outcome.parsed else None
-        if blob is None:
+        if isinstance(outcome, _InBlob):
+            blob = blobs[outcome.key]
+            cache.put_blob(outcome.key, blob)
+            yield FactsRead(outcome.path, unpickle_facts(blob), parsed=True, key=outcome.key)
+        else:
             yield outcome
-            continue
-        cache.put_blob(outcome.key, blob)
-        yield replace(outcome, facts=unpickle_facts(blob))
 
 
 def _pool_class() -> type[_Pool] | type[ForkPool]:

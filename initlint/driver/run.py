@@ -27,7 +27,7 @@ from initlint.driver.stream import FactsStream
 from initlint.driver.walk import project_map
 from initlint.environment import Distribution, ModuleFinder
 from initlint.facts.cache import FactsCache
-from initlint.facts.load import EMPTY, facts_for
+from initlint.facts.load import FactsRead, facts_for, facts_or_empty
 from initlint.facts.model import ModuleFacts
 from initlint.generated import GeneratedCode
 from initlint.index.project import Module, ProjectIndex, module_name_for
@@ -231,11 +231,11 @@ class _CheckRun:
     def load(self, path: Path) -> ModuleFacts:
         stream = self._stream
         outcome = stream.wait_for(path) if stream is not None else None
-        if outcome is None or outcome.filtered or not outcome.key:  # not read in the pass
-            outcome = facts_for(path, self.cache, prefilter=False)
+        if not isinstance(outcome, FactsRead) or outcome.filtered or not outcome.key:
+            outcome = facts_for(path, self.cache, prefilter=False)  # not read in the pass
         if outcome.key:
             self.keys[path] = outcome.key
-        return outcome.facts or EMPTY
+        return facts_or_empty(outcome)
 
     def load_dependency(self, path: Path, dist: Distribution) -> ModuleFacts:
         facts, key = dependency_facts(path, dist, self.cache)
@@ -247,7 +247,7 @@ class _CheckRun:
     def admit(self, file: Path) -> Module | None:
         """Put a report file's module in the index; None when it has nothing to check."""
         outcome = self.stream.wait_for(file)
-        assert outcome is not None
+        assert outcome is not None  # (the pass was started on every file to check)
         analysis, partials = self.analysis, self.partials
         match triage(analysis, outcome):
             case Unparsable(diag=diag, key=key):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 from initlint.diagnostics import describe
 from initlint.facts.extract import extract_facts
@@ -17,14 +17,45 @@ EMPTY = ModuleFacts()
 
 
 @dataclass(frozen=True)
-class FactsOutcome:
+class FactsRead:
+    """The file's facts: parsed now, found in the store, or the pre-filter's."""
+
     path: Path
-    facts: ModuleFacts | None  # None when unreadable
-    problem: str = ""  # IL901 message
-    internal: str = ""  # IL902: "ExcType: message"
+    facts: ModuleFacts
     parsed: bool = False  # False when the pre-filter or the cache answered
-    key: str = ""  # the content hash ("" when not hashed: unreadable, or an internal error)
+    key: str = ""  # the content hash
     filtered: bool = False  # the pre-filter answered: ``facts`` is empty, not read
+
+
+@dataclass(frozen=True)
+class FactsUnreadable:
+    """IL901: the file cannot be read or decoded (``problem`` says why)."""
+
+    path: Path
+    problem: str
+    parsed: ClassVar[bool] = False
+    key: ClassVar[str] = ""  # not hashed
+
+
+@dataclass(frozen=True)
+class FactsCrashed:
+    """IL902: reading the file's facts failed inside initlint (``internal``: "ExcType:
+    message")."""
+
+    path: Path
+    internal: str
+    parsed: ClassVar[bool] = False
+    key: ClassVar[str] = ""  # not hashed
+
+
+# One file's facts pass, as the check reads it (``pipeline.check.triage`` matches on it).
+FactsOutcome = FactsRead | FactsUnreadable | FactsCrashed
+
+
+def facts_or_empty(outcome: FactsOutcome) -> ModuleFacts:
+    """The facts of a file read, or no facts (an unreadable file, an internal error): what
+    an index loading a module it cannot read holds."""
+    return outcome.facts if isinstance(outcome, FactsRead) else EMPTY
 
 
 def cannot_define_classes(data: bytes) -> bool:
@@ -44,32 +75,32 @@ def facts_for(path: Path, cache: Store, prefilter: bool) -> FactsOutcome:
     try:
         data = read_bytes(path)
     except UnreadableError as exc:
-        return FactsOutcome(path, None, problem=str(exc))
+        return FactsUnreadable(path, str(exc))
     try:
         key = cache.key(data)
         if prefilter and cannot_define_classes(data):
             return filtered_outcome(path, key, data)
         cached = cache.get(key)
         if cached is not None:
-            return FactsOutcome(path, cached, key=key)
+            return FactsRead(path, cached, key=key)
         try:
             text, _ = decode(data)
         except UnreadableError as exc:
-            return FactsOutcome(path, None, problem=str(exc))
+            return FactsUnreadable(path, str(exc))
         facts = extract_facts(text)
         comments = suppression_comments(text)
         if comments:
             facts = replace(facts, suppressions=comments)
         if not is_overlaid(path):  # an unsaved buffer's facts are not kept
             cache.put(key, facts)
-        return FactsOutcome(path, facts, parsed=True, key=key)
+        return FactsRead(path, facts, parsed=True, key=key)
     except RecursionError:
-        return FactsOutcome(path, None, internal="RecursionError: nesting too deep to analyse")
+        return FactsCrashed(path, "RecursionError: nesting too deep to analyse")
     except Exception as exc:  # noqa: BLE001 - one file must not stop the run
-        return FactsOutcome(path, None, internal=describe(exc))
+        return FactsCrashed(path, describe(exc))
 
 
-def filtered_outcome(path: Path, key: str, data: bytes) -> FactsOutcome:
+def filtered_outcome(path: Path, key: str, data: bytes) -> FactsRead:
     """The outcome for a file the pre-filter answers: no classes, so no facts, except the
     suppression comments it may hold (which can then only suppress nothing)."""
     facts = EMPTY
@@ -80,7 +111,7 @@ def filtered_outcome(path: Path, key: str, data: bytes) -> FactsOutcome:
             comments = ()
         if comments:
             facts = replace(EMPTY, suppressions=comments)
-    return FactsOutcome(path, facts, key=key, filtered=True)
+    return FactsRead(path, facts, key=key, filtered=True)
 
 
 class NoStore:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from initlint.diagnostics import Diagnostic, describe
-from initlint.facts.load import FactsOutcome
+from initlint.facts.load import FactsCrashed, FactsOutcome, FactsRead, FactsUnreadable
 from initlint.facts.model import BodyError, ModuleFacts
 from initlint.index.project import ClassInfo, Module, ProjectIndex
 from initlint.pipeline.analysis import Analysis, FixPlanner
@@ -125,21 +125,19 @@ FileOutcome = Parsed | Unreadable | Unparsable | Crashed
 def triage(analysis: Analysis, outcome: FactsOutcome) -> FileOutcome:
     """The kind of ``outcome``: facts to check, or the file's one diagnostic."""
     path = outcome.path
-    if outcome.problem:
-        return Unreadable(
-            path, file_diag(analysis, path, UnreadableFile.code, outcome.problem, 1, 1)
-        )
-    if outcome.internal:
-        return Crashed(path, file_diag(analysis, path, InternalError.code, outcome.internal, 1, 1))
-    facts = outcome.facts
-    assert facts is not None  # (only an unreadable file or a crash has none)
-    if facts.error is not None:
-        msg = f"cannot parse: {facts.error}"
-        diag = file_diag(
-            analysis, path, SyntaxErrorRule.code, msg, facts.error_line, facts.error_col
-        )
-        return Unparsable(path, diag, outcome.key)
-    return Parsed(path, facts, outcome.key)
+    match outcome:
+        case FactsUnreadable(problem=problem):
+            return Unreadable(path, file_diag(analysis, path, UnreadableFile.code, problem, 1, 1))
+        case FactsCrashed(internal=internal):
+            return Crashed(path, file_diag(analysis, path, InternalError.code, internal, 1, 1))
+        case FactsRead(facts=facts, key=key) if facts.error is not None:
+            msg = f"cannot parse: {facts.error}"
+            diag = file_diag(
+                analysis, path, SyntaxErrorRule.code, msg, facts.error_line, facts.error_col
+            )
+            return Unparsable(path, diag, key)
+        case FactsRead(facts=facts, key=key):
+            return Parsed(path, facts, key)
 
 
 def body_syntax_diag(analysis: Analysis, error: BodyError) -> Diagnostic | None:

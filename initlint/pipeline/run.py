@@ -13,7 +13,7 @@ from pathlib import Path
 
 from initlint.discovery import discover, find_root, walk_python_paths
 from initlint.environment import Distribution, ModuleFinder
-from initlint.facts.load import EMPTY, NoStore, facts_for
+from initlint.facts.load import EMPTY, NoStore, facts_for, facts_or_empty
 from initlint.facts.model import ModuleFacts
 from initlint.generated import GeneratedCode
 from initlint.index.project import Module, ProjectIndex, module_name_for
@@ -74,7 +74,7 @@ def check_paths(
     store = NoStore()
 
     def load(path: Path) -> ModuleFacts:
-        return facts_for(path, store, prefilter=False).facts or EMPTY
+        return facts_or_empty(facts_for(path, store, prefilter=False))
 
     def load_dependency(path: Path, dist: Distribution) -> ModuleFacts:
         return read_dependency(path) or EMPTY
