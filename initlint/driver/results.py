@@ -86,8 +86,12 @@ class Previous:
         return out
 
     def _valid(self, path: str) -> bool:
+        return self._entry(path) is not None
+
+    def _entry(self, path: str) -> tuple[str, int, tuple[object, ...]] | None:
+        """``path``'s stored results, when nothing they depend on changed since."""
         entry = self.stored.files.get(path) if self.stored is not None else None
-        return entry is not None and not entry[1] & self.changed
+        return entry if entry is not None and not entry[1] & self.changed else None
 
     def changed_paths(self) -> set[str]:
         if self.stored is None:
@@ -123,10 +127,10 @@ class Previous:
         return sorted(n for n, (p, _) in module_paths.items() if str(p) in hit)
 
     def reuse(self, path: Path, into: dict[Path, list[Entry]]) -> bool:
-        if not self._valid(str(path)):
+        entry = self._entry(str(path))
+        if entry is None:
             return False
-        assert self.stored is not None
-        entries = self.stored.files[str(path)][2]
+        entries = entry[2]
         into[path] = [p for p in entries if isinstance(p, Share | Comment)]
         return True
 

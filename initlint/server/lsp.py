@@ -23,7 +23,7 @@ from pygls.uris import from_fs_path, to_fs_path
 from pygls.workspace import TextDocument
 
 from initlint import __version__
-from initlint.diagnostics import Diagnostic, Edit
+from initlint.diagnostics import Diagnostic, Edit, Fix
 from initlint.rules import REGISTRY
 from initlint.server.session import FileResult, Session, keep_facts_in_memory
 
@@ -156,10 +156,9 @@ def _text_edits(edits: tuple[Edit, ...]) -> dict[str, list[types.TextEdit]]:
     return out
 
 
-def _title(d: Diagnostic) -> str:
-    assert d.fix is not None
-    title = f"{d.fix.message} ({d.code})"
-    if d.fix.applicability == "unsafe":
+def _title(d: Diagnostic, fix: Fix) -> str:
+    title = f"{fix.message} ({d.code})"
+    if fix.applicability == "unsafe":
         title = f"Unsafe fix: {title} - changes a signature; review it"
     return title
 
@@ -241,7 +240,8 @@ def build_server(debounce: float = 0.0, jobs: int = 1) -> InitlintServer:
         doc = ls.workspace.get_text_document(params.text_document.uri)
         actions = []
         for d in result.diagnostics:
-            if d.fix is None:
+            fix = d.fix
+            if fix is None:
                 continue
             lsp_diag = to_lsp(d, result, doc)
             if not _overlaps(lsp_diag.range, params.range):
@@ -251,11 +251,11 @@ def build_server(debounce: float = 0.0, jobs: int = 1) -> InitlintServer:
                 continue
             actions.append(
                 types.CodeAction(
-                    title=_title(d),
+                    title=_title(d, fix),
                     kind=types.CodeActionKind.QuickFix,
                     diagnostics=[lsp_diag],
                     edit=types.WorkspaceEdit(changes=_text_edits(edits)),
-                    is_preferred=d.fix.applicability == "safe",
+                    is_preferred=fix.applicability == "safe",
                 )
             )
         return actions
