@@ -113,3 +113,25 @@ def test_a_class_that_reaches_the_error_again_meets_it_again(tmp_path: Path) -> 
     fresh = _simulator(tmp_path / "fresh")
     alone = _simulate(fresh, "C")
     assert isinstance(alone, BodyError) and (alone.line, alone.col) == (first.line, first.col)
+
+
+def test_the_simulation_reads_bodies_only_through_the_loader() -> None:
+    """Nothing in ``initlint/simulation/`` reads the strict accessors that raise
+    (``facts.params``, ``facts.effects``, ``facts.calls_super_init``): every body comes
+    through ``FunctionFacts.load()``, so an error can only travel as a value."""
+    import ast
+
+    import initlint.simulation
+
+    strict = {"params", "effects", "calls_super_init"}
+    found = []
+    for path in sorted(Path(initlint.simulation.__file__).parent.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr in strict
+                and isinstance(node.value, ast.Attribute)
+                and node.value.attr == "facts"
+            ):
+                found.append(f"{path.name}:{node.lineno}: .facts.{node.attr}")
+    assert found == []
