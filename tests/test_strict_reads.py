@@ -4,10 +4,12 @@ anything could set them (a raise where one is definitely unset ends the path).""
 from __future__ import annotations
 
 import ast
+import textwrap
 
 import pytest
 
-from initlint.facts.strict import closes_over, strict_reads
+from initlint.facts.extract import extract_facts
+from initlint.facts.strict import closes_over
 
 CASES = [
     ("device = self.inv_freq.device", {"inv_freq"}),
@@ -30,10 +32,21 @@ CASES = [
 ]
 
 
+def _strict(body: str) -> list[frozenset[str]]:
+    """The strict reads of each touch effect of ``C.m``, whose body is ``body``."""
+    src = "class C:\n    def m(self):\n" + textwrap.indent(body, " " * 8) + "\n"
+    (method,) = extract_facts(src).classes[0].methods
+    return [e.strict for e in method.effects if e.kind == "touch"]
+
+
 @pytest.mark.parametrize(("src", "expected"), CASES)
 def test_strict_reads(src: str, expected: set[str]) -> None:
-    stmt = ast.parse(src).body[0]
-    assert strict_reads([stmt], "self") == expected
+    assert _strict(src) == [frozenset(expected)]
+
+
+def test_a_nested_def_over_self_ends_strict_reads_from_its_statement_on() -> None:
+    body = "a = self.x\nfor i in r:\n    b = self.y\n    def f():\n        self.y = 1\nc = self.z\n"
+    assert [sorted(s) for s in _strict(body)] == [["x"], [], []]
 
 
 def test_a_closure_over_self_is_seen() -> None:

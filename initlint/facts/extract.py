@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import warnings
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
 from initlint.facts.model import (
     AliasFacts,
@@ -28,7 +29,7 @@ from initlint.facts.model import (
     Span,
     register_body_reader,
 )
-from initlint.facts.reads import self_access
+from initlint.facts.reads import EVERYTHING, self_access
 from initlint.facts.skeleton import skeleton
 from initlint.facts.strict import closes_over, strict_reads
 from initlint.facts.walk import children
@@ -463,8 +464,8 @@ class _FunctionReader:
         self.feeds_other: set[int] = set()
         # > 0 inside a try statement or a with body (Effect.protected)
         self.protect = 0
-        # a nested def naming self may set attributes unseen: no read is strict then
-        self.strict = bool(self.self_name) and not closes_over(fn.body, self.self_name)
+        # a nested def naming self may set attributes unseen: no read is strict from there
+        self.strict = bool(self.self_name)
 
     def read(self) -> tuple[Effect, ...]:
         for i, stmt in enumerate(self.fn.body):
@@ -505,7 +506,9 @@ class _FunctionReader:
         """A ``touch`` effect for the ``self`` attributes ``nodes`` read and write."""
         reads, writes = self_access(nodes, self.self_name, skip=skip)
         if reads or writes:
-            strict = strict_reads(nodes, self.self_name) & reads if self.strict else frozenset()
+            strict: frozenset[str] = frozenset()
+            if self.strict and EVERYTHING not in reads:  # (self passed on: nothing known)
+                strict = strict_reads(nodes, self.self_name) & reads
             self._add("touch", stmt, guard, reads=reads, writes=writes, strict=strict)
 
     def _stmt(self, stmt: ast.stmt, guard: tuple[Cond, ...]) -> None:
@@ -557,6 +560,11 @@ class _FunctionReader:
                 self._block(case.body, (*guard, UNKNOWN_COND))
             return
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            if self.strict and closes_over([stmt], self.self_name):
+                self.strict = False  # calling it may set attributes: no read is strict now,
+                for i, e in enumerate(self.effects):  # nor earlier in its statement (a loop)
+                    if e.stmt == self.stmt_index and e.strict:
+                        self.effects[i] = replace(e, strict=frozenset())
             return
         self.stmt_span = _span(stmt)
         skip = stmt.value if isinstance(stmt, ast.Expr) else None

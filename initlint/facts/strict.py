@@ -8,8 +8,8 @@ it holds, a ``super()`` method). A read that may not happen is not collected:
 - a branch of ``a if c else b``, an operand of ``and``/``or`` after the first, a comparison
   of a chain after the first, a comprehension's element (its first iterable is evaluated);
 - a lambda's body, an ``assert`` (``python -O`` skips it), a ``del``, an annotation;
-- ``getattr``/``hasattr`` (with a default or not): ``self`` passed as a value makes the whole
-  statement unknown, as does any other bare use of ``self``.
+- ``getattr``/``hasattr`` (with a default or not): a call ``self`` is passed to ends the walk;
+  a statement that passes ``self`` on otherwise is not walked at all (its reads hold ``*``).
 
 The simulation (DESIGN §3 "Reads") makes a path raise where one of these names is definitely
 unset; everything else about reads stays over-approximated in ``facts.reads``.
@@ -24,8 +24,10 @@ _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 
 def strict_reads(nodes: list[ast.AST], self_name: str) -> frozenset[str]:
     """The attributes of ``self_name`` that ``nodes`` (one statement, or the head of an
-    ``if``/loop/``with``/``match``) read for sure; see the module docstring."""
-    if not self_name or _escapes(nodes, self_name):
+    ``if``/loop/``with``/``match``) read for sure; see the module docstring. The caller
+    passes only statements that use ``self`` as an attribute receiver, a ``super()``/
+    ``getattr``-style argument at most (``facts.reads``: no ``*`` among their reads)."""
+    if not self_name:
         return frozenset()
     walker = _Walker(self_name)
     for node in nodes:
@@ -43,21 +45,6 @@ def closes_over(body: list[ast.stmt], self_name: str) -> bool:
             if isinstance(sub, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 if any(isinstance(n, ast.Name) and n.id == self_name for n in ast.walk(sub)):
                     return True
-    return False
-
-
-def _escapes(nodes: list[ast.AST], self_name: str) -> bool:
-    """``self`` used other than as the receiver of an attribute (passed, aliased, returned):
-    what the statement does with it is not followed."""
-    receivers: set[int] = set()
-    for node in nodes:
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name):
-                receivers.add(id(sub.value))
-    for node in nodes:
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Name) and sub.id == self_name and id(sub) not in receivers:
-                return True
     return False
 
 
@@ -90,7 +77,10 @@ class _Walker:
 
     def _may_set(self, call: ast.Call) -> bool:
         """A call that could set an attribute of ``self``: a method of ``self``, of an object
-        ``self`` holds, or of ``super()``."""
+        ``self`` holds, or of ``super()``, or one ``self`` is passed to (``setattr(self,
+        "x", v)``, ``getattr(self, "x")``)."""
+        if any(isinstance(a, ast.Name) and a.id == self.me for a in call.args):
+            return True
         node: ast.AST = call.func
         while isinstance(node, ast.Attribute | ast.Subscript | ast.Call):
             if isinstance(node, ast.Call):
