@@ -1,13 +1,15 @@
 from __future__ import annotations
 
+import shutil
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 SAMPLES = Path(__file__).parent / "samples"
 REPO = Path(__file__).resolve().parents[2]
+CHECK_FIXTURES = REPO / "tests" / "fixtures" / "check"
 
 
 @pytest.fixture
@@ -30,3 +32,19 @@ def forget_modules(tmp_path: Path) -> Iterator[Path]:
         file = getattr(module, "__file__", None) or ""
         if file.startswith(str(tmp_path)):
             del sys.modules[name]
+
+
+@pytest.fixture
+def check_fixture(forget_modules: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[str], Path]:
+    """``check_fixture(name)``: a copy of ``tests/fixtures/check/<name>`` made importable
+    (its ``pkg`` shadows no other fixture's); the copy's root."""
+
+    def make(name: str) -> Path:
+        copy = forget_modules / "case"
+        shutil.copytree(CHECK_FIXTURES / name, copy)
+        for mod in [n for n in sys.modules if n.partition(".")[0] == "pkg"]:
+            monkeypatch.delitem(sys.modules, mod)  # another fixture's `pkg`
+        monkeypatch.syspath_prepend(str(copy))
+        return copy
+
+    return make

@@ -6,8 +6,7 @@ when the statement that redid the work sits in another file than the submodule's
 from __future__ import annotations
 
 import importlib
-import shutil
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -16,18 +15,13 @@ torch = pytest.importorskip("torch")
 
 from initlint.runtime import ModelTrace, trace_model  # noqa: E402
 
-CASE = Path(__file__).resolve().parents[1] / "fixtures" / "check" / "class_default_param"
 WIDTH = 8
 LINEAR_INP = (WIDTH * 3 * WIDTH + 3 * WIDTH) * 4  # Linear(8, 24), fp32: weight and bias
 
 
 @pytest.fixture
-def case(forget_modules: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    copy = forget_modules / "case"
-    shutil.copytree(CASE, copy)
-    for name in [n for n in sys.modules if n.partition(".")[0] == "pkg"]:
-        monkeypatch.delitem(sys.modules, name)  # another fixture's `pkg`
-    monkeypatch.syspath_prepend(str(copy))
+def case(check_fixture: Callable[[str], Path]) -> Path:
+    copy = check_fixture("class_default_param")
     return copy / "pkg"
 
 

@@ -5,8 +5,7 @@ arguments, and what it calls heavy (sizes taken from arguments) grows with them.
 
 from __future__ import annotations
 
-import shutil
-import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -22,12 +21,8 @@ CASE = Path(__file__).resolve().parents[1] / "fixtures" / "check" / "cost_litera
 
 
 @pytest.fixture
-def spans(forget_modules: Path, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
-    copy = forget_modules / "case"
-    shutil.copytree(CASE, copy)
-    for name in [n for n in sys.modules if n.partition(".")[0] == "pkg"]:
-        monkeypatch.delitem(sys.modules, name)  # another fixture's `pkg`
-    monkeypatch.syspath_prepend(str(copy))
+def spans(check_fixture: Callable[[str], Path]) -> ModuleType:
+    check_fixture(CASE.name)
     import pkg.spans as m
 
     return m

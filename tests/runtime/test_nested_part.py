@@ -4,8 +4,7 @@ constructing each class really repeats, traced object by object (``trace_model``
 
 from __future__ import annotations
 
-import shutil
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -14,18 +13,13 @@ torch = pytest.importorskip("torch")
 
 from initlint.runtime import ModelTrace, trace_model  # noqa: E402
 
-CASE = Path(__file__).resolve().parents[1] / "fixtures" / "check" / "nested_part_rebuilt"
 WIDTH = 8
 LINEAR_INP = (WIDTH * 3 * WIDTH + 3 * WIDTH) * 4  # Linear(8, 24), fp32: weight and bias
 
 
 @pytest.fixture
-def blocks(forget_modules: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    copy = forget_modules / "case"
-    shutil.copytree(CASE, copy)
-    for name in [n for n in sys.modules if n.partition(".")[0] == "pkg"]:
-        monkeypatch.delitem(sys.modules, name)  # another fixture's `pkg`
-    monkeypatch.syspath_prepend(str(copy))
+def blocks(check_fixture: Callable[[str], Path]) -> Path:
+    copy = check_fixture("nested_part_rebuilt")
     return copy / "pkg" / "blocks.py"
 
 
@@ -64,17 +58,10 @@ def test_own_work_done_twice_is_outside_the_rule(blocks: Path) -> None:
     assert seen(traced(blocks, "OwnMixerBlock")) == {("mixer", "inp", LINEAR_INP, None)}
 
 
-REINIT = Path(__file__).resolve().parents[1] / "fixtures" / "check" / "reinit_live_object"
-
-
 def test_a_live_object_set_up_again_repeats_all_it_built(
-    forget_modules: Path, monkeypatch: pytest.MonkeyPatch
+    check_fixture: Callable[[str], Path],
 ) -> None:
-    copy = forget_modules / "reinit"
-    shutil.copytree(REINIT, copy)
-    for name in [n for n in sys.modules if n.partition(".")[0] == "pkg"]:
-        monkeypatch.delitem(sys.modules, name)
-    monkeypatch.syspath_prepend(str(copy))
+    copy = check_fixture("reinit_live_object")
     import pkg.wrap as m
 
     narrow = trace_model(lambda: m.NarrowRouter(WIDTH), project_roots=[copy / "pkg"])

@@ -5,8 +5,7 @@ and say so in ``explain-class``."""
 
 from __future__ import annotations
 
-import shutil
-import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -21,12 +20,8 @@ CASE = Path(__file__).resolve().parents[1] / "fixtures" / "check" / "ancestor_pa
 
 
 @pytest.fixture
-def grid(forget_modules: Path, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
-    copy = forget_modules / "case"
-    shutil.copytree(CASE, copy)
-    for name in [n for n in sys.modules if n.partition(".")[0] == "pkg"]:
-        monkeypatch.delitem(sys.modules, name)  # another fixture's `pkg`
-    monkeypatch.syspath_prepend(str(copy))
+def grid(check_fixture: Callable[[str], Path]) -> ModuleType:
+    check_fixture(CASE.name)
     import pkg.grid as m
 
     return m
