@@ -1334,14 +1334,11 @@ class _Run:
         info = self.s.index.class_info(target.name) if target and target.kind == "class" else None
         if info is None or not _switchable(self.s.index.mro(info.qualname).classes):
             return HEAVY
-        npos = call.value if isinstance(call.value, int) else len(call.children)
-        args = [Arg(c, "") for c in call.children[:npos]]
-        args += [
-            Arg(v, "", keyword=k or None, star=0 if k else 2)
-            for k, v in zip(call.keywords, call.children[npos:], strict=True)
-        ]
+        args = _call_args(call)  # (never None: a starred call was turned away above)
+        if args is None:
+            return HEAVY
         return self.s.construction_cost(
-            info, lambda params: self.bind_call(frame, tuple(args), params, True)
+            info, lambda params: self.bind_call(frame, args, params, True)
         )
 
     def _built_by_builder(
