@@ -507,7 +507,8 @@ class _FunctionReader:
         reads, writes = self_access(nodes, self.self_name, skip=skip)
         if reads or writes:
             strict: frozenset[str] = frozenset()
-            if self.strict and EVERYTHING not in reads:  # (self passed on: nothing known)
+            # (no reads: nothing to be strict about; self passed on: nothing known)
+            if self.strict and reads and EVERYTHING not in reads:
                 strict = strict_reads(nodes, self.self_name) & reads
             self._add("touch", stmt, guard, reads=reads, writes=writes, strict=strict)
 
