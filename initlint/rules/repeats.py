@@ -107,7 +107,11 @@ def find_repeats(sim: Simulation) -> list[RepeatFinding]:
                 "IL001", e, buffers.get(e.name), f"{e.effect.detail or 'buffer'} `{e.name}`"
             )
         elif e.kind == "assign" and e.expensive:
-            finding = repeat("IL001", e, buffers.get(e.name), f"buffer `{e.name}`")
+            registered = buffers.get(e.name) or []
+            # Named as the ancestor registered it: `self.weight = UninitializedParameter(...)`
+            # replaces a parameter, not a buffer.
+            kind = next((b.effect.detail for b in reversed(registered) if b.effect.detail), None)
+            finding = repeat("IL001", e, registered, f"{kind or 'buffer'} `{e.name}`")
             if finding is None:
                 finding = repeat("IL003", e, assigns.get(e.name), f"`self.{e.name}`")
         elif e.kind == "nested":
