@@ -158,10 +158,15 @@ class RepeatRule(Rule):
     def detect(self, sim: Simulation, shared: Analyses) -> list[Finding]:
         return [f for f in shared.repeats if f.code == self.code]
 
+    def again_for(self, finding: Finding) -> str:
+        """How this finding's repeat is worded ("registered again"): a rule may word some
+        repeats its own way."""
+        return self.again
+
     def message(self, finding: Finding, wording: Wording) -> str:
         possibly = "possibly " if finding.confidence == "possible" else ""
         message = (
-            f"{finding.what} is {possibly}{self.again}: {wording.first_fn} already "
+            f"{finding.what} is {possibly}{self.again_for(finding)}: {wording.first_fn} already "
             f"{self.did} at {wording.first_where} during super().__init__()"
         )
         if isinstance(finding, RepeatFinding) and finding.flag is not None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from initlint.rules.base import RepeatRule, register
+from initlint.rules.base import Finding, RepeatFinding, RepeatRule, register
 from initlint.rules.examples import BASE
 
 
@@ -13,6 +13,7 @@ class RedundantBufferRegistration(RepeatRule):
     summary = "A subclass registers a buffer or parameter its ancestors already registered."
     fixable = True
     again, did = "registered again", "registered it"
+
     docs = {
         "What it does": """
 Checks for a class that calls `super().__init__()` and then registers (with
@@ -111,3 +112,9 @@ class Child(Base):
         self.register_buffer("cache", self._build(), persistent=False)
 """,
     )
+
+    def again_for(self, finding: Finding) -> str:
+        # `register_parameter("bias", None)` registers nothing again: it drops the tensor.
+        if isinstance(finding, RepeatFinding) and finding.event.value_const:
+            return "replaced by a constant"
+        return self.again
