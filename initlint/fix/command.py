@@ -14,6 +14,7 @@ from initlint.diagnostics import Diagnostic
 from initlint.fix.api import attach_edits, run_fix
 from initlint.fix.apply import FileChange, FixOutcome, check_permissions
 from initlint.fix.transform import FixError
+from initlint.output.text import files_of
 from initlint.pipeline.analysis import Analysis
 from initlint.projects import Combined, mark_dependents
 from initlint.settings import Settings
@@ -90,7 +91,7 @@ def fix_and_report(request: CheckRequest, load: Callable[[Path], Settings]) -> i
         click.echo(_fixed_list(total.applied), nl=False, err=to_stderr)
     reported = not (request.diff or request.fix_only)
     if reported and request.fmt == "text" and not request.statistics_only:
-        summary = _summary_line(len(total.applied), remaining, combined.files)
+        summary = _summary_line(total.applied, remaining, combined.files)
         click.echo(summary, err=to_stderr)
     _notes(
         total,
@@ -127,14 +128,14 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'s' if n != 1 else ''}"
 
 
-def _summary_line(fixed: int, remaining: list[Diagnostic], files: int) -> str:
+def _summary_line(applied: list[Diagnostic], remaining: list[Diagnostic], files: int) -> str:
     """ruff's summary after --fix: how many were found, fixed and are left."""
-    n = fixed + len(remaining)
+    n = len(applied) + len(remaining)
     if n == 0:
         return f"All checks passed ({_plural(files, 'file')} checked)."
     return (
-        f"Found {_plural(n, 'diagnostic')} in {_plural(files, 'file')} "
-        f"({fixed} fixed, {len(remaining)} remaining)."
+        f"Found {_plural(n, 'diagnostic')} in {files_of([*applied, *remaining], files)} "
+        f"({len(applied)} fixed, {len(remaining)} remaining)."
     )
 
 

@@ -76,6 +76,12 @@ def render_text(diagnostics: Sequence[Diagnostic], color: bool = False) -> str:
     return printable("\n".join(out) + ("\n" if out else ""))
 
 
+def files_of(diagnostics: Sequence[Diagnostic], checked: int) -> str:
+    """'2 of 40 files checked': the files with findings among those checked."""
+    with_findings = len({d.path for d in diagnostics})
+    return f"{with_findings} of {checked} file{'s' if checked != 1 else ''} checked"
+
+
 def summary_line(diagnostics: Sequence[Diagnostic], files: int, unsafe: bool = False) -> str:
     """The line after a text report; ``unsafe``: the run was given --unsafe-fixes."""
     if not diagnostics:
@@ -83,9 +89,7 @@ def summary_line(diagnostics: Sequence[Diagnostic], files: int, unsafe: bool = F
     fixable = sum(1 for d in diagnostics if d.fix is not None)
     safe = sum(1 for d in diagnostics if d.fix is not None and d.fix.applicability == "safe")
     n = len(diagnostics)
-    line = (
-        f"Found {n} diagnostic{'s' if n != 1 else ''} in {files} file{'s' if files != 1 else ''}."
-    )
+    line = f"Found {n} diagnostic{'s' if n != 1 else ''} in {files_of(diagnostics, files)}."
     if fixable and unsafe:
         line += f" {fixable} fixable with `initlint check --fix --unsafe-fixes`."
     elif fixable:

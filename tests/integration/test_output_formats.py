@@ -77,7 +77,7 @@ def test_text_format(rope_project: Project) -> None:
     assert flag in lines
     (hint,) = [ln for ln in lines if ln.startswith("    help: ")]  # one fix hint
     assert "initlint fix" in hint or "initlint explain IL001" in hint
-    assert lines[-1].startswith("Found 1 diagnostic in 3 files.")
+    assert lines[-1].startswith("Found 1 diagnostic in 1 of 3 files checked.")
     assert not ANSI.search(run.stdout)  # not a terminal: no colour
 
 
@@ -240,7 +240,7 @@ def test_output_file(rope_project: Project, fmt: str) -> None:
     assert run.stdout == ""
     if fmt == "text":
         assert stdout.startswith(written)  # same report; the summary went to stderr
-        assert run.stderr.startswith("Found 1 diagnostic in 3 files.")
+        assert run.stderr.startswith("Found 1 diagnostic in 1 of 3 files checked.")
     else:
         assert written == stdout
 

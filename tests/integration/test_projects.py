@@ -47,7 +47,7 @@ def test_two_roots_both_reported_in_either_order(monorepo: Project) -> None:
     assert _findings(forward.stdout) == want, forward.stdout + forward.stderr
     assert forward.stdout == backward.stdout
     assert forward.code == backward.code == 1
-    assert "Found 2 diagnostics in 2 files." in forward.stdout
+    assert "Found 2 diagnostics in 2 of 2 files checked." in forward.stdout
     # Each resolved its own base: the note points into its own project.
     assert "note: pkg_a/pkg/base.py:" in forward.stdout
     assert "note: pkg_b/pkg/base.py:" in forward.stdout
