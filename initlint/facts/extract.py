@@ -7,6 +7,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
+from initlint.facts.field_values import field_values
 from initlint.facts.model import (
     AliasFacts,
     Arg,
@@ -392,20 +393,39 @@ def _params(args: ast.arguments) -> tuple[Param, ...]:
     defaults += list(args.defaults)
     for i, (a, default) in enumerate(zip(positional, defaults, strict=True)):
         kind: ParamKind = "posonly" if i < len(args.posonlyargs) else "pos"
-        out.append(_param(a.arg, kind, default))
+        out.append(_param(a, kind, default))
     if args.vararg:
         out.append(Param(args.vararg.arg, "vararg"))
     for a, kw_default in zip(args.kwonlyargs, args.kw_defaults, strict=True):
-        out.append(_param(a.arg, "kwonly", kw_default))
+        out.append(_param(a, "kwonly", kw_default))
     if args.kwarg:
         out.append(Param(args.kwarg.arg, "kwarg"))
     return tuple(out)
 
 
-def _param(name: str, kind: ParamKind, default: ast.expr | None) -> Param:
+def _param(arg: ast.arg, kind: ParamKind, default: ast.expr | None) -> Param:
+    annotation = _annotated(arg.annotation) if arg.annotation is not None else ()
     if default is None:
-        return Param(name, kind)
-    return Param(name, kind, to_expr(default), True)
+        return Param(arg.arg, kind, annotation=annotation)
+    return Param(arg.arg, kind, to_expr(default), True, annotation)
+
+
+def _annotated(node: ast.expr) -> tuple[str, ...]:
+    """The classes an annotation names: ``Subs``, ``m.Subs``, and the members of
+    ``Optional[...]``, ``Union[...]`` and ``A | B``; () for anything else."""
+    if isinstance(node, ast.Name | ast.Attribute):
+        name = dotted(node)
+        return (name,) if name else ()
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _annotated(node.left) + _annotated(node.right)
+    if isinstance(node, ast.Subscript) and dotted(node.value).rpartition(".")[2] in (
+        "Optional",
+        "Union",
+    ):
+        inner = node.slice
+        items = inner.elts if isinstance(inner, ast.Tuple) else [inner]
+        return tuple(n for item in items for n in _annotated(item))
+    return ()
 
 
 _LEAVES = (ast.Name, ast.Constant)  # no children, and not calls: most nodes of a value
@@ -1005,6 +1025,7 @@ class _ModuleReader:
             functions=tuple(self.functions),
             names=frozenset(self.names),
             aliases=tuple(self.aliases),
+            field_values=() if self.source is None else field_values(self.source.lines_text()),
         )
 
     def _body(self, body: Sequence[ast.stmt], top: bool) -> None:

@@ -171,6 +171,9 @@ class Param:
     kind: ParamKind
     default: Expr | None = None
     has_default: bool = False
+    # The classes the annotation names, as written: ``submodules: Subs`` and
+    # ``Optional[Subs]``, ``Union[A, B]``, ``A | B`` (their members); () for anything else.
+    annotation: tuple[str, ...] = ()
 
 
 class SourceText:
@@ -497,6 +500,20 @@ class AliasFacts:
 
 @_by_fields
 @dataclass(frozen=True, slots=True)
+class FieldValueFacts:
+    """``Holder(..., field=Name, ...)`` somewhere in the module's text (a function body
+    included): ``callee`` and ``value`` are dotted names as written, the value's last part
+    capitalised (a class, by Python's naming convention). What the project gives a spec
+    object's field (``facts/field_values.py``); the index joins them (``field_classes``)."""
+
+    callee: str
+    field: str
+    value: str
+    line: int
+
+
+@_by_fields
+@dataclass(frozen=True, slots=True)
 class ModuleFacts:
     imports: tuple[ImportFacts, ...] = ()
     classes: tuple[ClassFacts, ...] = ()
@@ -510,6 +527,8 @@ class ModuleFacts:
     suppressions: tuple[tuple[int, str], ...] = ()
     # ``Name = dotted.name`` bindings that run (what a later class statement's base may be).
     aliases: tuple[AliasFacts, ...] = ()
+    # Names of classes given to a constructor's keyword (``facts/field_values.py``).
+    field_values: tuple[FieldValueFacts, ...] = ()
 
 
 def has_fresh_bodies(facts: ModuleFacts) -> bool:
