@@ -14,6 +14,7 @@ from initlint.facts.model import (
     AliasFacts,
     ClassFacts,
     Expr,
+    FieldValueFacts,
     FunctionFacts,
     ImportFacts,
     ModuleFacts,
@@ -187,6 +188,10 @@ class ProjectIndex:
     dependency_paths: set[str] = field(default_factory=set)
     _env: dict[str, Found | None] = field(default_factory=dict)
     _tops: set[str] | None = None  # the project's top-level modules and regular packages
+    # field -> (module, fact) of every ``Holder(field=Name)`` of the project's modules, and
+    # field_classes's results (both built on first use)
+    _field_values: dict[str, list[tuple[str, FieldValueFacts]]] | None = None
+    _field_classes: dict[tuple[str, str], tuple[Target, ...]] = field(default_factory=dict)
 
     def _table(self, mod: Module) -> NameTable:
         table = self._tables.get(mod.name)
@@ -579,6 +584,37 @@ class ProjectIndex:
         if target is None or target.kind not in ("class", "function", "external"):
             return None
         return target
+
+    def field_classes(self, holder: str, name: str) -> tuple[Target, ...]:
+        """What the project gives the field ``name`` of the class ``holder`` (a qualname):
+        the classes and functions that ``Holder(..., name=Value)`` keywords name, in every
+        project module (``ModuleFacts.field_values``, a fact of each file), each value
+        resolved in the module that wrote it, in module order. The spec a builder gets from
+        ``submodules.<name>`` is possibly one of them (DESIGN §3 "Cost classes").
+
+        Built on first use: the facts of the project's modules are grouped by field once,
+        and a callee is resolved only for the facts of the field asked about."""
+        key = (holder, name)
+        found = self._field_classes.get(key)
+        if found is not None:
+            return found
+        if self._field_values is None:
+            self._field_values = {}
+            for modname in sorted(self.module_paths):
+                mod = self.module(modname)
+                for fact in mod.facts.field_values if mod is not None else ():
+                    self._field_values.setdefault(fact.field, []).append((modname, fact))
+        out: list[Target] = []
+        for modname, fact in self._field_values.get(name, ()):
+            mod = self.module(modname)
+            callee = self.resolve(mod, fact.callee) if mod is not None else None
+            if callee is None or callee.kind != "class" or callee.name != holder:
+                continue
+            value = self.resolve_value(modname, fact.value)
+            if value is not None and value not in out:
+                out.append(value)
+        found = self._field_classes[key] = tuple(out)
+        return found
 
     def reaches_unloaded_dependency(self, dotted: str) -> bool:
         """Whether resolving the absolute name ``dotted`` would first read an installed
