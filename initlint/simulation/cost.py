@@ -509,6 +509,12 @@ class CostModel:
             return best if fn is None else _highest(best, self.function_cost(fn, ()))
         return best
 
+    def target_cost(self, target: Target, module: Module, mro: tuple[str, ...]) -> Priced:
+        """What building the class or function ``target`` costs with arguments initlint
+        does not see: a class a spec possibly holds (``engine._Run._spec_cost``)."""
+        call = Expr("call", name=target.name)
+        return self._ref_cost(target, call, module, mro, NO_COSTS, NO_COSTS, NO_BOUND)
+
     def _ref_cost(
         self,
         target: Target,

@@ -41,6 +41,14 @@ from initlint.simulation.memo import (
     expr_key,
     route_binding,
 )
+from initlint.simulation.specs import (
+    BuilderShape,
+    builder_shape,
+    direct_keys,
+    field_of,
+    keys_of,
+    spec_rewritten,
+)
 from initlint.simulation.torch_module import MODULE_CLASSES, MODULE_NAMES
 from initlint.simulation.values import (
     FALSE,
@@ -157,17 +165,36 @@ class Event:
     # the class it builds is the constructed class's own default, or a builder may return
     # something else.
     possibly: str = ""
+    # A build from a spec (``build_module(submodules.linear_proj, ...)``,
+    # ``submodules.core_attention(...)``): its keys (``simulation/specs.py``). A later build
+    # whose keys meet them builds the same class again.
+    spec: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
 class Builder:
-    """A project function that builds an object from a class it receives: ``spec`` is its
-    ``return p(...)`` (the first such), ``sure`` False when it may return something else."""
+    """A project function that builds an object from a class it receives (``shape``:
+    ``simulation/specs.py``): ``spec`` is its ``return p(...)`` (the first such), ``sure``
+    False when it may return something else."""
 
     fn: FunctionInfo
     params: tuple[Param, ...]
     spec: Expr
     sure: bool
+    shape: BuilderShape
+
+
+@dataclass(frozen=True)
+class _Built:
+    """A builder's call: the value passed as the class (``held``), the class when it is
+    known (``target``), what the build costs, whether the builder surely returns it, and
+    the spec keys of an unknown one."""
+
+    held: Val
+    target: Target | None
+    cost: int
+    sure: bool
+    keys: frozenset[str]
 
 
 @dataclass(frozen=True)
@@ -382,8 +409,9 @@ class Simulator:
 
     def builder_of(self, module: Module, name: str) -> Builder | None:
         """The function ``name`` (as written in ``module``) when it is a builder: it returns
-        a call of one of its own parameters (``return spec(*args, **kwargs)``), so what it
-        builds is whatever class the caller passes there. None for any other callee."""
+        a call of one of its own parameters (``return spec(*args, **kwargs)``) or of a local
+        taken from it or a field of it (``module = spec.module``), so what it builds is
+        whatever class the caller passes there. None for any other callee."""
         key = (module.name, name)
         if key in self._builders:
             return self._builders[key]
@@ -392,15 +420,9 @@ class Simulator:
         fn = self.index.function_info(target.name) if target and target.kind == "function" else None
         body = fn.facts.load() if fn is not None else None
         if fn is not None and isinstance(body, Body):
-            params = {p.name for p in body.params if p.kind not in ("vararg", "kwarg")}
-            returns = [e.value for e in body.effects if e.kind == "return"]
-            calls = [
-                v
-                for v in returns
-                if v is not None and v.kind == "call" and v.name in params and not v.receiver
-            ]
-            if calls:
-                found = Builder(fn, body.params, calls[0], sure=len(calls) == len(returns))
+            shape = builder_shape(body)
+            if shape is not None:
+                found = Builder(fn, body.params, shape.call, shape.sure, shape)
         self._builders[key] = found
         return found
 
@@ -457,6 +479,11 @@ class _Run:
         # ``opaque``, less a classmethod whose own body shows what it sets: ``_unfollowed``).
         self.blind = False
         self.bound_in_class: dict[str, bool] = {}  # _class_may_bind, per name
+        # Builds from specs (``simulation/specs.py``): what the constructed class's own
+        # arguments are annotated with (the holder of a spec's field), and each symbolic
+        # value's latest change in place (events so far then).
+        self.own_types: dict[str, tuple[Module, tuple[str, ...]]] = {}
+        self.spec_writes: dict[str, int] = {}
         # What every later effect assumes after a raise under one undecided guard: that the
         # guard was false (the paths where it was true ended there).
         self.after_raise: tuple[Assumption, ...] = ()
@@ -480,6 +507,8 @@ class _Run:
             else:
                 ref = self._ref(module, p.default) if p.default is not None else None
                 env[p.name] = Val("unknown", sym=p.name, ref=ref, maybe_ref=ref is not None)
+                if p.annotation:
+                    self.own_types[p.name] = (module, p.annotation)
         return env
 
     def _default(self, p: Param, module: Module | None) -> Val:
@@ -1059,6 +1088,12 @@ class _Run:
                     self.return_reads[parent] = self.return_reads.get(parent, frozenset()) | got
             return None
         if kind == "objattr":
+            head, _, rest = eff.name.partition(".")
+            in_place = frame.call.env.get(head)
+            if in_place is not None and in_place.sym:  # a spec changed in place (specs.py)
+                self.spec_writes[f"{in_place.sym}.{rest}" if rest else in_place.sym] = len(
+                    self.sim.events
+                )
             held = frame.call.env.get(eff.name)
             if held is not None and held.kind in ("args", "const"):
                 frame.call.env[eff.name] = UNKNOWN  # ``offsets.append(n)``, ``n += 1``
@@ -1109,16 +1144,26 @@ class _Run:
                 cost = priced
             via = self._called_ref(frame, eff.value)
             possibly = ""
+            spec: frozenset[str] = frozenset()
             if via is None and eff.value is not None and eff.value.kind == "call":
                 built = self._built_by_builder(frame, eff.value)
                 if isinstance(built, BodyError):
                     return built
-                if built is not None:
-                    held, built_target, built_cost, sure = built
-                    via = held, built_target
-                    cost = max(cost, built_cost)
-                    if not sure and cost > NONE:
+                if built is not None and built.target is not None:
+                    via = built.held, built.target
+                    cost = max(cost, built.cost)
+                    if not built.sure and cost > NONE:
                         possibly = f"the builder {eff.value.name}() may return something else"
+                elif built is not None:
+                    spec = built.keys
+                else:
+                    spec = self._direct_spec(frame, eff.value)
+            if spec and kind == "assign" and not shadow and cost == NONE:
+                again = self._same_spec(eff.name, spec)
+                if isinstance(again, BodyError):
+                    return again
+                if again is not None:
+                    cost, possibly = again
             if via is not None and via[0].maybe_ref and cost > NONE:
                 possibly = (
                     f"the class is the default of the constructed class's own `{via[0].sym}`: "
@@ -1170,6 +1215,7 @@ class _Run:
             if via is not None and via[1].kind == "class":
                 ev.constructs = via[1].name
             ev.possibly = possibly
+            ev.spec = spec
             if routes:
                 ev.memo, ev.memo_changed = bindings, changed
             if kind != "mutate" and eff.name in ev.reads:
@@ -1341,14 +1387,13 @@ class _Run:
             info, lambda params: self.bind_call(frame, args, params, True)
         )
 
-    def _built_by_builder(
-        self, frame: _Frame, call: Expr
-    ) -> tuple[Val, Target, int, bool] | BodyError | None:
-        """``build(Attention, d)``, a call of a builder (``Simulator.builder_of``) that passes
-        it a known class: the value passed, the class, what building it costs, and whether
-        the builder surely returns it. None when the call is no builder's or the class is not
-        known (a spec read from a config object: not priced, see docs/rules.md); the error
-        of a body that does not parse, met in pricing what it builds."""
+    def _built_by_builder(self, frame: _Frame, call: Expr) -> _Built | BodyError | None:
+        """``build(Attention, d)``, a call of a builder (``Simulator.builder_of``): the value
+        passed as the class, and when it names a class, that class and what building it
+        costs; when it is an unknown of the constructed class's arguments (a spec read from
+        ``submodules.linear_proj``), its spec keys (``simulation/specs.py``). None when the
+        call is no builder's or the value is neither; the error of a body that does not
+        parse, met in pricing what it builds."""
         if not call.name or (call.receiver is not None and call.receiver.kind != "name"):
             return None
         builder = self.s.builder_of(frame.call.fn.module, call.name)
@@ -1358,16 +1403,83 @@ class _Run:
         if args is None:
             return None
         env = self.bind_call(frame, args, builder.params, False, module=builder.fn.module)
-        held = env.get(builder.spec.name) if env is not None else None
-        if env is None or held is None or held.ref is None:
+        shape = builder.shape
+        held = env.get(shape.param) if env is not None else None
+        if env is None or held is None:
             return None
+        if held.ref is None:
+            keys = keys_of(held.sym, shape.fields)
+            return _Built(held, None, NONE, builder.sure, keys) if keys else None
+        if shape.local:
+            if "" not in shape.fields:
+                return None  # the class is read from a field of what was passed
+            env = {**env, shape.local: held}
         target = self.s.index.resolve_value(*held.ref)
         if target is None:
             return None
         cost = self.s.cost.expr_cost(builder.spec, builder.fn.module, self.sim.mro, bound=env)
         if isinstance(cost, BodyError):
             return cost
-        return held, target, cost, builder.sure
+        return _Built(held, target, cost, builder.sure, frozenset())
+
+    def _direct_spec(self, frame: _Frame, call: Expr) -> frozenset[str]:
+        """The spec keys of calling an unknown of the constructed class's arguments
+        directly: ``submodules.core_attention(...)``, ``spec.module(...)``."""
+        name = call.name
+        if not name or name.partition(".")[0] == "self":
+            return frozenset()
+        held = self._dotted(frame, name) if "." in name else frame.call.env.get(name)
+        if held is None or held.ref is not None:
+            return frozenset()
+        return direct_keys(held.sym)
+
+    def _same_spec(self, name: str, keys: frozenset[str]) -> tuple[int, str] | BodyError | None:
+        """``self.<name>`` built from a spec with ``keys`` after the latest build of it was
+        of the same spec, not changed in place since: both built the same class. What that
+        class possibly costs (the heaviest the project gives the spec's field: ``_spec_cost``)
+        and why, which the earlier build is repriced with too; None when unknown."""
+        prev = self.last_assign.get(name)
+        if prev is None or prev.cost > NONE:
+            return None
+        common = prev.spec & keys
+        if not common or spec_rewritten(common, self.spec_writes, prev.index):
+            return None
+        priced = self._spec_cost(common)
+        if priced is None or isinstance(priced, BodyError):
+            return priced
+        prev.cost, prev.expensive, prev.possibly = priced[0], True, priced[1]
+        return priced
+
+    def _spec_cost(self, keys: frozenset[str]) -> tuple[int, str] | BodyError | None:
+        """The heaviest class the project gives the field a spec key reads
+        (``submodules.linear_proj`` with ``submodules: Subs``: every ``Subs(linear_proj=X)``,
+        ``ProjectIndex.field_classes``), and the reason text; None when nothing is known."""
+        index = self.s.index
+        for key in sorted(keys):
+            split = field_of(key)
+            typed = self.own_types.get(split[0]) if split is not None else None
+            if split is None or typed is None:
+                continue
+            module, annotation = typed
+            best, heaviest, given, holder = NONE, "", 0, ""
+            for written in annotation:
+                target = index.resolve(module, written)
+                if target is None or target.kind != "class":
+                    continue
+                for cls in index.field_classes(target.name, split[1]):
+                    priced = self.s.cost.target_cost(cls, module, self.sim.mro)
+                    if isinstance(priced, BodyError):
+                        return priced
+                    given += 1
+                    if priced > best:
+                        best, heaviest, holder = priced, cls.name.rsplit(".", 1)[-1], written
+            if best > NONE:
+                others = f" (the heaviest of {given})" if given > 1 else ""
+                return best, (
+                    f"the class is what `{key}` holds: the project gives "
+                    f"`{holder}({split[1]}=...)` {heaviest}{others}; a caller may give another"
+                )
+        return None
 
     def _called_ref(self, frame: _Frame, value: Expr | None) -> tuple[Val, Target] | None:
         """When ``value`` calls a name of the frame given a class or function by name
