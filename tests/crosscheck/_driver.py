@@ -25,7 +25,7 @@ from typing import Any
 
 sys.dont_write_bytecode = True  # leave no __pycache__ in tests/fixtures
 
-from specs import PART_CASES, SPECS, Skip, TextFile  # noqa: E402
+from specs import PART_CASES, SPECS, Made, Named, Skip, TextFile  # noqa: E402
 
 from initlint.runtime import trace_init, trace_model  # noqa: E402
 
@@ -59,6 +59,12 @@ def materialize(value: Any, tmp: Path) -> Any:
         path = tmp / f"data{len(list(tmp.iterdir()))}.txt"
         path.write_text(value.content)
         return str(path)
+    if isinstance(value, Named | Made):
+        mod, _, name = value.target.partition(":")
+        found = getattr(importlib.import_module(mod), name)
+        if isinstance(value, Named):
+            return found
+        return found(*materialize(value.args, tmp), **materialize(value.kwargs, tmp))
     if isinstance(value, tuple):
         return tuple(materialize(v, tmp) for v in value)
     if isinstance(value, dict):

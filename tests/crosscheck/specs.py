@@ -2,7 +2,8 @@
 
 ``SPECS[case]["module:Class"]`` is ``(args, kwargs)`` or ``Skip(reason)``. A class that is not
 listed is constructed with no arguments. ``TextFile(content)`` anywhere in ``args``/``kwargs`` is
-replaced by the path of a temporary file holding ``content``. A case that is not listed has only
+replaced by the path of a temporary file holding ``content``, ``Named``/``Made`` by an object
+of the case's own (imported when the class is constructed). A case that is not listed has only
 classes that take no arguments.
 
 This module is imported by ``_driver.py`` in a subprocess (it imports torch); the pytest process
@@ -25,6 +26,20 @@ class TextFile(NamedTuple):
     content: str
 
 
+class Named(NamedTuple):
+    """The object ``module:name`` of the case itself (a class handed over as a value)."""
+
+    target: str
+
+
+class Made(NamedTuple):
+    """``module:Class`` of the case called with ``args`` (a spec object of its own classes)."""
+
+    target: str
+    args: tuple[Any, ...] = ()
+    kwargs: dict[str, Any] = {}  # noqa: RUF012 - never mutated
+
+
 Spec = tuple[tuple[Any, ...], dict[str, Any]] | Skip
 
 # head_size, rotary_dim, max_position_embeddings, base, is_neox_style: small on purpose.
@@ -42,6 +57,13 @@ _ROPE_SPECS: dict[str, Spec] = {
 _ATTENTION = SimpleNamespace(q_lora_rank=None, hidden=8, heads=2, use_bias=True)
 
 _RECORDS = TextFile('[{"keep": true}, {"keep": false}, {"keep": true}]')
+
+# spec_fields: the parts pkg/recipes.py's full_mixer() and head() give
+_FULL_PARTS = Made(
+    "pkg.layers:MixerParts",
+    tuple(Named(f"pkg.layers:{n}") for n in ("Projection", "Projection", "Passthrough")),
+)
+_HEAD_RECIPE = Made("pkg.recipe:Recipe", (), {"cls": Named("pkg.layers:Projection")})
 
 # Cases whose classes are also traced object by object (``trace_model``): their findings are
 # about a part of a submodule (``self.mixer.inp = ...``), repeated on the submodule.
@@ -288,6 +310,24 @@ SPECS: dict[str, dict[str, Spec]] = {
                 "MlpBlock",
                 "SettingsBlock",
                 "KeptBlock",
+            )
+        },
+    },
+    "spec_fields": {
+        "pkg.layers:Projection": ((8, 8), {}),
+        "pkg.layers:Mixer": ((8, _FULL_PARTS), {}),
+        "pkg.layers:Head": ((8, _HEAD_RECIPE), {}),
+        "pkg.recipe:Recipe": ((None,), {}),
+        "pkg.variants:TiedHead": ((8, _HEAD_RECIPE), {}),
+        **{
+            f"pkg.variants:{n}": ((8, _FULL_PARTS), {})
+            for n in (
+                "WideMixer",
+                "GatedMixer",
+                "RenormedMixer",
+                "SwappedMixer",
+                "RewrittenMixer",
+                "OwnPartsMixer",
             )
         },
     },

@@ -1,0 +1,83 @@
+"""Builds from a spec object's fields (``make(parts.proj, ...)``, ``parts.gate(...)``,
+``recipe.cls(...)``): the ``spec_fields`` fixture traced object by object (``trace_model``)
+with the parts its recipes give. Where a subclass builds again from the same field, the
+ancestor's object is thrown away, and the repeat is linked to the static finding that
+predicted it; where it builds from another field, from a rewritten one, or from parts of
+its own, no static finding is made (what is thrown away then depends on the recipe)."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from initlint.runtime import ModelTrace, trace_model  # noqa: E402
+
+WIDTH = 8
+PROJ = WIDTH * WIDTH * 4  # Projection(8, 8): one fp32 weight
+
+
+@pytest.fixture
+def case(check_fixture: Callable[[str], Path]) -> Path:
+    return check_fixture("spec_fields") / "pkg"
+
+
+def traced(pkg: Path, cls: str, parts: str) -> ModelTrace:
+    """``cls(WIDTH, parts)`` traced; ``parts`` as pkg/recipes.py gives them: "full"
+    (full_mixer), "thin" (thin_mixer: the projection switched off), "head" (head)."""
+    variants = importlib.import_module("pkg.variants")
+    lay: Any = importlib.import_module("pkg.layers")
+    rec: Any = importlib.import_module("pkg.recipe")
+    given = {
+        "full": lambda: lay.MixerParts(lay.Projection, lay.Projection, lay.Passthrough),
+        "thin": lambda: lay.MixerParts(lay.Passthrough, lay.Projection, lay.Passthrough),
+        "head": lambda: rec.Recipe(cls=lay.Projection),
+    }[parts]
+    return trace_model(lambda: getattr(variants, cls)(WIDTH, given()), project_roots=[pkg])
+
+
+def seen(trace: ModelTrace) -> set[tuple[str | None, str, int, str | None]]:
+    return {
+        (r.path, r.repeat.name, r.bytes, r.finding.where.rsplit("/", 1)[-1] if r.finding else None)
+        for r in trace.repeats
+    }
+
+
+def test_a_part_built_again_from_the_same_field_is_thrown_away(case: Path) -> None:
+    assert seen(traced(case, "WideMixer", "full")) == {("", "proj", PROJ, "variants.py:11")}
+    # Mixer called the field itself; GatedMixer hands it to make()
+    assert seen(traced(case, "GatedMixer", "full")) == {("", "gate", PROJ, "variants.py:19")}
+
+
+def test_the_recipes_class_built_again_by_hand(case: Path) -> None:
+    assert seen(traced(case, "TiedHead", "head")) == {("", "out", PROJ, "variants.py:35")}
+
+
+def test_a_parameterless_part_built_again_costs_nothing(case: Path) -> None:
+    # the warning's part: the recipes only ever give a Passthrough
+    assert seen(traced(case, "RenormedMixer", "full")) == {("", "norm", 0, "variants.py:27")}
+
+
+@pytest.mark.parametrize("cls", ["SwappedMixer", "RewrittenMixer", "OwnPartsMixer"])
+def test_another_part_is_not_claimed(case: Path, cls: str) -> None:
+    for parts in ("full", "thin"):
+        assert {where for *_, where in seen(traced(case, cls, parts))} <= {None}
+
+
+def test_another_part_thrown_away_is_a_known_miss(case: Path) -> None:
+    """The truth the check does not claim (docs/rules.md IL003): with the full recipe,
+    Mixer's projection is thrown away for another part's object; with the thin one Mixer
+    built a Passthrough, and nothing costly is lost. Which of them a caller uses is not
+    in the code, and only a build of the same part is known to be the same work."""
+    for cls in ("SwappedMixer", "RewrittenMixer"):
+        assert seen(traced(case, cls, "full")) == {("", "proj", PROJ, None)}
+        assert {(n, size) for _, n, size, _ in seen(traced(case, cls, "thin")) if size} == set()
+    # OwnPartsMixer gave Mixer a Passthrough of its own: nothing costly either way
+    assert {
+        (n, size) for _, n, size, _ in seen(traced(case, "OwnPartsMixer", "full")) if size
+    } == set()
