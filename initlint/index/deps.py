@@ -82,7 +82,12 @@ class ImportGraph:
         return found
 
     def closure_masks(self, bit: Mapping[str, int]) -> dict[str, int]:
-        """Module name -> mask of its closure (itself included), numbered by ``bit``."""
+        """Module name -> mask of its closure (itself included), numbered by ``bit``.
+
+        Plus the one project-wide fact (``ModuleFacts.field_values``): a module K that gives
+        a keyword of a class imported from D (``Subs(linear_proj=Linear)``) can change what
+        a spec built from that class's field costs wherever D is reached, so every closure
+        holding D holds K's closure too (one level: K's own such modules are not added)."""
         graph = {name: sorted(self.edges(mod)) for name, mod in self.modules.items()}
         masks: dict[str, int] = {}
         for component in _components(graph):  # dependencies first
@@ -95,7 +100,40 @@ class ImportGraph:
                         mask |= masks[dep]
             for name in component:
                 masks[name] = mask
+        givers = self._field_givers()
+        if givers:
+            extra = {
+                1 << bit[held]: _union(masks[k] for k in sorted(ks)) for held, ks in givers.items()
+            }
+            for name, mask in masks.items():
+                for held, add in extra.items():
+                    if mask & held:
+                        masks[name] |= add
         return masks
+
+    def _field_givers(self) -> dict[str, set[str]]:
+        """Module D -> the modules that give a keyword of a class imported from D."""
+        out: dict[str, set[str]] = {}
+        for name, mod in self.modules.items():
+            facts = mod.facts.field_values
+            if not facts:
+                continue
+            heads = {f.callee.partition(".")[0] for f in facts}
+            for imp in mod.facts.imports:
+                if imp.local not in heads:
+                    continue
+                for target, _below in _import_names(mod, imp):
+                    for held in self._matches.get(target, ()):  # the module itself only
+                        if held != name:
+                            out.setdefault(held, set()).add(name)
+        return out
+
+
+def _union(masks: Iterable[int]) -> int:
+    out = 0
+    for m in masks:
+        out |= m
+    return out
 
 
 def _components(graph: Mapping[str, Iterable[str]]) -> list[list[str]]:
