@@ -67,9 +67,26 @@ a class (`self.attn = attn_cls(...)` with `attn_cls=Attention`), an argument nam
 call of one of its parameters (`build(spec, *args, **kwargs)` doing `return spec(*args,
 **kwargs)`), called with a known class. What the constructed class's own default builds is
 only possibly that (a caller may pass another class): `possibly`. So is what a builder
-builds when it may also return something else (`if spec is None: return None`). A class
-initlint cannot name (a spec read from a config object) is not priced: that build is no
-costly ancestor work, and rebuilding it is not reported.
+builds when it may also return something else (`if spec is None: return None`). A builder
+may also return a call of a local taken from that parameter or from a field of it
+(`module = spec.module` then `return module(*args, **kwargs)`, megatron's `build_module`).
+A class initlint cannot name (a spec read from a config object) is not priced: that build is
+no costly ancestor work, and a different build of the attribute is not reported.
+A build from a *spec*, an unknown argument of the constructed class read through a field
+(`build_module(submodules.linear_proj, ...)`, `submodules.core_attention(...)`,
+`spec.module(...)`), followed by a build of the *same* spec (the same argument, read through
+the same field, not changed in place in between: `submodules.linear_proj = X`, a rebuilt
+`submodules`, or other parts handed to `super().__init__()` make it another) builds the same
+class twice, whichever class it is. Its cost is what the project gives that field: every
+`Holder(..., linear_proj=RowParallelLinear)` in the project's files (function bodies
+included), where `Holder` is what the argument is annotated with (`submodules: Holder`,
+`Optional[Holder]`, `Union[A, B]`). The heaviest of those classes is the severity, and the
+finding is `possibly` (a caller may give another class). With no annotation, or no class
+given anywhere, the build stays unpriced and nothing is reported. A build of another spec
+(another field into the same attribute, a rewritten one) is not reported either, though
+the first build is thrown away: the field's classes say what a spec *may* hold, and a spec
+code replaces is often the one the project gives a no-op class (`IdentityOp`), so pricing
+the discarded build by the heaviest class would claim work nobody may have done.
 """,
         "Why is this bad": """
 The ancestor's object is built and immediately discarded: a submodule's weights are allocated
