@@ -412,10 +412,13 @@ def _param(arg: ast.arg, kind: ParamKind, default: ast.expr | None) -> Param:
 
 def _annotated(node: ast.expr) -> tuple[str, ...]:
     """The classes an annotation names: ``Subs``, ``m.Subs``, and the members of
-    ``Optional[...]``, ``Union[...]`` and ``A | B``; () for anything else."""
-    if isinstance(node, ast.Name | ast.Attribute):
+    ``Optional[...]``, ``Union[...]`` and ``A | B``; () for anything else. A name whose last
+    part is not capitalised (``int``, ``torch.dtype``) is no class by Python's convention."""
+    if isinstance(node, ast.Name):
+        return (node.id,) if node.id[:1].isupper() else ()
+    if isinstance(node, ast.Attribute):
         name = dotted(node)
-        return (name,) if name else ()
+        return (name,) if name and name.rpartition(".")[2][:1].isupper() else ()
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
         return _annotated(node.left) + _annotated(node.right)
     if isinstance(node, ast.Subscript) and dotted(node.value).rpartition(".")[2] in (

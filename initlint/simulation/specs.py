@@ -46,20 +46,19 @@ class BuilderShape:
 
 def builder_shape(body: Body) -> BuilderShape | None:
     """The shape of ``body`` when it is a builder's (see the module doc), else None."""
-    params = {p.name for p in body.params if p.kind not in ("vararg", "kwarg")}
     returns = [e.value for e in body.effects if e.kind == "return"]
+    called = [
+        v for v in returns if v is not None and v.kind == "call" and v.receiver is None and v.name
+    ]
+    if not called:
+        return None  # most functions: one pass over the effects, nothing built
+    params = {p.name for p in body.params if p.kind not in ("vararg", "kwarg")}
     bindings: dict[str, list[Expr | None]] = {}
     for e in body.effects:
         if e.kind == "local":
             bindings.setdefault(e.name, []).append(e.value)
-    for v in returns:
-        if v is None or v.kind != "call" or v.receiver is not None or not v.name:
-            continue
-        calls = sum(
-            1
-            for r in returns
-            if r is not None and r.kind == "call" and r.name == v.name and r.receiver is None
-        )
+    for v in called:
+        calls = sum(1 for r in called if r.name == v.name)
         if v.name in params and v.name not in bindings:
             return BuilderShape(v.name, "", ("",), v, calls == len(returns))
         derived = _derived(bindings.get(v.name, ()), params)
