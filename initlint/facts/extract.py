@@ -386,25 +386,28 @@ def _decorator_name(node: ast.expr) -> str:
     return dotted(node) or "<dynamic>"
 
 
-def _params(args: ast.arguments) -> tuple[Param, ...]:
+def _params(args: ast.arguments, annotated: bool = False) -> tuple[Param, ...]:
+    """The parameters; their annotations only when ``annotated`` (an ``__init__``'s: the
+    simulation reads the constructed class's, ``Param.annotation``)."""
     out: list[Param] = []
     positional = [*args.posonlyargs, *args.args]
     defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults))
     defaults += list(args.defaults)
     for i, (a, default) in enumerate(zip(positional, defaults, strict=True)):
         kind: ParamKind = "posonly" if i < len(args.posonlyargs) else "pos"
-        out.append(_param(a, kind, default))
+        out.append(_param(a, kind, default, annotated))
     if args.vararg:
         out.append(Param(args.vararg.arg, "vararg"))
     for a, kw_default in zip(args.kwonlyargs, args.kw_defaults, strict=True):
-        out.append(_param(a, "kwonly", kw_default))
+        out.append(_param(a, "kwonly", kw_default, annotated))
     if args.kwarg:
         out.append(Param(args.kwarg.arg, "kwarg"))
     return tuple(out)
 
 
-def _param(arg: ast.arg, kind: ParamKind, default: ast.expr | None) -> Param:
-    annotation = _annotated(arg.annotation) if arg.annotation is not None else ()
+def _param(arg: ast.arg, kind: ParamKind, default: ast.expr | None, annotated: bool) -> Param:
+    note = arg.annotation
+    annotation = _annotated(note) if annotated and note is not None else ()
     if default is None:
         return Param(arg.arg, kind, annotation=annotation)
     return Param(arg.arg, kind, to_expr(default), True, annotation)
@@ -471,7 +474,7 @@ class _FunctionReader:
 
     def __init__(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, is_method: bool) -> None:
         self.fn = fn
-        params = _params(fn.args)
+        params = _params(fn.args, annotated=is_method and fn.name == "__init__")
         self.params = params
         self.self_name = ""
         if is_method and params and params[0].kind in ("posonly", "pos"):

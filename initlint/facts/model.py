@@ -172,7 +172,8 @@ class Param:
     default: Expr | None = None
     has_default: bool = False
     # The classes the annotation names, as written: ``submodules: Subs`` and
-    # ``Optional[Subs]``, ``Union[A, B]``, ``A | B`` (their members); () for anything else.
+    # ``Optional[Subs]``, ``Union[A, B]``, ``A | B`` (their members); () for anything else,
+    # and for a parameter of any function but a method ``__init__``.
     annotation: tuple[str, ...] = ()
 
 
