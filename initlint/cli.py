@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import gc
 import importlib
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import click
 
 from initlint import __version__
-from initlint.errors import ConfigError
+from initlint.errors import EXIT_ERROR, ConfigError
 from initlint.options import (
     CheckRequest,
     common_check_options,
@@ -21,8 +23,6 @@ from initlint.options import (
     settings_loader,
 )
 from initlint.projects import group_paths
-from initlint.reporting import EXIT_ERROR, check_all, report
-from initlint.rules import REGISTRY
 from initlint.settings import Settings, format_settings
 
 
@@ -157,6 +157,20 @@ def fix(**kwargs: Any) -> None:
     _run(parse_request(True, kwargs))
 
 
+@contextmanager
+def _no_collections() -> Iterator[None]:
+    """No garbage collection while the analysis modules load: the objects they make
+    (classes, functions, a rule registry) all live for the run, so the collections that ran
+    meanwhile freed nothing (~5 ms of each check)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
 def _run(request: CheckRequest) -> None:
     try:
         load = settings_loader(request)
@@ -168,10 +182,14 @@ def _run(request: CheckRequest) -> None:
 
             sys.exit(add_noqa_and_report(request, load))
         if request.fix or request.diff or request.fix_only:
-            from initlint.fix.command import fix_and_report
+            with _no_collections():
+                from initlint.fix.command import fix_and_report
 
             code = fix_and_report(request, load)
         else:
+            with _no_collections():  # the analysis, imported when a check runs
+                from initlint.reporting import check_all, report
+
             combined = check_all(request, load)
             code = report(request, combined)
     except ConfigError as exc:
@@ -231,6 +249,8 @@ def clean(paths: tuple[Path, ...]) -> None:
 )
 def rules(fmt: str) -> None:
     """List every rule: code, whether it has an automatic fix, name and summary."""
+    from initlint.rules import REGISTRY
+
     if fmt == "json":
         data = [
             {"code": r.code, "name": r.name, "summary": r.summary, "fixable": r.fixable}
@@ -255,6 +275,8 @@ def explain(rule: str) -> None:
     redundant-buffer-registration): What it does / Why is this bad / Example /
     Use instead / Fix safety.
     """
+    from initlint.rules import REGISTRY
+
     by_name = {r.name: r for r in REGISTRY.values()}
     found = REGISTRY.get(rule.strip().upper()) or by_name.get(rule.strip().lower())
     if found is None:

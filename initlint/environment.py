@@ -30,7 +30,6 @@ import ast
 import hashlib
 import os
 import re
-import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -244,6 +243,8 @@ def _layout_site_dirs(prefix: Path, wanted: tuple[int, int] | None) -> list[Path
 
 def _ask_interpreter(python: Path) -> list[Path] | None:
     """Run an interpreter (isolated, without site processing) for its site-packages."""
+    import subprocess  # here: most runs never start one, and its import costs ~5 ms
+
     code = "import site,sys;print('\\n'.join(site.getsitepackages()))"
     try:
         out = subprocess.run(

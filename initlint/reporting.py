@@ -14,6 +14,7 @@ import click
 from initlint.diagnostics import Diagnostic
 from initlint.driver import analyze
 from initlint.driver.factpass import default_jobs
+from initlint.errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
 from initlint.options import CheckRequest
 from initlint.output import RENDERERS
 from initlint.output.text import render_statistics, statistics, summary_line
@@ -22,8 +23,6 @@ from initlint.projects import Combined, ProjectGroup, group_paths, mark_dependen
 from initlint.settings import (
     Settings,
 )
-
-EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
 def groups_with_dependents(

@@ -6,17 +6,19 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from initlint.diagnostics import Diagnostic, Fix
 from initlint.environment import Environment
-from initlint.fixplan import FixPlan
 from initlint.generated import GeneratedCode
 from initlint.index.project import ProjectIndex
 from initlint.locate import Locator
 from initlint.rules import Finding
 from initlint.settings import Settings
 from initlint.simulation.engine import Simulator
+
+if TYPE_CHECKING:  # a plan is made by the fixer, imported when a finding needs one
+    from initlint.fixplan import FixPlan
 
 
 class PlannedFix(NamedTuple):
