@@ -298,6 +298,57 @@ def test_a_project_without_pyproject_never_loads_tomllib(tmp_path: Path) -> None
     assert "tomllib" not in _modules_after_check(tmp_path)
 
 
+def test_a_check_without_findings_loads_neither_subprocess_nor_the_fix_plans(
+    tmp_path: Path,
+) -> None:
+    """``subprocess`` is for asking another interpreter for its site folders, and the fix
+    plan types for planning a fix: a check of a project with neither loads none of them."""
+    (tmp_path / ".git").mkdir()
+    _touch(tmp_path / "m.py", "class A:\n    def __init__(self):\n        self.x = 1\n")
+    loaded = _modules_after_check(tmp_path)
+    assert "initlint.simulation.engine" in loaded  # (the check did run)
+    assert "subprocess" not in loaded
+    assert "initlint.fixplan" not in loaded
+
+
+def test_a_finding_still_gets_its_fix_plan(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    _touch(
+        tmp_path / "m.py",
+        "import torch\n"
+        "class A(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.register_buffer('b', torch.zeros(1024, 1024))\n"
+        "class B(A):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.register_buffer('b', torch.zeros(1024, 1024))\n",
+    )
+    assert "initlint.fixplan" in _modules_after_check(tmp_path)
+
+
+def test_the_collector_runs_again_after_a_check(tmp_path: Path) -> None:
+    """The command line pauses garbage collection while the analysis modules load, and
+    only then: a program that runs ``main`` collects as before afterwards."""
+    (tmp_path / ".git").mkdir()
+    _touch(tmp_path / "m.py", "class A:\n    pass\n")
+    code = (
+        "import gc, sys\n"
+        "from initlint.cli import main\n"
+        "sys.argv = ['initlint', 'check', '--exit-zero', '--no-cache', '.']\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('ENABLED', gc.isenabled())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert "ENABLED True" in done.stdout, done.stderr
+
+
 def test_pyproject_is_still_read(tmp_path: Path) -> None:
     _touch(tmp_path / "pyproject.toml", '[tool.initlint]\nflag-name = "init_x"\n')
     _touch(tmp_path / "m.py", "class A:\n    pass\n")
