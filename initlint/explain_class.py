@@ -219,9 +219,11 @@ def render_decisions(analysis: Analysis, sim: Simulation) -> list[str]:
             maybe = " (possibly)" if f.confidence == "possible" else ""
             # a part of a submodule: the build is an event of the submodule's construction
             ref = f"#{num[d.index]} at " if f.holder is None else "the build at "
+            alts = "".join(f" or #{num[b.index]} at {_where(analysis, b)}" for b in f.alternatives)
             out.append(
                 f"  #{num[ev.index]:<3} {f.code} {f.severity}{maybe}: {f.what} repeats "
-                f"{ref}{_where(analysis, d)} (cost {COST_NAMES[f.cost]})"
+                f"{ref}{_where(analysis, d)}{alts} (cost {COST_NAMES[f.cost]}"
+                f"{', the heaviest that may have run last' if alts else ''})"
             )
         else:
             out.append(f"  #{num[ev.index]:<3} no finding: {_why_not(sim, ev, by_event, num)}")

@@ -123,12 +123,14 @@ def to_share(analysis: Analysis, group: list[Finding], fix_planner: FixPlanner |
     first = f.discarded  # the build this class throws away: the nearest ancestor's
     # (a switched-off setup has no earlier builds and no flag of its own to name)
     earlier, flag = (f.earlier, f.flag) if isinstance(f, RepeatFinding) else ((), None)
+    others = f.alternatives if isinstance(f, RepeatFinding) else ()
     first_where = _short(analysis, first.fn.module.path, first.effect.span.line)
     if first.fn.module.dist is not None:
         first_where += f" ({first.fn.module.dist})"
     first_fn = method_label(first.fn.qualname)
     classes = tuple(sorted({g.sim.cls.qualname for g in group}))
-    message = rule.message(f, Wording(first_fn, first_where))
+    alternatives = tuple(_short(analysis, b.fn.module.path, b.effect.span.line) for b in others)
+    message = rule.message(f, Wording(first_fn, first_where, alternatives))
     template = analysis.generated.template_of(path)
     if template is not None:
         message += (
@@ -175,6 +177,14 @@ def to_share(analysis: Analysis, group: list[Finding], fix_planner: FixPlanner |
             f"{_in_dist(first.fn.module)}",
         )
     ]
+    for other in others:  # builds that may be the discarded one instead
+        related.append(
+            Related(
+                analysis.display(other.fn.module.path),
+                other.effect.span.line,
+                f"or done here instead, on other paths, in {method_label(other.fn.qualname)}",
+            )
+        )
     for before in earlier:  # builds an intermediate class's rebuild already threw away
         related.append(
             Related(

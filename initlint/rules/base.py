@@ -48,6 +48,10 @@ class RepeatFinding(_Graded):
     holder: Event | None = None
     # Why no fix can be offered, when the rule knows it (the fixer plans none then).
     no_fix: str = ""
+    # Other builds that may be the one discarded instead, on paths initlint cannot tell
+    # apart (the ancestor's ``if``/``else`` on a condition it cannot match to the subclass's):
+    # ``nearest`` is the heaviest of them (``repeats.discarded_build``).
+    alternatives: tuple[Event, ...] = ()
 
     @property
     def discarded(self) -> Event:
@@ -107,6 +111,7 @@ class Wording:
 
     first_fn: str  # the ancestor method that did it, e.g. ``Base.__init__``
     first_where: str  # ``path:line``, with the distribution of an installed ancestor
+    alternatives: tuple[str, ...] = ()  # ``path:line`` of Finding.alternatives
 
 
 class Rule:
@@ -169,6 +174,11 @@ class RepeatRule(Rule):
             f"{finding.what} is {possibly}{self.again_for(finding)}: {wording.first_fn} already "
             f"{self.did} at {wording.first_where} during super().__init__()"
         )
+        if wording.alternatives:
+            message += (
+                f" (or, on paths initlint cannot tell apart, at {', '.join(wording.alternatives)}"
+                "; the heaviest of these builds is reported)"
+            )
         if isinstance(finding, RepeatFinding) and finding.flag is not None:
             message += (
                 f"; flag `{finding.flag.param}` of "

@@ -6,6 +6,7 @@ from __future__ import annotations
 from initlint.rules.base import RepeatFinding, confidence_of, method_label
 from initlint.simulation.cost import LIGHT
 from initlint.simulation.engine import Event, FlagRef, Simulation, exclusive
+from initlint.simulation.values import MAYBE
 
 
 def never_both(a: Event, b: Event) -> bool:
@@ -70,10 +71,15 @@ def find_repeats(sim: Simulation) -> list[RepeatFinding]:
         if not before:
             return None
         first, nearest = before[0], before[-1]
+        others: tuple[Event, ...] = ()
+        if code != "IL002":
+            nearest, others = discarded_build(before)
         cost = e.cost if code == "IL002" else nearest.cost
         if code == "IL001":
             cost = max(cost, LIGHT)
         confidence = confidence_of(e, nearest)
+        if others:  # another build may be the one discarded
+            confidence = "possible"
         if e.memo_changed == "maybe":  # the arguments change only under an undecided guard
             confidence = "possible"
         return RepeatFinding(
@@ -86,7 +92,8 @@ def find_repeats(sim: Simulation) -> list[RepeatFinding]:
             _flag(first),
             cost=max(cost, LIGHT),
             nearest=nearest if nearest is not first else None,
-            earlier=tuple(before[:-1]),
+            earlier=tuple(b for b in before if b.index < nearest.index and b not in others),
+            alternatives=others,
         )
 
     for e in live:
@@ -120,6 +127,27 @@ def find_repeats(sim: Simulation) -> list[RepeatFinding]:
             findings.append(finding)
             by_event[e.index] = finding
     return _fold_calls(sim, findings, by_event)
+
+
+def discarded_build(before: list[Event]) -> tuple[Event, tuple[Event, ...]]:
+    """The ancestor's build that a repeat throws away, among ``before`` (the earlier builds
+    that may run with it, in order), and the others that may be the one instead.
+
+    The last of them runs whenever the repeat does only if it is not under an undecided guard
+    of its own. Otherwise the discarded one is whichever ran last: the builds from the last
+    one back to the nearest that always runs may each be it (``self.norm = RMSNorm(d) if
+    last_rank else Placeholder()``, where initlint cannot show that the subclass's rebuild
+    runs under the same condition). The heaviest of them is reported, the latest among
+    equals, and the rest are named beside it."""
+    candidates: list[Event] = []
+    for b in reversed(before):
+        candidates.append(b)
+        if b.status != MAYBE:
+            break  # it always runs, after every build before it
+    if len(candidates) == 1:
+        return candidates[0], ()
+    chosen = max(candidates, key=lambda b: (b.cost, b.index))
+    return chosen, tuple(sorted((b for b in candidates if b is not chosen), key=lambda b: b.index))
 
 
 def nested_repeat(sim: Simulation, e: Event) -> RepeatFinding | None:

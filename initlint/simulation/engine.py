@@ -488,6 +488,9 @@ class _Run:
         # guard was false (the paths where it was true ended there).
         self.after_raise: tuple[Assumption, ...] = ()
         self.after_raise_literals: tuple[tuple[str, bool], ...] = ()
+        # Writes of each self attribute so far, and of anything (``_state_key``).
+        self.attr_writes: dict[str, int] = {}
+        self.epoch = 0
 
     # -- binding ---------------------------------------------------------------------------
     def bind_top(self, params: tuple[Param, ...], module: Module) -> dict[str, Val]:
@@ -816,6 +819,7 @@ class _Run:
         names = _class_writes(body.effects) if isinstance(body, Body) else None
         if names is None:
             self.blind = True
+            self._note_writes(all_=True)
         else:
             self.ever_set.update(names)
 
@@ -896,11 +900,41 @@ class _Run:
             v = frame.call.env.get(cond.name)
             if v is not None and v.kind == "sym" and isinstance(v.value, str):
                 return v.value, v.positive == positive
+        key = self._state_key(frame, cond)
+        if key:
+            return key, positive
         if cond.op in ("name", "is", "isnot", "eq", "ne", "and", "or", "unknown") and cond.name:
             if cond.op == "unknown" and cond.name == "loop":
                 return None
             return f"{frame.id}:{cond.name}", positive
         return None
+
+    def _state_key(self, frame: _Frame, cond: Cond) -> str:
+        """A key for a test of ``self`` attributes alone (``self.pp_group.is_last_rank``,
+        ``self.n == 1 and self.tied``: no call, no local) that two frames share when they
+        evaluate it on the same state: the text, with the write count of each attribute it
+        reads and of the whole object (``_note_writes``). An ancestor's ``if`` and the
+        subclass's ``if`` on it then are one undecided condition. "" for any other test."""
+        facts = frame.call.fn.facts
+        if facts.is_static or facts.is_classmethod:
+            return ""
+        roots: set[str] = set()
+        if not _on_self(cond, roots) or not roots:
+            return ""
+        text = f"self.{cond.name}" if cond.op == "selfattr" else cond.name
+        if not text or len(text) >= 80:  # (a condition's text is cut at 80 characters)
+            return ""
+        marks = ",".join(f"{r}:{self.attr_writes.get(r, 0)}" for r in sorted(roots))
+        return f"self|{text}|{marks}|{self.epoch}"
+
+    def _note_writes(
+        self, names: set[str] | frozenset[str] = frozenset(), *, all_: bool = False
+    ) -> None:
+        """Count writes of ``self`` attributes (``all_``: of any, by work not followed)."""
+        for n in names:
+            self.attr_writes[n] = self.attr_writes.get(n, 0) + 1
+        if all_:
+            self.epoch += 1
 
     def _flag(self, frame: _Frame, cond: Cond) -> FlagRef | None:
         if frame.call.fn.facts.name != "__init__":
@@ -953,6 +987,7 @@ class _Run:
             elif call.parent is not None:
                 self.sim.events[call.parent].unfollowed = True
                 self.blind = True  # (a recursion not followed: it may set anything)
+                self._note_writes(all_=True)
         return None
 
     def _enter(self, call: _Call) -> tuple[_Frame, Iterator[_Call | BodyError]] | BodyError | None:
@@ -1088,6 +1123,7 @@ class _Run:
                     self.return_reads[parent] = self.return_reads.get(parent, frozenset()) | got
             return None
         if kind == "objattr":
+            self._note_writes(all_=True)  # (the object may be one a self attribute holds)
             head, _, rest = eff.name.partition(".")
             in_place = frame.call.env.get(head)
             if in_place is not None and in_place.sym:  # a spec changed in place (specs.py)
@@ -1235,6 +1271,7 @@ class _Run:
                     self.set_names.add(named.value)  # super().__setattr__("training", True)
                 else:
                     self.opaque = True
+                    self._note_writes(all_=True)
                     self._unfollowed(eff)
                 return None
             priced = self.s.cost.function_cost(callee, self.sim.mro)
@@ -1271,6 +1308,7 @@ class _Run:
             if env is None:
                 ev.unfollowed = True
                 self.opaque = self.blind = True
+                self._note_writes(all_=True)
                 return None
             return _Call(
                 callee,
@@ -1300,6 +1338,7 @@ class _Run:
             )
             if env is None:
                 self.opaque = self.blind = True
+                self._note_writes(all_=True)
                 return None
             if self.inject is not None and frame.call.depth == 0:
                 self._inject(frame, eff, callee_body.params, env, *self.inject)
@@ -1352,13 +1391,15 @@ class _Run:
         return ev
 
     def _may_set(self, kind: EffectKind, name: str, eff: Effect) -> None:
-        """Note what an event may have set (``_unset``)."""
+        """Note what an event may have set (``_unset``, ``_state_key``)."""
         if kind == "touch":
             self.ever_set.update(eff.writes)
-            if EVERYTHING in eff.writes or "__dict__" in eff.writes:
-                self.wild = True
+            wild = EVERYTHING in eff.writes or "__dict__" in eff.writes
+            self.wild = self.wild or wild
+            self._note_writes(eff.writes, all_=wild)
         elif kind in ("assign", "buffer", "delete", "mutate", "nested"):
             self.ever_set.add(name.partition(".")[0])
+            self._note_writes({name.partition(".")[0]})
 
     def _construction_cost(self, frame: _Frame, call: Expr) -> Priced:
         """``self.norm = Norm(d, affine=False)``: a project subclass of a torch module (see
@@ -1691,6 +1732,7 @@ class _Run:
                 )
             )
             self.ever_set.add(name)
+            self._note_writes({name})
 
     def _set_field(self, frame: _Frame, eff: Effect, status: str) -> None:
         """``config.n_experts = None``: the object a local names now holds that field, and
@@ -1960,3 +2002,22 @@ def _display(value: Expr | None) -> bool:
         and len(value.children) <= SMALL_NUMEL
         and not any(c.kind == "op" and c.name == "*" for c in value.children)
     )
+
+
+def _on_self(cond: Cond, roots: set[str]) -> bool:
+    """Whether ``cond`` tests ``self`` attributes and constants only (no call, no local);
+    ``roots`` gets the attributes it reads."""
+    if cond.op == "const":
+        return True
+    if cond.op == "selfattr":
+        roots.add(cond.name)
+        return True
+    if cond.op == "unknown":
+        head, _, rest = cond.name.partition(".")
+        if head != "self" or not _is_dotted(cond.name):
+            return False
+        roots.add(rest.partition(".")[0])
+        return True
+    if cond.op in ("not", "and", "or", "is", "isnot", "eq", "ne") and cond.args:
+        return all(_on_self(c, roots) for c in cond.args)
+    return False

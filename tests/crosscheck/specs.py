@@ -152,6 +152,11 @@ SPECS: dict[str, dict[str, Spec]] = {
     "cost_literal_shape": {
         f"pkg.spans:{name}": ((8, 64, [3, 4]), {}) for name in ("Spans", "ThreeWaySpans")
     },
+    "alternatives_discarded": {
+        "pkg.trunk:Trunk": ((8,), {}),
+        "pkg.trunk:WiderTrunk": ((8,), {}),
+        "pkg.trunk:RegroupedTrunk": ((8, SimpleNamespace(is_last=True)), {}),
+    },
     "config_copy_setattr": {
         **{
             f"pkg.router:{name}": ((SimpleNamespace(width=4, experts=2, side_branch=2),), {})
