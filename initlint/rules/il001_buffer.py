@@ -24,7 +24,10 @@ registers a buffer of that name (or assigns a new `nn.Parameter`) discards the t
 `nn.Linear.__init__` allocated; a value computed from the current one
 (`nn.Parameter(self.weight.data.half())`) is a conversion, not a repeat. So does a tensor
 of a submodule replaced (`self.rope.table = torch.zeros(...)` after the ancestor built
-`self.rope`, whose own `__init__` registered `table`); see IL003 for parts of submodules.
+`self.rope`, whose own `__init__` registered `table`); see IL003 for parts of submodules,
+for an ancestor that registers it in several branches, and for an ancestor path that cannot
+finish (its override reads an attribute the subclass sets only after `super().__init__()`:
+the registration after that read never happens on that path).
 
 A new value computed from the one it replaces is not a repeat: the ancestor's work is its
 input (`inv = self.inv_freq` then `register_buffer("inv_freq", inv / factor)`), also when a

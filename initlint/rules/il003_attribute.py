@@ -59,6 +59,9 @@ class) throws that build away. It is reported only when `self.attn` was built du
 offered: skipping the part would need a new parameter on the submodule's class. Likewise
 `self.attn.__init__(...)` on the object the ancestors built sets the whole object up again
 (every tensor it owns is built twice): reported at the cost of that construction, no fix.
+A field the subclass sets on the object it passes to `super().__init__()` (a copied config:
+`cfg.n_shared = None`, `setattr(cfg, "n_shared", None)` or `object.__setattr__(cfg,
+"n_shared", None)`, with a literal name) decides the ancestor's tests of it.
 A `del self.x` on the way to the rebuild proves that the ancestor's branch building `x`
 ran: an ancestor build that branch excludes never happened, and is not reported.
 A class reached through a name counts as that class built: a parameter whose default names
@@ -87,6 +90,19 @@ given anywhere, the build stays unpriced and nothing is reported. A build of ano
 the first build is thrown away: the field's classes say what a spec *may* hold, and a spec
 code replaces is often the one the project gives a no-op class (`IdentityOp`), so pricing
 the discarded build by the heaviest class would claim work nobody may have done.
+When the ancestor builds the attribute in several branches (`self.norm = RMSNorm(d)` if on
+the last stage, else a placeholder), the build thrown away is that of the branch that ran.
+A rebuild under the same test of the object's own attributes (`if self.pp_group.is_last_rank:`
+in both classes, nothing it reads written in between) is matched with the ancestor's branch
+and rated by it; a test initlint cannot match (one that calls something, such as
+`get_pp_group().is_last_rank`) is rated by the heaviest build that may have run last,
+reported as `possibly`, and the message names the other builds.
+An ancestor path that cannot finish builds nothing: when a method the ancestor calls (an
+override, by virtual dispatch) reads an attribute of the object that nothing can have set
+yet (the subclass sets it only after `super().__init__()`; no class attribute, property or
+`__getattr__` provides it; the read is not under `getattr`/`hasattr`, a `try` or a `with`),
+that path raises AttributeError, so what follows on it is never built, and a rebuild only
+reached on the other paths is no repeat. `initlint explain-class` shows where a path stops.
 """,
         "Why is this bad": """
 The ancestor's object is built and immediately discarded: a submodule's weights are allocated
