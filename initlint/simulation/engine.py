@@ -290,6 +290,8 @@ class Simulator:
         self._building: set[str] = set()  # classes whose simulation is running (parts_built)
         self._built_cost: dict[tuple[str, str], int] = {}  # construction_cost's results
         self._builders: dict[tuple[str, str], Builder | None] = {}  # builder_of's results
+        # _Run._state_key's reading of each guard, by identity: (guard, text, attributes)
+        self.state_tests: dict[int, tuple[Cond, str, tuple[str, ...]]] = {}
 
     def simulate(
         self, cls: ClassInfo, inject: tuple[str, Const] | None = None
@@ -918,13 +920,18 @@ class _Run:
         facts = frame.call.fn.facts
         if facts.is_static or facts.is_classmethod:
             return ""
-        roots: set[str] = set()
-        if not _on_self(cond, roots) or not roots:
+        known = self.s.state_tests.get(id(cond))
+        if known is None or known[0] is not cond:
+            roots: set[str] = set()
+            text = f"self.{cond.name}" if cond.op == "selfattr" else cond.name
+            if not _on_self(cond, roots) or not text or len(text) >= 80:
+                roots.clear()  # (a condition's text is cut at 80 characters)
+            known = (cond, text, tuple(sorted(roots)))
+            self.s.state_tests[id(cond)] = known
+        _, text, sorted_roots = known
+        if not sorted_roots:
             return ""
-        text = f"self.{cond.name}" if cond.op == "selfattr" else cond.name
-        if not text or len(text) >= 80:  # (a condition's text is cut at 80 characters)
-            return ""
-        marks = ",".join(f"{r}:{self.attr_writes.get(r, 0)}" for r in sorted(roots))
+        marks = ",".join(f"{r}:{self.attr_writes.get(r, 0)}" for r in sorted_roots)
         return f"self|{text}|{marks}|{self.epoch}"
 
     def _note_writes(
@@ -1393,13 +1400,20 @@ class _Run:
     def _may_set(self, kind: EffectKind, name: str, eff: Effect) -> None:
         """Note what an event may have set (``_unset``, ``_state_key``)."""
         if kind == "touch":
-            self.ever_set.update(eff.writes)
-            wild = EVERYTHING in eff.writes or "__dict__" in eff.writes
-            self.wild = self.wild or wild
-            self._note_writes(eff.writes, all_=wild)
-        elif kind in ("assign", "buffer", "delete", "mutate", "nested"):
-            self.ever_set.add(name.partition(".")[0])
-            self._note_writes({name.partition(".")[0]})
+            writes = eff.writes
+            if not writes:
+                return
+            self.ever_set.update(writes)
+            counts = self.attr_writes
+            for n in writes:
+                counts[n] = counts.get(n, 0) + 1
+            if EVERYTHING in writes or "__dict__" in writes:
+                self.wild = True
+                self.epoch += 1
+        elif kind in _SETTERS:
+            root = name.partition(".")[0]
+            self.ever_set.add(root)
+            self.attr_writes[root] = self.attr_writes.get(root, 0) + 1
 
     def _construction_cost(self, frame: _Frame, call: Expr) -> Priced:
         """``self.norm = Norm(d, affine=False)``: a project subclass of a torch module (see
@@ -2002,6 +2016,10 @@ def _display(value: Expr | None) -> bool:
         and len(value.children) <= SMALL_NUMEL
         and not any(c.kind == "op" and c.name == "*" for c in value.children)
     )
+
+
+# The events that may set the attribute they name (``_Run._may_set``).
+_SETTERS = frozenset({"assign", "buffer", "delete", "mutate", "nested"})
 
 
 def _on_self(cond: Cond, roots: set[str]) -> bool:
