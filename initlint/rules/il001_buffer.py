@@ -25,7 +25,9 @@ registers a buffer of that name (or assigns a new `nn.Parameter`) discards the t
 (`nn.Parameter(self.weight.data.half())`) is a conversion, not a repeat. So does a tensor
 of a submodule replaced (`self.rope.table = torch.zeros(...)` after the ancestor built
 `self.rope`, whose own `__init__` registered `table`); see IL003 for parts of submodules,
-for an ancestor that registers it in several branches, and for an ancestor path that cannot
+for an ancestor that registers it in several branches (how the discarded registration is
+chosen: the subclass's branch paired with the ancestor's by the same test, else the
+heaviest that may have run), and for an ancestor path that cannot
 finish (its override reads an attribute the subclass sets only after `super().__init__()`:
 the registration after that read never happens on that path).
 

@@ -92,11 +92,21 @@ code replaces is often the one the project gives a no-op class (`IdentityOp`), s
 the discarded build by the heaviest class would claim work nobody may have done.
 When the ancestor builds the attribute in several branches (`self.norm = RMSNorm(d)` if on
 the last stage, else a placeholder), the build thrown away is that of the branch that ran.
-A rebuild under the same test of the object's own attributes (`if self.pp_group.is_last_rank:`
-in both classes, nothing it reads written in between) is matched with the ancestor's branch
-and rated by it; a test initlint cannot match (one that calls something, such as
-`get_pp_group().is_last_rank`) is rated by the heaviest build that may have run last,
-reported as `possibly`, and the message names the other builds.
+The subclass's branches are paired with the ancestor's when its test has the same text and
+reads the same things, and a rebuild is then rated by what the paired branch built (a
+placeholder rebuilt in the `else` discards the ancestor's placeholder: a warning). The test
+may read constants, attributes of the object (`if self.pp_group.is_last_rank:`), and
+attributes of what a function called without arguments returns (`if
+get_pp_group().is_last_rank:`), where the name must resolve to the same function in both
+modules. A test repeated with the same text is assumed to give the same answer within one
+construction: a global getter such as `get_pp_group()` is taken to return the same thing
+both times. Nothing the test reads on the object may be written in between (nor `self`
+passed to code initlint does not follow); storing again what the attribute already held
+from the same getter (`self.pp_group = get_parallel().pp_group` in both classes) is no
+change. Other tests are not paired: a call with arguments, a local, an attribute replaced
+by another value, a same-named function of another module. A rebuild under such a test is
+rated by the heaviest build that may have run last, reported as `possibly`, and the
+message names the other builds.
 An ancestor path that cannot finish builds nothing: when a method the ancestor calls (an
 override, by virtual dispatch) reads an attribute of the object that nothing can have set
 yet (the subclass sets it only after `super().__init__()`; no class attribute, property or

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -290,8 +291,10 @@ class Simulator:
         self._building: set[str] = set()  # classes whose simulation is running (parts_built)
         self._built_cost: dict[tuple[str, str], int] = {}  # construction_cost's results
         self._builders: dict[tuple[str, str], Builder | None] = {}  # builder_of's results
-        # _Run._state_key's reading of each guard, by identity: (guard, text, attributes)
-        self.state_tests: dict[int, tuple[Cond, str, tuple[str, ...]]] = {}
+        # _Run._state_key's reading of each guard, by identity: (guard, text, attributes,
+        # getters called)
+        self.state_tests: dict[int, tuple[Cond, str, tuple[str, ...], tuple[str, ...]]] = {}
+        self.getters: dict[tuple[str, str], str] = {}  # _Run._getter's resolutions
 
     def simulate(
         self, cls: ClassInfo, inject: tuple[str, Const] | None = None
@@ -493,6 +496,10 @@ class _Run:
         # Writes of each self attribute so far, and of anything (``_state_key``).
         self.attr_writes: dict[str, int] = {}
         self.epoch = 0
+        # The getter's result each self attribute holds (``_getter_chain``), the frame that
+        # stored it and the attribute's write count after the store (``_may_set``):
+        # ``self.pp_group = get_parallel().pp_group``.
+        self.getter_stores: dict[str, tuple[tuple[str, str], _Frame, int]] = {}
 
     # -- binding ---------------------------------------------------------------------------
     def bind_top(self, params: tuple[Param, ...], module: Module) -> dict[str, Val]:
@@ -912,27 +919,61 @@ class _Run:
         return None
 
     def _state_key(self, frame: _Frame, cond: Cond) -> str:
-        """A key for a test of ``self`` attributes alone (``self.pp_group.is_last_rank``,
-        ``self.n == 1 and self.tied``: no call, no local) that two frames share when they
-        evaluate it on the same state: the text, with the write count of each attribute it
-        reads and of the whole object (``_note_writes``). An ancestor's ``if`` and the
-        subclass's ``if`` on it then are one undecided condition. "" for any other test."""
+        """A key for a test that two frames share when it gives them the same answer, so that
+        an ancestor's ``if`` and the subclass's ``if`` of the same text are one undecided
+        condition; "" for any other test. The test may read only constants, ``self``
+        attributes (``self.pp_group.is_last_rank``, ``self.n == 1 and self.tied``) and
+        attributes of what an argument-free function of the module returns
+        (``get_pp_group().is_last_rank``): no local, no other call. The key is the text, with
+
+        - the function each call names, resolved (two modules' ``get_pp_group`` must be the
+          same function): a call repeated with the same text is assumed to give the same
+          answer within one construction;
+        - the write count of each ``self`` attribute it reads and of the whole object
+          (``_note_writes``; a store of what the attribute already held from the same
+          getter is no write, ``_may_set``)."""
         facts = frame.call.fn.facts
         if facts.is_static or facts.is_classmethod:
             return ""
         known = self.s.state_tests.get(id(cond))
         if known is None or known[0] is not cond:
             roots: set[str] = set()
+            getters: set[str] = set()
             text = f"self.{cond.name}" if cond.op == "selfattr" else cond.name
-            if not _on_self(cond, roots) or not text or len(text) >= 80:
+            if not _test_reads(cond, roots, getters) or not text or len(text) >= 80:
                 roots.clear()  # (a condition's text is cut at 80 characters)
-            known = (cond, text, tuple(sorted(roots)))
+                getters.clear()
+            known = (cond, text, tuple(sorted(roots)), tuple(sorted(getters)))
             self.s.state_tests[id(cond)] = known
-        _, text, sorted_roots = known
-        if not sorted_roots:
+        _, text, sorted_roots, getters_read = known
+        if not sorted_roots and not getters_read:
             return ""
+        called = ""
+        for name in getters_read:
+            target = self._getter(frame, name)
+            if not target:
+                return ""
+            called += f"{name}={target};"
+        if not sorted_roots:
+            return f"call|{text}|{called}"
         marks = ",".join(f"{r}:{self.attr_writes.get(r, 0)}" for r in sorted_roots)
-        return f"self|{text}|{marks}|{self.epoch}"
+        return f"self|{text}|{called}|{marks}|{self.epoch}"
+
+    def _getter(self, frame: _Frame, dotted: str) -> str:
+        """The function an argument-free call ``dotted()`` in ``frame`` names: a project
+        function or an external name (not a class, which builds a new object each time, nor
+        a local or parameter of the frame); "" when it resolves to no such thing."""
+        head = dotted.partition(".")[0]
+        if head in ("self", "cls", "super") or head in frame.call.env:
+            return ""
+        key = (frame.call.fn.module.name, dotted)
+        found = self.s.getters.get(key)
+        if found is None:
+            # (resolve_value reads no module nothing has read: a torch name stays external)
+            target = self.s.index.resolve_value(*key)
+            ok = target is not None and target.kind in ("function", "external")
+            found = self.s.getters[key] = target.name if target is not None and ok else ""
+        return found
 
     def _note_writes(
         self, names: set[str] | frozenset[str] = frozenset(), *, all_: bool = False
@@ -1394,10 +1435,10 @@ class _Run:
             literals=self.literals,
         )
         self.sim.events.append(ev)
-        self._may_set(kind, name, eff)
+        self._may_set(frame, kind, name, eff)
         return ev
 
-    def _may_set(self, kind: EffectKind, name: str, eff: Effect) -> None:
+    def _may_set(self, frame: _Frame, kind: EffectKind, name: str, eff: Effect) -> None:
         """Note what an event may have set (``_unset``, ``_state_key``)."""
         if kind == "touch":
             writes = eff.writes
@@ -1413,7 +1454,27 @@ class _Run:
         elif kind in _SETTERS:
             root = name.partition(".")[0]
             self.ever_set.add(root)
-            self.attr_writes[root] = self.attr_writes.get(root, 0) + 1
+            count = self.attr_writes.get(root, 0)
+            if kind == "assign" and root == name:
+                # ``self.pp_group = get_parallel().pp_group`` again, after the ancestor stored
+                # the same: the same object (``_state_key``'s assumption), so no write. The
+                # count may have moved only by this statement's own touch.
+                chain = _getter_chain(eff.value)
+                before = self.getter_stores.get(root)
+                if (
+                    chain is not None
+                    and before is not None
+                    and before[0] == chain
+                    and count in (before[2], before[2] + 1)
+                    and self._getter(frame, chain[0]) == self._getter(before[1], chain[0]) != ""
+                ):
+                    self.attr_writes[root] = before[2]
+                    return
+                if chain is not None:
+                    self.getter_stores[root] = (chain, frame, count + 1)
+                else:
+                    self.getter_stores.pop(root, None)
+            self.attr_writes[root] = count + 1
 
     def _construction_cost(self, frame: _Frame, call: Expr) -> Priced:
         """``self.norm = Norm(d, affine=False)``: a project subclass of a torch module (see
@@ -2022,9 +2083,10 @@ def _display(value: Expr | None) -> bool:
 _SETTERS = frozenset({"assign", "buffer", "delete", "mutate", "nested"})
 
 
-def _on_self(cond: Cond, roots: set[str]) -> bool:
-    """Whether ``cond`` tests ``self`` attributes and constants only (no call, no local);
-    ``roots`` gets the attributes it reads."""
+def _test_reads(cond: Cond, roots: set[str], getters: set[str]) -> bool:
+    """Whether ``cond`` tests only constants, ``self`` attributes and attributes of what an
+    argument-free call of a dotted name returns (``get_pp_group().is_last_rank``; no local,
+    no other call). ``roots`` gets the attributes it reads, ``getters`` the called names."""
     if cond.op == "const":
         return True
     if cond.op == "selfattr":
@@ -2032,10 +2094,32 @@ def _on_self(cond: Cond, roots: set[str]) -> bool:
         return True
     if cond.op == "unknown":
         head, _, rest = cond.name.partition(".")
-        if head != "self" or not _is_dotted(cond.name):
+        if head == "self" and _is_dotted(cond.name):
+            roots.add(rest.partition(".")[0])
+            return True
+        called = _GETTER_TEST.fullmatch(cond.name)
+        if called is None:
             return False
-        roots.add(rest.partition(".")[0])
+        getters.add(called.group(1))
         return True
     if cond.op in ("not", "and", "or", "is", "isnot", "eq", "ne") and cond.args:
-        return all(_on_self(c, roots) for c in cond.args)
+        return all(_test_reads(c, roots, getters) for c in cond.args)
     return False
+
+
+# ``get_pp_group().is_last_rank``: a dotted name called without arguments, then attributes.
+_GETTER_TEST = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\(\)(?:\.[A-Za-z_]\w*)*")
+
+
+def _getter_chain(value: Expr | None) -> tuple[str, str] | None:
+    """``get_parallel().pp_group``: the dotted name called without arguments, and the
+    attributes read from its result (``".pp_group"``); None for any other value."""
+    attrs: list[str] = []
+    while value is not None and value.kind == "attr" and value.attr:
+        attrs.append(value.attr)
+        value = value.receiver
+    if value is None or value.kind != "call" or value.children or value.keywords:
+        return None
+    if not value.name or not all(part.isidentifier() for part in value.name.split(".")):
+        return None
+    return value.name, "".join(f".{a}" for a in reversed(attrs))

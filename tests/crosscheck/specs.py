@@ -153,9 +153,16 @@ SPECS: dict[str, dict[str, Spec]] = {
         f"pkg.spans:{name}": ((8, 64, [3, 4]), {}) for name in ("Spans", "ThreeWaySpans")
     },
     "alternatives_discarded": {
-        "pkg.trunk:Trunk": ((8,), {}),
-        "pkg.trunk:WiderTrunk": ((8,), {}),
-        "pkg.trunk:RegroupedTrunk": ((8, SimpleNamespace(is_last=True)), {}),
+        **{
+            name: ((8,), {})
+            for name in (
+                "pkg.trunk:Trunk",
+                "pkg.wide:WiderTrunk",
+                "pkg.wide:RefetchedTrunk",
+                "pkg.mirrored:MirroredTrunk",
+            )
+        },
+        "pkg.wide:RegroupedTrunk": ((8, SimpleNamespace(is_last=True)), {}),
     },
     "config_copy_setattr": {
         **{

@@ -1,15 +1,22 @@
-"""The build a repeat discards, among an ancestor's alternatives (DESIGN §3 "Guards"): on
-the ``alternatives_discarded`` fixture, a rebuild under the same test of the object's own
-state as the ancestor's branch is rated by what that branch built (runtime: the bytes it
-throws away), and one under a call's result, which initlint cannot match, by the heaviest
-build that may have run."""
+"""The build a repeat discards, among an ancestor's alternatives (DESIGN §3 "Guards"), on the
+``alternatives_discarded`` fixture. Each class is constructed on both pipeline stages
+(``pkg.stages.LAST_STAGE``) and the rating of the rebuild that ran is compared with the bytes
+it threw away:
+
+- a test the subclass repeats with the same text, on the same state (``self.group.is_last``,
+  also after fetching the group again from the same getter) or calling the same function
+  without arguments (``on_last_stage()``), pairs branch with branch: a rebuild is an error
+  exactly when what it discards holds bytes;
+- a test that cannot be paired (a call with an argument, a group replaced by another, a
+  same-named function of another module) is priced by the heaviest build it may discard:
+  an error on both branches, which on one of the stages discards bytes."""
 
 from __future__ import annotations
 
-import shutil
-import sys
+import importlib
+from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
+from types import SimpleNamespace
 
 import pytest
 
@@ -20,59 +27,77 @@ from initlint.runtime import trace_init  # noqa: E402
 
 CASE = Path(__file__).resolve().parents[1] / "fixtures" / "check" / "alternatives_discarded"
 
-
-@pytest.fixture
-def trunk(forget_modules: Path, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
-    copy = forget_modules / "case"
-    shutil.copytree(CASE, copy)
-    for name in [n for n in sys.modules if n.partition(".")[0] == "pkg"]:
-        monkeypatch.delitem(sys.modules, name)  # another fixture's `pkg`
-    monkeypatch.syspath_prepend(str(copy))
-    import pkg.trunk as m
-
-    return m
+# (module, class, attribute): the branch pairs with the ancestor's
+PAIRED = [("wide", "WiderTrunk", "norm"), ("wide", "WiderTrunk", "head")]
+PAIRED += [("wide", "RefetchedTrunk", "head")]
+# ... and where it does not, so the heaviest alternative prices both branches
+UNPAIRED = [("wide", "WiderTrunk", "proj"), ("wide", "RegroupedTrunk", "head")]
+UNPAIRED += [("mirrored", "MirroredTrunk", "norm")]
 
 
 def severities() -> dict[tuple[str, int], str]:
-    """(class, line) -> severity of WiderTrunk's findings."""
+    """(module, line) -> severity of the fixture's findings."""
     analysis = analyze([CASE], cwd=CASE, jobs=1, use_cache=False)
-    return {
-        (cls.rsplit(".", 1)[-1], d.line): d.severity
-        for d in analysis.diagnostics
-        for cls in d.classes
-    }
+    return {(Path(d.path).stem, d.line): d.severity for d in analysis.diagnostics}
 
 
-def wasted(m: ModuleType, name: str) -> int:
-    trace = trace_init(lambda: m.WiderTrunk(8))
-    return sum(r.bytes for r in trace.repeated if r.name == name)
+@pytest.fixture(scope="module")
+def rated() -> dict[tuple[str, int], str]:
+    return severities()
 
 
-def branch_line(name: str, last: bool) -> int:
-    """The line of WiderTrunk's rebuild of ``name`` in the branch that runs."""
-    lines = (CASE / "pkg" / "trunk.py").read_text().splitlines()
-    start = next(i for i, t in enumerate(lines) if t.startswith("class WiderTrunk"))
-    hits = [i + 1 for i, t in enumerate(lines) if i > start and f"self.{name} = " in t]
-    return hits[0] if last else hits[1]
+def outcome(module: str, cls: str, attr: str, last: bool) -> tuple[int, int]:
+    """Build ``cls`` of the imported fixture on the last stage or another: the bytes its
+    rebuild of ``attr`` threw away, and the line of the rebuild that ran."""
+    import pkg.stages
 
-
-@pytest.mark.parametrize("last", [True, False])
-def test_a_matched_test_rates_the_branch_by_what_it_discards(
-    trunk: ModuleType, monkeypatch: pytest.MonkeyPatch, last: bool
-) -> None:
-    monkeypatch.setattr(trunk.Group, "is_last", last)
-    rated = severities()[("WiderTrunk", branch_line("head", last))]
-    discarded = wasted(trunk, "head")
-    assert (discarded > 0) == last  # the Linear, or a Placeholder without parameters
-    assert rated == ("error" if discarded > 0 else "warning")
+    pkg.stages.LAST_STAGE = last
+    m = importlib.import_module(f"pkg.{module}")
+    args = (8, SimpleNamespace(is_last=last)) if cls == "RegroupedTrunk" else (8,)
+    trace = trace_init(lambda: getattr(m, cls)(*args))
+    (repeat,) = [r for r in trace.repeated if r.name == attr]
+    return repeat.bytes, int(repeat.sites[-1].rpartition(":")[2])
 
 
 @pytest.mark.parametrize("last", [True, False])
-def test_an_unmatched_test_is_rated_by_the_heaviest_alternative(
-    trunk: ModuleType, monkeypatch: pytest.MonkeyPatch, last: bool
+@pytest.mark.parametrize(("module", "cls", "attr"), PAIRED)
+def test_a_paired_test_rates_the_branch_by_what_it_discards(
+    check_fixture: Callable[[str], Path],
+    rated: dict[tuple[str, int], str],
+    module: str,
+    cls: str,
+    attr: str,
+    last: bool,
 ) -> None:
-    monkeypatch.setattr(trunk, "on_last_stage", lambda: last)
-    discarded = wasted(trunk, "norm")
-    assert (discarded > 0) == last  # which build was discarded depends on the call
-    # both rebuilds: "error", the LayerNorm that may have been the one discarded
-    assert severities()[("WiderTrunk", branch_line("norm", last))] == "error"
+    check_fixture("alternatives_discarded")
+    discarded, line = outcome(module, cls, attr, last)
+    assert (discarded > 0) == last  # a module with parameters, or a Placeholder without
+    assert rated[(module, line)] == ("error" if discarded > 0 else "warning")
+
+
+@pytest.mark.parametrize(("module", "cls", "attr"), UNPAIRED)
+def test_an_unpaired_test_is_rated_by_the_heaviest_alternative(
+    check_fixture: Callable[[str], Path],
+    rated: dict[tuple[str, int], str],
+    module: str,
+    cls: str,
+    attr: str,
+) -> None:
+    check_fixture("alternatives_discarded")
+    seen = [outcome(module, cls, attr, last) for last in (True, False)]
+    assert len({line for _, line in seen}) == 2  # each stage ran the other branch
+    assert any(discarded > 0 for discarded, _ in seen)  # a cheap rating would be wrong there
+    assert all(rated[(module, line)] == "error" for _, line in seen)
+
+
+def test_the_same_name_of_another_function_is_not_paired(
+    check_fixture: Callable[[str], Path], rated: dict[tuple[str, int], str]
+) -> None:
+    """MirroredTrunk's else branch runs where the ancestor built its LayerNorm: pairing the
+    tests by their text alone would call that rebuild cheap."""
+    check_fixture("alternatives_discarded")
+    discarded, line = outcome("mirrored", "MirroredTrunk", "norm", True)
+    lines = (CASE / "pkg" / "mirrored.py").read_text().splitlines()
+    assert "Placeholder()" in lines[line - 1]  # the else branch ran
+    assert discarded > 0
+    assert rated[("mirrored", line)] == "error"
