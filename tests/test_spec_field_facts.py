@@ -45,6 +45,27 @@ def test_keywords_naming_a_class_are_read_also_in_bodies_not_parsed() -> None:
     assert [f.value for f in facts.field_values] == ["Block", "layers.Projection", "Passthrough"]
 
 
+def test_a_class_bodys_default_class_is_a_field_value_of_that_class() -> None:
+    text = """
+        @dataclass
+        class Parts:
+            proj: type = layers.Projection
+            norm = Passthrough
+            width: int = 8
+            flag: bool = True
+            name = "x"
+
+            class Inner:
+                gate: object = Gate
+        """
+    facts = extract_facts(textwrap.dedent(text).lstrip("\n")).field_values
+    assert [(f.callee, f.field, f.value, f.line) for f in facts] == [
+        ("Parts", "proj", "layers.Projection", 3),
+        ("Parts", "norm", "Passthrough", 4),
+        ("Parts.Inner", "gate", "Gate", 10),
+    ]
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -21,6 +21,7 @@ from initlint.facts.model import (
     EffectKind,
     Expr,
     ExprKind,
+    FieldValueFacts,
     FunctionFacts,
     ImportFacts,
     ModuleFacts,
@@ -1022,6 +1023,7 @@ class _ModuleReader:
         self.functions: list[FunctionFacts] = []
         self.names: set[str] = set()
         self.aliases: list[AliasFacts] = []
+        self.field_defaults: list[FieldValueFacts] = []  # class-body defaults (_class_default)
 
     def read(self, tree: ast.Module) -> ModuleFacts:
         self._body(tree.body, top=True)
@@ -1031,7 +1033,10 @@ class _ModuleReader:
             functions=tuple(self.functions),
             names=frozenset(self.names),
             aliases=tuple(self.aliases),
-            field_values=() if self.source is None else field_values(self.source.lines_text()),
+            field_values=(
+                *self.field_defaults,
+                *(() if self.source is None else field_values(self.source.lines_text())),
+            ),
         )
 
     def _body(self, body: Sequence[ast.stmt], top: bool) -> None:
@@ -1152,6 +1157,9 @@ class _ModuleReader:
                     attrs.append(stmt.name)
                 else:
                     attrs.extend(_bound_names(stmt))
+                    default = _class_default(stmt)
+                    if default is not None:  # ``proj: type = Linear``: a field's default class
+                        self.field_defaults.append(FieldValueFacts(qual, *default, stmt.lineno))
             dynamic = any(isinstance(b, ast.Starred) for b in cls.bases) or any(
                 k.arg is None for k in cls.keywords
             )
@@ -1186,6 +1194,26 @@ def _type_checking(test: ast.expr) -> bool | None:
     if name != "TYPE_CHECKING":
         return None
     return not negated
+
+
+def _class_default(stmt: ast.stmt) -> tuple[str, str] | None:
+    """``name: T = Value`` or ``name = Value`` in a class body, the value a dotted name whose
+    last part is capitalised (a class, as ``facts/field_values.py`` reads keywords): the
+    name and the value, as written."""
+    target: ast.expr
+    value: ast.expr | None
+    if isinstance(stmt, ast.AnnAssign):
+        target, value = stmt.target, stmt.value
+    elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        target, value = stmt.targets[0], stmt.value
+    else:
+        return None
+    if not isinstance(target, ast.Name) or not isinstance(value, ast.Name | ast.Attribute):
+        return None
+    written = dotted(value)
+    if not written or not written.rpartition(".")[2][:1].isupper():
+        return None
+    return target.id, written
 
 
 def _bound_names(stmt: ast.stmt) -> list[str]:

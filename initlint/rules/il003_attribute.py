@@ -82,8 +82,11 @@ the same field, not changed in place in between: `submodules.linear_proj = X`, a
 `submodules`, or other parts handed to `super().__init__()` make it another) builds the same
 class twice, whichever class it is. Its cost is what the project gives that field: every
 `Holder(..., linear_proj=RowParallelLinear)` in the project's files (function bodies
-included), where `Holder` is what the argument is annotated with (`submodules: Holder`,
-`Optional[Holder]`, `Union[A, B]`). The heaviest of those classes is the severity, and the
+included), and the field's default class in `Holder`'s body (`linear_proj: type =
+RowParallelLinear`), where `Holder` is what the argument is annotated with (`submodules:
+Holder`, `Optional[Holder]`, `Union[A, B]`). A class's name is taken by Python's convention
+(its last part capitalised), and only the project's own files are read for it, not those
+of installed dependencies. The heaviest of those classes is the severity, and the
 finding is `possibly` (a caller may give another class). With no annotation, or no class
 given anywhere, the build stays unpriced and nothing is reported. A build of another spec
 (another field into the same attribute, a rewritten one) is not reported either, though

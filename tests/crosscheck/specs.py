@@ -340,6 +340,7 @@ SPECS: dict[str, dict[str, Spec]] = {
                 "SwappedMixer",
                 "RewrittenMixer",
                 "OwnPartsMixer",
+                "OutMixer",
             )
         },
     },

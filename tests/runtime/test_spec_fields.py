@@ -54,6 +54,11 @@ def test_a_part_built_again_from_the_same_field_is_thrown_away(case: Path) -> No
     assert seen(traced(case, "GatedMixer", "full")) == {("", "gate", PROJ, "variants.py:19")}
 
 
+def test_a_part_from_the_fields_default_class(case: Path) -> None:
+    # no recipe gives `out`: MixerParts' own default, a Projection, is built twice
+    assert seen(traced(case, "OutMixer", "full")) == {("", "out", PROJ, "variants.py:71")}
+
+
 def test_the_recipes_class_built_again_by_hand(case: Path) -> None:
     assert seen(traced(case, "TiedHead", "head")) == {("", "out", PROJ, "variants.py:35")}
 
