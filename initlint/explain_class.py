@@ -21,6 +21,7 @@ from initlint.pipeline.check import body_syntax_diag
 from initlint.rules import findings_of
 from initlint.rules.base import RepeatFinding
 from initlint.rules.repeats import deletions, never_both, ruled_out_by_delete
+from initlint.simulation.binding import DIFFER, own_defaults, same_args
 from initlint.simulation.cost import COST_NAMES
 from initlint.simulation.engine import Event, Raise, Simulation, SimulationLimit
 from initlint.simulation.values import MAYBE
@@ -182,8 +183,13 @@ def _why_not(
             f"it deletes `{d.name}` first (#{num[d.index]}), which only an ancestor branch "
             f"that excludes #{num[same[-1].index]} builds: that build never ran"
         )
-    if ev.kind == "call" and all(e.args_key != ev.args_key for e in same):
-        return "called with other arguments: a different computation"
+    if ev.kind == "call":
+        defaults = own_defaults(sim.top_fn.facts.params)
+        if all(same_args(e.arg_keys, ev.arg_keys, defaults) == DIFFER for e in same):
+            return (
+                "called with other arguments (or ones whose value is not known on both "
+                "sides): a different computation"
+            )
     if ev.kind == "call":
         return "its result goes to another attribute, or only feeds a reported statement"
     return "the ancestor's value was cheap, or the statement is reported as another rule"

@@ -16,9 +16,24 @@ class RedundantInitCall(RepeatRule):
         "What it does": """
 Checks for a call `self.method(args)` after `super().__init__()` where the ancestor chain
 already called the same function (resolved through the class's MRO, so an overridden method
-counts as the same call) with equal argument expressions, and the function does expensive
-work (tensor factories, module construction, file I/O, or project helpers that do these).
-A call whose result only feeds a registration reported by IL001 is reported once, as IL001.
+counts as the same call) with equal arguments, and the function does expensive work (tensor
+factories, module construction, file I/O, or project helpers that do these). A call whose
+result only feeds a registration reported by IL001 is reported once, as IL001.
+
+Arguments are compared by value, not by their text: each call's arguments are bound to the
+function's parameters (positional, keyword, or the default of one left out) in the frame the
+call runs in, and compared parameter by parameter. `self._build(n, fast=False)` equals
+`self._build(n)` when `fast` defaults to False. A value is known when it is a constant, the
+constructed class's own argument, a global, `self.x` (by name), a local or a parameter
+through the expression it was bound to (across frames), or an expression of these. The same
+text can hold other values: a helper that runs once from the ancestor's `__init__` and again
+from the class's loop gets other names each time, and is not reported. So a call is not
+reported when a value differs, or is not known on either side: a local built in a loop or
+changed in place (`names.append(x)`), a value bound under an undecided guard, a subscript
+`x[i]`, a comparison. A call is reported as *possibly* called again (confidence `possible`)
+when its values equal the ancestor's only if the constructed class's own arguments keep
+their defaults: the base calls `self._build(4)`, the class `self._build(size)` with `size=4`
+(a caller may pass another size).
 A call to a memoised function (`functools.cache`, `lru_cache`, or one that returns an entry
 of a module-level cache dict, directly or through a helper that looks it up) builds nothing
 the second time and is never reported.
@@ -29,7 +44,7 @@ own parameters, reads files or checkpoints, including work it only keeps in a lo
 """,
         "Why is this bad": """
 The work runs twice on every construction. Different arguments are a different computation
-and are not reported.
+(the second run's result is new work) and are not reported.
 """,
         "Example": """
 ```python

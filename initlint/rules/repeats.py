@@ -4,6 +4,7 @@ simulation (computed once per simulation, ``rules/analyses.py``)."""
 from __future__ import annotations
 
 from initlint.rules.base import RepeatFinding, confidence_of, method_label
+from initlint.simulation.binding import DIFFER, SAME, own_defaults, same_args
 from initlint.simulation.cost import LIGHT
 from initlint.simulation.engine import Event, FlagRef, Simulation, exclusive
 from initlint.simulation.values import MAYBE
@@ -34,7 +35,7 @@ def find_repeats(sim: Simulation) -> list[RepeatFinding]:
     # Every ancestor build of each buffer, attribute and call, in order.
     buffers: dict[str, list[Event]] = {}
     assigns: dict[str, list[Event]] = {}
-    calls: dict[tuple[str, str], list[Event]] = {}
+    calls: dict[str, list[Event]] = {}
     deletes, created = deletions(sim)
     for e in live:
         if not e.ancestor:
@@ -44,7 +45,7 @@ def find_repeats(sim: Simulation) -> list[RepeatFinding]:
         elif e.kind == "assign" and e.expensive:
             assigns.setdefault(e.name, []).append(e)
         elif e.kind == "call" and e.expensive and e.callee is not None:
-            calls.setdefault((e.callee.qualname, e.args_key), []).append(e)
+            calls.setdefault(e.callee.qualname, []).append(e)
 
     repeated_calls: set[int] = set()
     findings: list[RepeatFinding] = []
@@ -62,9 +63,14 @@ def find_repeats(sim: Simulation) -> list[RepeatFinding]:
         if e.derived:
             return None  # computed from the value it replaces: the earlier build was used
         before = [b for b in builds or () if b.index < e.index]
+        maybe_args: set[int] = set()  # calls equal only with the class's own defaults
         if code == "IL002":
             into = _stored_in(e)
             before = [b for b in before if not _different_targets(into, _stored_in(b))]
+            defaults = own_defaults(sim.top_fn.facts.params)
+            verdicts = {b.index: same_args(b.arg_keys, e.arg_keys, defaults) for b in before}
+            before = [b for b in before if verdicts[b.index] != DIFFER]
+            maybe_args = {i for i, v in verdicts.items() if v not in (SAME, DIFFER)}
         # The ancestor's build and this one sit under guards that exclude each other.
         before = [b for b in before if not never_both(b, e)]
         before = [b for b in before if ruled_out_by_delete(b, e, deletes, created) is None]
@@ -81,6 +87,8 @@ def find_repeats(sim: Simulation) -> list[RepeatFinding]:
         if others:  # another build may be the one discarded
             confidence = "possible"
         if e.memo_changed == "maybe":  # the arguments change only under an undecided guard
+            confidence = "possible"
+        if nearest.index in maybe_args:  # equal arguments only if the caller passes defaults
             confidence = "possible"
         return RepeatFinding(
             code,
@@ -102,10 +110,7 @@ def find_repeats(sim: Simulation) -> list[RepeatFinding]:
         finding: RepeatFinding | None = None
         if e.kind == "call" and e.expensive and e.callee is not None:
             finding = repeat(
-                "IL002",
-                e,
-                calls.get((e.callee.qualname, e.args_key)),
-                f"`self.{e.name}({e.args_key})`",
+                "IL002", e, calls.get(e.callee.qualname), f"`self.{e.name}({e.args_key})`"
             )
             if finding is not None:
                 repeated_calls.add(e.index)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 from initlint.facts.model import (
     Arg,
@@ -20,6 +21,7 @@ from initlint.facts.model import (
 )
 from initlint.facts.reads import EVERYTHING
 from initlint.index.project import ClassInfo, FunctionInfo, Module, ProjectIndex, Target
+from initlint.simulation.binding import SYM, ArgKeys, Key, bind_args, default_key, expr_key
 from initlint.simulation.cost import (
     HEAVY,
     LIGHT,
@@ -32,16 +34,7 @@ from initlint.simulation.cost import (
     torch_shape,
     torch_vector,
 )
-from initlint.simulation.memo import (
-    SYM,
-    Binding,
-    Key,
-    MemoRoute,
-    View,
-    compare,
-    expr_key,
-    route_binding,
-)
+from initlint.simulation.memo import Binding, MemoRoute, View, compare, route_binding
 from initlint.simulation.specs import (
     BuilderShape,
     builder_shape,
@@ -123,7 +116,10 @@ class Event:
     parent: int | None  # index of the call/super event whose frame performed this
     expensive: bool = False
     cost: int = NONE  # cost.NONE | LIGHT | HEAVY: what this work costs (mutations included)
-    args_key: str = ""
+    args_key: str = ""  # a call's argument text (for messages; IL002 compares arg_keys)
+    # A call's parameters, bound to its arguments, as value keys of what they held in the
+    # frame the call ran in (``binding.same_args``); None when they could not be bound.
+    arg_keys: ArgKeys = None
     callee: FunctionInfo | None = None
     flags: tuple[FlagRef, ...] = ()
     value_const: bool = False  # a buffer/assign value that is a plain constant (e.g. None)
@@ -250,6 +246,12 @@ class _Call:
     shadow: tuple[Origin, ...]
     assume: tuple[Assumption, ...] = ()
     literals: tuple[tuple[str, bool], ...] = ()
+    # The value keys of the parameters (``binding.expr_key``) as the caller's arguments held
+    # them in its frame, or what to bind them from on first use (``_Run._frame_keys``: the
+    # caller's frame, the arguments, the parameters, skip_self); both None for the
+    # constructed class's own frame (its ``env`` says).
+    keys: dict[str, Key | None] | None = None
+    key_args: KeyArgs | None = None
 
 
 @dataclass
@@ -266,6 +268,9 @@ class _Frame:
     written: dict[str, tuple[int, str]] = field(default_factory=dict)
     # each local's latest value (None: bound under an undecided guard), for memo keys
     local_values: dict[str, Expr | None] = field(default_factory=dict)
+    # the names whose object changed in place since they were bound (``names.append(x)``,
+    # ``cfg.x = 1``): their value is no longer the expression bound (IL002's value keys)
+    changed: set[str] = field(default_factory=set)
     # the call events whose result feeds each effect (by effect index), and those of each
     # statement (a ``return`` is fed by the calls in its statement)
     fed: dict[int, list[int]] = field(default_factory=dict)
@@ -280,6 +285,11 @@ class _Frame:
     shadowed: bool = False
     dead: bool = False
     dead_blocks: list[tuple[int, tuple[Cond, ...], int]] = field(default_factory=list)
+
+
+# What a frame's parameter keys are bound from (``_Call.key_args``): the caller's frame, the
+# call's arguments, the callee's parameters, and whether the first one is ``self``.
+KeyArgs = tuple[_Frame, tuple[Arg, ...], tuple[Param, ...], bool]
 
 
 class Simulator:
@@ -523,7 +533,9 @@ class _Run:
                     self.own_types[p.name] = (module, p.annotation)
         return env
 
-    def _default(self, p: Param, module: Module | None) -> Val:
+    def _default(self, module: Module | None, p: Param) -> Val:
+        """What a parameter left out holds: its default (a constant, or a class it names,
+        resolved in the callee's ``module``); unknown otherwise, or without a default."""
         d = p.default
         if d is not None and d.kind == "const":
             return const(d.value)
@@ -606,8 +618,9 @@ class _Run:
         skip_self: bool,
         module: Module | None = None,
     ) -> dict[str, Val] | None:
-        """The callee's parameters bound to ``args`` as evaluated in ``frame``; a parameter
-        left out takes its default, a class it names resolved in the callee's ``module``."""
+        """The callee's parameters bound to ``args`` as evaluated in ``frame`` (by the one
+        binder, ``binding.bind_args``); a parameter left out takes its default, a class it
+        names resolved in the callee's ``module``."""
         positional: list[Val] = []
         open_tail = False
         keywords: dict[str, Val] = {}
@@ -639,37 +652,101 @@ class _Run:
                 if a.keyword in keywords:
                     self.sim.conflicts += 1
                 keywords[a.keyword] = self.eval_arg(frame, a.expr, a)
-        env: dict[str, Val] = {}
-        ps = list(params)
-        if skip_self and ps and ps[0].kind in ("pos", "posonly"):
-            ps = ps[1:]
-        pos_params = [p for p in ps if p.kind in ("pos", "posonly")]
-        extra: list[Val] = []
-        for i, v in enumerate(positional):
-            if i < len(pos_params):
-                env[pos_params[i].name] = v
-            else:
-                extra.append(v)
-        for p in ps:
-            if p.kind == "vararg":
-                env[p.name] = Val("args", items=tuple(extra), open=open_tail)
-                continue
-            if p.kind == "kwarg":
-                continue  # bound below, from the keywords no named parameter took
-            if p.name in env:
-                continue
-            if p.kind != "posonly" and p.name in keywords:
-                env[p.name] = keywords.pop(p.name)
-                continue
-            if p.has_default:
-                # An open *args pack supplies the required positionals only (DESIGN §3).
-                env[p.name] = self._default(p, module)
-            else:
-                env[p.name] = UNKNOWN
-        for p in ps:
-            if p.kind == "kwarg":
-                env[p.name] = Val("kwargs", keys=tuple(keywords.items()), open=open_kw)
+        if skip_self and params and params[0].kind in ("pos", "posonly"):
+            params = params[1:]
+
+        # A parameter left out takes its default, or is unknown (an open *args pack supplies
+        # the required positionals only, DESIGN §3).
+        left_out = partial(self._default, module)
+        env, _, star, extra, kw, extra_kw = bind_args(positional, keywords, params, left_out)
+        if star:
+            env[star] = Val("args", items=tuple(extra), open=open_tail)
+        if kw:
+            env[kw] = Val("kwargs", keys=tuple(extra_kw.items()), open=open_kw)
         return env
+
+    def bind_keys(
+        self, frame: _Frame, args: tuple[Arg, ...], params: tuple[Param, ...], skip_self: bool
+    ) -> dict[str, Key | None] | None:
+        """The callee's parameters bound to ``args`` as ``bind_call`` binds them (the same
+        binder), each as the value key of what its argument holds in ``frame`` (``_arg_key``;
+        an item of a ``*``/``**`` pack by its value); None when ``bind_call`` binds none."""
+        positional: list[Key | None] = []
+        keywords: dict[str, Key | None] = {}
+        open_tail = open_kw = False
+        for a in args:
+            if a.star == -1:
+                return None
+            if a.star == 1:
+                v = self.eval_arg(frame, a.expr, a)
+                if v.kind == "args":
+                    positional.extend(_val_key(x) for x in v.items)
+                    open_tail = open_tail or v.open
+                else:
+                    open_tail = True
+            elif a.star == 2:
+                v = self.eval_arg(frame, a.expr, a)
+                if v.kind == "kwargs":
+                    for key, kv in v.keys:
+                        keywords.setdefault(key, _val_key(kv))
+                    open_kw = open_kw or v.open
+                else:
+                    open_kw = True
+            elif a.keyword is None:
+                positional.append(self._arg_key(frame, a.expr))
+            else:
+                keywords[a.keyword] = self._arg_key(frame, a.expr)
+        if skip_self and params and params[0].kind in ("pos", "posonly"):
+            params = params[1:]
+        keys, _, star, extra, kw, extra_kw = bind_args(positional, keywords, params, _left_out_key)
+        if star:
+            keys[star] = None if open_tail else _pack_key("*", extra)
+        if kw:
+            items = sorted(extra_kw.items())
+            packed = [None if v is None else ("kw", k, v) for k, v in items]
+            keys[kw] = None if open_kw else _pack_key("**", packed)
+        return keys
+
+    def _frame_keys(self, frame: _Frame) -> dict[str, Key | None] | None:
+        """The value keys of ``frame``'s parameters, bound on first use: the caller's frame
+        waits, unchanged, while this one runs. None for the constructed class's own frame (and
+        one whose arguments were not kept): its values say."""
+        call = frame.call
+        if call.keys is None and call.key_args is not None:
+            call.keys = self.bind_keys(*call.key_args)
+            call.key_args = None
+        return call.keys
+
+    def _arg_key(self, frame: _Frame, e: Expr) -> Key | None:
+        """The value key of an argument ``e`` as ``frame`` holds it (``binding.expr_key``,
+        exact): a parameter by its caller's argument, a local by the expression it was last
+        bound to (None if bound under an undecided guard or changed in place since), any
+        other name as a global. IL002 compares repeated calls by these keys."""
+        visiting: set[str] = set()
+        params = frame.body.params
+        me = params[0].name if params and not frame.call.fn.facts.is_static else ""
+        keys = self._frame_keys(frame)
+
+        def name_key(name: str) -> Key | None:
+            if name in frame.changed:
+                return None
+            if name in frame.local_values:  # a local: the value it was bound to
+                value = frame.local_values[name]
+                if value is None or name in visiting:
+                    return None
+                visiting.add(name)
+                try:
+                    return expr_key(value, name_key, me, exact=True)
+                finally:
+                    visiting.discard(name)
+            if keys is not None and name in keys:
+                return keys[name]
+            v = frame.call.env.get(name)
+            if v is None:
+                return ("g", name)  # a global or builtin of the module
+            return _val_key(v)
+
+        return expr_key(e, name_key, me, exact=True)
 
     # -- guards ----------------------------------------------------------------------------
     def eval_cond(self, frame: _Frame, cond: Cond) -> tuple[str, Val]:
@@ -1128,6 +1205,8 @@ class _Run:
             if i in frame.fed:
                 reads |= self._fed_reads(frame, i)
             frame.local_values[eff.name] = eff.value if status == TRUE else None
+            if status == TRUE:
+                frame.changed.discard(eff.name)  # a new object (``changed`` holds few names)
             if reads or status == TRUE:
                 if status != TRUE:
                     reads |= frame.local_reads.get(eff.name, frozenset())
@@ -1153,6 +1232,7 @@ class _Run:
             return None
         if kind == "pop":
             kwarg = _kwarg_name(frame.body.params)
+            frame.changed.add(kwarg)
             pack = frame.call.env.get(kwarg)
             if pack is not None and pack.kind == "kwargs":
                 if status == TRUE:
@@ -1173,6 +1253,7 @@ class _Run:
         if kind == "objattr":
             self._note_writes(all_=True)  # (the object may be one a self attribute holds)
             head, _, rest = eff.name.partition(".")
+            frame.changed.add(head)
             in_place = frame.call.env.get(head)
             if in_place is not None and in_place.sym:  # a spec changed in place (specs.py)
                 self.spec_writes[f"{in_place.sym}.{rest}" if rest else in_place.sym] = len(
@@ -1346,18 +1427,20 @@ class _Run:
                 frame.fed.setdefault(j, []).append(ev.index)
             if not eff.feeds:  # (a call in a ``return`` feeds no effect)
                 frame.stmt_calls.setdefault(eff.stmt_span, []).append(ev.index)
+            skip_self = not callee.facts.is_static
             env = self.bind_call(
-                frame,
-                eff.args,
-                callee_body.params,
-                skip_self=not callee.facts.is_static,
-                module=callee.module,
+                frame, eff.args, callee_body.params, skip_self=skip_self, module=callee.module
             )
             if env is None:
                 ev.unfollowed = True
                 self.opaque = self.blind = True
                 self._note_writes(all_=True)
                 return None
+            key_args = frame, eff.args, callee_body.params, skip_self
+            arg_keys = None
+            if priced > NONE:  # (IL002 compares the costly calls by these)
+                arg_keys = self.bind_keys(*key_args)
+                ev.arg_keys = None if arg_keys is None else tuple(arg_keys.items())
             return _Call(
                 callee,
                 env,
@@ -1369,6 +1452,8 @@ class _Run:
                 shadow,
                 assume,
                 literals,
+                arg_keys,
+                None if arg_keys is not None else key_args,
             )
         if kind == "super_init":
             callee = self._resolve_super(frame, eff)
@@ -1388,11 +1473,24 @@ class _Run:
                 self.opaque = self.blind = True
                 self._note_writes(all_=True)
                 return None
+            passed: KeyArgs | None = frame, eff.args, callee_body.params, True
             if self.inject is not None and frame.call.depth == 0:
                 self._inject(frame, eff, callee_body.params, env, *self.inject)
+                passed = None  # (the frame's keys come from its values, the injected one too)
             depth = frame.call.depth + 1
             return _Call(
-                callee, env, True, ev.index, status, flags, depth, shadow, assume, literals
+                callee,
+                env,
+                True,
+                ev.index,
+                status,
+                flags,
+                depth,
+                shadow,
+                assume,
+                literals,
+                None,
+                passed,
             )
         return None
 
@@ -1920,6 +2018,29 @@ def _switchable(mro: tuple[str, ...]) -> bool:
     keyword leave the construction without tensors. (A composite project module, which
     owns other modules' weights, is judged heavy without simulating it again.)"""
     return any(any(offs for offs in torch_params(q).values()) for q in mro)
+
+
+def _val_key(v: Val) -> Key | None:
+    """The value key of a value the simulation holds (an argument unpacked from a pack, a
+    name bound in the frame): a constant by its value, the constructed class's argument by
+    its name; None for any other (not known)."""
+    if v.kind == "const":
+        return ("c", repr(v.value))
+    if v.kind == "unknown" and v.sym:
+        return (SYM, v.sym)
+    return None
+
+
+def _left_out_key(p: Param) -> Key | None:
+    return default_key(p.default) if p.has_default else None
+
+
+def _pack_key(tag: str, items: Sequence[Key | None]) -> Key | None:
+    """The key of what ``*args`` (``tag`` "*") or ``**kw`` ("**") takes; None if a part is
+    not known."""
+    if any(k is None for k in items):
+        return None
+    return (tag, *items)
 
 
 def _call_args(call: Expr) -> tuple[Arg, ...] | None:

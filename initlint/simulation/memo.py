@@ -9,11 +9,13 @@ A call may reach the factory through plain wrappers (``get_rope_wrapper(...)`` r
 ``get_rope(...)``): the wrapper's arguments are mapped through its return call, hop by hop
 (``MemoRoute.hops``).
 
-Each bound argument is seen as a ``View``: a value key where the argument's value is known
-by identity (a constant, the constructed class's argument it came from, a global, or an
-expression of such), and its text otherwise. Two views are equal when both keys are known
-and equal, or, where either is not known, when their texts are equal (the same expression
-text: the heuristic IL002 uses for repeated calls).
+The arguments are bound by the one binder (``binding.bind_args``) and each is seen as a
+``View``: a value key (``binding.expr_key``) where the argument's value is known by identity
+(a constant, the constructed class's argument it came from, a global, or an expression of
+such), and its text otherwise. Two views are equal when both keys are known and equal, or,
+where either is not known, when their texts are equal. (IL002 is stricter: a value unknown on
+either side is no repeat, ``binding.same_args``. Here an unknown that reads the same text
+stays "equal": the cached object comes back, no finding.)
 """
 
 from __future__ import annotations
@@ -23,11 +25,20 @@ from dataclasses import dataclass
 
 from initlint.facts.model import Expr, Param
 from initlint.index.project import FunctionInfo
+from initlint.simulation.binding import (
+    DIFFER,
+    MAYBE,
+    SAME,
+    Key,
+    bind_args,
+    default_key,
+    expr_key,
+    fits,
+    has_sym,
+)
 
-# A value key: nested tuples of strings (see ``expr_key``); None where the value is unknown.
-# ``(SYM, name)`` stands for the constructed class's argument ``name`` (not known here).
-SYM = "$arg"
-Key = tuple[object, ...]
+# A value key (``binding.expr_key``; None where the value is unknown) and the text it was
+# read from.
 View = tuple[Key | None, str]
 # The factory reached, and its parameters' views (None: the call could not be bound, e.g.
 # ``f(*args)``: equal to nothing).
@@ -61,51 +72,35 @@ class MemoRoute:
 
 def bind_views(call: Expr, params: tuple[Param, ...], view_of: ViewOf) -> dict[str, View] | None:
     """``call``'s arguments bound to ``params`` (a module-level function: no ``self``), as
-    views; an omitted parameter takes its default. None when the call cannot be bound
-    statically (``*args``/``**kw`` passed, an unknown keyword, a missing argument)."""
+    views (``binding.bind_args``); an omitted parameter takes its default. None when the call
+    cannot be bound statically (``*args``/``**kw`` passed, an unknown keyword, a missing
+    argument)."""
     kws = call.keywords
     if kws[:1] == ("*",) or "" in kws:
         return None
     npos = call.value if isinstance(call.value, int) else len(call.children)
-    positional = call.children[:npos]
-    keywords = dict(zip(kws, call.children[npos:], strict=True))
-    env: dict[str, View] = {}
-    pos_params = [p for p in params if p.kind in ("pos", "posonly")]
-    vararg = next((p.name for p in params if p.kind == "vararg"), "")
-    kwarg = next((p.name for p in params if p.kind == "kwarg"), "")
-    if len(positional) > len(pos_params) and not vararg:
+    positional = [view_of(e) for e in call.children[:npos]]
+    keywords = {k: view_of(v) for k, v in zip(kws, call.children[npos:], strict=True)}
+    bound = bind_args(positional, keywords, params, _left_out)
+    if not fits(bound):
         return None
-    for p, e in zip(pos_params, positional, strict=False):
-        env[p.name] = view_of(e)
-    if vararg:
-        env[vararg] = _pack([view_of(e) for e in positional[len(pos_params) :]])
-    extra: list[View] = []
-    for p in params:
-        if p.kind in ("vararg", "kwarg") or p.name in env:
-            continue
-        if p.kind != "posonly" and p.name in keywords:
-            env[p.name] = view_of(keywords.pop(p.name))
-        elif p.has_default:
-            env[p.name] = default_view(p.default)
-        else:
-            return None
-    if keywords:
-        if not kwarg:
-            return None
-        extra = [_named(k, view_of(v)) for k, v in sorted(keywords.items())]
-    if kwarg:
-        env[kwarg] = _pack(extra)
+    env, _, star, extra, kw, extra_kw = bound
+    if star:
+        env[star] = _pack(extra)
+    if kw:
+        env[kw] = _pack([_named(k, v) for k, v in sorted(extra_kw.items())])
     return env
+
+
+def _left_out(p: Param) -> View:
+    return default_view(p.default)
 
 
 def default_view(default: Expr | None) -> View:
     """What an omitted parameter holds: its default (a constant is known by value)."""
     if default is None:
-        return ("d",), "<no default>"
-    text = repr(default)
-    if default.kind == "const":
-        return ("c", repr(default.value)), text
-    return ("d", text), text
+        return default_key(None), "<no default>"
+    return default_key(default), repr(default)
 
 
 def route_binding(route: MemoRoute, call: Expr, view_of: ViewOf) -> Binding:
@@ -124,9 +119,6 @@ def route_binding(route: MemoRoute, call: Expr, view_of: ViewOf) -> Binding:
     return route.factory, None if bound is None else tuple(sorted(bound.items()))
 
 
-SAME, MAYBE, DIFFER = 2, 1, 0
-
-
 def same_views(a: View, b: View) -> int:
     """SAME when both keys are known and equal (or, either unknown, the texts are); when
     known keys differ, MAYBE if either holds an argument of the constructed class (the
@@ -134,7 +126,7 @@ def same_views(a: View, b: View) -> int:
     if a[0] is not None and b[0] is not None:
         if a[0] == b[0]:
             return SAME
-        return MAYBE if _open(a[0]) or _open(b[0]) else DIFFER
+        return MAYBE if has_sym(a[0]) or has_sym(b[0]) else DIFFER
     return SAME if a[1] == b[1] else DIFFER
 
 
@@ -160,48 +152,6 @@ def compare(prev: tuple[Binding, ...], cur: tuple[Binding, ...]) -> str:
     if min(best_prev) == SAME and min(best_cur) == SAME:
         return ""
     return "maybe" if max(best_cur) > DIFFER else "yes"
-
-
-def _open(key: Key) -> bool:
-    """Whether ``key`` holds the constructed class's argument (an unknown value)."""
-    stack: list[object] = [key]
-    while stack:
-        cur = stack.pop()
-        if isinstance(cur, tuple):
-            if cur[:1] == (SYM,):
-                return True
-            stack.extend(cur)
-    return False
-
-
-def expr_key(e: Expr, name_key: Callable[[str], Key | None], me: str = "self") -> Key | None:
-    """A value key of ``e``, names looked up by ``name_key``; None when a part is unknown.
-    ``self.x`` is keyed by the attribute's name (its writes are checked apart)."""
-    kind = e.kind
-    if kind == "const":
-        return ("c", repr(e.value))
-    if kind == "name":
-        return name_key(e.name)
-    recv = e.receiver
-    if kind == "attr":
-        if recv is not None and recv.kind == "name" and recv.name == me:
-            return ("a", e.attr)
-        inner = expr_key(recv, name_key, me) if recv is not None else None
-        return None if inner is None else (".", inner, e.attr)
-    if kind in ("call", "op", "subscript"):
-        parts: list[object] = [kind, e.name, e.attr, repr(e.value), e.keywords]
-        if recv is not None:
-            r = expr_key(recv, name_key, me)
-            if r is None:
-                return None
-            parts.append(r)
-        for c in e.children:
-            k = expr_key(c, name_key, me)
-            if k is None:
-                return None
-            parts.append(k)
-        return tuple(parts)
-    return None
 
 
 def _wrapper_view(env: Mapping[str, View], rebound: frozenset[str], owner: str) -> ViewOf:

@@ -102,6 +102,10 @@ SPECS: dict[str, dict[str, Spec]] = {
         "pkg.base:Encoder": ((4,), {}),
         "pkg.child:Wider": ((4,), {}),
     },
+    "call_args_by_value": {
+        "pkg.tables:CasedTable": ((["Ab", "cd"],), {}),
+        "pkg.tables:SkippingTable": ((["ab", "cd"],), {}),
+    },
     "call_into_other_attribute": {
         "pkg.heads:Detector": ((4,), {}),
         "pkg.heads:DistilledDetector": ((4,), {}),
