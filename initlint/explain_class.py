@@ -21,7 +21,7 @@ from initlint.pipeline.check import body_syntax_diag
 from initlint.rules import findings_of
 from initlint.rules.base import RepeatFinding
 from initlint.rules.repeats import deletions, never_both, ruled_out_by_delete
-from initlint.simulation.binding import DIFFER, own_defaults, same_args
+from initlint.simulation.binding import DIFFER, own_defaults, same_args, why_different
 from initlint.simulation.cost import COST_NAMES
 from initlint.simulation.engine import Event, Raise, Simulation, SimulationLimit
 from initlint.simulation.values import MAYBE
@@ -186,9 +186,11 @@ def _why_not(
     if ev.kind == "call":
         defaults = own_defaults(sim.top_fn.facts.params)
         if all(same_args(e.arg_keys, ev.arg_keys, defaults) == DIFFER for e in same):
+            last = same[-1]
+            why = why_different(last.arg_keys, ev.arg_keys, defaults)
             return (
-                "called with other arguments (or ones whose value is not known on both "
-                "sides): a different computation"
+                f"called with other arguments than #{num[last.index]} ({why}): a different "
+                "computation"
             )
     if ev.kind == "call":
         return "its result goes to another attribute, or only feeds a reported statement"

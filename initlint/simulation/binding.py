@@ -200,3 +200,16 @@ def same_args(a: ArgKeys, b: ArgKeys, defaults: Mapping[str, Key]) -> int:
             return DIFFER
         verdict = MAYBE
     return verdict
+
+
+def why_different(a: ArgKeys, b: ArgKeys, defaults: Mapping[str, Key]) -> str:
+    """What makes two calls' arguments no match (``same_args`` DIFFER), for a reader: the
+    first parameter whose value differs or is not known on one side."""
+    if a is None or b is None or len(a) != len(b):
+        return "the arguments could not be bound (a starred argument of unknown length)"
+    for (name, ka), (_, kb) in zip(a, b, strict=True):
+        if ka is None or kb is None:
+            return f"the value of `{name}` is not known on both sides"
+        if ka != kb and with_defaults(ka, defaults) != with_defaults(kb, defaults):
+            return f"`{name}` differs"
+    return "the arguments are equal"

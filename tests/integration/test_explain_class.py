@@ -39,6 +39,17 @@ def test_a_reported_repeat_and_nested_work(project: Project) -> None:
     )
 
 
+def test_a_call_with_the_same_text_and_other_values(project: Project) -> None:
+    _copy(project, "call_args_by_value")
+    out = project.invoke("explain-class", "pkg.tables:SkippingTable").stdout
+    assert "no finding: called with other arguments than #" in out
+    assert "(`names` differs): a different computation" in out
+    out = project.invoke("explain-class", "pkg.tables:CasedTable").stdout
+    assert "(the value of `names` is not known on both sides)" in out
+    out = project.invoke("explain-class", "pkg.tables:ChosenTable").stdout
+    assert "IL002 error (possibly): `self.add_names(RESERVED, reserve)` repeats #" in out
+
+
 def test_light_and_derived(project: Project) -> None:
     _copy(project, "clean_derived_value")
     out = project.invoke("explain-class", "pkg.rotary:ScaledRotary").stdout
