@@ -41,13 +41,13 @@ def params(src: str) -> tuple[Param, ...]:
     return tuple(out)
 
 
-def left_out(p: Param) -> str:
+def left_out(_: None, p: Param) -> str:
     return f"<{p.name} default>" if p.has_default else f"<{p.name} missing>"
 
 
 def test_positional_keyword_and_default() -> None:
     values, missing, star, extra, kw, extra_kw = bind_args(
-        ["a"], {"c": "C"}, params("x, y=2, *, c, d=4"), left_out
+        ["a"], {"c": "C"}, params("x, y=2, *, c, d=4"), left_out, None
     )
     assert values == {"x": "a", "y": "<y default>", "c": "C", "d": "<d default>"}
     assert (missing, star, extra, kw, extra_kw) == (False, "", [], "", {})
@@ -55,7 +55,7 @@ def test_positional_keyword_and_default() -> None:
 
 def test_packs_take_what_no_named_parameter_takes() -> None:
     values, _, star, extra, kw, extra_kw = bind_args(
-        ["a", "b", "c"], {"z": "Z", "y": "Y"}, params("x, y=0, *rest, **more"), left_out
+        ["a", "b", "c"], {"z": "Z", "y": "Y"}, params("x, y=0, *rest, **more"), left_out, None
     )
     # y is given positionally, so the keyword y goes to **more (a TypeError at runtime)
     assert values == {"x": "a", "y": "b"}
@@ -63,14 +63,14 @@ def test_packs_take_what_no_named_parameter_takes() -> None:
 
 
 def test_what_python_refuses_does_not_fit() -> None:
-    assert not fits(bind_args(["a", "b"], {}, params("x"), left_out))  # surplus positional
-    assert not fits(bind_args([], {"q": 1}, params("x=1"), left_out))  # unknown keyword
-    missing = bind_args([], {}, params("x"), left_out)
+    assert not fits(bind_args(["a", "b"], {}, params("x"), left_out, None))  # surplus positional
+    assert not fits(bind_args([], {"q": 1}, params("x=1"), left_out, None))  # unknown keyword
+    missing = bind_args([], {}, params("x"), left_out, None)
     assert not fits(missing) and missing[0] == {"x": "<x missing>"}
     # a positional-only parameter is not bound by keyword
-    posonly = bind_args([], {"x": "X"}, params("x=1, /, **kw"), left_out)
+    posonly = bind_args([], {"x": "X"}, params("x=1, /, **kw"), left_out, None)
     assert posonly[0] == {"x": "<x default>"} and posonly[5] == {"x": "X"}
-    assert fits(bind_args(["a"], {"b": "B"}, params("a, b"), left_out))
+    assert fits(bind_args(["a"], {"b": "B"}, params("a, b"), left_out, None))
 
 
 def key(src: str, names: dict[str, Key | None] | None = None, exact: bool = True) -> Key | None:

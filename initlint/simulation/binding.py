@@ -27,6 +27,7 @@ from typing import TypeVar
 from initlint.facts.model import Expr, Param
 
 T = TypeVar("T")
+C = TypeVar("C")
 
 Key = tuple[object, ...]
 # ``(SYM, name)``: the constructed class's argument ``name`` (``name`` may be dotted:
@@ -53,13 +54,16 @@ def bind_args(
     positional: list[T],
     keywords: dict[str, T],
     params: Sequence[Param],
-    left_out: Callable[[Param], T],
+    left_out: Callable[[C, Param], T],
+    context: C,
 ) -> BoundArgs[T]:
     """Bind ``positional`` and ``keywords`` (in call order) to ``params`` (``self`` already
     dropped where the call is through an object). A named parameter the call leaves out
-    gets ``left_out(param)``: its default (``Param.has_default``), or the caller's stand-in
-    for a missing argument. A keyword naming a parameter that was already given positionally,
-    or a positional-only one, is no match: it goes to ``**kw`` (at runtime a TypeError)."""
+    gets ``left_out(context, param)``: its default (``Param.has_default``), or the caller's
+    stand-in for a missing argument (``context``: what the caller values it in, passed on
+    as is: no closure to build per call). A keyword naming a parameter that was already
+    given positionally, or a positional-only one, is no match: it goes to ``**kw`` (at
+    runtime a TypeError)."""
     values: dict[str, T] = {}
     star = kw = ""
     missing = False
@@ -80,7 +84,7 @@ def bind_args(
             took.append(p.name)
         else:
             missing = missing or not p.has_default
-            values[p.name] = left_out(p)
+            values[p.name] = left_out(context, p)
     extra = positional[i:] if i < npos else []
     extra_kw = keywords  # (none taken: the caller's own dict)
     if took:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 
 from initlint.facts.model import (
     Arg,
@@ -657,8 +656,8 @@ class _Run:
 
         # A parameter left out takes its default, or is unknown (an open *args pack supplies
         # the required positionals only, DESIGN §3).
-        left_out = partial(self._default, module)
-        env, _, star, extra, kw, extra_kw = bind_args(positional, keywords, params, left_out)
+        bound = bind_args(positional, keywords, params, self._default, module)
+        env, _, star, extra, kw, extra_kw = bound
         if star:
             env[star] = Val("args", items=tuple(extra), open=open_tail)
         if kw:
@@ -698,7 +697,8 @@ class _Run:
                 keywords[a.keyword] = self._arg_key(frame, a.expr)
         if skip_self and params and params[0].kind in ("pos", "posonly"):
             params = params[1:]
-        keys, _, star, extra, kw, extra_kw = bind_args(positional, keywords, params, _left_out_key)
+        bound = bind_args(positional, keywords, params, _left_out_key, None)
+        keys, _, star, extra, kw, extra_kw = bound
         if star:
             keys[star] = None if open_tail else _pack_key("*", extra)
         if kw:
@@ -2031,7 +2031,7 @@ def _val_key(v: Val) -> Key | None:
     return None
 
 
-def _left_out_key(p: Param) -> Key | None:
+def _left_out_key(_: None, p: Param) -> Key | None:
     return default_key(p.default) if p.has_default else None
 
 

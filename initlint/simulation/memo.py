@@ -81,7 +81,7 @@ def bind_views(call: Expr, params: tuple[Param, ...], view_of: ViewOf) -> dict[s
     npos = call.value if isinstance(call.value, int) else len(call.children)
     positional = [view_of(e) for e in call.children[:npos]]
     keywords = {k: view_of(v) for k, v in zip(kws, call.children[npos:], strict=True)}
-    bound = bind_args(positional, keywords, params, _left_out)
+    bound = bind_args(positional, keywords, params, _left_out, None)
     if not fits(bound):
         return None
     env, _, star, extra, kw, extra_kw = bound
@@ -92,7 +92,7 @@ def bind_views(call: Expr, params: tuple[Param, ...], view_of: ViewOf) -> dict[s
     return env
 
 
-def _left_out(p: Param) -> View:
+def _left_out(_: None, p: Param) -> View:
     return default_view(p.default)
 
 
