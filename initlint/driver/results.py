@@ -12,7 +12,7 @@ from pathlib import Path
 from initlint import __version__
 from initlint.cache import BlobCache, content_key, package_fingerprint
 from initlint.facts.cache import FactsCache
-from initlint.facts.model import has_fresh_bodies
+from initlint.facts.model import ModuleFacts, has_fresh_bodies
 from initlint.index.deps import ImportGraph
 from initlint.index.project import ProjectIndex
 from initlint.pipeline.analysis import FindingKey
@@ -201,15 +201,23 @@ class FixInputs:
     mro: frozenset[str] = frozenset()
 
 
-def store_fresh_bodies(index: ProjectIndex, cache: FactsCache, keys: dict[Path, str]) -> None:
+def store_fresh_bodies(
+    index: ProjectIndex, cache: FactsCache, keys: dict[Path, str], most: int | None = None
+) -> None:
     """Function bodies read on demand (DESIGN §8) go back into their cache entries, so that a
-    warm run finds them read."""
+    warm run finds them read; with ``most``, only when at most that many modules hold such
+    bodies (each one stored is pickled and written again whole)."""
     if not cache.enabled:
         return
+    fresh: list[tuple[str, ModuleFacts]] = []
     for mod in index.modules.values():
         key = keys.get(mod.path)
         if key and has_fresh_bodies(mod.facts) and not is_overlaid(mod.path):
-            cache.put(key, mod.facts)
+            fresh.append((key, mod.facts))
+            if most is not None and len(fresh) > most:
+                return
+    for key, facts in fresh:
+        cache.put(key, facts)
 
 
 class ResultsCache(BlobCache):
