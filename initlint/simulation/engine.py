@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from initlint.facts.model import (
     Arg,
@@ -63,6 +64,9 @@ from initlint.simulation.values import (
 # A simulation that reaches either stops, and the class is reported as IL902.
 MAX_DEPTH = 1024
 MAX_FRAMES = 100_000
+
+
+_T = TypeVar("_T")  # what a call's arguments are split into: Vals or value keys
 
 
 class SimulationLimit(Exception):
@@ -609,6 +613,52 @@ class _Run:
             return UNKNOWN
         return Val("unknown", sym=f"{base.sym}.{rest}")
 
+    def _spread(
+        self,
+        frame: _Frame,
+        args: tuple[Arg, ...],
+        plain: Callable[[Arg], _T],
+        item: Callable[[Val], _T],
+        conflicts: bool,
+    ) -> tuple[list[_T], dict[str, _T], bool, bool] | None:
+        """A call's arguments split as Python passes them, for ``bind_args``: positional and
+        keyword values (``plain`` of a written argument, ``item`` of a ``*``/``**`` pack's
+        item), and whether a ``*`` or ``**`` pack of unknown length is open. A keyword given
+        twice (a TypeError at runtime) keeps the first ``**`` item or the last written one,
+        and is counted in ``Simulation.conflicts`` when ``conflicts`` (``bind_call`` counts).
+        None for an argument initlint cannot split (``star == -1``)."""
+        positional: list[_T] = []
+        keywords: dict[str, _T] = {}
+        open_tail = open_kw = False
+        for a in args:
+            if a.star == -1:
+                return None
+            if a.star == 1:
+                v = self.eval_arg(frame, a.expr, a)
+                if v.kind == "args":
+                    positional.extend(item(x) for x in v.items)
+                    open_tail = open_tail or v.open
+                else:
+                    open_tail = True
+            elif a.star == 2:
+                v = self.eval_arg(frame, a.expr, a)
+                if v.kind == "kwargs":
+                    for key, kv in v.keys:
+                        if key not in keywords:
+                            keywords[key] = item(kv)
+                        elif conflicts:
+                            self.sim.conflicts += 1
+                    open_kw = open_kw or v.open
+                else:
+                    open_kw = True
+            elif a.keyword is None:
+                positional.append(plain(a))
+            else:
+                if conflicts and a.keyword in keywords:
+                    self.sim.conflicts += 1
+                keywords[a.keyword] = plain(a)
+        return positional, keywords, open_tail, open_kw
+
     def bind_call(
         self,
         frame: _Frame,
@@ -620,37 +670,10 @@ class _Run:
         """The callee's parameters bound to ``args`` as evaluated in ``frame`` (by the one
         binder, ``binding.bind_args``); a parameter left out takes its default, a class it
         names resolved in the callee's ``module``."""
-        positional: list[Val] = []
-        open_tail = False
-        keywords: dict[str, Val] = {}
-        open_kw = False
-        for a in args:
-            if a.star == -1:
-                return None
-            if a.star == 1:
-                v = self.eval_arg(frame, a.expr, a)
-                if v.kind == "args":
-                    positional.extend(v.items)
-                    open_tail = open_tail or v.open
-                else:
-                    open_tail = True
-            elif a.star == 2:
-                v = self.eval_arg(frame, a.expr, a)
-                if v.kind == "kwargs":
-                    for key, kv in v.keys:
-                        if key in keywords:  # TypeError at runtime: multiple values
-                            self.sim.conflicts += 1
-                        else:
-                            keywords[key] = kv
-                    open_kw = open_kw or v.open
-                else:
-                    open_kw = True
-            elif a.keyword is None:
-                positional.append(self.eval_arg(frame, a.expr, a))
-            else:
-                if a.keyword in keywords:
-                    self.sim.conflicts += 1
-                keywords[a.keyword] = self.eval_arg(frame, a.expr, a)
+        spread = self._spread(frame, args, lambda a: self.eval_arg(frame, a.expr, a), _same, True)
+        if spread is None:
+            return None
+        positional, keywords, open_tail, open_kw = spread
         if skip_self and params and params[0].kind in ("pos", "posonly"):
             params = params[1:]
 
@@ -670,31 +693,10 @@ class _Run:
         """The callee's parameters bound to ``args`` as ``bind_call`` binds them (the same
         binder), each as the value key of what its argument holds in ``frame`` (``_arg_key``;
         an item of a ``*``/``**`` pack by its value); None when ``bind_call`` binds none."""
-        positional: list[Key | None] = []
-        keywords: dict[str, Key | None] = {}
-        open_tail = open_kw = False
-        for a in args:
-            if a.star == -1:
-                return None
-            if a.star == 1:
-                v = self.eval_arg(frame, a.expr, a)
-                if v.kind == "args":
-                    positional.extend(_val_key(x) for x in v.items)
-                    open_tail = open_tail or v.open
-                else:
-                    open_tail = True
-            elif a.star == 2:
-                v = self.eval_arg(frame, a.expr, a)
-                if v.kind == "kwargs":
-                    for key, kv in v.keys:
-                        keywords.setdefault(key, _val_key(kv))
-                    open_kw = open_kw or v.open
-                else:
-                    open_kw = True
-            elif a.keyword is None:
-                positional.append(self._arg_key(frame, a.expr))
-            else:
-                keywords[a.keyword] = self._arg_key(frame, a.expr)
+        spread = self._spread(frame, args, lambda a: self._arg_key(frame, a.expr), _val_key, False)
+        if spread is None:
+            return None
+        positional, keywords, open_tail, open_kw = spread
         if skip_self and params and params[0].kind in ("pos", "posonly"):
             params = params[1:]
         bound = bind_args(positional, keywords, params, _left_out_key, None)
@@ -2018,6 +2020,10 @@ def _switchable(mro: tuple[str, ...]) -> bool:
     keyword leave the construction without tensors. (A composite project module, which
     owns other modules' weights, is judged heavy without simulating it again.)"""
     return any(any(offs for offs in torch_params(q).values()) for q in mro)
+
+
+def _same(v: Val) -> Val:
+    return v
 
 
 def _val_key(v: Val) -> Key | None:
