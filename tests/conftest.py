@@ -10,9 +10,12 @@ config ``python``, their own environment variables, or the test venv's interpret
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+import initlint.driver.results as results
 
 
 @pytest.fixture(scope="session")
@@ -27,3 +30,19 @@ def empty_environment(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _empty_environment_by_default(empty_environment: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("VIRTUAL_ENV", str(empty_environment))
     monkeypatch.delenv("CONDA_PREFIX", raising=False)
+
+
+@pytest.fixture
+def reused(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]:
+    """The report files whose results the last run reused (``Previous.reuse`` hits)."""
+    hits: list[Path] = []
+    real = results.Previous.reuse
+
+    def reuse(self: results.Previous, path: Path, into: dict[Path, list[object]]) -> bool:
+        hit = real(self, path, into)  # type: ignore[arg-type]
+        if hit:
+            hits.append(path)
+        return hit
+
+    monkeypatch.setattr(results.Previous, "reuse", reuse)
+    yield hits

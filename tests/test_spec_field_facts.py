@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import shutil
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-import initlint.driver.results as results
 from initlint.driver import analyze
 from initlint.facts import extract_facts
 from initlint.facts.field_values import field_values
@@ -132,21 +130,6 @@ def test_a_spec_changed_in_place_after_a_build() -> None:
     assert spec_rewritten(keys, {"parts.proj.cls": 5}, since=3)  # a part of it
     assert not spec_rewritten(keys, {"parts.proj": 2}, since=3)  # before the first build
     assert not spec_rewritten(keys, {"parts.gate": 5}, since=3)
-
-
-@pytest.fixture
-def reused(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]:
-    hits: list[Path] = []
-    real = results.Previous.reuse
-
-    def reuse(self: results.Previous, path: Path, into: dict[Path, list[object]]) -> bool:
-        hit = real(self, path, into)  # type: ignore[arg-type]
-        if hit:
-            hits.append(path)
-        return hit
-
-    monkeypatch.setattr(results.Previous, "reuse", reuse)
-    yield hits
 
 
 def _run(root: Path, **kwargs: object) -> list[tuple[object, ...]]:

@@ -10,7 +10,6 @@ import os
 import shutil
 import textwrap
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,22 +31,6 @@ def _full(root: Path, **kwargs: object) -> list[tuple[object, ...]]:
         + (d.classes, d.related, d.fix)
         for d in analysis.diagnostics
     ]
-
-
-@pytest.fixture
-def reused(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]:
-    """The report files whose results the last run reused."""
-    hits: list[Path] = []
-    real = results.Previous.reuse
-
-    def reuse(self: results.Previous, path: Path, into: dict[Path, list[object]]) -> bool:
-        hit = real(self, path, into)  # type: ignore[arg-type]
-        if hit:
-            hits.append(path)
-        return hit
-
-    monkeypatch.setattr(results.Previous, "reuse", reuse)
-    yield hits
 
 
 @pytest.mark.parametrize("name", _cases())
