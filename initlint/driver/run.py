@@ -285,6 +285,15 @@ class _CheckRun:
         if mod is not None:
             self.check_admitted(mod)
 
+    def weight(self, file: Path) -> int:
+        """About how long checking ``file`` takes, for splitting the files to check in two:
+        one, plus one for each base of each class it defines (a base is resolved and its
+        chain simulated). On all of vLLM, of the simple counts this balanced best."""
+        outcome = self.stream.arrived(file)
+        if not isinstance(outcome, FactsRead):
+            return 1
+        return 1 + sum(len(cls.bases) for cls in outcome.facts.classes)
+
     def check_again(self, files: list[Path]) -> None:
         """Check report files whose results were taken from the cache (not in the pass)."""
         for file in files:

@@ -75,6 +75,8 @@ class CheckLoop(Protocol):
 
     def check(self, file: Path) -> None: ...
 
+    def weight(self, file: Path) -> int: ...
+
     def admit(self, file: Path) -> Module | None: ...
 
     def check_admitted(self, mod: Module) -> None: ...
@@ -105,7 +107,7 @@ def check_in_two(rest: list[Path], run: CheckLoop, with_plans: bool) -> None:
     the copy checked them: same index, same facts); the other findings are known by key.
     If the copy fails in any way, this process checks its half itself.
     """
-    half = len(rest) // 2
+    half = min(max(halfway([run.weight(f) for f in rest]), 1), len(rest) - 1)
     here, there = rest[:half], rest[half:]  # this process checks here, the copy there
     index = run.analysis.index
     before = set(index.modules)
@@ -163,6 +165,18 @@ def check_in_two(rest: list[Path], run: CheckLoop, with_plans: bool) -> None:
             again.append(mod)
     for mod in again:
         run.check_admitted(mod)
+
+
+def halfway(weights: list[int]) -> int:
+    """Where to cut a list of files so that both halves weigh about the same: the halves
+    are checked at the same time, and the run waits for the heavier one. By file count, the
+    first half of all of vLLM (its model files) took 2.5 times the second's time."""
+    total, acc = sum(weights), 0
+    for i, w in enumerate(weights):
+        if 2 * (acc + w) > total:  # file i would tip this half over: cut on the nearer side
+            return i + 1 if total - 2 * acc > 2 * (acc + w) - total else i
+        acc += w
+    return len(weights)
 
 
 def _offers_fix(entries: list[Entry] | None) -> bool:

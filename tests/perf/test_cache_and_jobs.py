@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 import initlint.driver.run as engine
+import initlint.driver.split as split
 from initlint.cache import CACHE_DIR
 from initlint.driver import analyze
 from initlint.driver import factpass as runner
@@ -553,3 +554,41 @@ def test_early_pool_with_reused_results(
     assert _render_reusing(root, jobs=2) == reference
     assert len(pool_always) == started + 1  # the early pool
     assert len(parses) == 13  # it read every class file, not only the edited one
+
+
+@pytest.mark.parametrize(
+    ("weights", "cut"),
+    [
+        ([1] * 10, 5),
+        ([9] + [1] * 9, 1),  # one heavy file is a half of its own
+        ([1] * 9 + [9], 9),
+        ([3, 1, 1, 1, 3, 1, 1, 1], 4),
+        ([2, 2, 1], 1),  # 2 | 2+1 is nearer than 2+2 | 1
+        ([], 0),
+    ],
+)
+def test_halfway_cuts_where_both_halves_weigh_the_same(weights: list[int], cut: int) -> None:
+    assert split.halfway(weights) == cut
+
+
+def test_split_check_weighs_each_file_by_its_bases(
+    tmp_path: Path, split_tail: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Files that define classes with bases take the longest to check (each base is
+    # resolved and its chain simulated): the halves are cut by that, not by file count.
+    root = _project(tmp_path / "proj", children=6, plain=50)
+    (root / "pkg" / "plain3.py").write_text("class A:\n    pass\n\n\nclass B(A, dict):\n    pass\n")
+    weighed: dict[str, int] = {}
+    real = engine._CheckRun.weight
+
+    def recording(run: Any, file: Path) -> int:
+        weighed[file.name] = got = real(run, file)
+        return got
+
+    monkeypatch.setattr(engine._CheckRun, "weight", recording)
+    reference = _render(root, jobs=1, use_cache=False)
+    assert _render_reusing(root, jobs=2) == reference
+    assert split_tail and len(weighed) == split_tail[0]
+    expected = {"plain3.py": 3, "base.py": 2, **{f"child{i}.py": 2 for i in range(6)}}
+    assert weighed == {name: expected.get(name, 1) for name in weighed}
+    assert set(weighed) & set(expected)  # the heavy files are among those left

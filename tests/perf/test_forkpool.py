@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import time
 from pathlib import Path
 
@@ -42,6 +43,25 @@ def _unpicklable(n: int) -> object:
 def _slow(n: int) -> int:
     time.sleep(0.05)
     return n
+
+
+def _big_then_clock(n: int) -> object:
+    return b"x" * 600_000 if n == 0 else time.monotonic()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pipe sizes are Linux's")
+def test_a_worker_goes_on_while_its_large_result_waits_to_be_read() -> None:
+    # A chunk's facts (~0.7 MB) fit the widened result pipe: the worker starts its next
+    # task at once instead of waiting for this process to read (it reads only when it
+    # needs a result).
+    with ForkPool(max_workers=1) as pool:
+        big, clock = pool.submit(_big_then_clock, 0), pool.submit(_big_then_clock, 1)
+        pool.start()
+        time.sleep(1.0)
+        reading_from = time.monotonic()
+        assert big.result() == b"x" * 600_000
+        started = clock.result()
+    assert isinstance(started, float) and started < reading_from
 
 
 @pytest.mark.parametrize("workers", [1, 2, 3])
