@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 
 from initlint.facts.field_values import field_values
@@ -161,11 +161,15 @@ _SHARED: dict[tuple[object, ...], Span | Expr] = {}
 
 
 def _span(node: ast.AST) -> Span:
-    line = getattr(node, "lineno", 1)
-    col = getattr(node, "col_offset", 0)
-    end_line = getattr(node, "end_lineno", None) or line
-    end_col = getattr(node, "end_col_offset", None)
-    key = (line, col, end_line, col if end_col is None else end_col)
+    try:  # statements and expressions: every parsed one has its position
+        line, col = node.lineno, node.col_offset  # type: ignore[attr-defined]
+        end_line, end_col = node.end_lineno, node.end_col_offset  # type: ignore[attr-defined]
+    except AttributeError:
+        line = getattr(node, "lineno", 1)
+        col = getattr(node, "col_offset", 0)
+        end_line = getattr(node, "end_lineno", None)
+        end_col = getattr(node, "end_col_offset", None)
+    key = (line, col, end_line or line, col if end_col is None else end_col)
     span = _SHARED.get(key)
     if span is None:
         span = _SHARED[key] = Span(*key)
@@ -438,21 +442,23 @@ def _annotated(node: ast.expr) -> tuple[str, ...]:
 _LEAVES = (ast.Name, ast.Constant)  # no children, and not calls: most nodes of a value
 
 
-def _walk_exprs(node: ast.AST) -> Iterator[ast.AST]:
+def _walk_exprs(node: ast.AST) -> list[ast.AST]:
     """Post-order walk (inner calls first), not entering lambdas, comprehensions' scopes ok.
-    Names and constants are left out: what reads this looks for calls."""
-    stack: list[tuple[ast.AST, bool]] = [(node, False)]
+    Names and constants below ``node`` are left out: what reads this looks for calls."""
+    # A pre-order walk taking the children right to left, reversed: the post-order, with
+    # the children left to right, and one stack entry per node.
+    order: list[ast.AST] = []
+    stack = [node]
     while stack:
-        cur, done = stack.pop()
-        if done:
-            yield cur
+        cur = stack.pop()
+        order.append(cur)
+        if type(cur) is ast.Lambda:
             continue
-        stack.append((cur, True))
-        if isinstance(cur, ast.Lambda):
-            continue
-        for child in reversed(children(cur)):
+        for child in children(cur):
             if not isinstance(child, _LEAVES):
-                stack.append((child, False))
+                stack.append(child)
+    order.reverse()
+    return order
 
 
 def _names_loaded(node: ast.AST) -> set[str]:
@@ -500,8 +506,9 @@ class _FunctionReader:
             self.top = (stmt.lineno, isinstance(stmt, ast.With | ast.AsyncWith))
             self._stmt(stmt, ())
         out = []
+        feeds, feeds_other = self.feeds, self.feeds_other
         for idx, eff in enumerate(self.effects):
-            if eff.kind == "call":
+            if eff.kind == "call" and (idx in feeds or idx in feeds_other):  # else as made
                 eff = Effect(
                     kind=eff.kind,
                     span=eff.span,
@@ -860,8 +867,9 @@ class _FunctionReader:
                 flat.append(t)
         vexpr = to_expr(value)
         carried = set(call_ids)
-        for name in _names_loaded(value):
-            carried |= self.taint.get(name, set())
+        if self.taint:  # (no local carries a call's result yet: nothing to look for)
+            for name in _names_loaded(value):
+                carried |= self.taint.get(name, set())
         for target in flat:
             if (
                 isinstance(target, ast.Attribute)
@@ -882,7 +890,10 @@ class _FunctionReader:
                     self.feeds.setdefault(origin, []).append(idx)
             elif isinstance(target, ast.Name):
                 self._add("local", stmt, guard, name=target.id, value=vexpr)
-                self.taint[target.id] = set(carried)
+                if carried:
+                    self.taint[target.id] = set(carried)
+                else:  # (as good as an empty set, and keeps ``taint`` empty while it can)
+                    self.taint.pop(target.id, None)
             else:
                 key = self._kwargs_key(target)
                 if key is not None:
@@ -965,6 +976,8 @@ class _FunctionReader:
 
     def _use(self, node: ast.AST, consumer: int | None) -> None:
         """A statement that is not a tracked local assignment uses tainted locals."""
+        if not self.taint:
+            return
         for name in _names_loaded(node):
             for origin in self.taint.get(name, ()):
                 if consumer is None:

@@ -42,16 +42,23 @@ def self_access(
     stack = list(nodes)
     while stack:
         node = stack.pop()
+        if isinstance(node, ast.Name):
+            if node.id == self_name and id(node) not in handled and isinstance(node.ctx, ast.Load):
+                reads.add(EVERYTHING)
+                writes.add(EVERYTHING)
+            continue
+        if isinstance(node, ast.Constant):
+            continue
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            if node.value.id == self_name:
-                handled.add(id(node.value))
+            if node.value.id == self_name:  # (its one child, that Name, is accounted for)
                 if isinstance(node.ctx, ast.Load):
                     reads.add(node.attr)
                 else:
                     writes.add(node.attr)
                     if isinstance(node.ctx, ast.Del):
                         reads.add(node.attr)  # `del self.x` needs x: AttributeError without it
-        elif isinstance(node, ast.AugAssign):
+            continue
+        if isinstance(node, ast.AugAssign):
             root = _root_attr(node.target, self_name)
             if root is not None:
                 reads.add(root)
@@ -88,10 +95,5 @@ def self_access(
                     (reads if how == "read" else writes).add(node.args[1].value)
                     if func.id == "delattr":
                         reads.add(node.args[1].value)  # like `del self.x`: x must exist
-        elif isinstance(node, ast.Name) and node.id == self_name and id(node) not in handled:
-            if isinstance(node.ctx, ast.Load):
-                reads.add(EVERYTHING)
-                writes.add(EVERYTHING)
-            continue
         stack.extend(children(node))  # order is free: `handled` is set by a parent
     return frozenset(reads), frozenset(writes)
