@@ -285,15 +285,6 @@ class _CheckRun:
         if mod is not None:
             self.check_admitted(mod)
 
-    def weight(self, file: Path) -> int:
-        """About how long checking ``file`` takes, for splitting the files to check in two:
-        one, plus one for each base of each class it defines (a base is resolved and its
-        chain simulated). On all of vLLM, of the simple counts this balanced best."""
-        outcome = self.stream.arrived(file)
-        if not isinstance(outcome, FactsRead):
-            return 1
-        return 1 + sum(len(cls.bases) for cls in outcome.facts.classes)
-
     def check_again(self, files: list[Path]) -> None:
         """Check report files whose results were taken from the cache (not in the pass)."""
         for file in files:
@@ -318,8 +309,8 @@ class _CheckRun:
         else:
             # Each file is checked as soon as its facts arrive, while the pool reads the
             # rest; a class that needs a file still in the pool waits for it (DESIGN §8).
-            # Once the pool is done, a forked copy checks half of what is left (with fixes,
-            # the files of its half that offer one are checked here again: see check_in_two).
+            # Once the pool is done, a forked copy shares what is left, from its back end (with
+            # fixes, the copy's files that offer one are checked here again: check_in_two).
             split = request.reuse_results and request.jobs > 1 and hasattr(os, "fork")
             for pos, file in enumerate(todo):
                 rest = todo[pos:]

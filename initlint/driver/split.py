@@ -1,11 +1,14 @@
-"""Halves of the work done in a forked copy of the process: the check's second half once the
-pool is idle (``check_in_two``), and the second half of the fix checks (``attach_in_two``).
-Both run on :func:`in_two`."""
+"""Work shared with a forked copy of the process: the files left to check once the pool is
+idle, taken from both ends (``check_in_two``), and the second half of the fix checks
+(``attach_in_two``). Both run on :func:`in_two`."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import pickle
+import struct
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol, TypeVar
@@ -75,17 +78,53 @@ class CheckLoop(Protocol):
 
     def check(self, file: Path) -> None: ...
 
-    def weight(self, file: Path) -> int: ...
-
     def admit(self, file: Path) -> Module | None: ...
 
     def check_admitted(self, mod: Module) -> None: ...
 
 
-# What the copy sends back: each file's diagnostics, each module it loaded (name, path,
-# is_package, content key, pickled facts, distribution), and each checked file's findings'
-# keys.
+class TwoEnds:
+    """The positions of a list that this process and a forked copy take, one at a time,
+    this process from the front and the copy from the back, until they meet: each ends
+    when the other does (however long its files take), and each still checks a run of
+    neighbouring files, which share ancestors and dependencies. A cut fixed in advance
+    (by count, or by the bases of the classes in each file) left one of them working
+    alone for a third of the split on vLLM's layers, while it loaded modules the other
+    never needed.
+
+    The two ends live in an unlinked temporary file, changed under a POSIX record lock:
+    locks are held per process, and the kernel drops the copy's if it dies."""
+
+    def __init__(self, count: int) -> None:
+        self._file = tempfile.TemporaryFile()
+        self._fd = self._file.fileno()
+        os.pwrite(self._fd, _ENDS.pack(0, count), 0)
+
+    def take(self, front: bool) -> int | None:
+        """The next position from the front (or the back); None once the two ends met."""
+        fcntl.lockf(self._fd, fcntl.LOCK_EX)
+        try:
+            first, end = _ENDS.unpack(os.pread(self._fd, _ENDS.size, 0))
+            if first >= end:
+                return None
+            got: int = first if front else end - 1
+            first, end = (first + 1, end) if front else (first, end - 1)
+            os.pwrite(self._fd, _ENDS.pack(first, end), 0)
+            return got
+        finally:
+            fcntl.lockf(self._fd, fcntl.LOCK_UN)
+
+    def close(self) -> None:
+        self._file.close()
+
+
+_ENDS = struct.Struct("<QQ")  # the next position from the front, one past the last one left
+
+# What the copy sends back: the positions it checked; each such file's diagnostics; each
+# module it loaded (name, path, is_package, content key, pickled facts, distribution); and
+# each checked file's findings' keys.
 _Sent = tuple[
+    list[int],
     dict[str, list[Entry] | None],
     list[tuple[str, str, bool, str, bytes | None, Distribution | None]],
     dict[str, frozenset[FindingKey]],
@@ -93,33 +132,44 @@ _Sent = tuple[
 
 
 def check_in_two(rest: list[Path], run: CheckLoop, with_plans: bool) -> None:
-    """Check ``rest`` with a forked copy of this process taking the second half.
+    """Check ``rest`` with a forked copy of this process taking files from its end.
 
     Once the pool has read every file, its workers sit idle while this process checks what
-    is left alone. The copy starts with everything loaded so far and sends back what the
-    check loop would have recorded for its half: each file's diagnostics and findings' keys,
-    and each module it loaded (facts and content key) for the results cache and the facts
-    cache. Its findings and fix plans stay there.
+    is left alone. The copy starts with everything loaded so far; this process checks
+    files from the front of ``rest`` and the copy from the back until they meet
+    (:class:`TwoEnds`). The copy sends back what the check loop would have recorded for
+    its files: each file's diagnostics and findings' keys, and each module it loaded
+    (facts and content key) for the results cache and the facts cache. Its findings and
+    fix plans stay there.
 
     ``with_plans`` (JSON, SARIF: fixes are attached after the check): each fix's check needs
-    the fix's plan and finding in this process, and every other finding's key. The files of
-    the copy's half whose diagnostics offer a fix are checked again here (a few of them, as
-    the copy checked them: same index, same facts); the other findings are known by key.
-    If the copy fails in any way, this process checks its half itself.
+    the fix's plan and finding in this process, and every other finding's key. The copy's
+    files whose diagnostics offer a fix are checked again here (a few of them, as the copy
+    checked them: same index, same facts); the other findings are known by key. If the
+    copy fails in any way, this process checks every file it did not check itself.
     """
-    half = min(max(halfway([run.weight(f) for f in rest]), 1), len(rest) - 1)
-    here, there = rest[:half], rest[half:]  # this process checks here, the copy there
+    try:
+        ends = TwoEnds(len(rest))
+    except OSError:  # no temporary file: no split
+        for file in rest:
+            run.check(file)
+        return
     index = run.analysis.index
     before = set(index.modules)
+    mine: set[int] = set()  # positions this process checked
 
     def check_here() -> None:
-        for file in here:
-            run.check(file)
+        while (pos := ends.take(front=True)) is not None:
+            mine.add(pos)
+            run.check(rest[pos])
 
     def check_there() -> _Sent:  # in the copy
         run.checking.enabled = False
-        for file in there:
-            run.check(file)
+        taken: list[int] = []
+        while (pos := ends.take(front=False)) is not None:
+            taken.append(pos)
+            run.check(rest[pos])
+        there = [rest[pos] for pos in taken]
         own = set(there)  # the parent has these files' facts in its own stream
         loaded = [
             (
@@ -135,14 +185,18 @@ def check_in_two(rest: list[Path], run: CheckLoop, with_plans: bool) -> None:
         ]
         sent = {str(f): run.partials.get(f) for f in there}
         found = {str(f): run.found[f] for f in there if f in run.found}
-        return sent, loaded, found
+        return taken, sent, loaded, found
 
-    got = in_two(check_here, check_there, run.cache)
-    if got is None:  # the copy failed: check its half here
-        for file in there:
-            run.check(file)
+    try:
+        got = in_two(check_here, check_there, run.cache)
+    finally:
+        ends.close()
+    if got is None:  # the copy failed: check here what it took, and what it left
+        for pos, file in enumerate(rest):
+            if pos not in mine:
+                run.check(file)
         return
-    sent, loaded, found = got
+    taken, sent, loaded, found = got
     for name, path, is_pkg, key, blob, dist in loaded:
         if name in index.modules or blob is None:
             continue
@@ -152,7 +206,7 @@ def check_in_two(rest: list[Path], run: CheckLoop, with_plans: bool) -> None:
             run.keys[Path(path)] = key
             run.cache.put_blob(key, blob)
     again: list[Module] = []
-    for file in there:
+    for file in [rest[pos] for pos in sorted(taken)]:
         run.checking.advance()
         mod = run.admit(file)  # what the copy admitted, admitted here too (the results cache)
         got_partials = sent.get(str(file))
@@ -165,18 +219,6 @@ def check_in_two(rest: list[Path], run: CheckLoop, with_plans: bool) -> None:
             again.append(mod)
     for mod in again:
         run.check_admitted(mod)
-
-
-def halfway(weights: list[int]) -> int:
-    """Where to cut a list of files so that both halves weigh about the same: the halves
-    are checked at the same time, and the run waits for the heavier one. By file count, the
-    first half of all of vLLM (its model files) took 2.5 times the second's time."""
-    total, acc = sum(weights), 0
-    for i, w in enumerate(weights):
-        if 2 * (acc + w) > total:  # file i would tip this half over: cut on the nearer side
-            return i + 1 if total - 2 * acc > 2 * (acc + w) - total else i
-        acc += w
-    return len(weights)
 
 
 def _offers_fix(entries: list[Entry] | None) -> bool:

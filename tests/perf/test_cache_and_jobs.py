@@ -556,39 +556,68 @@ def test_early_pool_with_reused_results(
     assert len(parses) == 13  # it read every class file, not only the edited one
 
 
-@pytest.mark.parametrize(
-    ("weights", "cut"),
-    [
-        ([1] * 10, 5),
-        ([9] + [1] * 9, 1),  # one heavy file is a half of its own
-        ([1] * 9 + [9], 9),
-        ([3, 1, 1, 1, 3, 1, 1, 1], 4),
-        ([2, 2, 1], 1),  # 2 | 2+1 is nearer than 2+2 | 1
-        ([], 0),
-    ],
-)
-def test_halfway_cuts_where_both_halves_weigh_the_same(weights: list[int], cut: int) -> None:
-    assert split.halfway(weights) == cut
+def test_two_ends_give_every_position_once_front_and_back() -> None:
+    ends = split.TwoEnds(7)
+    got = [ends.take(front=i % 3 != 0) for i in range(9)]
+    ends.close()
+    assert got == [6, 0, 1, 5, 2, 3, 4, None, None]
 
 
-def test_split_check_weighs_each_file_by_its_bases(
+def test_two_ends_are_shared_with_a_forked_copy() -> None:
+    ends = split.TwoEnds(200)
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the copy: take from the back until the ends meet
+        taken = []
+        while (pos := ends.take(front=False)) is not None:
+            taken.append(pos)
+        os.write(write_fd, pickle.dumps(taken))
+        os._exit(0)
+    os.close(write_fd)
+    mine = []
+    while (pos := ends.take(front=True)) is not None:
+        mine.append(pos)
+    with os.fdopen(read_fd, "rb") as pipe:
+        theirs = pickle.loads(pipe.read())
+    os.waitpid(pid, 0)
+    ends.close()
+    assert sorted(mine + theirs) == list(range(200))  # each position once
+    assert mine == list(range(len(mine))) and theirs == list(range(199, len(mine) - 1, -1))
+
+
+def test_two_ends_outlive_a_copy_that_dies_holding_the_lock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ends = split.TwoEnds(3)
+    pid = os.fork()
+    if pid == 0:  # dies inside take(), between taking the lock and giving it back
+        monkeypatch.setattr(os, "pread", lambda *args: os._exit(0))
+        ends.take(front=False)
+        os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    assert status == 0
+    assert [ends.take(front=True) for _ in range(4)] == [0, 1, 2, None]
+    ends.close()
+
+
+def test_split_check_takes_files_from_both_ends(
     tmp_path: Path, split_tail: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Files that define classes with bases take the longest to check (each base is
-    # resolved and its chain simulated): the halves are cut by that, not by file count.
-    root = _project(tmp_path / "proj", children=6, plain=50)
-    (root / "pkg" / "plain3.py").write_text("class A:\n    pass\n\n\nclass B(A, dict):\n    pass\n")
-    weighed: dict[str, int] = {}
-    real = engine._CheckRun.weight
+    # This process checks a run from the front of what is left, the copy one from the back:
+    # whichever files take longer, both end when they meet.
+    root = _project(tmp_path / "proj", children=24, plain=40)
+    parent = os.getpid()
+    here: list[int] = []
+    real = split.TwoEnds.take
 
-    def recording(run: Any, file: Path) -> int:
-        weighed[file.name] = got = real(run, file)
+    def recording(ends: split.TwoEnds, front: bool) -> int | None:
+        got = real(ends, front)
+        if os.getpid() == parent and got is not None:
+            assert front
+            here.append(got)
         return got
 
-    monkeypatch.setattr(engine._CheckRun, "weight", recording)
+    monkeypatch.setattr(split.TwoEnds, "take", recording)
     reference = _render(root, jobs=1, use_cache=False)
     assert _render_reusing(root, jobs=2) == reference
-    assert split_tail and len(weighed) == split_tail[0]
-    expected = {"plain3.py": 3, "base.py": 2, **{f"child{i}.py": 2 for i in range(6)}}
-    assert weighed == {name: expected.get(name, 1) for name in weighed}
-    assert set(weighed) & set(expected)  # the heavy files are among those left
+    assert split_tail and here == list(range(len(here))) and 0 < len(here) <= split_tail[0]
