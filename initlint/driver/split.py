@@ -4,7 +4,6 @@ idle, taken from both ends (``check_in_two``), and the second half of the fix ch
 
 from __future__ import annotations
 
-import fcntl
 import os
 import pickle
 import struct
@@ -93,16 +92,20 @@ class TwoEnds:
     never needed.
 
     The two ends live in an unlinked temporary file, changed under a POSIX record lock:
-    locks are held per process, and the kernel drops the copy's if it dies."""
+    locks are held per process, and the kernel drops the copy's if it dies. POSIX only (as
+    is the fork): elsewhere it raises ImportError, and nothing is split."""
 
     def __init__(self, count: int) -> None:
+        import fcntl  # here: this module is imported on every platform
+
+        self._lock, self._locked, self._unlocked = fcntl.lockf, fcntl.LOCK_EX, fcntl.LOCK_UN
         self._file = tempfile.TemporaryFile()
         self._fd = self._file.fileno()
         os.pwrite(self._fd, _ENDS.pack(0, count), 0)
 
     def take(self, front: bool) -> int | None:
         """The next position from the front (or the back); None once the two ends met."""
-        fcntl.lockf(self._fd, fcntl.LOCK_EX)
+        self._lock(self._fd, self._locked)
         try:
             first, end = _ENDS.unpack(os.pread(self._fd, _ENDS.size, 0))
             if first >= end:
@@ -112,7 +115,7 @@ class TwoEnds:
             os.pwrite(self._fd, _ENDS.pack(first, end), 0)
             return got
         finally:
-            fcntl.lockf(self._fd, fcntl.LOCK_UN)
+            self._lock(self._fd, self._unlocked)
 
     def close(self) -> None:
         self._file.close()
@@ -150,7 +153,7 @@ def check_in_two(rest: list[Path], run: CheckLoop, with_plans: bool) -> None:
     """
     try:
         ends = TwoEnds(len(rest))
-    except OSError:  # no temporary file: no split
+    except (ImportError, OSError):  # no record locks, or no temporary file: no split
         for file in rest:
             run.check(file)
         return

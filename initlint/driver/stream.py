@@ -43,10 +43,6 @@ class FactsStream:
                 return outcome
         return self._got.get(path)  # the pass ended without it (it never does)
 
-    def arrived(self, path: Path) -> FactsOutcome | None:
-        """``path``'s outcome if it has come already (no waiting), else None."""
-        return self._got.get(path)
-
     def finish(self) -> None:
         """Run the pass to its end: its pool (and its cache use) end with it."""
         for outcome in self._outcomes:

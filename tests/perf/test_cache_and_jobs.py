@@ -621,3 +621,23 @@ def test_split_check_takes_files_from_both_ends(
     reference = _render(root, jobs=1, use_cache=False)
     assert _render_reusing(root, jobs=2) == reference
     assert split_tail and here == list(range(len(here))) and 0 < len(here) <= split_tail[0]
+
+
+def test_the_check_imports_and_runs_where_there_are_no_record_locks(tmp_path: Path) -> None:
+    # No fcntl (Windows): the driver still imports, and a split is not tried.
+    root = _project(tmp_path / "proj", children=2, plain=0)
+    code = (
+        "import sys; sys.modules['fcntl'] = None\n"
+        "from initlint.driver import split\n"
+        "ran = []\n"
+        "class Run:\n    def check(self, f): ran.append(f)\n"
+        "split.check_in_two(['a', 'b'], Run(), False)\n"
+        "assert ran == ['a', 'b'], ran\n"
+        "from initlint.cli import main\n"
+        "main(['check', '--exit-zero', '--no-cache', sys.argv[1]])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(root)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count(": IL001 ") == 2
