@@ -17,7 +17,6 @@ old generations of the same kind go. Inside a generation, entries unused for
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 import pickle
 import stat
@@ -25,6 +24,8 @@ import time
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
+
+from initlint.digest import blake2b
 
 if TYPE_CHECKING:
     import sqlite3
@@ -114,7 +115,7 @@ def remove_cache(root: Path) -> bool:
 
 def source_fingerprint(*modules: ModuleType) -> str:
     """Hash of some modules' own source: editing them invalidates the entries they wrote."""
-    h = hashlib.blake2b(digest_size=6)
+    h = blake2b(digest_size=6)
     for mod in modules:
         h.update(Path(mod.__file__ or "").read_bytes())
     return h.hexdigest()
@@ -134,7 +135,7 @@ def _mkstemp(folder: Path) -> tuple[int, str]:
 
 
 def content_key(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=20).hexdigest()
+    return blake2b(data, digest_size=20).hexdigest()
 
 
 class BlobCache:
@@ -429,7 +430,7 @@ def package_fingerprint() -> str:
     """Stamp of all of initlint's source files (name, size, mtime): results depend on every
     stage, not on the facts only. Cheaper than hashing the bytes, and an edit or a
     reinstall changes it."""
-    h = hashlib.blake2b(digest_size=6)
+    h = blake2b(digest_size=6)
     package = Path(__file__).parent
     for path in sorted(package.rglob("*.py")):
         st = path.stat()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gc
 import importlib
-import json
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -252,6 +251,8 @@ def rules(fmt: str) -> None:
     from initlint.rules import REGISTRY
 
     if fmt == "json":
+        import json  # here: a check does without it
+
         data = [
             {"code": r.code, "name": r.name, "summary": r.summary, "fixable": r.fixable}
             for r in REGISTRY.values()

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal
+
+from initlint.records import dataclass
 
 Severity = Literal["error", "warning"]
 Confidence = Literal["definite", "possible"]

@@ -8,11 +8,11 @@ import os
 import re
 import stat
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from fnmatch import translate
 from pathlib import Path
 
 from initlint import gitignore as gitignore_specs
+from initlint.records import dataclass
 
 DEFAULT_EXCLUDES = (
     ".git",

@@ -27,14 +27,15 @@ literal; a finder that cannot be read so leaves its names unresolved.
 from __future__ import annotations
 
 import ast
-import hashlib
 import os
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
+from initlint.digest import blake2b
 from initlint.errors import ConfigError
+from initlint.records import dataclass
 
 _EXTENSION_SUFFIXES = (".so", ".pyd")  # any ``name.<tag>.so`` counts: it has no source
 _VERSION_DIR = re.compile(r"python(\d+)\.(\d+)t?$")
@@ -72,7 +73,7 @@ class Environment:
     def fingerprint(self) -> str:
         """What a new, removed or upgraded distribution changes: the folders' listings
         (an install or uninstall renames entries of site-packages, so its mtime moves)."""
-        h = hashlib.blake2b(digest_size=12)
+        h = blake2b(digest_size=12)
         for path in self.paths:
             try:
                 stamp = os.stat(path).st_mtime_ns

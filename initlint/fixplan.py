@@ -4,10 +4,10 @@ line, byte col). Below the pipeline, so that a run's analysis holds its plans ty
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from initlint.diagnostics import Applicability
+from initlint.records import dataclass
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,9 @@ Git's own matching rules (negation, anchoring, ``**``, folder-only patterns) com
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from initlint.records import dataclass
 
 if TYPE_CHECKING:
     from pathspec import GitIgnoreSpec

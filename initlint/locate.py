@@ -16,13 +16,14 @@ import sys
 import tokenize
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from initlint import suppressions
 from initlint.cache import BlobCache, content_key, source_fingerprint
 from initlint.diagnostics import Diagnostic
 from initlint.facts.model import Span
+from initlint.records import dataclass
 from initlint.sources import UnreadableError, read_source
 from initlint.suppressions import ALL, suppressed_codes
 

@@ -4,13 +4,13 @@ settings loader a request implies. (``fix`` is ``check --fix``: one option list.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import click
 
 from initlint.output import RENDERERS
+from initlint.records import dataclass
 from initlint.settings import (
     Settings,
     load_settings,

@@ -5,11 +5,12 @@ index, and the results merged."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from initlint.diagnostics import Diagnostic
 from initlint.discovery import find_root
+from initlint.records import dataclass
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,6 @@ written in the format asked for."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Callable
@@ -139,6 +138,8 @@ def color_stdout() -> bool:
 def _statistics(diags: list[Diagnostic], fmt: str) -> str:
     rows = statistics(diags)
     if fmt == "json":
+        import json  # here: the text output does without it
+
         data = [{"code": c, "name": n, "count": k, "fixable": f} for c, n, k, f in rows]
         return json.dumps(data, indent=2) + "\n"
     return render_statistics(diags)

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, field, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
+from initlint.digest import blake2b
 from initlint.errors import ConfigError as ConfigError  # (re-exported: callers catch it)
+from initlint.records import dataclass
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ class Settings:
         data.pop("respect_gitignore", None)
         data.pop("dependents", None)
         data.pop("min_severity", None)  # filters the output only: results stay the same
-        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+        return blake2b(repr(_canonical(data)).encode(), digest_size=8).hexdigest()
 
     def ignored_in_file(self, code: str, paths: tuple[str, ...]) -> bool:
         """True when per-file-ignores switch ``code`` off for a file known by any of ``paths``.
@@ -251,7 +251,19 @@ def with_overrides(settings: Settings, overrides: dict[str, Any]) -> Settings:
     return replace(settings, sources=sources, **overrides)
 
 
+def _canonical(value: object) -> object:
+    """``value`` with every dict's items in key order: its ``repr`` is then the same for
+    equal settings (a fingerprint without ``json``, which a check does not import)."""
+    if isinstance(value, dict):
+        return sorted((str(k), _canonical(v)) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return [_canonical(v) for v in value]
+    return value
+
+
 def _toml_value(value: Any) -> str:
+    import json  # (--show-settings only)
+
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
@@ -261,6 +273,8 @@ def _toml_value(value: Any) -> str:
 
 def format_settings(settings: Settings, root: Path) -> str:
     """The resolved settings as TOML, each value annotated with where it came from."""
+    import json  # (--show-settings only)
+
     lines = [
         f"# project root: {root}",
         f"# config file:  {settings.config_file or '(none; defaults)'}",

@@ -8,8 +8,9 @@ import stat
 import tokenize
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
+
+from initlint.records import dataclass
 
 # Unsaved editor buffers (the language server's open documents), by absolute normalised
 # path: while set, they are what every stage reads for those files instead of the disk.

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Generator, Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,6 +22,7 @@ from initlint.facts.load import (
     filtered_outcome,
 )
 from initlint.facts.model import ModuleFacts
+from initlint.records import dataclass
 from initlint.sources import UnreadableError, read_bytes
 
 if TYPE_CHECKING:

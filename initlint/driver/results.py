@@ -3,27 +3,28 @@ hold: a warm run reuses a file's diagnostics while nothing in its import closure
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from initlint import __version__
 from initlint.cache import BlobCache, content_key, package_fingerprint
+from initlint.digest import blake2b
 from initlint.facts.cache import FactsCache
 from initlint.facts.model import ModuleFacts, has_fresh_bodies
 from initlint.index.deps import ImportGraph
 from initlint.index.project import ProjectIndex
 from initlint.pipeline.analysis import FindingKey
 from initlint.pipeline.report import Comment, Entry, Share
+from initlint.records import dataclass
 from initlint.sources import UnreadableError, is_overlaid, read_bytes
 
 
 def results_key(module_paths: dict[str, tuple[Path | str, bool]], cwd: Path) -> str:
     """The module map (a new, moved or deleted module can change any resolution) and the
     folder paths are shown relative to."""
-    h = hashlib.blake2b(str(cwd).encode("utf-8", "surrogateescape"), digest_size=16)
+    h = blake2b(str(cwd).encode("utf-8", "surrogateescape"), digest_size=16)
     for name in sorted(module_paths):
         path, is_pkg = module_paths[name]
         h.update(f"{name}\0{path}\0{is_pkg}\n".encode("utf-8", "surrogateescape"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -56,6 +56,7 @@ from initlint.pipeline.report import (
     finish,
 )
 from initlint.progress import Progress
+from initlint.records import dataclass
 from initlint.rules.il900_internal import UnreadableFile
 from initlint.settings import Settings, load_settings
 from initlint.simulation.cost import CostModel

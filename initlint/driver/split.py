@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import pickle
 import struct
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol, TypeVar
@@ -97,6 +96,7 @@ class TwoEnds:
 
     def __init__(self, count: int) -> None:
         import fcntl  # here: this module is imported on every platform
+        import tempfile  # (and a check that does not split needs neither)
 
         self._lock, self._locked, self._unlocked = fcntl.lockf, fcntl.LOCK_EX, fcntl.LOCK_UN
         self._file = tempfile.TemporaryFile()

@@ -3,13 +3,14 @@ become outcomes)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar, Protocol
 
 from initlint.diagnostics import describe
 from initlint.facts.extract import extract_facts
 from initlint.facts.model import ModuleFacts
+from initlint.records import dataclass
 from initlint.sources import UnreadableError, decode, is_overlaid, read_bytes
 from initlint.suppressions import suppression_comments
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import operator
 import pickle
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from typing import Literal, TypeVar
+
+from initlint.records import dataclass
 
 Const = bool | int | float | str | bytes | None
 T = TypeVar("T")

@@ -9,7 +9,7 @@ import stat
 import tempfile
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 import libcst as cst
@@ -17,6 +17,7 @@ import libcst as cst
 from initlint.diagnostics import Diagnostic, Edit
 from initlint.fix.transform import FixError, rewrite
 from initlint.fixplan import FixPlan, Op, op_site
+from initlint.records import dataclass
 from initlint.sources import decode, read_bytes
 
 BOM = b"\xef\xbb\xbf"

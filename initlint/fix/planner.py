@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
-from dataclasses import dataclass
 from pathlib import Path
 
 from initlint.facts.model import BodyError, BodySyntaxError, Effect, Param
@@ -21,6 +20,7 @@ from initlint.fixplan import (
     WrapInIf,
 )
 from initlint.index.project import FunctionInfo
+from initlint.records import dataclass
 from initlint.rules.analyses import analyses_of
 from initlint.rules.base import Finding, RepeatFinding
 from initlint.simulation.engine import Event, FlagRef, Simulation, Simulator

@@ -15,10 +15,10 @@ from __future__ import annotations
 import ast
 import textwrap
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from initlint.facts.reads import EVERYTHING
 from initlint.index.project import FunctionInfo
+from initlint.records import dataclass
 from initlint.simulation.engine import Event, Simulation
 from initlint.simulation.reads import writes
 from initlint.simulation.values import TRUE

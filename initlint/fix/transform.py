@@ -9,12 +9,13 @@ import textwrap
 import tokenize
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from initlint.fixplan import AddParam, DeleteStatement, InsertBefore, Op, SetKeyword, WrapInIf
+from initlint.records import dataclass
 
 MIN_LINE_LENGTH = 88
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Literal, Self
 
@@ -19,6 +19,7 @@ from initlint.facts.model import (
     ImportFacts,
     ModuleFacts,
 )
+from initlint.records import dataclass
 
 MAX_RESOLVE_DEPTH = 50
 EARLIER = "@"  # m.Y@12: the definition of m.Y on line 12, shadowed by a later one

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
@@ -13,6 +13,7 @@ from initlint.environment import Environment
 from initlint.generated import GeneratedCode
 from initlint.index.project import ProjectIndex
 from initlint.locate import Locator
+from initlint.records import dataclass
 from initlint.rules import Finding
 from initlint.settings import Settings
 from initlint.simulation.engine import Simulator

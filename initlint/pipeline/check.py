@@ -4,7 +4,7 @@ file: a failure is that file's IL900/IL901/IL902."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from initlint.diagnostics import Diagnostic, describe
@@ -13,6 +13,7 @@ from initlint.facts.model import BodyError, ModuleFacts
 from initlint.index.project import ClassInfo, Module, ProjectIndex
 from initlint.pipeline.analysis import Analysis, FixPlanner
 from initlint.pipeline.report import Entry, Share, comments_of, file_diag, finding_site, to_share
+from initlint.records import dataclass
 from initlint.rules import Finding, findings_of
 from initlint.rules.il900_internal import InternalError, SyntaxErrorRule, UnreadableFile
 from initlint.simulation.engine import Simulator

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from initlint.diagnostics import Diagnostic, Fix, Related
@@ -13,6 +13,7 @@ from initlint.environment import Distribution
 from initlint.facts.model import ModuleFacts, Span
 from initlint.index.project import Module
 from initlint.pipeline.analysis import Analysis, FixPlanner, FixProposal, NoFix, Proposed
+from initlint.records import dataclass
 from initlint.rules import REGISTRY, DisabledFinding, Finding, RepeatFinding, select_codes
 from initlint.rules.base import Wording, method_label
 from initlint.rules.il900_internal import InternalError

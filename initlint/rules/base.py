@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar, Protocol
 
 from initlint.diagnostics import Confidence, Severity
+from initlint.records import dataclass
 from initlint.simulation.cost import HEAVY, LIGHT
 from initlint.simulation.engine import Event, FlagRef, Simulation
 from initlint.simulation.values import MAYBE, Origin

@@ -26,11 +26,12 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from initlint.generated import GeneratedCode
+from initlint.records import dataclass
 
 from .model_trace import StaticFinding
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any, Literal
+
+from initlint.records import dataclass
 
 EventKind = Literal["buffer", "parameter", "attribute", "call"]
 EVENT_KINDS: tuple[EventKind, ...] = ("buffer", "parameter", "attribute", "call")

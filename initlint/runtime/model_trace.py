@@ -10,8 +10,10 @@ counted again in any total, since the outer repeat's bytes already hold the whol
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from initlint.records import dataclass
 
 from .model import STORAGE_KINDS, Repeat
 

@@ -15,9 +15,10 @@ import inspect
 import sys
 import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from types import CodeType, FrameType
 from typing import Any
+
+from initlint.records import dataclass
 
 from .model import EventKind, TraceEvent
 from .paths import (

@@ -7,8 +7,9 @@ import builtins
 import importlib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
+
+from initlint.records import dataclass
 
 _MODULE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 FILENAME = "<initlint target>"

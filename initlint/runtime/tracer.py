@@ -7,8 +7,9 @@ import gc
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from initlint.records import dataclass
 
 from .memory import CpuPeakMeter, CudaPeakMeter, NoPeakMeter, PeakMeter
 from .model import InitTrace, find_repeats

@@ -14,7 +14,7 @@ import io
 import os
 import tokenize
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from initlint.diagnostics import Diagnostic, Edit
@@ -24,6 +24,7 @@ from initlint.facts.cache import FactsCache
 from initlint.fix.propose import fix_planner
 from initlint.index.deps import ImportGraph
 from initlint.pipeline.analysis import Analysis
+from initlint.records import dataclass
 from initlint.sources import overlaid
 
 MEMO_LIMIT = 20_000  # facts kept in memory (all of transformers' files fit)

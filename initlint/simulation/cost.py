@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from fnmatch import fnmatchcase
 
 from initlint.facts.model import Body, BodyError, Const, Expr
 from initlint.index.project import ClassInfo, FunctionInfo, Module, ProjectIndex, Target
+from initlint.records import dataclass
 from initlint.simulation.memo import Hop, MemoRoute
 from initlint.simulation.values import Val
 

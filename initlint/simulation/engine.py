@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TypeVar
 
 from initlint.facts.model import (
@@ -21,6 +21,7 @@ from initlint.facts.model import (
 )
 from initlint.facts.reads import EVERYTHING
 from initlint.index.project import ClassInfo, FunctionInfo, Module, ProjectIndex, Target
+from initlint.records import dataclass
 from initlint.simulation.binding import SYM, ArgKeys, Key, bind_args, default_key, expr_key
 from initlint.simulation.cost import (
     HEAVY,

@@ -21,10 +21,10 @@ stays "equal": the cached object comes back, no finding.)
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 
 from initlint.facts.model import Expr, Param
 from initlint.index.project import FunctionInfo
+from initlint.records import dataclass
 from initlint.simulation.binding import (
     DIFFER,
     MAYBE,

@@ -9,9 +9,9 @@ call that was not followed (recursion) reads and writes everything (``*``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 from initlint.facts.reads import EVERYTHING
+from initlint.records import dataclass
 from initlint.simulation.engine import Event, Simulation
 
 

@@ -23,9 +23,9 @@ follows it: a field's classes say what a spec *may* hold, and a spec replaced by
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from initlint.facts.model import Body, Expr
+from initlint.records import dataclass
 
 MODULE_FIELD = "module"  # not special: a local taken from ``param.<field>`` records it
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from initlint.facts.model import Const, Span
+from initlint.records import dataclass
 
 
 @dataclass(frozen=True)
