@@ -14,7 +14,7 @@ from initlint.discovery import Discovery, discover, find_root
 from initlint.driver import factpass
 from initlint.driver.factpass import FactPass, compute_facts, default_jobs
 from initlint.driver.fixes import attach_fixes
-from initlint.driver.gctune import age_objects, few_collections
+from initlint.driver.gctune import age_objects, no_collections
 from initlint.driver.results import (
     FixInputs,
     Previous,
@@ -67,7 +67,7 @@ if TYPE_CHECKING:
     from initlint.driver.forkpool import PoolFuture
 
 
-@few_collections
+@no_collections
 def analyze(
     paths: Iterable[Path],
     *,
