@@ -430,9 +430,27 @@ def package_fingerprint() -> str:
     """Stamp of all of initlint's source files (name, size, mtime): results depend on every
     stage, not on the facts only. Cheaper than hashing the bytes, and an edit or a
     reinstall changes it."""
+    return sources_stamp(os.path.dirname(os.path.abspath(__file__)))
+
+
+def sources_stamp(folder: str) -> str:
+    """Stamp of the ``.py`` files below ``folder`` (path, size, mtime; ``__pycache__``
+    skipped)."""
     h = blake2b(digest_size=6)
-    package = Path(__file__).parent
-    for path in sorted(package.rglob("*.py")):
-        st = path.stat()
-        h.update(f"{path.relative_to(package).as_posix()}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+    for name, st in sorted(_python_files(folder, "")):
+        h.update(f"{name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
     return h.hexdigest()
+
+
+def _python_files(folder: str, prefix: str) -> list[tuple[str, os.stat_result]]:
+    """``(path below the package, stat)`` of every ``.py`` file under ``folder``: one
+    ``scandir`` a folder (``Path.rglob`` and a ``stat`` a file took ~3 ms of a warm run)."""
+    out: list[tuple[str, os.stat_result]] = []
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name != "__pycache__":
+                    out += _python_files(entry.path, f"{prefix}{entry.name}/")
+            elif entry.name.endswith(".py"):
+                out.append((prefix + entry.name, entry.stat()))
+    return out
