@@ -53,9 +53,10 @@ def _build(cls: type, options: dict[str, Any]) -> type:
     explicit = not (own_hash is _MISSING or (own_hash is None and "__eq__" in own))
     if not explicit:  # the standard library's rule (unsafe_hash=False)
         hashed = [f.name for f in fields if (f.compare if f.hash is None else f.hash)]
-        built.__hash__ = _hash(_values(hashed)) if frozen else None  # type: ignore[assignment]
         if frozen:
-            built.__hash__.__qualname__ = f"{built.__qualname__}.__hash__"
+            _set(built, "__hash__", _hash(_values(hashed)))
+        else:
+            built.__hash__ = None  # type: ignore[assignment]
     return built
 
 
@@ -65,6 +66,12 @@ _MISSING = object()
 def _set(cls: type, name: str, fn: Callable[..., Any]) -> None:
     fn.__qualname__ = f"{cls.__qualname__}.{name}"
     setattr(cls, name, fn)
+
+
+def field_values(cls: type) -> Callable[[object], tuple[object, ...]]:
+    """The tuple of a dataclass instance's field values, in field order (what
+    ``cls(*values)`` rebuilds it from, when every field is an ``__init__`` argument)."""
+    return _values([f.name for f in dataclasses.fields(cls)])
 
 
 def _values(names: list[str]) -> Callable[[object], tuple[object, ...]]:

@@ -183,3 +183,19 @@ def test_initlint_takes_dataclass_from_records() -> None:
             ):
                 offenders.append(str(path.relative_to(ROOT)))
     assert offenders == []
+
+
+def test_field_values_rebuild_an_instance_even_with_one_tuple_field() -> None:
+    @records.dataclass(frozen=True)
+    class Pair:
+        a: int
+        b: tuple[int, ...]
+
+    @records.dataclass(frozen=True)
+    class One:
+        items: tuple[int, ...]
+
+    for obj in (Pair(1, (2, 3)), One((4, 5))):
+        values = records.field_values(type(obj))(obj)
+        assert type(values) is tuple
+        assert type(obj)(*values) == obj  # a bare tuple would have become (4, 5) as args

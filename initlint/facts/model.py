@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import operator
 import pickle
 from collections.abc import Callable
-from dataclasses import field, fields
+from dataclasses import field
 from typing import Literal, TypeVar
 
-from initlint.records import dataclass
+from initlint.records import dataclass, field_values
 
 Const = bool | int | float | str | bytes | None
 T = TypeVar("T")
@@ -17,11 +16,10 @@ T = TypeVar("T")
 def _by_fields(cls: type[T]) -> type[T]:
     """Pickle a frozen slots dataclass as ``cls(*fields)``. The default (``__setstate__``,
     which calls ``dataclasses.fields`` per object) made loading a warm cache slow."""
-    getter = operator.attrgetter(*(f.name for f in fields(cls)))  # type: ignore[arg-type]
+    values = field_values(cls)
 
     def __reduce__(self: T) -> tuple[type[T], tuple[object, ...]]:
-        values = getter(self)
-        return cls, values if isinstance(values, tuple) else (values,)
+        return cls, values(self)
 
     cls.__reduce__ = __reduce__  # type: ignore[assignment,method-assign]
     return cls
