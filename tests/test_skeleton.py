@@ -135,6 +135,37 @@ CASES = {
                 pass
                 return None
         """,
+    "multi_line_signatures": """
+        import torch
+        class A(torch.nn.Module):
+            def __init__(self, d: int, act=torch.nn.GELU(approximate=None)) -> None:
+                super().__init__()
+                self.proj = torch.nn.Linear(d, d)
+
+            @torch.no_grad()
+            def forward(
+                self,
+                x: torch.Tensor,
+                mask: torch.Tensor | None = None,
+                *,
+                scale: float = (1.0 / 2),
+            ) -> tuple[torch.Tensor, torch.Tensor]:
+                return x, x
+
+            async def fetch(self, n: int = 3,
+                            **kw: dict[str, int]) -> list[int]:
+                return [n]
+
+            def named(self, sep: str = "(", end="") -> str:
+                return sep
+
+            # its string closes the bracket that named's string opened, as counted
+            def closes(self, sep=")"):
+                return sep
+        def top(a: int,
+                b: list[int] = [1, 2]) -> int:
+            return a
+        """,
 }
 
 
@@ -156,6 +187,24 @@ def test_skeleton_blanks_bodies_but_keeps_lines_and_init() -> None:
     assert "torch.ones" not in text  # build() is blanked
     build_line = source.splitlines().index("    def build(self, n):") + 1
     assert ends[build_line] == (build_line + 1, build_line + 3)
+
+
+def test_plain_signatures_are_blanked_with_their_lines_and_others_kept() -> None:
+    """A blanked body's signature goes too (its parameters are read with the body) when
+    it holds no string, comment or backslash: only then are its brackets counted exactly."""
+    source = textwrap.dedent(CASES["multi_line_signatures"]).lstrip("\n")
+    shape = skeleton(source)
+    assert shape is not None
+    text, _ = shape
+    lines = text.split("\n")
+    assert len(lines) == len(source.split("\n"))
+    assert "    def forward():" in lines
+    assert "    async def fetch():" in lines
+    assert "def top():" in lines
+    assert "mask" not in text and "**kw" not in text and "[1, 2]" not in text
+    assert '    def named(self, sep: str = "(", end="") -> str:' in lines  # strings: kept
+    assert "    @torch.no_grad()" in lines  # decorators are facts
+    assert "act=torch.nn.GELU(approximate=None)" in text  # __init__'s signature is read
 
 
 def test_unblankable_text_is_left_to_the_whole_parse() -> None:

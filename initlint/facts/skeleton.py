@@ -8,6 +8,11 @@ hold balanced brackets, an even number of each triple quote and no trailing back
 (so the cut cannot fall inside a string or a continued line). Anything else keeps its
 body, which is always correct, only slower. The caller parses the skeleton and falls back
 to the whole text when that parse fails.
+
+A blanked body's signature goes too (``def f():`` and empty lines) when it holds no
+string, comment or backslash, the only things that could have thrown the bracket count
+off: its parameters are read with the body, and annotations were much of what was left
+to parse.
 """
 
 from __future__ import annotations
@@ -82,6 +87,16 @@ def _blankable(region: str, last_line: str) -> bool:
     )
 
 
+def _params_start(text: str, after_name: int) -> int | None:
+    """Where the parameter list's ``(`` is, right after the name."""
+    return after_name if text.startswith("(", after_name) else None
+
+
+def _plain(signature: str) -> bool:
+    """A signature whose brackets were counted exactly: no string, comment or backslash."""
+    return not any(c in signature for c in "'\"#\\")
+
+
 def skeleton(text: str) -> tuple[str, dict[int, tuple[int, int]]] | None:
     """``(skeleton text, {def line: (its ``pass`` line, last body line)})`` with 1-based
     lines, or None when nothing could be blanked (parse ``text`` itself then). ``text`` uses
@@ -132,6 +147,13 @@ def skeleton(text: str) -> tuple[str, dict[int, tuple[int, int]]] | None:
             continue
         first = next(k for k in range(header + 1, last + 1) if _is_code(lines[k]))
         body_ws = lines[first][: len(lines[first]) - len(lines[first].lstrip(" \t"))]
+        params_at = _params_start(text, m.end())
+        if params_at is not None:
+            colon = body_at - 1 - len(lines[header]) + len(lines[header].rstrip()) - 1
+            signature = text[params_at:colon]
+            if _plain(signature):
+                pieces += (text[done:params_at], "():", "\n" * signature.count("\n"))
+                done = colon + 1
         pieces += (
             text[done:body_at],
             "\n" * (first - header - 1),
