@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 else:
 
     def dataclass(cls: type | None = None, /, **options: Any) -> Any:
-        """``dataclasses.dataclass(cls, **options)``, its three methods shared (see above)."""
+        """``dataclasses.dataclass(cls, **options)``, its methods shared (see above)."""
 
         def wrap(cls: type) -> type:
             return _build(cls, options)

@@ -87,11 +87,6 @@ def _blankable(region: str, last_line: str) -> bool:
     )
 
 
-def _params_start(text: str, after_name: int) -> int | None:
-    """Where the parameter list's ``(`` is, right after the name."""
-    return after_name if text.startswith("(", after_name) else None
-
-
 def _plain(signature: str) -> bool:
     """A signature whose brackets were counted exactly: no string, comment or backslash."""
     return not any(c in signature for c in "'\"#\\")
@@ -147,8 +142,9 @@ def skeleton(text: str) -> tuple[str, dict[int, tuple[int, int]]] | None:
             continue
         first = next(k for k in range(header + 1, last + 1) if _is_code(lines[k]))
         body_ws = lines[first][: len(lines[first]) - len(lines[first].lstrip(" \t"))]
-        params_at = _params_start(text, m.end())
-        if params_at is not None:
+        params_at = m.end()  # the parameter list's "(", right after the name
+        if text.startswith("(", params_at):
+            # the header's last line starts len(line) + 1 before the body; it ends with ":"
             colon = body_at - 1 - len(lines[header]) + len(lines[header].rstrip()) - 1
             signature = text[params_at:colon]
             if _plain(signature):
