@@ -139,14 +139,31 @@ def edits_for(plan: FixPlan, display: dict[Path, str]) -> tuple[Edit, ...]:
         change = render(path, ops)
         old = decode(change.old)[0].splitlines(keepends=True)
         new = decode(change.new)[0].splitlines(keepends=True)
-        matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-            if tag == "equal":
-                continue
+        for i1, i2, j1, j2 in changed_hunks(old, new):
             edits.append(
                 Edit(display.get(path, str(path)), i1 + 1, 1, i2 + 1, 1, "".join(new[j1:j2]))
             )
     return tuple(edits)
+
+
+def changed_hunks(old: Sequence[str], new: Sequence[str]) -> list[tuple[int, int, int, int]]:
+    """The line ranges (old start, old end, new start, new end) where ``new`` differs from
+    ``old``. The lines before the first and after the last difference are cut off before
+    difflib compares what is left: a fix changes a few lines of a large file, and difflib's
+    longest-match search over all of it cost more than rendering the fix."""
+    lead, most = 0, min(len(old), len(new))
+    while lead < most and old[lead] == new[lead]:
+        lead += 1
+    tail = 0
+    while tail < most - lead and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    a, b = old[lead : len(old) - tail], new[lead : len(new) - tail]
+    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    return [
+        (i1 + lead, i2 + lead, j1 + lead, j2 + lead)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        if tag != "equal"
+    ]
 
 
 def combine(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import bisect
 import io
+import re
 import textwrap
 import tokenize
 from collections import OrderedDict
@@ -68,17 +69,34 @@ def line_limit(lines: Sequence[str]) -> int:
     return max(MIN_LINE_LENGTH, max(code, default=0))
 
 
+# The string and comment tokens, found by one C scan (tokenize, in Python, took longer than
+# a fix's render on a large file). Outside strings and comments a quote or `#` can only
+# start one of them, so matching each from its first character finds them all; a quote
+# left over is a string that does not end, where tokenize fails.
+_STRING_OR_COMMENT = re.compile(
+    r"#[^\n]*"
+    r'|"""(?:[^"\\]++|\\.|"(?!""))*+"""'
+    r"|'''(?:[^'\\]++|\\.|'(?!''))*+'''"
+    r'|"(?:[^"\\\n]++|\\.)*+"'
+    r"|'(?:[^'\\\n]++|\\.)*+'"
+    r"|[\"']",
+    re.S,
+)
+
+
 def _string_or_comment_lines(lines: Sequence[str]) -> set[int]:
     """1-based lines a string or comment token covers (every line of a multi-line string);
-    empty when the source does not tokenize (then the quote test above is all there is)."""
+    empty when a string does not end (then the quote test above is all there is)."""
     out: set[int] = set()
     source = "\n".join(lines) + "\n"
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-            if tok.type in (tokenize.STRING, tokenize.COMMENT):
-                out.update(range(tok.start[0], tok.end[0] + 1))
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        return set()
+    line, pos = 1, 0
+    for m in _STRING_OR_COMMENT.finditer(source):
+        start, text = m.start(), m.group()
+        if len(text) == 1 and text in "\"'":
+            return set()
+        line += source.count("\n", pos, start)
+        pos = start
+        out.update(range(line, line + text.count("\n") + 1))
     return out
 
 
