@@ -266,7 +266,9 @@ class ProjectIndex:
     def _project_tops(self) -> set[str]:
         if self._tops is None:
             self._tops = {n for n in self.module_paths if "." not in n}
-            self._tops.update(n for n in self.modules if "." not in n)
+            # (a dependency module another index loaded is no project module: it shadows
+            # nothing)
+            self._tops.update(n for n, m in self.modules.items() if "." not in n and m.dist is None)
         return self._tops
 
     def _found(self, name: str) -> Found | None:
@@ -570,16 +572,14 @@ class ProjectIndex:
     def resolve_value(self, module: str, dotted: str) -> Target | None:
         """The class, function or external name that ``dotted``, written in the module named
         ``module``, is bound to: a name a value was given by (``attn_cls=Attention``). A name
-        of torch, or one that would first read a dependency module nothing has read, stays
-        the external name it is written as (built-in knowledge judges torch's classes, and a
-        value does not pull in new modules, as a call's cost does not)."""
+        of torch stays the external name it is written as: built-in knowledge judges torch's
+        classes. Any other dependency is read from its source, whatever else this run has
+        read: what a value means never depends on the order the files are checked in."""
         mod = self.module(module)
         if mod is None:
             return None
         public = self.public_name(mod, dotted)
-        if public is not None and (
-            public.startswith("torch.") or self.reaches_unloaded_dependency(public)
-        ):
+        if public is not None and public.startswith("torch."):
             return Target("external", public)
         target = self.resolve(mod, dotted)
         if target is None or target.kind not in ("class", "function", "external"):
@@ -616,23 +616,6 @@ class ProjectIndex:
                 out.append(value)
         found = self._field_classes[key] = tuple(out)
         return found
-
-    def reaches_unloaded_dependency(self, dotted: str) -> bool:
-        """Whether resolving the absolute name ``dotted`` would first read an installed
-        module that nothing has read yet. Dependency modules are read for base resolution
-        and method lookup (DESIGN §2); a call's cost does not pull new ones in."""
-        if self.finder is None:
-            return False
-        parts = dotted.split(".")
-        if parts[0] in self._project_tops():
-            return False
-        for i in range(len(parts), 0, -1):
-            name = ".".join(parts[:i])
-            if name in self.modules:
-                return False
-            if self._found(name) is not None:
-                return True
-        return False
 
     def in_dependency(self, target: Target) -> bool:
         """Whether a class or function target is defined in an installed dependency."""

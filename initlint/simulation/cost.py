@@ -483,12 +483,10 @@ class CostModel:
             return _highest(best, self._ref_cost(given, call, module, mro, locals_, attrs, bound))
         # Built-in knowledge of torch stays the judge of torch's own classes and functions
         # where torch is installed (nn.ModuleList is cheap, nn.Linear is not); other
-        # dependencies are judged from their source, like the project, once base resolution
-        # has read the module (a call does not read new ones).
+        # dependencies are judged from their source, like the project, the modules read
+        # when first needed: what a call costs never depends on what else this run read.
         public = self.index.public_name(module, name)
-        if public is not None and (
-            public.startswith("torch.") or self.index.reaches_unloaded_dependency(public)
-        ):
+        if public is not None and public.startswith("torch."):
             external = self._external_call(public, call, module, mro, locals_, attrs, bound)
             return _highest(best, external)
         target = self.index.resolve(module, name)

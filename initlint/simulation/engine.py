@@ -1049,7 +1049,7 @@ class _Run:
         key = (frame.call.fn.module.name, dotted)
         found = self.s.getters.get(key)
         if found is None:
-            # (resolve_value reads no module nothing has read: a torch name stays external)
+            # (a torch name stays external: built-in knowledge judges it)
             target = self.s.index.resolve_value(*key)
             ok = target is not None and target.kind in ("function", "external")
             found = self.s.getters[key] = target.name if target is not None and ok else ""
