@@ -90,7 +90,7 @@ def _compare(name: str, reference: str, other: str, out: list[str]) -> None:
     out.append(f"  {name} differs:\n    " + "\n    ".join(list(diff)[:40]))
 
 
-def check_target(folder: Path, path: str, jobs: list[int]) -> list[str]:
+def check_target(folder: Path, path: str, jobs: list[int], formats: list[str]) -> list[str]:
     """Every run compared with ``-j 1 --no-cache`` on the same state of the files."""
     problems: list[str] = []
     forward = _files(folder, path)
@@ -104,7 +104,7 @@ def check_target(folder: Path, path: str, jobs: list[int]) -> list[str]:
             _touch(edit)
         reference = {
             fmt: _initlint(folder, ["--no-cache", "-j", "1", "--format", fmt, path])
-            for fmt in ("text", "json")
+            for fmt in formats
         }
         for fmt, ref in reference.items():
             for j in jobs:
@@ -128,8 +128,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("targets", nargs="+", help="FOLDER:PATH (PATH inside FOLDER)")
     parser.add_argument("--jobs", default="1,2,4", help="the -j values to compare")
+    parser.add_argument("--formats", default="text,json", help="the formats to compare")
     args = parser.parse_args()
     jobs = [int(j) for j in args.jobs.split(",")]
+    formats = args.formats.split(",")
     failed = False
     for target in args.targets:
         folder_text, _, path = target.rpartition(":")
@@ -138,7 +140,7 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as scratch:
             copy = Path(scratch) / folder.name
             shutil.copytree(folder, copy, symlinks=True, ignore=shutil.ignore_patterns(CACHE))
-            problems = check_target(copy, path, jobs)
+            problems = check_target(copy, path, jobs, formats)
         took = time.perf_counter() - start
         verdict = "no difference" if not problems else f"{len(problems)} differences"
         print(f"{folder}:{path}: {verdict} ({took:.0f} s)")

@@ -53,13 +53,15 @@ def comments_of(analysis: Analysis, path: Path, facts: ModuleFacts) -> Iterator[
 
 
 def merge_shares(analysis: Analysis, partials: list[Share]) -> list[Diagnostic]:
-    """One diagnostic per site, in the order of the report files."""
+    """One diagnostic per site. A site's wording and fix come from one of its shares, chosen
+    by what the shares say, never by the order the files were checked in: the share of the
+    class whose code holds the statement, else the one of the first class by name."""
     sites: dict[object, list[Share]] = {}
     for p in partials:
         sites.setdefault(p.site if p.site is not None else p.diag, []).append(p)
     out = []
     for group in sites.values():
-        first = group[0]
+        first = min(group, key=_representative) if len(group) > 1 else group[0]
         d = first.diag
         if first.site is not None:
             classes = tuple(sorted({c for p in group for c in p.diag.classes}))
@@ -80,6 +82,10 @@ def merge_shares(analysis: Analysis, partials: list[Share]) -> list[Diagnostic]:
             analysis.plans[d] = plan
         out.append(d)
     return out
+
+
+def _representative(share: Share) -> tuple[bool, tuple[str, ...], str]:
+    return share.owner not in share.diag.classes, share.diag.classes, share.diag.message
 
 
 def file_diag(
