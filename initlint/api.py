@@ -31,7 +31,7 @@ from initlint.diagnostics import Diagnostic
 from initlint.driver import analyze as _drive
 from initlint.driver.factpass import default_jobs
 from initlint.errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, ConfigError
-from initlint.pipeline.analysis import Analysis, display_path
+from initlint.pipeline.analysis import Analysis, FixPlanner, display_path
 from initlint.projects import Combined, ProjectGroup, group_paths, mark_dependents
 from initlint.records import dataclass
 from initlint.settings import Settings, load_settings, parse_table, with_overrides
@@ -174,23 +174,18 @@ def analyze(
     before they are merged with other projects', each offered fix's plan
     (``Analysis.plans``). ``paths`` lie in one project (the first one's root is used);
     ``settings`` default to that project's pyproject.toml. ``plan_fixes=False`` skips fix
-    planning (the diagnostics then say no ``[fix: ...]``). ``progress``: None draws a
+    planning (every message then ends in ``[no fix]``). ``progress``: None draws a
     progress bar on stderr when it is a terminal.
 
     Most callers want :func:`check`; this is for tools that read the :class:`Analysis`
     (the language server offers fixes from its plans)."""
-    planner = None
-    if plan_fixes:
-        from initlint.fix.propose import fix_planner
-
-        planner = fix_planner
     return _drive(
         [Path(p) for p in paths],
         cwd=None if cwd is None else Path(cwd),
         settings=settings,
         jobs=jobs,
         use_cache=use_cache,
-        fix_planner=planner,
+        fix_planner=_planner(plan_fixes),
         progress=progress,
     )
 
@@ -361,7 +356,8 @@ def _given(paths: Iterable[PathLike]) -> tuple[Path, ...]:
     return given
 
 
-def _planner(plan_fixes: bool) -> Any:
+def _planner(plan_fixes: bool) -> FixPlanner | None:
+    """The fixer's planner (imported only when fixes are planned), or None."""
     if not plan_fixes:
         return None
     from initlint.fix.propose import fix_planner
