@@ -174,7 +174,7 @@ def analyze(
     before they are merged with other projects', each offered fix's plan
     (``Analysis.plans``). ``paths`` lie in one project (the first one's root is used);
     ``settings`` default to that project's pyproject.toml. ``plan_fixes=False`` skips fix
-    planning (every message then ends in ``[no fix]``). ``progress``: None draws a
+    planning (IL001-IL003 messages then end in ``[no fix]``). ``progress``: None draws a
     progress bar on stderr when it is a terminal.
 
     Most callers want :func:`check`; this is for tools that read the :class:`Analysis`
