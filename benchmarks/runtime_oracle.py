@@ -94,22 +94,20 @@ def static_side(package_dir: Path) -> list[Any]:
     Checked with ``check-templates`` on, so that a template's findings (``modular_*.py``,
     which the default configuration skips) can be mapped to the generated classes they
     produce; the comparison tells the two apart (``initlint.runtime.agreement``)."""
-    import dataclasses
-
-    from initlint.driver import analyze
+    from initlint import api
     from initlint.runtime.model_trace import StaticFinding
     from initlint.runtime.paths import normalize
 
     cwd = package_dir.parent
-    analysis = analyze(
+    report = api.check(
         [package_dir],
         cwd=cwd,
+        options={"check-templates": True},
+        plan_fixes=False,
         use_cache=False,
-        progress=False,
-        overrides=lambda s: dataclasses.replace(s, check_templates=True),
     )
     found = []
-    for d in analysis.diagnostics:
+    for d in report.diagnostics:
         if d.code not in ("IL001", "IL002", "IL003"):
             continue
         classes = d.classes or ((d.class_name,) if d.class_name else ())

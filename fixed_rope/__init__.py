@@ -1,6 +1,6 @@
 """Rotary positional embeddings with DeepSeek's YaRN scaling, built on torch only.
 
-The classes follow vLLM 0.33's ``rotary_embedding`` package; see ``DESIGN.md`` §6.
+The classes follow vLLM 0.33's ``rotary_embedding`` package; see docs/design.md, "fixed_rope".
 """
 
 from .base import RotaryEmbeddingBase

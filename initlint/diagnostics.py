@@ -41,7 +41,7 @@ class Fix:
     message: str
     edits: tuple[Edit, ...] = ()
     # The files the plan edits (absolute), known before its edits are rendered: the engine
-    # refuses a fix that would edit an installed dependency (DESIGN §5).
+    # refuses a fix that would edit an installed dependency (docs/design.md, "Fixes").
     files: tuple[str, ...] = field(default=(), compare=False)
 
 

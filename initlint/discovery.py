@@ -1,4 +1,4 @@
-"""Find the project root and the Python files to read and to report on (DESIGN §2)."""
+"""Find the project root and the Python files to read and to report on (docs/design.md)."""
 
 from __future__ import annotations
 

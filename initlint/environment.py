@@ -1,4 +1,4 @@
-"""The project's Python environment: where installed ancestors live (DESIGN §2).
+"""The project's Python environment: where installed ancestors live (docs/design.md).
 
 An import that does not resolve in the project resolves here, in the ``site-packages``
 folders of the environment the project runs in, and in the paths their ``.pth`` files add.

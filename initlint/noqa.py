@@ -13,7 +13,7 @@ from __future__ import annotations
 import io
 import re
 import tokenize
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -107,7 +107,7 @@ def plan_lines(text: str, diagnostics: list[Diagnostic]) -> dict[int, set[str]]:
     return out
 
 
-def noqa_changes(diagnostics: list[Diagnostic], cwd: Path) -> tuple[list[FileChange], int]:
+def noqa_changes(diagnostics: Sequence[Diagnostic], cwd: Path) -> tuple[list[FileChange], int]:
     """The rewritten files, and the number of directives added."""
     from initlint.fix.apply import FileChange
 

@@ -5,106 +5,46 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import click
 
+from initlint.api import Report, check
 from initlint.diagnostics import Diagnostic
-from initlint.driver import analyze
-from initlint.driver.factpass import default_jobs
 from initlint.errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
 from initlint.options import CheckRequest
 from initlint.output import RENDERERS
 from initlint.output.text import render_statistics, statistics, summary_line
-from initlint.pipeline.analysis import display_path
-from initlint.projects import Combined, ProjectGroup, group_paths, mark_dependents
-from initlint.settings import (
-    Settings,
-)
+from initlint.settings import Settings
 
 
-def groups_with_dependents(
-    request: CheckRequest, load: Callable[[Path], Settings]
-) -> list[tuple[ProjectGroup, Settings, dict[Path, Path]]]:
-    """Each project's given paths, its settings, and its dependent files (file -> the given
-    file it depends on)."""
-    cwd = Path.cwd().absolute()
-    out = []
-    for group in group_paths(request.paths, cwd):
-        settings = load(group.root)
-        deps: dict[Path, Path] = {}
-        # Files given (pre-commit's changed files): a folder given asks for its own files.
-        files_given = request.paths and not any(p.is_dir() for p in group.paths)
-        if settings.dependents and files_given:
-            from initlint.dependents import find_dependents
-            from initlint.discovery import discover
-
-            given = discover(
-                group.paths, group.root, settings.all_excludes, settings.respect_gitignore
-            ).report
-            deps = find_dependents(
-                group.root,
-                settings,
-                given,
-                use_cache=not request.no_cache,
-                jobs=request.jobs or default_jobs(),
-            )
-        out.append((group, settings, deps))
-    return out
+def check_all(request: CheckRequest, load: Callable[[Path], Settings]) -> Report:
+    """The request's check, through :func:`initlint.api.check`: JSON and SARIF show each
+    fix's edits, rendered and checked with the results and stored with them."""
+    return check(
+        request.paths,
+        settings=load,
+        edits=request.fmt in ("json", "sarif"),
+        jobs=request.jobs,
+        use_cache=not request.no_cache,
+        progress=None,
+    )
 
 
-def dependent_displays(deps: dict[Path, Path], cwd: Path) -> dict[str, str]:
-    return {display_path(f, cwd): display_path(g, cwd) for f, g in deps.items()}
-
-
-def check_all(request: CheckRequest, load: Callable[[Path], Settings]) -> Combined:
-    from initlint.fix.propose import fix_planner
-
-    combined = Combined()
-    cwd = Path.cwd().absolute()
-    for group, settings, deps in groups_with_dependents(request, load):
-        # A file's last results are reused while its import closure is unchanged; JSON and
-        # SARIF show each fix's edits, rendered and checked with the results and stored
-        # with them.
-        fixes = None
-        if request.fmt in ("json", "sarif"):
-            from initlint.fix.attach import EditAttacher  # libcst once there is a fix to render
-
-            fixes = EditAttacher()
-        analysis = analyze(
-            [*group.paths, *deps],
-            cwd=cwd,
-            settings=settings,
-            jobs=request.jobs,
-            use_cache=not request.no_cache,
-            fix_planner=fix_planner,
-            reuse_results=True,
-            fixes=fixes,
-        )
-        diags = mark_dependents(analysis.diagnostics, dependent_displays(deps, cwd))
-        combined.add(diags, analysis.files, analysis.internal_errors)
-        combined.unused_suppressions += analysis.unused_suppressions
-    combined.finish()
-    return combined
-
-
-def report(request: CheckRequest, combined: Combined) -> int:
-    diags = combined.diagnostics
-    emit(request, diags, summary_line(diags, combined.files, request.unsafe_fixes))
-    for path, line, message in combined.unused_suppressions:
+def report(request: CheckRequest, result: Report) -> int:
+    """Write ``result`` as the request asks; the exit status."""
+    diags = list(result.diagnostics)
+    emit(request, diags, summary_line(diags, result.files, request.unsafe_fixes))
+    for path, line, message in result.unused_suppressions:
         click.echo(f"warning: {path}:{line}: {message}", err=True)
-    warn_if_nothing_checked(combined)
-    code = EXIT_OK
-    if combined.internal_errors:
-        code = EXIT_ERROR
-    elif diags and not request.exit_zero:
-        code = EXIT_FINDINGS
-    return code
+    warn_if_nothing_checked(result.files, diags)
+    code = result.exit_code
+    return EXIT_OK if code == EXIT_FINDINGS and request.exit_zero else code
 
 
-def warn_if_nothing_checked(combined: Combined) -> None:
-    if combined.files == 0 and not combined.diagnostics:
+def warn_if_nothing_checked(files: int, diagnostics: Sequence[Diagnostic]) -> None:
+    if files == 0 and not diagnostics:
         click.echo("warning: no Python files found under the given paths", err=True)
 
 

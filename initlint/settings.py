@@ -29,7 +29,7 @@ class Settings:
     python: str = ""  # the project's environment: a venv/conda folder or an interpreter
     respect_gitignore: bool = True  # skip files a .gitignore (or git's excludes) ignores
     dependents: bool = True  # also report project files whose result depends on a given one
-    # "warning" shows every finding; "error" only those about heavy work (DESIGN §3)
+    # "warning" shows every finding; "error" only those about heavy work (docs/design.md)
     min_severity: str = "warning"
     # report on transformers-style templates (modular_*.py a generated file names)?
     check_templates: bool = False

@@ -1,6 +1,6 @@
 """Construction cost reads the arguments: a torch module whose keywords switch off every
 tensor it would register owns none (light); a bias or a norm's vector registered by torch's
-own __init__ is light beside a weight matrix (DESIGN §3 "Cost classes")."""
+own __init__ is light beside a weight matrix (docs/design.md, "Cost classes")."""
 
 from __future__ import annotations
 

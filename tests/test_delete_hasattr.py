@@ -1,5 +1,5 @@
 """``del self.x`` takes x away again: a later ``hasattr(self, "x")`` guard is not decided
-true by the ancestor's earlier build (DESIGN §3 "Guards")."""
+true by the ancestor's earlier build (docs/design.md, "Guards")."""
 
 from __future__ import annotations
 

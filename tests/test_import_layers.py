@@ -44,6 +44,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "commands",
         (
             "initlint.fix.command",
+            "initlint.api",
             "initlint.options",
             "initlint.reporting",
             "initlint.projects",

@@ -1,4 +1,4 @@
-"""The skeleton fact pass (DESIGN §8) must give the facts the whole-file parse gives."""
+"""The skeleton fact pass (docs/design.md) must give the facts the whole-file parse gives."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The cost model reads a tensor factory's sizes: empty or one-element tensors are light,
-anything it cannot size is heavy (DESIGN §3 "Cost classes")."""
+anything it cannot size is heavy (docs/design.md, "Cost classes")."""
 
 from __future__ import annotations
 

@@ -204,7 +204,7 @@ class FixInputs:
 def store_fresh_bodies(
     index: ProjectIndex, cache: FactsCache, keys: dict[Path, str], most: int | None = None
 ) -> None:
-    """Function bodies read on demand (DESIGN §8) go back into their cache entries, so that a
+    """Function bodies read on demand go back into their cache entries, so that a
     warm run finds them read; with ``most``, only when at most that many modules hold such
     bodies (each one stored is pickled and written again whole)."""
     if not cache.enabled:
@@ -221,7 +221,7 @@ def store_fresh_bodies(
 
 
 class ResultsCache(BlobCache):
-    """Per-file check results of the last run, in one entry (DESIGN §8): a warm run reuses
+    """Per-file check results of the last run, in one entry: a warm run reuses
     a file's diagnostics while nothing in its import closure changed (``index/deps.py``).
 
     The entry holds a table of ``(path, content key)`` for every module the run loaded,

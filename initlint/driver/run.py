@@ -309,7 +309,7 @@ class _CheckRun:
                     self.check_admitted(mod)
         else:
             # Each file is checked as soon as its facts arrive, while the pool reads the
-            # rest; a class that needs a file still in the pool waits for it (DESIGN §8).
+            # rest; a class that needs a file still in the pool waits for it.
             # Once the pool is done, a forked copy shares what is left, from its back end (with
             # fixes, the copy's files that offer one are checked here again: check_in_two).
             split = request.reuse_results and request.jobs > 1 and hasattr(os, "fork")

@@ -1,4 +1,4 @@
-"""Per-file facts: a pure function of a file's bytes (DESIGN §2)."""
+"""Per-file facts: a pure function of a file's bytes (docs/design.md, "The pipeline")."""
 
 from initlint.facts.extract import extract_facts
 from initlint.facts.model import (

@@ -638,7 +638,7 @@ class _FunctionReader:
         self, target: ast.expr, head: ast.expr, guard: tuple[Cond, ...], stmt: ast.stmt
     ) -> None:
         """``for row in frame:``: each name the loop binds holds a part of ``frame``, and
-        carries what building ``frame`` cost (work done into a local, DESIGN §3)."""
+        carries what building ``frame`` cost (work done into a local counts for the method)."""
         value = to_expr(head)
         for node in ast.walk(target):
             if isinstance(node, ast.Name):

@@ -1,5 +1,5 @@
 """What a module gives spec objects' fields: ``Holder(..., field=Name, ...)``, a keyword
-argument naming a class, anywhere in the text (DESIGN §3 "Cost classes": a spec's class).
+argument naming a class, anywhere in the text (docs/design.md, "Cost classes": a spec's class).
 
 Megatron-style code builds a submodule from a field of a spec object
 (``build_module(submodules.linear_proj, ...)``), and the object is made far away, often in

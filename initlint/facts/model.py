@@ -130,7 +130,7 @@ class Effect:
 
     A ``touch`` comes first among the effects of a statement (or of an ``if``/loop/``with``
     head) that reads or writes ``self`` attributes: ``reads`` and ``writes`` name them
-    (DESIGN §3 "Reads"). A write is any store, ``del``, augmented assignment, item or attribute
+    (docs/design.md "Reads"). A write is any store, ``del``, augmented assignment, item or attribute
     store through the attribute, or method call on it (it may mutate it). ``*`` stands for
     every attribute: ``self`` itself was passed somewhere.
     """
@@ -258,7 +258,7 @@ class FunctionFacts:
     """One function: name, parameters, decorators and its ordered effects.
 
     Only ``__init__`` bodies are read by the fact pass. Other functions keep a reference to the
-    module's text and read their parameters and effects on first use (DESIGN §8: most methods,
+    module's text and read their parameters and effects on first use (most methods,
     ``forward`` and the like, are never reached from a constructor). Either way the result is
     the same pure function of the file's bytes.
 

@@ -1,4 +1,4 @@
-"""Which ``self`` attributes a statement reads and writes (DESIGN §3 "Reads").
+"""Which ``self`` attributes a statement reads and writes (docs/design.md, "Reads").
 
 Over-approximated in the direction that keeps fixes safe: a method call on ``self.x`` may
 mutate ``x``, so it counts as a write of ``x``; ``del self.x`` reads ``x`` too (it fails

@@ -1,5 +1,5 @@
 """A file's skeleton: the same text with the bodies of functions other than ``__init__``
-blanked, so that the fact pass parses only what it reads eagerly (DESIGN §8).
+blanked, so that the fact pass parses only what it reads eagerly (docs/design.md, "Performance").
 
 Lines and columns stay where they were: a blanked body becomes one ``pass`` line and empty
 lines. A body is blanked only when the text around it is unambiguous: its header closes

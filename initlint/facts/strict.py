@@ -11,7 +11,7 @@ it holds, a ``super()`` method). A read that may not happen is not collected:
 - ``getattr``/``hasattr`` (with a default or not): a call ``self`` is passed to ends the walk;
   a statement that passes ``self`` on otherwise is not walked at all (its reads hold ``*``).
 
-The simulation (DESIGN §3 "Reads") makes a path raise where one of these names is definitely
+The simulation (docs/design.md, "Reads") makes a path raise where one of these names is definitely
 unset; everything else about reads stays over-approximated in ``facts.reads``.
 """
 

@@ -1,4 +1,4 @@
-"""Render fix plans into new file contents, and write them all or none (DESIGN §5)."""
+"""Render fix plans into new file contents, and write them all or none (docs/design.md, "Fixes")."""
 
 from __future__ import annotations
 

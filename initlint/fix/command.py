@@ -4,23 +4,18 @@ ruff's meanings."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 from initlint.diagnostics import Diagnostic
-from initlint.fix.api import attach_edits, run_fix
-from initlint.fix.apply import FileChange, FixOutcome, check_permissions
-from initlint.fix.transform import FixError
 from initlint.output.text import files_of
-from initlint.pipeline.analysis import Analysis
-from initlint.projects import Combined, mark_dependents
 from initlint.settings import Settings
-from initlint.sources import UnreadableError
 
 if TYPE_CHECKING:
+    from initlint.api import FixReport
     from initlint.options import CheckRequest
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -29,99 +24,56 @@ EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 def fix_and_report(request: CheckRequest, load: Callable[[Path], Settings]) -> int:
     """Fix (or, with --diff, show the fixes for) every project the paths are in; report.
     Returns the exit code."""
-    from initlint.reporting import (
-        dependent_displays,
-        emit,
-        groups_with_dependents,
-        warn_if_nothing_checked,
-    )
+    from initlint.api import FixFailed, fix
+    from initlint.reporting import emit, warn_if_nothing_checked
 
     cwd = Path.cwd().absolute()
-    groups = groups_with_dependents(request, load)
-    write = not request.diff
-
-    def run(
-        group_paths: Sequence[Path], settings: Settings, really: bool
-    ) -> tuple[Analysis, FixOutcome, Analysis | None]:
-        return run_fix(
-            list(group_paths),
+    try:
+        result = fix(
+            request.paths,
             unsafe=request.unsafe_fixes,
-            write=really,
-            settings=settings,
+            diff_only=request.diff,
+            settings=load,
+            cwd=cwd,
+            edits=request.fmt in ("json", "sarif") and not request.fix_only,
             jobs=request.jobs,
             use_cache=not request.no_cache,
-            cwd=cwd,
         )
-
-    try:
-        if write and len(groups) > 1:
-            # Nothing is written anywhere when one project's files cannot be: look first.
-            planned: list[FileChange] = []
-            for group, settings, deps in groups:
-                planned += run([*group.paths, *deps], settings, False)[1].changes
-            check_permissions(planned)
-        combined = Combined()
-        total = FixOutcome()
-        for group, settings, deps in groups:
-            before, outcome, after = run([*group.paths, *deps], settings, write)
-            final = after if after is not None else before
-            if write:
-                remaining = final.diagnostics
-                if request.fmt in ("json", "sarif") and not request.fix_only:
-                    attach_edits(final)
-                    remaining = final.diagnostics
-            else:
-                fixed = set(outcome.applied)
-                remaining = [d for d in before.diagnostics if d not in fixed]
-            remaining = mark_dependents(remaining, dependent_displays(deps, cwd))
-            combined.add(remaining, before.files, final.internal_errors)
-            _add(total, outcome)
-    except (FixError, OSError, UnreadableError) as exc:
+    except FixFailed as exc:
         click.echo(f"error: no file was changed: {exc}", err=True)
         return EXIT_ERROR
-    combined.finish()
-    remaining = combined.diagnostics
+    write = result.written
+    remaining = list(result.remaining)
     if request.diff:
-        for change in total.changes:
+        for change in result.changes:
             click.echo(change.diff(_display(change.path, cwd)), nl=False)
     elif not request.fix_only:
         emit(request, remaining, None)
     to_stderr = request.fmt != "text" or request.output_file is not None or request.fix_only
     if request.show_fixes and write:
-        click.echo(_fixed_list(total.applied), nl=False, err=to_stderr)
+        click.echo(_fixed_list(list(result.applied)), nl=False, err=to_stderr)
     reported = not (request.diff or request.fix_only)
     if reported and request.fmt == "text" and not request.statistics_only:
-        summary = _summary_line(total.applied, remaining, combined.files)
+        summary = _summary_line(list(result.applied), remaining, result.files)
         click.echo(summary, err=to_stderr)
     _notes(
-        total,
+        result,
         remaining,
         request.diff,
         summarise=not reported or request.fmt != "text",
         list_all=not reported or request.fmt != "text",
     )
-    warn_if_nothing_checked(combined)
-    if combined.internal_errors:
-        return EXIT_ERROR
-    if request.diff:
-        return EXIT_FINDINGS if total.changes else EXIT_OK
-    if request.fix_only or request.exit_zero:
+    warn_if_nothing_checked(result.files, remaining)
+    code = result.exit_code
+    if code == EXIT_FINDINGS and result.written and (request.fix_only or request.exit_zero):
         return EXIT_OK
-    return EXIT_FINDINGS if remaining else EXIT_OK
+    return code
 
 
 def _display(path: Path, cwd: Path) -> str:
     from initlint.pipeline.analysis import display_path
 
     return display_path(path, cwd)
-
-
-def _add(total: FixOutcome, outcome: FixOutcome) -> None:
-    total.changes += outcome.changes
-    total.applied += outcome.applied
-    total.skipped_unsafe += outcome.skipped_unsafe
-    total.failed += outcome.failed
-    total.withdrawn += outcome.withdrawn
 
 
 def _plural(n: int, word: str) -> str:
@@ -156,7 +108,7 @@ def _fixed_list(applied: list[Diagnostic]) -> str:
 
 
 def _notes(
-    total: FixOutcome, remaining: list[Diagnostic], diff: bool, summarise: bool, list_all: bool
+    total: FixReport, remaining: list[Diagnostic], diff: bool, summarise: bool, list_all: bool
 ) -> None:
     """On stderr: what was (or would be) fixed (``summarise``: when no summary line said
     it), then each finding left unfixed, by location and code, with why. ``list_all``: also

@@ -1,4 +1,4 @@
-"""Turn a finding into a fix plan: the three strategies of DESIGN §5, in order."""
+"""Turn a finding into a fix plan: the three strategies of docs/design.md, "Fixes", in order."""
 
 from __future__ import annotations
 
@@ -213,7 +213,7 @@ class Planner:
     def _worth_new_parameter(
         self, f: RepeatFinding, group: list[tuple[RepeatFinding, Event, str]] | None
     ) -> bool:
-        """A new public constructor parameter is worth it only for heavy work (DESIGN §3
+        """A new public constructor parameter is worth it only for heavy work (docs/design.md,
         "Cost classes"): some repeat the flag switches off must be heavy. ``group``: the
         repeats a new flag guards together; None for an existing flag, which every repeat of
         C under that flag shares."""

@@ -1,5 +1,5 @@
-"""Whether switching off some ancestor work keeps the object's state (DESIGN §5 "What a fix may
-change"), and the condition to pass when C redoes that work only under a condition.
+"""Whether switching off some ancestor work keeps the object's state (docs/design.md, "What a
+fix may change"), and the condition to pass when C redoes that work only under a condition.
 
 The work switched off is a set of events of C's simulation. It keeps the state when:
 

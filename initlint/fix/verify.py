@@ -68,7 +68,7 @@ def _findings(sim: Simulator, index: ProjectIndex, classes: Iterable[str]) -> se
             out |= {_key(f) for f in findings_of(result)}
         if result.conflicts:
             out.add((qual, "conflict", "", ""))
-        # What the object ends with, and reads of what is not built yet (DESIGN §5).
+        # What the object ends with, and reads of what is not built yet (docs/design.md, "Fixes").
         out |= {(qual, "strand", label(s.reader.fn), s.name) for s in strands(result).values()}
         out |= {(qual, "has", "", name) for name in built(result)}
     return out

@@ -1,4 +1,4 @@
-"""Which loaded modules a module's analysis can depend on: its import closure (DESIGN §8).
+"""Which loaded modules a module's analysis can depend on: its import closure (docs/design.md).
 
 Name resolution only ever leaves a module through its imports (plain, ``from``, relative,
 star, and attribute chains below an imported module), so whatever a constructor's

@@ -29,7 +29,7 @@ MEMO_MRO = 64  # method lookups in longer MROs walk instead: hashing the MRO wou
 @dataclass(frozen=True)
 class Module:
     """A module: its dotted name, file and facts. ``dist`` is set for a read-only module of
-    an installed dependency (DESIGN §2): never reported on, never edited."""
+    an installed dependency (docs/design.md, "The environment"): never reported on, never edited."""
 
     name: str
     path: Path
@@ -182,7 +182,7 @@ class ProjectIndex:
         default_factory=dict
     )
     _own: dict[tuple[str, str], tuple[bool, FunctionInfo | None]] = field(default_factory=dict)
-    # The environment (DESIGN §2): where a name the project lacks is looked up, and how a
+    # The environment (docs/design.md): where a name the project lacks is looked up, and how a
     # dependency file's facts are read (lazily, when resolution reaches it).
     finder: ModuleFinder | None = None
     load_dependency: Callable[[Path, Distribution], ModuleFacts] | None = None
@@ -591,7 +591,7 @@ class ProjectIndex:
         the classes and functions that ``Holder(..., name=Value)`` keywords name, in every
         project module (``ModuleFacts.field_values``, a fact of each file), each value
         resolved in the module that wrote it, in module order. The spec a builder gets from
-        ``submodules.<name>`` is possibly one of them (DESIGN §3 "Cost classes").
+        ``submodules.<name>`` is possibly one of them (docs/design.md, "Cost classes").
 
         Built on first use: the facts of the project's modules are grouped by field once,
         and a callee is resolved only for the facts of the field asked about."""

@@ -1,4 +1,4 @@
-"""``--format json``: an array of objects with exactly the keys of DESIGN §4, and ``no_fix``
+"""``--format json``: an array of objects with the keys docs/configuration.md lists, and ``no_fix``
 (why there is no fix, or null)."""
 
 from __future__ import annotations

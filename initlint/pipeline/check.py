@@ -56,7 +56,7 @@ def check_module(
         else:
             findings.extend(found)
     # A repeat whose statement lies in an installed dependency is the dependency's own:
-    # never reported (DESIGN §2), whichever project class reached it.
+    # never reported (docs/design.md, "The environment"), whichever project class reached it.
     findings = [f for f in findings if not analysis.index.is_dependency(finding_site(f)[0])]
     analysis.findings.extend(findings)
     for group in group_by_site(findings):

@@ -246,7 +246,7 @@ def _in_dist(mod: Module) -> str:
 
 def dependency_edit(analysis: Analysis, fix: Fix) -> Distribution | None:
     """The distribution a fix would edit, if any: such a fix is refused (only project files
-    are ever edited; DESIGN §5)."""
+    are ever edited; docs/design.md, "Fixes")."""
     index = analysis.index
     by_path = {os.path.normpath(m.path): m for m in index.modules.values() if m.is_dependency}
     for edited in (*fix.files, *(e.path for e in fix.edits)):

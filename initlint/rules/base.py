@@ -21,7 +21,7 @@ class _Graded:
 
     @property
     def severity(self) -> Severity:
-        """Heavy work is an ``error``, light work a ``warning`` (DESIGN §3 "Cost classes")."""
+        """Heavy work is an ``error``, light work a ``warning`` (docs/design.md, "Cost classes")."""
         return "error" if self.cost >= HEAVY else "warning"
 
 

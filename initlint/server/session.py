@@ -17,11 +17,10 @@ from collections.abc import Iterable
 from dataclasses import field
 from pathlib import Path
 
+from initlint.api import analyze
 from initlint.diagnostics import Diagnostic, Edit
 from initlint.discovery import find_root
-from initlint.driver import analyze
 from initlint.facts.cache import FactsCache
-from initlint.fix.propose import fix_planner
 from initlint.index.deps import ImportGraph
 from initlint.pipeline.analysis import Analysis
 from initlint.records import dataclass
@@ -153,7 +152,6 @@ class Session:
                 cwd=root,
                 jobs=self.jobs,
                 use_cache=self.use_cache,
-                fix_planner=fix_planner,
                 progress=False,
             )
         by_file: dict[Path, list[Diagnostic]] = {p: [] for p in files}

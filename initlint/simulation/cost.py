@@ -1,4 +1,5 @@
-"""The cost model: which expressions allocate or compute real data, and how much (DESIGN §3).
+"""The cost model: which expressions allocate or compute real data, and how much
+(docs/design.md, "Cost classes").
 
 Every cost is one of three levels: NONE (nothing is built), LIGHT (objects without tensors:
 a parameterless module, a sampler, a tensor of a few numbers, a copy of a plain object) and HEAVY

@@ -1,4 +1,5 @@
-"""Simulate ``C.__init__`` and produce the ordered effect events of constructing C (DESIGN §3)."""
+"""Simulate ``C.__init__`` and produce the ordered effect events of constructing C
+(docs/design.md, "The init simulation")."""
 
 from __future__ import annotations
 
@@ -518,7 +519,7 @@ class _Run:
     # -- binding ---------------------------------------------------------------------------
     def bind_top(self, params: tuple[Param, ...], module: Module) -> dict[str, Val]:
         """The constructed class's own parameters come from callers initlint does not see:
-        every one is unknown, a default included (DESIGN §3 "Guards"), so a guard on one is
+        every one is unknown, a default included (docs/design.md, "Guards"), so a guard on one is
         a "possibly" rather than dead code. Ancestors' defaults still count (bind_call). A
         default that names a class (``attn_cls=Attention``) is what the argument possibly
         is: what calling it builds is a "possibly" too."""
@@ -679,7 +680,7 @@ class _Run:
             params = params[1:]
 
         # A parameter left out takes its default, or is unknown (an open *args pack supplies
-        # the required positionals only, DESIGN §3).
+        # the required positionals only, docs/design.md, "The init simulation").
         bound = bind_args(positional, keywords, params, self._default, module)
         env, _, star, extra, kw, extra_kw = bound
         if star:

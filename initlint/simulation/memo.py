@@ -1,5 +1,5 @@
 """Which object a memoised factory hands back: the arguments of a call, bound to the
-factory's parameters (DESIGN §3 "Cost classes").
+factory's parameters (docs/design.md, "Cost classes").
 
 A memoised factory (``get_rope``) returns the object it built before when it is asked
 again with equal arguments. Whether two calls are equal is decided per parameter of the

@@ -1,4 +1,4 @@
-"""Read and write sets over a simulation's events (DESIGN §3 "Reads").
+"""Read and write sets over a simulation's events (docs/design.md, "Reads").
 
 A ``touch`` event carries what one statement reads and writes of ``self``; ``buffer`` and
 ``assign`` events write their name. A call's read set is the union over the events its frame

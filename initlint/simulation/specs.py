@@ -1,4 +1,4 @@
-"""Builders and the specs they build from (DESIGN §3 "Cost classes"; docs/rules.md IL003).
+"""Builders and the specs they build from (docs/design.md, "Cost classes"; docs/rules.md IL003).
 
 A *builder* is a function that returns a call of the class it is given: of one of its
 parameters (``return spec(*args, **kwargs)``), or of a local taken from that parameter or

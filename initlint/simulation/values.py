@@ -49,7 +49,7 @@ class Val:
     # naming a class): (the module it was written in, the dotted name). Calling the value
     # builds what the name is bound to there (``ProjectIndex.resolve_value``, asked only
     # then). ``maybe_ref``: only possibly that, the constructed class's own default, which
-    # a caller initlint does not see may replace (DESIGN §3 "Guards").
+    # a caller initlint does not see may replace (docs/design.md, "Guards").
     ref: tuple[str, str] | None = None
     maybe_ref: bool = False
 

@@ -1,5 +1,5 @@
 """Bases resolved in the environment: found across the boundary, reported and edited only
-in the project, with Python's precedence, cached, and read-only (DESIGN §2, §5)."""
+in the project, with Python's precedence, cached, and read-only (docs/design.md)."""
 
 from __future__ import annotations
 

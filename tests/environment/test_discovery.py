@@ -1,4 +1,4 @@
-"""Which environment is chosen, and why (DESIGN §2): --python/config, VIRTUAL_ENV,
+"""Which environment is chosen, and why (docs/design.md): --python/config, VIRTUAL_ENV,
 CONDA_PREFIX, .venv/venv in the project root, then the running interpreter."""
 
 from __future__ import annotations

@@ -283,7 +283,7 @@ def test_pre_commit_hook_reads_the_projects_venv(
 ) -> None:
     """The hook's own environment has no torch; the project's .venv has it. pre-commit sets
     VIRTUAL_ENV to the hook's environment: initlint takes that one last, and reads
-    nn.Linear's __init__ from the project's .venv (DESIGN §2)."""
+    nn.Linear's __init__ from the project's .venv (docs/design.md, "The environment")."""
     torch = pytest.importorskip("torch")
     repo = tmp_path / "user-repo"
     (repo / "pkg").mkdir(parents=True)

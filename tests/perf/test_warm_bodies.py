@@ -1,4 +1,4 @@
-"""A warm run stores the function bodies it read from source (DESIGN §8), so that the next
+"""A warm run stores the function bodies it read from source, so that the next
 edit's run unpickles them instead of parsing them again; a cold run, which reads bodies of
 many modules, does not rewrite them all. The results are the same either way."""
 

@@ -1,6 +1,6 @@
 """Random small nn.Module hierarchies, as a model and as the source of a package.
 
-The generator only builds constructs that the init simulation claims to understand (DESIGN §3):
+The generator only builds constructs that the init simulation claims to understand (docs/design.md):
 single bases inside the package with an ``nn.Module`` root, ``super().__init__(...)`` with
 positional and keyword constants or threaded parameters, ``*args, **kwargs`` forwarding,
 ``kwargs.pop("flag", None)`` followed by an explicit ``flag=...``, ``bool`` flag parameters with

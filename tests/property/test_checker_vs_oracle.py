@@ -5,7 +5,7 @@ every class C, constructed with no arguments under ``trace_init``, the oracle is
 trace's buffer (and tensor attribute) events: C repeats buffer b when b is registered by ancestor
 code (an event whose owner is not the class of C's first ``__init__``, i.e. during
 ``super().__init__()``) and later again by that ``__init__`` itself. That is what IL001 claims
-(DESIGN §4: the first occurrence in the ancestor part, the repeat in C's own code after the super
+(the first occurrence in the ancestor part, the repeat in C's own code after the super
 call). It is narrower than "b is registered twice": when Middle registers b again after Base did,
 constructing Child(Middle) registers b twice too, but the finding belongs to Middle, not to Child
 (the oracle also checks that every pair it reports is in ``trace.repeated_names``). The static
@@ -161,7 +161,7 @@ def compare(program: Program) -> tuple[Pairs, Pairs]:
     classes = [(program.module_name(k.module), k.name) for k in program.classes]
     static, runtime = check_files(program.package, program.files(), classes)
     # The runtime constructs each class with its defaults. The constructed class's own
-    # parameters are unknown to the checker (DESIGN §3 "Guards"): a finding that depends on
+    # parameters are unknown to the checker (docs/design.md, "Guards"): a finding that depends on
     # one is "possible". Every repeat at the defaults is reported; every definite finding
     # repeats at the defaults too.
     with tempfile.TemporaryDirectory() as tmp:

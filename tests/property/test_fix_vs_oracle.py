@@ -313,7 +313,7 @@ def test_fix_removes_the_repeats_and_keeps_the_state(program: Program) -> None:
 
 
 def test_the_property_is_not_vacuous() -> None:
-    """A fixed program where every strategy of DESIGN §5 applies."""
+    """A fixed program where every strategy of docs/design.md, "Fixes" applies."""
     source = """
     import torch
     from torch import nn

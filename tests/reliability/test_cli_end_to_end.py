@@ -31,7 +31,7 @@ def test_hostile_tree_in_one_pooled_run(project: Project) -> None:
             f"pkg/filler{i:02d}.py", f"class F{i}:\n    def __init__(self):\n        pass\n"
         )
     project.write("pkg/good.py", GOOD)
-    # In __init__: a body the check reads (a method it never reads is not parsed, DESIGN §8).
+    # In __init__: a body the check reads (a method it never reads is not parsed).
     project.write("pkg/py2.py", "class A:\n    def __init__(self):\n        print 'x'\n")
     project.write("pkg/nul.py", b"class A:\n    pass\n\x00")
     project.write("pkg/latin1.py", b"class A:\n    s = '\xe9'\n")

@@ -81,7 +81,7 @@ def test_syntax_errors_are_il900_and_the_run_goes_on(project: Project) -> None:
 
 
 def test_syntax_error_in_a_body_no_constructor_reaches_is_not_read(project: Project) -> None:
-    """DESIGN §8: the fact pass parses a skeleton without the bodies of functions other than
+    """The fact pass parses a skeleton without the bodies of functions other than
     __init__ (read on first use). A body never reached is never parsed: its Python 2 print is
     not reported, and the file's classes are still checked."""
     project.write("pkg/__init__.py", "")

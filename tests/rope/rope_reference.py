@@ -1,4 +1,4 @@
-"""Independent float64 reference for the rotary embeddings, written from DESIGN.md §6.
+"""Independent float64 reference for the rotary embeddings, written from docs/design.md.
 
 Nothing here imports fixed_rope: every formula is restated in float64.
 """

@@ -1,4 +1,4 @@
-"""The YaRN helpers and the cos/sin cache against the float64 reference (DESIGN.md §6)."""
+"""The YaRN helpers and the cos/sin cache against the float64 reference (docs/design.md)."""
 
 import math
 from typing import Any
@@ -17,7 +17,7 @@ from fixed_rope import (
     yarn_linear_ramp_mask,
 )
 
-# DeepSeek V4's two instances (DESIGN.md §6).
+# DeepSeek V4's two instances (docs/design.md).
 COMPRESSOR = dict(
     head_size=512,
     rotary_dim=64,

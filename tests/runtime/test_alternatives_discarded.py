@@ -1,4 +1,4 @@
-"""The build a repeat discards, among an ancestor's alternatives (DESIGN §3 "Guards"), on the
+"""The build a repeat discards, among an ancestor's alternatives (docs/design.md, "Guards"), on the
 ``alternatives_discarded`` fixture. Each class is constructed on both pipeline stages
 (``pkg.stages.LAST_STAGE``) and the rating of the rebuild that ran is compared with the bytes
 it threw away:

@@ -1,5 +1,5 @@
 """IL002 compares a repeated call by the values its parameters get, not by its argument text
-(DESIGN §4): on the ``call_args_by_value`` fixture, a class is reported exactly when, at
+(docs/rules.md): on the ``call_args_by_value`` fixture, a class is reported exactly when, at
 runtime, its construction calls the helper again with equal arguments and so throws away rows
 the first run built.
 

@@ -1,4 +1,4 @@
-"""A project tensor's cost reads its shape (DESIGN §3 "Cost classes"): on the
+"""A project tensor's cost reads its shape (docs/design.md, "Cost classes"): on the
 ``cost_literal_shape`` fixture, what the checker calls light (a literal list of a few
 numbers written out, a one-element tensor) wastes at most SMALL_NUMEL numbers whatever the
 arguments, and what it calls heavy (sizes taken from arguments) grows with them."""

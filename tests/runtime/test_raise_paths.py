@@ -1,6 +1,6 @@
 """An ancestor path that cannot finish: the ``ancestor_path_raises`` fixture's classes whose
 ancestor reads an attribute the subclass sets only after ``super().__init__()``. Runtime
-says where construction raises; the simulation must end the same paths (DESIGN §3 "Reads")
+says where construction raises; the simulation must end the same paths (docs/design.md, "Reads")
 and say so in ``explain-class``."""
 
 from __future__ import annotations
