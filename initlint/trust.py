@@ -46,8 +46,12 @@ def key_dir() -> Path:
 
 @functools.cache
 def user_key() -> bytes | None:
-    """This user's key, created on first use; None when it can be neither read nor made."""
+    """This user's key, created on first use; None when it can be neither read nor made, or
+    when the key folder is not an absolute path (no home: ``~`` would be taken from the
+    working directory, which may be the project itself)."""
     folder = key_dir()
+    if not folder.is_absolute():
+        return None
     path = folder / KEY_FILE
     key = _read_key(path)
     if key is not None:

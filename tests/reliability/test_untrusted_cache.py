@@ -332,3 +332,68 @@ def test_a_cache_folder_that_is_a_link_is_not_used(tmp_path: Path) -> None:
     clean = _outcome(_run(root, "check", ".", "--no-cache"))
     assert _outcome(_run(root, "check", ".")) == clean
     assert sorted(p.name for p in elsewhere.iterdir()) == ["results-notes.txt"]
+
+
+# -- the key ---------------------------------------------------------------------------
+
+
+def _key_in(folder: Path, monkeypatch: pytest.MonkeyPatch) -> bytes | None:
+    from initlint import trust
+
+    monkeypatch.setenv("INITLINT_KEY_DIR", str(folder))
+    trust.user_key.cache_clear()
+    try:
+        return trust.user_key()
+    finally:
+        trust.user_key.cache_clear()
+
+
+def test_the_key_is_made_once_private_and_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "user-cache" / "initlint"
+    key = _key_in(folder, monkeypatch)
+    assert key is not None and len(key) == 32
+    assert (folder / "cache-key").stat().st_mode & 0o777 == 0o600
+    assert [p.name for p in folder.iterdir()] == ["cache-key"]  # no temporary file left
+    assert _key_in(folder, monkeypatch) == key  # read back, not made again
+
+
+@pytest.mark.parametrize("bad", ["readable", "short", "link"])
+def test_a_key_file_not_fit_to_trust_is_replaced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bad: str
+) -> None:
+    folder = tmp_path / "initlint"
+    folder.mkdir()
+    path = folder / "cache-key"
+    known = b"k" * 32  # a key someone else could know
+    if bad == "readable":
+        path.write_bytes(known)
+        path.chmod(0o644)
+    elif bad == "short":
+        path.write_bytes(known[:8])
+        path.chmod(0o600)
+    else:
+        target = tmp_path / "elsewhere"
+        target.write_bytes(known)
+        target.chmod(0o600)
+        path.symlink_to(target)
+    key = _key_in(folder, monkeypatch)
+    assert key is not None and key != known and key != known[:8]
+    assert not path.is_symlink() and path.stat().st_mode & 0o777 == 0o600
+
+
+def test_without_a_key_the_cache_is_off_not_trusted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, marker: Path
+) -> None:
+    """No usable key folder (a relative one, as ``~`` without a home would give): no cache
+    is read or written, and the output is the same."""
+    root = make_project(tmp_path / "proj")
+    _run(root, "check", ".")
+    plant(root, marker)
+    before = sorted(p.name for p in (root / CACHE_DIR).rglob("*"))
+    monkeypatch.setenv("INITLINT_KEY_DIR", "relative/key-dir")
+    assert _outcome(_run(root, "check", ".")) == _outcome(_run(root, "check", ".", "--no-cache"))
+    assert not marker.exists()
+    assert not (root / "relative").exists()
+    assert sorted(p.name for p in (root / CACHE_DIR).rglob("*")) == before
