@@ -150,6 +150,34 @@ def _linked(path: Path) -> bool:
         return False
 
 
+def _read_regular(path: Path, limit: int = -1) -> bytes | None:
+    """The bytes of ``path`` when it is a regular file (None otherwise, or when it cannot be
+    read): a FIFO or device a repository planted in the cache must not block a run, nor a
+    link make it read a file of the user's."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        want = st.st_size if limit < 0 else min(limit, st.st_size)
+        chunks = []
+        while want > 0:
+            chunk = os.read(fd, want)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            want -= len(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def _seal_for(top: Path, store: str, enabled: bool) -> Sealer | None:
     """The sealer of a store, or None when the store must stay disabled: caching off, no
     user key, or a cache folder that is a link."""
@@ -179,11 +207,10 @@ class BlobCache:
     def load(self, key: str) -> object | None:
         if self._seal is None:
             return None
-        try:
-            with open(self._path(key), "rb") as fh:
-                data = self._seal.open(key, fh.read())
-        except OSError:
+        sealed = _read_regular(self._path(key))
+        if sealed is None:
             return None
+        data = self._seal.open(key, sealed)
         if data is None:  # not written by this user's initlint for this slot: a miss
             return None
         try:
@@ -258,12 +285,8 @@ def _mark(top: Path) -> None:
         ("CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n"),
         (".gitignore", "*\n"),
     ):
-        try:
-            with open(top / name, encoding="utf-8", errors="replace") as fh:
-                if fh.read(64) == text:
-                    continue
-        except OSError:
-            pass
+        if _read_regular(top / name, 64) == text.encode():
+            continue
         fd, tmp = _mkstemp(top)
         with os.fdopen(fd, "w") as fh:
             fh.write(text)
@@ -409,12 +432,15 @@ class BlobTable:
     def _open(self, create: bool, same_thread: bool = True) -> sqlite3.Connection | None:
         import sqlite3  # ~2 ms: only runs that touch the facts cache pay it
 
+        if not self._sound_files():
+            self.enabled = False
+            return None
         for attempt in range(2):
             try:
                 if create:
                     self.path.parent.mkdir(parents=True, exist_ok=True)
                     _mark(self.path.parent)
-                    if not self.path.exists():  # the first of its generation
+                    if not os.path.lexists(self.path):  # the first of its generation
                         prune_generations(self.path.parent, self.path.name)
                 db = sqlite3.connect(
                     self.path,
@@ -446,6 +472,28 @@ class BlobTable:
                 return None
             return db
         return None  # pragma: no cover - the loop returns
+
+    def _sound_files(self) -> bool:
+        """False when the database is not a regular file (a planted FIFO, folder or link).
+        Its journals that are not regular files go first: SQLite would write through a
+        planted ``-wal`` link into whatever file it points at."""
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            name = f"{self.path}{suffix}"
+            try:
+                mode = os.lstat(name).st_mode
+            except FileNotFoundError:
+                continue
+            except OSError:
+                return False
+            if stat.S_ISREG(mode):
+                continue
+            if not suffix:
+                return False
+            try:
+                os.unlink(name)
+            except OSError:
+                return False
+        return True
 
     def _failed(self, exc: Exception) -> None:
         if _damaged(exc):

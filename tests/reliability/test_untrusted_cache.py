@@ -397,3 +397,29 @@ def test_without_a_key_the_cache_is_off_not_trusted(
     assert not marker.exists()
     assert not (root / "relative").exists()
     assert sorted(p.name for p in (root / CACHE_DIR).rglob("*")) == before
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link"])
+def test_planted_special_files_neither_block_nor_redirect(tmp_path: Path, kind: str) -> None:
+    """Every store file (the SQLite store's journals too) replaced by a FIFO (reading one
+    would block the run) or by a link to a file of the user's (SQLite would write a ``-wal``
+    through it): the run ends, with the output of ``--no-cache``, and the user's file is as
+    it was."""
+    root = make_project(tmp_path / "proj")
+    for cmd in COMMANDS.values():
+        _run(root, *cmd)
+    theirs = tmp_path / "users-file"
+    theirs.write_bytes(b"precious")
+    top = root / CACHE_DIR
+    [db_path] = top.glob("facts-*.sqlite")
+    targets = [*_store_files(root), top / ".gitignore"]
+    targets += [Path(f"{db_path}{s}") for s in ("-wal", "-shm", "-journal")]
+    for path in targets:
+        path.unlink(missing_ok=True)
+        if kind == "fifo":
+            os.mkfifo(path)
+        else:
+            path.symlink_to(theirs)
+    for name, cmd in COMMANDS.items():
+        assert _outcome(_run(root, *cmd)) == _outcome(_run(root, *cmd, "--no-cache")), name
+    assert theirs.read_bytes() == b"precious"
