@@ -63,8 +63,8 @@ def project_environment(root: Path, settings: Settings, cwd: Path) -> Environmen
     if python and not os.path.isabs(os.path.expanduser(python)):
         base = Path(source).parent if source and source != "command line" else cwd
         python = str(base / python)
+    where = "--python" if source in ("command line", "") else f"python in {source}"
     typed = source in ("command line", "--config", "")  # typed by the user (or an API caller)
-    where = "--python" if typed else f"python in {source}"
     try:
         return find_environment(root, python, where if python else "", may_run=typed)
     except PythonNotRun:

@@ -130,3 +130,19 @@ def test_a_configured_venv_interpreter_is_read_from_its_venv(
     assert res.exit_code == 0, res.output
     assert f"#   site-packages: {site}" in res.output
     assert not marker.exists()
+
+
+def test_an_inline_config_python_is_typed_like_python_on_the_command_line(
+    tmp_path: Path, marker: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--config "python = '...'"`` is text the user typed, not a file the repository
+    carries: the interpreter it names may be asked, as ``--python``'s."""
+    site = tmp_path / "site"
+    site.mkdir()
+    script = _script(tmp_path / "bin" / "py", marker, prints=str(site))
+    root = make_project(tmp_path / "proj")
+    monkeypatch.chdir(root)
+    res = CliRunner().invoke(main, ["check", "--show-settings", "--config", f"python = '{script}'"])
+    assert res.exit_code == 0, res.output
+    assert f"#   site-packages: {site}" in res.output
+    assert marker.exists()
