@@ -13,7 +13,9 @@ folder of the session's own (``INITLINT_KEY_DIR``), never in the home of whoever
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,8 +24,10 @@ import pytest
 
 import initlint.driver.results as results
 
-# At import, so that subprocesses the tests start inherit it too.
-os.environ.setdefault("INITLINT_KEY_DIR", tempfile.mkdtemp(prefix="initlint-key-"))
+# At import, so that subprocesses the tests start inherit it too; removed at exit.
+if "INITLINT_KEY_DIR" not in os.environ:
+    os.environ["INITLINT_KEY_DIR"] = tempfile.mkdtemp(prefix="initlint-key-")
+    atexit.register(shutil.rmtree, os.environ["INITLINT_KEY_DIR"], ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
