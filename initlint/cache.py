@@ -1,6 +1,13 @@
 """On-disk stores under ``.initlint_cache/`` in the project root: bytes and pickled values
 by key, knowing nothing of what they hold (docs/architecture.md).
 
+The project folder is not trusted (a repository can carry a ``.initlint_cache`` of its own):
+every entry is written behind a tag keyed by this user's key (``initlint/trust.py``) and
+bound to its store, project and key, and an entry read is unpickled only once its tag
+verifies; anything else is a miss. Without a user key the stores are disabled. A cache
+folder (or store) that is a symbolic link is not used: a repository could point it at
+files of the user's that a store's pruning would delete.
+
 :class:`BlobTable` keeps bytes by key in one SQLite file (the facts cache,
 ``initlint.facts.cache``, is one); :class:`BlobCache` keeps pickled values as files (located
 ranges, the last run's per-file results, the walk), each written to a temp file and moved
@@ -26,6 +33,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from initlint.digest import blake2b
+from initlint.trust import Sealer, sealer
 
 if TYPE_CHECKING:
     import sqlite3
@@ -134,16 +142,62 @@ def _mkstemp(folder: Path) -> tuple[int, str]:
     raise FileExistsError(f"no free temporary name in {folder}")
 
 
+def _linked(path: Path) -> bool:
+    """True when ``path`` is a symbolic link (its target is not ours to write or prune)."""
+    try:
+        return stat.S_ISLNK(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _read_regular(path: Path, limit: int = -1) -> bytes | None:
+    """The bytes of ``path`` when it is a regular file (None otherwise, or when it cannot be
+    read): a FIFO or device a repository planted in the cache must not block a run, nor a
+    link make it read a file of the user's."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        want = st.st_size if limit < 0 else min(limit, st.st_size)
+        chunks = []
+        while want > 0:
+            chunk = os.read(fd, want)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            want -= len(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _seal_for(top: Path, store: str, enabled: bool) -> Sealer | None:
+    """The sealer of a store, or None when the store must stay disabled: caching off, no
+    user key, or a cache folder that is a link."""
+    if not enabled or _linked(top):
+        return None
+    return sealer(top, store)
+
+
 def content_key(data: bytes) -> str:
     return blake2b(data, digest_size=20).hexdigest()
 
 
 class BlobCache:
-    """Pickled values under ``root/.initlint_cache/<name>/``, one file per key."""
+    """Pickled values under ``root/.initlint_cache/<name>/``, one file per key, each behind
+    its tag (unpickled only when the tag verifies)."""
 
     def __init__(self, root: Path, name: str, enabled: bool = True) -> None:
-        self.enabled = enabled
         self.dir = root / CACHE_DIR / name
+        self._seal = _seal_for(self.dir.parent, name, enabled)
+        self.enabled = self._seal is not None
         self._made = False
         self._dirs: set[Path] = set()  # folders known to exist (a mkdir each costs a syscall)
 
@@ -151,27 +205,34 @@ class BlobCache:
         return self.dir / f"{key}.pkl"
 
     def load(self, key: str) -> object | None:
-        if not self.enabled:
+        if self._seal is None:
+            return None
+        sealed = _read_regular(self._path(key))
+        if sealed is None:
+            return None
+        data = self._seal.open(key, sealed)
+        if data is None:  # not written by this user's initlint for this slot: a miss
             return None
         try:
-            with open(self._path(key), "rb") as fh:
-                value: object = pickle.load(fh)
-        except FileNotFoundError:
-            return None
-        except Exception:  # noqa: BLE001 - corrupt or foreign entry: ignored, then rewritten
+            value: object = pickle.loads(data)
+        except Exception:  # noqa: BLE001 - an entry of another initlint: ignored, rewritten
             return None
         return value
 
     def store(self, key: str, value: object) -> None:
-        if not self.enabled:
+        if self._seal is None:
             return
         path = self._path(key)
         try:
-            data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+            data = self._seal.seal(key, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
             if path.parent not in self._dirs:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 self._dirs.add(path.parent)
             if not self._made:
+                if _linked(self.dir):  # planted as a link: neither written nor pruned
+                    self._seal = None
+                    self.enabled = False
+                    return
                 self._mark()
             fd, tmp = _mkstemp(path.parent)
             try:
@@ -218,16 +279,18 @@ class BlobCache:
 
 
 def _mark(top: Path) -> None:
-    """Tag the cache folder for backup tools and git (written once, content is fixed)."""
+    """Tag the cache folder for backup tools and git (content is fixed: a ``.gitignore``
+    that says anything but ``*``, one a repository planted, is written again)."""
     for name, text in (
         ("CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n"),
         (".gitignore", "*\n"),
     ):
-        if not (top / name).exists():
-            fd, tmp = _mkstemp(top)
-            with os.fdopen(fd, "w") as fh:
-                fh.write(text)
-            os.replace(tmp, top / name)
+        if _read_regular(top / name, 64) == text.encode():
+            continue
+        fd, tmp = _mkstemp(top)
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        os.replace(tmp, top / name)
 
 
 class BlobTable:
@@ -249,8 +312,9 @@ class BlobTable:
     BATCH = 64  # entries buffered before a write
 
     def __init__(self, path: Path, enabled: bool = True) -> None:
-        self.enabled = enabled
         self.path = path
+        self._seal = _seal_for(path.parent, path.name, enabled)
+        self.enabled = self._seal is not None and not _linked(path)
         self._db: sqlite3.Connection | None = None  # reads, on the caller's thread
         self._wdb: sqlite3.Connection | None = None  # writes, on the writer thread
         self._pending: dict[str, bytes] = {}  # buffered
@@ -280,11 +344,13 @@ class BlobTable:
         except Exception as exc:  # noqa: BLE001 - a damaged or locked file is a miss
             self._failed(exc)
             return None
-        if row is None:
+        if row is None or self._seal is None:
             return None
-        if row[1] < self._today:
+        stored = self._seal.open(key, row[0])
+        if stored is None:  # not written by this user's initlint for this slot: a miss
+            return None
+        if not isinstance(row[1], int) or row[1] < self._today:
             self._stale.add(key)
-        stored: bytes = row[0]
         return stored
 
     def put_blob(self, key: str, blob: bytes) -> None:
@@ -316,15 +382,15 @@ class BlobTable:
     def _write(self, rows: list[tuple[str, bytes]], stale: list[str]) -> None:
         if self._wdb is None:
             self._wdb = self._open(create=True, same_thread=False)
-        db = self._wdb
-        if db is None:
+        db, seal = self._wdb, self._seal
+        if db is None or seal is None:
             return
         today = self._today
         try:
             with db:
                 db.executemany(
                     "INSERT OR REPLACE INTO facts (k, v, seen) VALUES (?, ?, ?)",
-                    [(k, v, today) for k, v in rows],
+                    [(k, seal.seal(k, v), today) for k, v in rows],
                 )
                 if stale:  # the first use today of these rows: stamp them, then prune
                     db.executemany(
@@ -366,12 +432,15 @@ class BlobTable:
     def _open(self, create: bool, same_thread: bool = True) -> sqlite3.Connection | None:
         import sqlite3  # ~2 ms: only runs that touch the facts cache pay it
 
+        if not self._sound_files():
+            self.enabled = False
+            return None
         for attempt in range(2):
             try:
                 if create:
                     self.path.parent.mkdir(parents=True, exist_ok=True)
                     _mark(self.path.parent)
-                    if not self.path.exists():  # the first of its generation
+                    if not os.path.lexists(self.path):  # the first of its generation
                         prune_generations(self.path.parent, self.path.name)
                 db = sqlite3.connect(
                     self.path,
@@ -381,6 +450,8 @@ class BlobTable:
                 )
                 try:
                     db.execute("PRAGMA synchronous = NORMAL")  # with WAL: consistent, no fsync
+                    # a planted file's triggers and views get no functions with side effects
+                    db.execute("PRAGMA trusted_schema = OFF")
                     if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                         try:
                             db.execute("PRAGMA journal_mode = WAL")  # kept in the file
@@ -401,6 +472,28 @@ class BlobTable:
                 return None
             return db
         return None  # pragma: no cover - the loop returns
+
+    def _sound_files(self) -> bool:
+        """False when the database is not a regular file (a planted FIFO, folder or link).
+        Its journals that are not regular files go first: SQLite would write through a
+        planted ``-wal`` link into whatever file it points at."""
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            name = f"{self.path}{suffix}"
+            try:
+                mode = os.lstat(name).st_mode
+            except FileNotFoundError:
+                continue
+            except OSError:
+                return False
+            if stat.S_ISREG(mode):
+                continue
+            if not suffix:
+                return False
+            try:
+                os.unlink(name)
+            except OSError:
+                return False
+        return True
 
     def _failed(self, exc: Exception) -> None:
         if _damaged(exc):

@@ -12,9 +12,13 @@ The environment is chosen the way type checkers choose it, first match wins:
 5. the interpreter running initlint.
 
 Everything is read statically: ``pyvenv.cfg`` and the folder layout say where
-``site-packages`` is. Only an interpreter outside any venv or conda layout is run, as
-``python -I -S`` (isolated: no project folder on its path, no ``site`` processing), and only
-to print its ``site-packages`` folders; project code is never imported.
+``site-packages`` is. A ``python`` from configuration (a file the repository carries) is
+never run: an interpreter named there is read from the folders around it (its venv or conda
+prefix, or a plain installation's ``lib/pythonX.Y/site-packages``), and one that cannot be
+read so is an error (:class:`PythonNotRun`) that says to pass it as ``--python``. Only an
+interpreter the user names on the command line, outside any venv or conda layout, is run,
+as ``python -I -S`` (isolated: no project folder on its path, no ``site`` processing), and
+only to print its ``site-packages`` folders; project code is never imported.
 
 :class:`ModuleFinder` then finds a dotted module name on that path with Python's own rules:
 a regular package (``__init__``) or a module beats a namespace portion, an extension
@@ -46,6 +50,11 @@ STDLIB = frozenset(sys.stdlib_module_names)
 
 class PythonNotFound(ConfigError):
     """The configured ``python`` does not exist, or no ``site-packages`` can be found in it."""
+
+
+class PythonNotRun(PythonNotFound):
+    """A ``python`` from configuration names a program whose ``site-packages`` cannot be read
+    from the folders around it: initlint does not run what a repository names."""
 
 
 @dataclass(frozen=True)
@@ -104,12 +113,16 @@ def find_environment(
     python: str = "",
     python_source: str = "",
     environ: dict[str, str] | None = None,
+    may_run: bool = True,
 ) -> Environment:
     """The project's environment (see the module docstring for the order).
 
     ``python``: the configured value (``--python`` or config); relative paths are taken
     from the folder of the config file that gave it, or the working directory for the
     command line (the caller makes it absolute). ``python_source`` says which gave it.
+    ``may_run``: whether an interpreter named by ``python`` may be run to ask it for its
+    ``site-packages`` (only for one the user typed; False for configuration, which then
+    raises :class:`PythonNotRun` for an interpreter it cannot read statically).
 
     ``VIRTUAL_ENV`` that names the environment initlint itself runs in, outside the project,
     is taken last, as the running interpreter: pre-commit sets it to the hook's own
@@ -119,7 +132,9 @@ def find_environment(
     skipped: list[str] = []
     if python:
         where = Path(python).expanduser()
-        found = _from_configured(where)
+        found = _from_configured(where, may_run)
+        if found is None and not may_run and where.is_file():
+            raise PythonNotRun(f"{python_source or 'python'}: {str(where)!r} names a program")
         if found is None:
             what = "does not exist" if not where.exists() else "holds no site-packages"
             raise PythonNotFound(
@@ -166,19 +181,56 @@ def _inside(path: Path, root: Path) -> bool:
     return real is not None and top is not None and (real + os.sep).startswith(top + os.sep)
 
 
-def _from_configured(where: Path) -> list[Path] | None:
-    """site-packages of a configured folder or interpreter; None when there is none."""
+def _from_configured(where: Path, may_run: bool = True) -> list[Path] | None:
+    """site-packages of a configured folder or interpreter; None when there is none. An
+    interpreter outside a venv or conda prefix is asked only when ``may_run``; otherwise
+    its installation's layout is read (:func:`_plain_layout`)."""
     if where.is_dir():
         return _from_prefix(where)
     if not where.is_file():
         return None
-    # An interpreter: bin/python (POSIX) or Scripts/python.exe (Windows) of a prefix.
-    prefix = where.parent.parent if where.parent.name in ("bin", "Scripts") else where.parent
-    if (prefix / "pyvenv.cfg").is_file() or (prefix / "conda-meta").is_dir():
-        found = _from_prefix(prefix)
+    exes = [where]
+    real = Path(os.path.realpath(where))
+    if real != where:
+        exes.append(real)  # /usr/bin/python3 -> python3.11; a venv's link to its base
+    for exe in exes:
+        # An interpreter: bin/python (POSIX) or Scripts/python.exe (Windows) of a prefix.
+        prefix = _prefix_of(exe)
+        if (prefix / "pyvenv.cfg").is_file() or (prefix / "conda-meta").is_dir():
+            found = _from_prefix(prefix)
+            if found is not None:
+                return found
+    if may_run:
+        return _ask_interpreter(where)
+    for exe in exes:
+        found = _plain_layout(exe)
         if found is not None:
             return found
-    return _ask_interpreter(where)
+    return None
+
+
+_INTERPRETER_NAME = re.compile(r"python(\d+)\.(\d+)t?(?:\.exe)?$")
+
+
+def _prefix_of(exe: Path) -> Path:
+    return exe.parent.parent if exe.parent.name in ("bin", "Scripts") else exe.parent
+
+
+def _plain_layout(exe: Path) -> list[Path] | None:
+    """site-packages of an interpreter outside any venv, read from its installation's
+    folders and never by running it: ``<prefix>/lib/pythonX.Y/site-packages`` (or
+    ``dist-packages``; X.Y from the interpreter's name when it has one, else the newest),
+    then Debian's ``<prefix>/lib/python3/dist-packages``; Windows' ``Lib/site-packages``."""
+    m = _INTERPRETER_NAME.match(exe.name)
+    wanted = (int(m.group(1)), int(m.group(2))) if m else None
+    prefix = _prefix_of(exe)
+    found = _layout_site_dirs(prefix, wanted)
+    if not found:
+        return None
+    debian = prefix / "lib" / "python3" / "dist-packages"
+    if debian.is_dir() and debian not in found:
+        found.append(debian)
+    return found
 
 
 def _from_prefix(prefix: Path) -> list[Path] | None:

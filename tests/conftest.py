@@ -6,16 +6,28 @@ torch. A test's outcome must not depend on what that venv happens to hold, so ea
 starts with ``VIRTUAL_ENV`` naming an empty venv-shaped folder (and no ``CONDA_PREFIX``).
 Tests of the environment itself (tests/environment) choose theirs explicitly: ``--python``,
 config ``python``, their own environment variables, or the test venv's interpreter.
+
+The per-user key that authenticates cache entries (``initlint/trust.py``) is kept in a
+folder of the session's own (``INITLINT_KEY_DIR``), never in the home of whoever runs it.
 """
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 import initlint.driver.results as results
+
+# At import, so that subprocesses the tests start inherit it too; removed at exit.
+if "INITLINT_KEY_DIR" not in os.environ:
+    os.environ["INITLINT_KEY_DIR"] = tempfile.mkdtemp(prefix="initlint-key-")
+    atexit.register(shutil.rmtree, os.environ["INITLINT_KEY_DIR"], ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from initlint.cache import content_key
-from initlint.environment import Distribution, Environment, find_environment
+from initlint.environment import Distribution, Environment, PythonNotRun, find_environment
 from initlint.facts.cache import FactsCache
 from initlint.facts.extract import extract_facts
 from initlint.facts.load import EMPTY
@@ -64,7 +64,24 @@ def project_environment(root: Path, settings: Settings, cwd: Path) -> Environmen
         base = Path(source).parent if source and source != "command line" else cwd
         python = str(base / python)
     where = "--python" if source in ("command line", "") else f"python in {source}"
-    return find_environment(root, python, where if python else "")
+    typed = source in ("command line", "--config", "")  # typed by the user (or an API caller)
+    try:
+        return find_environment(root, python, where if python else "", may_run=typed)
+    except PythonNotRun:
+        try:
+            shown_source = os.path.relpath(source, cwd)
+            shown_python = os.path.relpath(python, cwd)
+        except ValueError:  # another drive (Windows)
+            shown_source, shown_python = source, python
+        import shlex
+
+        raise PythonNotRun(
+            f'python = "{settings.python}" in {shown_source} names a program whose '
+            "site-packages cannot be read from the folders around it (no venv, conda or "
+            "lib/pythonX.Y/site-packages layout); initlint does not run programs a "
+            "repository names. Pass it on the command line instead: "
+            f"initlint check --python {shlex.quote(shown_python)}"
+        ) from None
 
 
 def dependency_facts(path: Path, dist: Distribution, cache: FactsCache) -> tuple[ModuleFacts, str]:

@@ -26,8 +26,8 @@ TARGET is 'module:Expression'. MODULE is imported (the current directory and eac
 put first on sys.path), then the expression is evaluated with the module's names and `torch` in
 scope. A bare 'module:Class' is called with no arguments.
 
-Unlike `initlint check`, which never runs your code, trace EXECUTES it: importing MODULE and
-evaluating the expression run whatever that code does.
+trace EXECUTES the call you give it (importing MODULE runs its code); check, fix and server
+never execute repository code.
 
 Recorded on the constructed object: register_buffer / register_parameter and tensor attribute
 assignments (by name, with bytes), calls of project methods (code below the class's top package),

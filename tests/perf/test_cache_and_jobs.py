@@ -30,6 +30,7 @@ from initlint.driver import analyze
 from initlint.driver import factpass as runner
 from initlint.facts.model import ModuleFacts
 from initlint.fix.propose import fix_planner
+from initlint.trust import sealer
 
 CASES = Path(__file__).resolve().parents[1] / "fixtures" / "check"
 REPO = Path(__file__).resolve().parents[2]
@@ -86,16 +87,28 @@ def _render(root: Path, *, jobs: int, use_cache: bool) -> list[str]:
 
 
 def _cache_entries(root: Path) -> dict[str, bytes]:
-    """The facts cache's rows: content key -> pickled facts."""
+    """The facts cache's rows: content key -> pickled facts (each row's tag checked and
+    taken off: an entry that does not verify maps to b"")."""
     files = sorted((root / CACHE_DIR).glob("facts-*.sqlite"))
     if not files:
         return {}
     [db_path] = files
+    seal = sealer(db_path.parent, db_path.name)
+    assert seal is not None
     db = sqlite3.connect(db_path)
     try:
-        return dict(db.execute("SELECT k, v FROM facts").fetchall())
+        rows = db.execute("SELECT k, v FROM facts").fetchall()
     finally:
         db.close()
+    return {k: seal.open(k, v) or b"" for k, v in rows}
+
+
+def _seal(root: Path, key: str, blob: bytes) -> bytes:
+    """``blob`` tagged as the facts store's entry ``key`` would be."""
+    [db_path] = sorted((root / CACHE_DIR).glob("facts-*.sqlite"))
+    seal = sealer(db_path.parent, db_path.name)
+    assert seal is not None
+    return seal.seal(key, blob)
 
 
 def _set_entry(root: Path, key: str, blob: bytes) -> None:
@@ -258,7 +271,9 @@ def test_concurrent_runs_leave_a_valid_cache(tmp_path: Path, parses: list[Path])
     assert len(analysis.diagnostics) == 49
 
 
-@pytest.mark.parametrize("damage", ["garbage", "truncated", "foreign", "empty"])
+@pytest.mark.parametrize(
+    "damage", ["garbage", "truncated", "foreign", "empty", "sealed-foreign", "other-key"]
+)
 def test_corrupt_entry_is_ignored_and_rewritten(
     tmp_path: Path, damage: str, parses: list[Path]
 ) -> None:
@@ -279,6 +294,10 @@ def test_corrupt_entry_is_ignored_and_rewritten(
             "truncated": good[: len(good) // 2],
             "foreign": pickle.dumps({"not": "facts"}),
             "empty": b"",
+            # tagged by this user's key: verifies, then is not facts
+            "sealed-foreign": _seal(root, entry, pickle.dumps({"not": "facts"})),
+            # a good entry of another key, moved here: its tag names the other key
+            "other-key": _seal(root, "0" * 40, good),
         }[damage],
     )
     parses.clear()

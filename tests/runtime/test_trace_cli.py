@@ -162,7 +162,7 @@ def test_help_explains_that_trace_executes_code() -> None:
     result = invoke("--help")
     assert result.exit_code == 0
     text = " ".join(result.stdout.split())
-    assert "trace EXECUTES it" in text
-    assert "`initlint check`, which never runs your code" in text
+    assert "trace EXECUTES the call you give it" in text
+    assert "check, fix and server never execute repository code" in text
     assert "initlint trace 'mypkg.rope:Rope(64, max_positions=4096)'" in result.stdout
     assert "--device [cpu|cuda|meta]" in result.stdout
