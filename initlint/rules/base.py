@@ -128,7 +128,9 @@ class Wording:
 class Rule:
     """Base class: one rule, in one module (``rules/il001_buffer.py`` is one). Subclasses set
     the class attributes, document themselves, detect their findings on a simulation and
-    word their message; the pipeline, the reporters and the fixer ask the rule object.
+    word their message, and declare what they can do (``fix_strategies``, ``runtime_repeats``,
+    ``decision``): the pipeline, the reporters, the fixer, ``explain-class`` and the runtime
+    link ask the rule object, never test its code.
 
     ``VALID`` and ``INVALID`` are single-file examples; the test suite checks that every
     INVALID example produces this rule's code and no VALID example does.
