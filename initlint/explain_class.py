@@ -18,8 +18,8 @@ from initlint.facts.model import BodyError
 from initlint.index.project import ClassInfo
 from initlint.pipeline.analysis import Analysis
 from initlint.pipeline.check import body_syntax_diag
-from initlint.rules import findings_of
-from initlint.rules.base import RepeatFinding
+from initlint.rules import REGISTRY, findings_of
+from initlint.rules.base import DisabledFinding, RepeatFinding
 from initlint.rules.repeats import deletions, never_both, ruled_out_by_delete
 from initlint.simulation.binding import DIFFER, own_defaults, same_args, why_different
 from initlint.simulation.cost import COST_NAMES
@@ -236,8 +236,8 @@ def render_decisions(analysis: Analysis, sim: Simulation) -> list[str]:
         else:
             out.append(f"  #{num[ev.index]:<3} no finding: {_why_not(sim, ev, by_event, num)}")
     for g in findings:
-        if g.code == "IL004":
-            out.append(f"  IL004 {g.severity}: {g.what} switched off and never set up")
+        if isinstance(g, DisabledFinding):  # at no statement of the class: its rule words it
+            out.append(f"  {g.code} {g.severity}: {REGISTRY[g.code].decision(g)}")
     return out
 
 

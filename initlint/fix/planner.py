@@ -22,7 +22,7 @@ from initlint.fixplan import (
 from initlint.index.project import FunctionInfo
 from initlint.records import dataclass
 from initlint.rules.analyses import analyses_of
-from initlint.rules.base import Finding, RepeatFinding
+from initlint.rules.base import REGISTRY, Finding, FixStrategy, RepeatFinding, runtime_repeats_of
 from initlint.simulation.engine import Event, FlagRef, Simulation, Simulator
 from initlint.simulation.reads import exposed_reads, meet, reads, statement_events, writes
 from initlint.sources import UnreadableError, read_source
@@ -40,24 +40,27 @@ class Planner:
 
     def plan(self, f: Finding) -> FixPlan | None:
         self.reason = ""
-        if f.code not in ("IL001", "IL002", "IL003") or not isinstance(f, RepeatFinding):
-            return None  # (a switched-off setup, IL004, has no fix to plan)
+        strategies = _strategies(f)
+        if not strategies or not isinstance(f, RepeatFinding):
+            return None  # its rule offers no fix (a switched-off setup, IL004, has none)
         if f.no_fix:  # the rule knows no fix can be offered (a submodule's part rebuilt)
             self.reason = f.no_fix
             return None
         sim = f.sim
         top_super = _top_super(sim)
-        s1 = self._switch_off(f, f.flag, top_super) if f.flag is not None else None
+        s1: FixPlan | str | None = None
+        if f.flag is not None and "switch-off" in strategies:
+            s1 = self._switch_off(f, f.flag, top_super)
         if isinstance(s1, FixPlan) and s1.applicability == "safe":
             return self._editable(s1)
-        s3 = self._delete_identical(f)
+        s3 = self._delete_identical(f) if "delete" in strategies else None
         if isinstance(s3, FixPlan):
             return self._editable(s3)
         if isinstance(s1, FixPlan):
             return self._editable(s1)
         s2: FixPlan | str | None = None
         # A flag that loses state when switched off loses it when threaded too.
-        if not (isinstance(s1, str) and s1.startswith("flag `")):
+        if "thread" in strategies and not (isinstance(s1, str) and s1.startswith("flag `")):
             s2 = self._thread_or_introduce(f, top_super)
         if isinstance(s2, FixPlan):
             return self._editable(s2)
@@ -138,7 +141,7 @@ class Planner:
             if isinstance(kept, str):
                 return f"flag `{name}`: {kept}"
         else:
-            if f.code == "IL002" and (f.first.effect.feeds or f.first.effect.feeds_other):
+            if _uses_first_call(f):
                 return "the ancestor uses the first call's result"
             site = _work_site(sim, f.first)
             if site is None:
@@ -243,14 +246,12 @@ class Planner:
             self._repeats_of = (key, analyses_of(f.sim).repeats)
         out: dict[int, tuple[RepeatFinding, Event, str]] = {}
         for g in self._repeats_of[1]:
-            if g.code not in ("IL001", "IL002", "IL003") or g.flag is not None:
-                continue
-            if g.code == "IL002" and (g.first.effect.feeds or g.first.effect.feeds_other):
+            if not _strategies(g) or g.flag is not None or _uses_first_call(g):
                 continue
             site = _work_site(f.sim, g.first)
             if site is None or site[0].qualname != target_fn.qualname:
                 continue
-            if isinstance(self._delete_identical(g), FixPlan):
+            if "delete" in _strategies(g) and isinstance(self._delete_identical(g), FixPlan):
                 continue  # its own fix deletes the redo: guarding its work too would lose it
             out.setdefault(site[2].index, (g, site[2], _attr(g)))
         mine = (f.code, f.event.index)
@@ -299,6 +300,20 @@ class Planner:
 
 _NO_SUPER = "the class's own super().__init__() call was not found"
 _STAR_ARGS = "a forwarded `*args` may already fill `{}` positionally"
+
+
+def _strategies(f: Finding) -> frozenset[FixStrategy]:
+    """The fix strategies the finding's rule allows (none: the fixer plans nothing)."""
+    rule = REGISTRY.get(f.code)
+    return rule.fix_strategies if rule is not None else frozenset()
+
+
+def _uses_first_call(f: RepeatFinding) -> bool:
+    """The repeat is of a method call (its rule's runtime repeat: a method called again) and
+    the ancestor uses the first call's result: switching that call off would lose it."""
+    return "call" in runtime_repeats_of(f.code) and bool(
+        f.first.effect.feeds or f.first.effect.feeds_other
+    )
 
 
 def _key(e: Event) -> tuple[str, int]:

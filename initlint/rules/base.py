@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Protocol
+from typing import ClassVar, Literal, Protocol
 
 from initlint.diagnostics import Confidence, Severity
 from initlint.records import dataclass
@@ -11,6 +11,17 @@ from initlint.simulation.engine import Event, FlagRef, Simulation
 from initlint.simulation.values import MAYBE, Origin
 
 DOC_SECTIONS = ("What it does", "Why is this bad", "Example", "Use instead", "Fix safety")
+
+# The fixer's strategies (docs/design.md, "Fixes"), which a rule allows for its findings:
+# switch off an existing flag, thread or introduce one, delete an identical redo.
+FixStrategy = Literal["switch-off", "thread", "delete"]
+ALL_FIXES: frozenset[FixStrategy] = frozenset({"switch-off", "thread", "delete"})
+
+# What redone work shows as when a construction is traced (``initlint trace``): the kinds of
+# ``runtime.model.EventKind`` (a buffer or parameter registered again, an attribute rebuilt,
+# a method called again). Named here, as the rules sit below the runtime.
+RuntimeKind = Literal["buffer", "parameter", "attribute", "call"]
+STORAGE: frozenset[RuntimeKind] = frozenset({"buffer", "parameter", "attribute"})
 
 
 class _Graded:
@@ -117,7 +128,9 @@ class Wording:
 class Rule:
     """Base class: one rule, in one module (``rules/il001_buffer.py`` is one). Subclasses set
     the class attributes, document themselves, detect their findings on a simulation and
-    word their message; the pipeline, the reporters and the fixer ask the rule object.
+    word their message, and declare what they can do (``fix_strategies``, ``runtime_repeats``,
+    ``decision``): the pipeline, the reporters, the fixer, ``explain-class`` and the runtime
+    link ask the rule object, never test its code.
 
     ``VALID`` and ``INVALID`` are single-file examples; the test suite checks that every
     INVALID example produces this rule's code and no VALID example does.
@@ -130,15 +143,31 @@ class Rule:
     docs: ClassVar[dict[str, str]]
     VALID: ClassVar[tuple[str, ...]] = ()
     INVALID: ClassVar[tuple[str, ...]] = ()
-    fixable: ClassVar[bool] = False  # the fixer plans fixes for its findings
+    # The fixer's strategies for its findings (none: the fixer plans nothing for it). Only a
+    # RepeatFinding can be fixed.
+    fix_strategies: ClassVar[frozenset[FixStrategy]] = frozenset()
+    # The runtime repeats its findings predict (none: they predict no repeat, and the trace
+    # links none of them): a finding is compared with a repeat of these kinds.
+    runtime_repeats: ClassVar[frozenset[RuntimeKind]] = frozenset()
     always_shown: ClassVar[bool] = False  # no selection or suppression hides it (IL902)
     # Where its diagnostic points: the repeated statement, or (False) the finding's
     # ``origin``, the argument that caused it (IL004).
     points_at_statement: ClassVar[bool] = True
 
+    @property
+    def fixable(self) -> bool:
+        """The fixer plans fixes for its findings."""
+        return bool(self.fix_strategies)
+
     def detect(self, sim: Simulation, shared: Analyses) -> list[Finding]:
         """This rule's findings on one simulated class (none for the internal rules)."""
         return []
+
+    def decision(self, finding: Finding) -> str:
+        """What ``initlint explain-class`` says of a finding that points at no statement of
+        the class's own work (a DisabledFinding), after "<code> <severity>: ". (A repeat is
+        shown at the statement that repeats, with the build it repeats.)"""
+        return f"{finding.what}: {self.summary}"
 
     def message(self, finding: Finding, wording: Wording) -> str:
         """The diagnostic's message for ``finding``."""
@@ -188,6 +217,13 @@ class RepeatRule(Rule):
 
 
 REGISTRY: dict[str, Rule] = {}
+
+
+def runtime_repeats_of(code: str) -> frozenset[RuntimeKind]:
+    """The runtime repeats that findings of rule ``code`` predict (none for a code no rule
+    registered)."""
+    rule = REGISTRY.get(code)
+    return rule.runtime_repeats if rule is not None else frozenset()
 
 
 def register(cls: type[Rule]) -> type[Rule]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from initlint.rules.base import Finding, RepeatFinding, RepeatRule, register
+from initlint.rules.base import ALL_FIXES, STORAGE, Finding, RepeatFinding, RepeatRule, register
 from initlint.rules.examples import BASE
 
 
@@ -11,7 +11,9 @@ class RedundantBufferRegistration(RepeatRule):
     code = "IL001"
     name = "redundant-buffer-registration"
     summary = "A subclass registers a buffer or parameter its ancestors already registered."
-    fixable = True
+    fix_strategies = ALL_FIXES
+    # A tensor registered again shows, traced, as a buffer, a parameter or an attribute set.
+    runtime_repeats = STORAGE
     again, did = "registered again", "registered it"
 
     docs = {

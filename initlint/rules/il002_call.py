@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from initlint.rules.base import RepeatRule, register
+from initlint.rules.base import ALL_FIXES, RepeatRule, register
 
 
 @register
@@ -10,7 +10,8 @@ class RedundantInitCall(RepeatRule):
     code = "IL002"
     name = "redundant-init-call"
     summary = "A subclass calls an expensive method its ancestors' __init__ already called."
-    fixable = True
+    fix_strategies = ALL_FIXES
+    runtime_repeats = frozenset({"call"})  # the method called again
     again, did = "called again", "called it"
     docs = {
         "What it does": """

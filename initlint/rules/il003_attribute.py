@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from initlint.rules.base import RepeatRule, register
+from initlint.rules.base import ALL_FIXES, STORAGE, RepeatRule, register
 
 
 @register
@@ -10,7 +10,9 @@ class OverwrittenInitAttribute(RepeatRule):
     code = "IL003"
     name = "overwritten-init-attribute"
     summary = "A subclass rebuilds an attribute its ancestors already built expensively."
-    fixable = True
+    fix_strategies = ALL_FIXES
+    # A rebuilt attribute may hold a tensor: traced, a buffer or parameter as well.
+    runtime_repeats = STORAGE
     again, did = "rebuilt", "built it"
     docs = {
         "What it does": """

@@ -23,6 +23,8 @@ from initlint.simulation.values import Origin
 class DisabledSetupNotReplaced(Rule):
     code = "IL004"
     points_at_statement = False  # at the argument that switches the setup off
+    # No fix strategies (only the author knows whether the flag or the missing setup is the
+    # mistake), and no runtime repeat: the work it is about never runs.
     name = "disabled-setup-not-replaced"
     summary = "A subclass switches off ancestor setup with a flag and never performs it itself."
     docs = {
@@ -83,6 +85,9 @@ class Child(Base):
 
     def detect(self, sim: Simulation, shared: Analyses) -> list[Finding]:
         return find_disabled(sim)
+
+    def decision(self, finding: Finding) -> str:
+        return f"{finding.what} switched off and never set up"
 
     def message(self, finding: Finding, wording: Wording) -> str:
         if not isinstance(finding, DisabledFinding):  # (its detect makes no other kind)

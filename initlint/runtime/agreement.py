@@ -15,7 +15,8 @@ to the classes that *run* for it before it is compared:
 A finding is *on a constructed class* when one of those classes is in the MRO of a class the
 runtime built (a subclass runs the finding's ``__init__`` too). It *predicts* a repeat group when
 the group's objects have one of its classes in their MRO and either its statement was on the
-stack when the work was redone or it names the repeated item with a code for that kind.
+stack when the work was redone or it names the repeated item and its rule predicts repeats of
+that kind (``Rule.runtime_repeats``).
 
 No torch here: this runs on plain records (what the oracle writes), so it is tested without
 any model library.
@@ -32,15 +33,9 @@ from typing import Any
 
 from initlint.generated import GeneratedCode
 from initlint.records import dataclass
+from initlint.rules.base import runtime_repeats_of
 
 from .model_trace import StaticFinding
-
-_CODES_FOR_KIND = {
-    "buffer": ("IL001", "IL003"),
-    "parameter": ("IL001", "IL003"),
-    "attribute": ("IL001", "IL003"),
-    "call": ("IL002",),
-}
 
 
 @dataclass(frozen=True)
@@ -176,7 +171,7 @@ def predicts(finding: MappedFinding, group: RuntimeGroup, where: str) -> bool:
         return True
     name = _short(group.name)
     message = finding.finding.message
-    return finding.finding.code in _CODES_FOR_KIND.get(group.kind, ()) and (
+    return group.kind in runtime_repeats_of(finding.finding.code) and (
         f"`{name}`" in message or f"`self.{name}" in message
     )
 

@@ -22,7 +22,8 @@ HEAVY_BYTES = 1024 * 1024  # a repeat that wastes at least this much is heavy; o
 
 @dataclass(frozen=True)
 class StaticFinding:
-    """A finding of ``initlint check`` (IL001-IL003) that may predict a runtime repeat.
+    """A finding of ``initlint check`` that may predict a runtime repeat (of a rule that
+    declares ``runtime_repeats``: IL001-IL003).
 
     ``path`` is the file as a normalized absolute path; ``classes`` the qualified names of the
     classes the finding is about (for a mixin, every concrete class)."""

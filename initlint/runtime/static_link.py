@@ -12,10 +12,10 @@ import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from initlint.rules.base import runtime_repeats_of
+
 from .model_trace import StaticFinding
 from .paths import is_under, normalize
-
-REPEAT_CODES = frozenset({"IL001", "IL002", "IL003"})
 
 
 def source_files(classes: Iterable[type], roots: Sequence[str]) -> list[str]:
@@ -36,7 +36,8 @@ def source_files(classes: Iterable[type], roots: Sequence[str]) -> list[str]:
 
 
 def static_findings(files: Sequence[str | os.PathLike[str]]) -> tuple[StaticFinding, ...]:
-    """IL001-IL003 findings of ``initlint check`` on ``files`` (the project is found from them)."""
+    """The findings of ``initlint check`` on ``files`` (the project is found from them) whose
+    rules predict runtime repeats (``Rule.runtime_repeats``: IL001-IL003)."""
     if not files:
         return ()
     from initlint.driver import analyze
@@ -46,7 +47,7 @@ def static_findings(files: Sequence[str | os.PathLike[str]]) -> tuple[StaticFind
     analysis = analyze(paths, cwd=cwd, use_cache=False, jobs=1, progress=False)
     found = []
     for diag in analysis.diagnostics:
-        if diag.code not in REPEAT_CODES:
+        if not runtime_repeats_of(diag.code):
             continue
         classes = diag.classes or ((diag.class_name,) if diag.class_name else ())
         found.append(

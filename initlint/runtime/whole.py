@@ -6,6 +6,8 @@ import dataclasses
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
+from initlint.rules.base import runtime_repeats_of
+
 from .model import Repeat, TraceEvent, add_occurrence
 from .model_trace import (
     ClassSummary,
@@ -234,13 +236,6 @@ def _group(key: tuple[str, str, tuple[str, ...]], members: list[ObjectRepeat]) -
 
 # ---- linking to static findings ----------------------------------------------------------------
 
-_CODES_FOR_KIND = {
-    "buffer": ("IL001", "IL003"),
-    "parameter": ("IL001", "IL003"),
-    "attribute": ("IL001", "IL003"),
-    "call": ("IL002",),
-}
-
 
 def _short(qualname: str) -> str:
     return qualname.rsplit(".", 1)[-1]
@@ -251,7 +246,8 @@ def _predicts(finding: StaticFinding, repeat: ObjectRepeat) -> bool:
     is about a class the object is an instance of, and either points at a statement that was
     on the stack when the work was redone, or names the repeated item. (A finding on
     ``self.attn.qkv = ...`` is about the outer class; the repeat is on the attention object.)"""
-    if _redone_at(finding, repeat) and finding.code in _CODES_FOR_KIND[repeat.repeat.kind]:
+    kinds = runtime_repeats_of(finding.code)  # the repeats its rule predicts
+    if _redone_at(finding, repeat) and repeat.repeat.kind in kinds:
         return True
     classes = {_short(c) for c in finding.classes}
     if classes and not classes & {_short(c) for c in repeat.mro or (repeat.class_name,)}:
@@ -259,7 +255,7 @@ def _predicts(finding: StaticFinding, repeat: ObjectRepeat) -> bool:
     if finding.where in repeat.frames:
         return True
     name = _short(repeat.repeat.name)
-    return finding.code in _CODES_FOR_KIND[repeat.repeat.kind] and (
+    return repeat.repeat.kind in kinds and (
         f"`{name}`" in finding.message or f"`self.{name}" in finding.message
     )
 
