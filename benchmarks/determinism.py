@@ -1,7 +1,7 @@
 """Same input, same report, on real layouts: ``initlint check`` with ``-j 1``, ``-j 2`` and
 ``-j 4``, cold and warm (unchanged, after editing a project file, after editing a file of an
-installed dependency), text and JSON, and the same files given in reverse order, all
-compared byte for byte.
+installed dependency), text and JSON, and the same files given one by one in reverse order
+(``--no-dependents``: the folder's files and no others), all compared byte for byte.
 
 Not part of the test suite (tests/environment/test_determinism.py holds the same invariant on
 a fixture): it needs real trees that live outside the repository. Each target is a project
@@ -108,7 +108,10 @@ def check_target(folder: Path, path: str, jobs: list[int], formats: list[str]) -
         }
         for fmt, ref in reference.items():
             for j in jobs:
-                for order, given in (("given", [path]), ("reversed", backward)):
+                # (the files one by one, without the files that depend on them, which a
+                # check of named files adds: the same files as the folder's)
+                reversed_files = ["--no-dependents", *backward]
+                for order, given in (("given", [path]), ("reversed", reversed_files)):
                     args = ["-j", str(j), "--format", fmt, *given]
                     label = f"{state}: -j {j} {fmt} {order}"
                     _compare(
