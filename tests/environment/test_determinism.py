@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -178,9 +179,9 @@ def _serial(root: Path) -> tuple[str, str]:
 
 def _run(root: Path, jobs: int, order: str, use_cache: bool) -> tuple[str, str]:
     """What ``initlint check`` reports in text and in JSON (whose fixes carry their edits)."""
-    paths = _paths(root, order)
-    text = analyze(
-        paths,
+    run = partial(
+        analyze,
+        _paths(root, order),
         cwd=root,
         jobs=jobs,
         use_cache=use_cache,
@@ -188,17 +189,7 @@ def _run(root: Path, jobs: int, order: str, use_cache: bool) -> tuple[str, str]:
         reuse_results=True,
         progress=False,
     )
-    json = analyze(
-        paths,
-        cwd=root,
-        jobs=jobs,
-        use_cache=use_cache,
-        fix_planner=fix_planner,
-        reuse_results=True,
-        progress=False,
-        fixes=EditAttacher(),
-    )
-    return _text(text), _json(json)
+    return _text(run()), _json(run(fixes=EditAttacher()))
 
 
 @pytest.fixture(scope="module")

@@ -22,60 +22,12 @@ import zlib
 from pathlib import Path
 
 import pytest
+from server.project import make_project  # an IL001 in sub.py, fixed in mid.py
 
 from initlint.cache import CACHE_DIR
 
 REPO = Path(__file__).resolve().parents[2]
 TRACEBACK = "Traceback (most recent call last)"
-
-# The three-file project of tests/server/project.py: an IL001 in sub.py, fixed in mid.py.
-BASE = """\
-import torch
-from torch import nn
-
-
-class RopeBase(nn.Module):
-    def __init__(self, dim, init_cache=True):
-        super().__init__()
-        self.dim = dim
-        if init_cache:
-            self.register_buffer("cache", torch.zeros(dim), persistent=False)
-"""
-
-# The intermediate class swallows ``init_cache``: its subclass's init_cache=False is lost.
-MID = """\
-from pkg.base import RopeBase
-
-
-class Scaled(RopeBase):
-    def __init__(self, dim, factor, **kwargs):
-        super().__init__(dim)
-        self.factor = factor
-"""
-
-MID_THREADED = MID.replace("super().__init__(dim)", "super().__init__(dim, **kwargs)")
-
-SUB = """\
-import torch
-
-from pkg.mid import Scaled
-
-
-class Rope4(Scaled):
-    def __init__(self, dim, factor):
-        super().__init__(dim, factor, init_cache=False)
-        self.register_buffer("cache", torch.ones(dim), persistent=False)
-"""
-
-
-def make_project(root: Path) -> Path:
-    (root / "pkg").mkdir(parents=True)
-    (root / "pyproject.toml").write_text('[project]\nname = "fx"\n')
-    (root / "pkg" / "__init__.py").write_text("")
-    (root / "pkg" / "base.py").write_text(BASE)
-    (root / "pkg" / "mid.py").write_text(MID)
-    (root / "pkg" / "sub.py").write_text(SUB)
-    return root
 
 
 class _Planted:
