@@ -502,8 +502,8 @@ class _StoredValue:
 
 
 class _Run:
-    def __init__(self, sim_: Simulator, sim: Simulation) -> None:
-        self.s = sim_
+    def __init__(self, simulator: Simulator, sim: Simulation) -> None:
+        self.simulator = simulator
         self.sim = sim
         self.frames = 0
         self.active: set[str] = set()  # functions on the stack (recursion is not followed)
@@ -866,7 +866,7 @@ class _Run:
             return known
         found = False
         for qual in self.sim.mro:
-            info = self.s.index.class_info(qual)
+            info = self.simulator.index.class_info(qual)
             if info is None and qual in MODULE_CLASSES:  # torch not installed
                 if name in MODULE_NAMES:
                     found = True
@@ -937,7 +937,11 @@ class _Run:
         a classmethod can set only class attributes, ``cls.x = v``; when its body shows
         them all (it calls no other method of its class), they are what it may have set.
         Anything else may have set any attribute."""
-        fn = self.s.index.lookup_method(self.sim.mro, eff.name) if eff.detail == "self" else None
+        fn = (
+            self.simulator.index.lookup_method(self.sim.mro, eff.name)
+            if eff.detail == "self"
+            else None
+        )
         body = fn.facts.load() if fn is not None and fn.facts.is_classmethod else None
         # (a body that does not parse: what it sets is not known, as before it was read)
         names = _class_writes(body.effects) if isinstance(body, Body) else None
@@ -1050,7 +1054,7 @@ class _Run:
         facts = frame.call.fn.facts
         if facts.is_static or facts.is_classmethod:
             return ""
-        known = self.s.state_tests.get(id(cond))
+        known = self.simulator.state_tests.get(id(cond))
         if known is None or known[0] is not cond:
             roots: set[str] = set()
             getters: set[str] = set()
@@ -1059,7 +1063,7 @@ class _Run:
                 roots.clear()  # (a condition's text is cut at 80 characters)
                 getters.clear()
             known = (cond, text, tuple(sorted(roots)), tuple(sorted(getters)))
-            self.s.state_tests[id(cond)] = known
+            self.simulator.state_tests[id(cond)] = known
         _, text, sorted_roots, getters_read = known
         if not sorted_roots and not getters_read:
             return ""
@@ -1082,12 +1086,12 @@ class _Run:
         if head in ("self", "cls", "super") or head in frame.call.env:
             return ""
         key = (frame.call.fn.module.name, dotted)
-        found = self.s.getters.get(key)
+        found = self.simulator.getters.get(key)
         if found is None:
             # (a torch name stays external: built-in knowledge judges it)
-            target = self.s.index.resolve_value(*key)
+            target = self.simulator.index.resolve_value(*key)
             ok = target is not None and target.kind in ("function", "external")
-            found = self.s.getters[key] = target.name if target is not None and ok else ""
+            found = self.simulator.getters[key] = target.name if target is not None and ok else ""
         return found
 
     def _note_writes(
@@ -1245,7 +1249,7 @@ class _Run:
         eff, status = ctx.effect, ctx.status
         if eff.name in frame.call.env:
             self._note_rebinding(frame, ctx)
-        local_cost = self.s.cost.expr_cost(
+        local_cost = self.simulator.cost.expr_cost(
             eff.value,
             frame.call.fn.module,
             self.sim.mro,
@@ -1373,7 +1377,7 @@ class _Run:
         """What the stored value costs by its expression (a buffer is at least light, an
         assigned heavy construction is priced by what the class builds)."""
         eff, kind = ctx.effect, ctx.effect.kind
-        priced = self.s.cost.expr_cost(
+        priced = self.simulator.cost.expr_cost(
             eff.value,
             frame.call.fn.module,
             self.sim.mro,
@@ -1447,7 +1451,7 @@ class _Run:
     ) -> BodyError | None:
         """An assigned value a memoised factory returns: the routes to its cache, what its
         key is bound to, and, when that changed (no cached object), what the factory costs."""
-        found = self.s.cost.memo_routes(value, frame.call.fn.module)
+        found = self.simulator.cost.memo_routes(value, frame.call.fn.module)
         if isinstance(found, BodyError):
             return found
         stored.routes = found
@@ -1457,7 +1461,7 @@ class _Run:
         stored.changed = self._memo_changed(frame, ctx.effect, stored.bindings)
         for route in found if stored.changed else ():  # no cached object: the factory builds
             if route.fn is not None:
-                priced = self.s.cost.body_cost(route.fn)
+                priced = self.simulator.cost.body_cost(route.fn)
                 if isinstance(priced, BodyError):
                     return priced
                 stored.cost = max(stored.cost, priced)
@@ -1520,7 +1524,7 @@ class _Run:
                 self._note_writes(all_=True)
                 self._unfollowed(eff)
             return None
-        priced = self.s.cost.function_cost(callee, self.sim.mro)
+        priced = self.simulator.cost.function_cost(callee, self.sim.mro)
         if isinstance(priced, BodyError):
             return priced
         callee_body = callee.facts.load()
@@ -1728,14 +1732,18 @@ class _Run:
             return HEAVY
         via = self._called_ref(frame, call)
         module = frame.call.fn.module
-        target = via[1] if via is not None else self.s.index.resolve(module, call.name)
-        info = self.s.index.class_info(target.name) if target and target.kind == "class" else None
-        if info is None or not _switchable(self.s.index.mro(info.qualname).classes):
+        target = via[1] if via is not None else self.simulator.index.resolve(module, call.name)
+        info = (
+            self.simulator.index.class_info(target.name)
+            if target and target.kind == "class"
+            else None
+        )
+        if info is None or not _switchable(self.simulator.index.mro(info.qualname).classes):
             return HEAVY
         args = _call_args(call)  # (never None: a starred call was turned away above)
         if args is None:
             return HEAVY
-        return self.s.construction_cost(
+        return self.simulator.construction_cost(
             info, lambda params: self.bind_call(frame, args, params, True)
         )
 
@@ -1748,7 +1756,7 @@ class _Run:
         parse, met in pricing what it builds."""
         if not call.name or (call.receiver is not None and call.receiver.kind != "name"):
             return None
-        builder = self.s.builder_of(frame.call.fn.module, call.name)
+        builder = self.simulator.builder_of(frame.call.fn.module, call.name)
         if builder is None:
             return None
         args = _call_args(call)
@@ -1766,10 +1774,12 @@ class _Run:
             if "" not in shape.fields:
                 return None  # the class is read from a field of what was passed
             env = {**env, shape.local: held}
-        target = self.s.index.resolve_value(*held.ref)
+        target = self.simulator.index.resolve_value(*held.ref)
         if target is None:
             return None
-        cost = self.s.cost.expr_cost(builder.spec, builder.fn.module, self.sim.mro, bound=env)
+        cost = self.simulator.cost.expr_cost(
+            builder.spec, builder.fn.module, self.sim.mro, bound=env
+        )
         if isinstance(cost, BodyError):
             return cost
         return _Built(held, target, cost, builder.sure, frozenset())
@@ -1806,7 +1816,7 @@ class _Run:
         """The heaviest class the project gives the field a spec key reads
         (``submodules.linear_proj`` with ``submodules: Subs``: every ``Subs(linear_proj=X)``,
         ``ProjectIndex.field_classes``), and the reason text; None when nothing is known."""
-        index = self.s.index
+        index = self.simulator.index
         for key in sorted(keys):
             split = field_of(key)
             typed = self.own_types.get(split[0]) if split is not None else None
@@ -1819,7 +1829,7 @@ class _Run:
                 if target is None or target.kind != "class":
                     continue
                 for cls in index.field_classes(target.name, split[1]):
-                    priced = self.s.cost.target_cost(cls, module, self.sim.mro)
+                    priced = self.simulator.cost.target_cost(cls, module, self.sim.mro)
                     if isinstance(priced, BodyError):
                         return priced
                     given += 1
@@ -1841,7 +1851,7 @@ class _Run:
         held = frame.call.env.get(value.name)
         if held is None or held.ref is None:
             return None
-        target = self.s.index.resolve_value(*held.ref)
+        target = self.simulator.index.resolve_value(*held.ref)
         return None if target is None else (held, target)
 
     def _memo_changed(self, frame: _Frame, eff: Effect, bindings: tuple[Binding, ...]) -> str:
@@ -1913,7 +1923,7 @@ class _Run:
     ) -> BodyError | None:
         """``self.attn.qkv = v``: a part of the object ``self.attn`` holds is replaced. The
         event names what that object's construction built of the part (``Event.inner``)."""
-        cost = self.s.cost.expr_cost(
+        cost = self.simulator.cost.expr_cost(
             eff.value,
             frame.call.fn.module,
             self.sim.mro,
@@ -1938,7 +1948,7 @@ class _Run:
         if eff.detail == "__init__":
             ev.inner = (holder,)  # the construction redone is the holder's own build
             return None
-        parts = self.s.parts_built(holder, eff.detail)
+        parts = self.simulator.parts_built(holder, eff.detail)
         if isinstance(parts, BodyError):
             return parts
         ev.inner = parts
@@ -1990,11 +2000,11 @@ class _Run:
         if start is None or eff.detail not in ("super", "explicit"):
             return
         base = next(
-            (q for q in self.sim.mro[start + 1 :] if self.s.index.class_info(q) is None), ""
+            (q for q in self.sim.mro[start + 1 :] if self.simulator.index.class_info(q) is None), ""
         )
         if eff.detail == "explicit":  # nn.LayerNorm.__init__(self, ...): that class
             owner = frame.call.fn.owner
-            target = self.s.index.resolve(owner.module, eff.target) if owner else None
+            target = self.simulator.index.resolve(owner.module, eff.target) if owner else None
             if target is None or target.name not in self.position:
                 return
             base = target.name
@@ -2106,8 +2116,8 @@ class _Run:
             idx = self._owner_index(frame)
             if idx is None:
                 return None
-            return self.s.index.lookup_method(mro, eff.name, idx + 1)
-        fn = self.s.index.lookup_method(mro, eff.name)
+            return self.simulator.index.lookup_method(mro, eff.name, idx + 1)
+        fn = self.simulator.index.lookup_method(mro, eff.name)
         if fn is None or fn.facts.is_classmethod:
             return None
         return fn
@@ -2120,7 +2130,7 @@ class _Run:
             owner = frame.call.fn.owner
             if owner is None:
                 return None
-            target = self.s.index.resolve(owner.module, eff.target)
+            target = self.simulator.index.resolve(owner.module, eff.target)
             if target is None or target.kind != "class" or target.name not in self.position:
                 return None
             idx = self.position[target.name]
@@ -2128,7 +2138,7 @@ class _Run:
                 idx -= 1  # Base.__init__ starts the lookup at Base itself
         if idx is None:
             return None
-        return self.s.index.lookup_method(mro, "__init__", idx + 1)
+        return self.simulator.index.lookup_method(mro, "__init__", idx + 1)
 
 
 def _only_passes_on(cls: ClassInfo, init: FunctionInfo) -> bool:
