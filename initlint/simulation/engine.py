@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import field
-from typing import TypeVar
+from typing import ClassVar, NamedTuple, TypeVar
 
 from initlint.facts.model import (
     Arg,
@@ -467,9 +467,43 @@ class Simulator:
         ) and not _only_passes_on(cls, init)
 
 
+class _EffectContext(NamedTuple):
+    """One effect as its guards decided it (``_Run._effect_context``), for its handler."""
+
+    effect_index: int  # the effect's place in its frame's body
+    effect: Effect
+    status: str  # TRUE, or MAYBE when a guard (or the call's) is undecided
+    flags: tuple[FlagRef, ...]  # the flag parameters its guards (and the call's) read
+    # The origins of the values that made a guard false: the effect does not run with these
+    # values, but would with others (shadow work, recorded for IL004).
+    shadow: tuple[Origin, ...]
+    assume: tuple[Assumption, ...]  # what its undecided guards assume
+    literals: tuple[tuple[str, bool], ...]  # and their literal tests
+
+
+# A handler of one effect kind (``_Run._EFFECT_HANDLERS``): what ``_Run._effect`` returns.
+_EffectHandler = Callable[["_Run", _Frame, _EffectContext], "_Call | BodyError | None"]
+
+
+@dataclass(slots=True)
+class _StoredValue:
+    """A value stored on self (buffer, assign, mutate) as priced: what it costs, the class
+    reference it constructs through and the spec keys it is built from, why it is only
+    possibly that (then its status is MAYBE), and the memoised factory's routes to it."""
+
+    cost: int
+    status: str
+    via: tuple[Val, Target] | None
+    possibly: str
+    spec: frozenset[str]
+    routes: tuple[MemoRoute, ...] = ()
+    bindings: tuple[Binding, ...] = ()
+    changed: str = ""
+
+
 class _Run:
-    def __init__(self, sim_: Simulator, sim: Simulation) -> None:
-        self.s = sim_
+    def __init__(self, simulator: Simulator, sim: Simulation) -> None:
+        self.simulator = simulator
         self.sim = sim
         self.frames = 0
         self.active: set[str] = set()  # functions on the stack (recursion is not followed)
@@ -832,7 +866,7 @@ class _Run:
             return known
         found = False
         for qual in self.sim.mro:
-            info = self.s.index.class_info(qual)
+            info = self.simulator.index.class_info(qual)
             if info is None and qual in MODULE_CLASSES:  # torch not installed
                 if name in MODULE_NAMES:
                     found = True
@@ -903,7 +937,11 @@ class _Run:
         a classmethod can set only class attributes, ``cls.x = v``; when its body shows
         them all (it calls no other method of its class), they are what it may have set.
         Anything else may have set any attribute."""
-        fn = self.s.index.lookup_method(self.sim.mro, eff.name) if eff.detail == "self" else None
+        fn = (
+            self.simulator.index.lookup_method(self.sim.mro, eff.name)
+            if eff.detail == "self"
+            else None
+        )
         body = fn.facts.load() if fn is not None and fn.facts.is_classmethod else None
         # (a body that does not parse: what it sets is not known, as before it was read)
         names = _class_writes(body.effects) if isinstance(body, Body) else None
@@ -1016,7 +1054,7 @@ class _Run:
         facts = frame.call.fn.facts
         if facts.is_static or facts.is_classmethod:
             return ""
-        known = self.s.state_tests.get(id(cond))
+        known = self.simulator.state_tests.get(id(cond))
         if known is None or known[0] is not cond:
             roots: set[str] = set()
             getters: set[str] = set()
@@ -1025,7 +1063,7 @@ class _Run:
                 roots.clear()  # (a condition's text is cut at 80 characters)
                 getters.clear()
             known = (cond, text, tuple(sorted(roots)), tuple(sorted(getters)))
-            self.s.state_tests[id(cond)] = known
+            self.simulator.state_tests[id(cond)] = known
         _, text, sorted_roots, getters_read = known
         if not sorted_roots and not getters_read:
             return ""
@@ -1048,12 +1086,12 @@ class _Run:
         if head in ("self", "cls", "super") or head in frame.call.env:
             return ""
         key = (frame.call.fn.module.name, dotted)
-        found = self.s.getters.get(key)
+        found = self.simulator.getters.get(key)
         if found is None:
             # (a torch name stays external: built-in knowledge judges it)
-            target = self.s.index.resolve_value(*key)
+            target = self.simulator.index.resolve_value(*key)
             ok = target is not None and target.kind in ("function", "external")
-            found = self.s.getters[key] = target.name if target is not None and ok else ""
+            found = self.simulator.getters[key] = target.name if target is not None and ok else ""
         return found
 
     def _note_writes(
@@ -1156,6 +1194,15 @@ class _Run:
     def _effect(self, frame: _Frame, i: int, eff: Effect) -> _Call | BodyError | None:
         """Apply one effect; a call or super().__init__() comes back as the call to run,
         a body that does not parse (met in pricing, or a callee's) as its error."""
+        ctx = self._effect_context(frame, i, eff)
+        if ctx is None:
+            return None
+        handler = _Run._EFFECT_HANDLERS.get(eff.kind)
+        return None if handler is None else handler(self, frame, ctx)
+
+    def _effect_context(self, frame: _Frame, i: int, eff: Effect) -> _EffectContext | None:
+        """Decide the guards of one effect and note them on the frame and the run; None
+        when the effect does not run at all (a dead block, or a guard that is false)."""
         status = frame.call.status
         flags = frame.call.flags
         shadow = frame.call.shadow
@@ -1187,316 +1234,407 @@ class _Run:
             literals = (*literals, *(x for x in self.after_raise_literals if x not in literals))
         self.assume = assume  # for the events this effect emits
         self.literals = literals
-        kind = eff.kind
-        if kind in ("local", "pop", "objattr") and shadow:
+        return _EffectContext(i, eff, status, flags, shadow, assume, literals)
+
+    def _note_rebinding(self, frame: _Frame, ctx: _EffectContext) -> None:
+        """A change in place, or a name bound before rebound (a first binding is how the
+        frame computes a value, as a call's argument text is)."""
+        eff = ctx.effect
+        frame.written[eff.name.partition(".")[0]] = (len(self.sim.events), ctx.status)
+
+    def _on_local(self, frame: _Frame, ctx: _EffectContext) -> BodyError | None:
+        """``name = value``: what the local costs, reads and holds."""
+        if ctx.shadow:
             return None  # the branch does not run: its bindings do not happen
-        if kind == "objattr" or (kind == "local" and eff.name in frame.call.env):
-            # a change in place, or a name bound before rebound (a first binding is how the
-            # frame computes a value, as a call's argument text is)
-            frame.written[eff.name.partition(".")[0]] = (len(self.sim.events), status)
-        if kind == "local":
-            local_cost = self.s.cost.expr_cost(
-                eff.value,
-                frame.call.fn.module,
-                self.sim.mro,
-                frame.local_cost,
-                self.attr_cost,
-                frame.call.env,
-            )
-            if isinstance(local_cost, BodyError):
-                return local_cost
-            reads = self._reads(frame, eff.value)
-            if i in frame.fed:
-                reads |= self._fed_reads(frame, i)
-            frame.local_values[eff.name] = eff.value if status == TRUE else None
-            if status == TRUE:
-                frame.changed.discard(eff.name)  # a new object (``changed`` holds few names)
-            if reads or status == TRUE:
-                if status != TRUE:
-                    reads |= frame.local_reads.get(eff.name, frozenset())
-                frame.local_reads[eff.name] = reads
-            if local_cost:
-                if status != TRUE:  # the branch may not run: the name may hold either
-                    local_cost = max(local_cost, frame.local_cost.get(eff.name, NONE))
-                frame.local_cost[eff.name] = local_cost
-            elif status == TRUE:
-                frame.local_cost.pop(eff.name, None)
+        eff, status = ctx.effect, ctx.status
+        if eff.name in frame.call.env:
+            self._note_rebinding(frame, ctx)
+        local_cost = self.simulator.cost.expr_cost(
+            eff.value,
+            frame.call.fn.module,
+            self.sim.mro,
+            frame.local_cost,
+            self.attr_cost,
+            frame.call.env,
+        )
+        if isinstance(local_cost, BodyError):
+            return local_cost
+        reads = self._reads(frame, eff.value)
+        if ctx.effect_index in frame.fed:
+            reads |= self._fed_reads(frame, ctx.effect_index)
+        frame.local_values[eff.name] = eff.value if status == TRUE else None
+        if status == TRUE:
+            frame.changed.discard(eff.name)  # a new object (``changed`` holds few names)
+        if reads or status == TRUE:
             if status != TRUE:
-                frame.call.env[eff.name] = UNKNOWN  # the branch may or may not run
-            elif eff.value is not None and eff.value.kind in ("const", "name", "attr"):
-                frame.call.env[eff.name] = self.eval_arg(frame, eff.value, None)
-            elif _display(eff.value):
-                # ``offsets = [0, shard]``: a pack of its items, as ``*offsets`` passes them
-                # (the cost model reads the length of a tensor made from it)
-                assert eff.value is not None  # (_display)
-                items = tuple(self.eval_arg(frame, c, None) for c in eff.value.children)
-                frame.call.env[eff.name] = Val("args", items=items)
-            else:
-                frame.call.env[eff.name] = UNKNOWN
-            return None
-        if kind == "pop":
-            kwarg = _kwarg_name(frame.body.params)
-            frame.changed.add(kwarg)
-            pack = frame.call.env.get(kwarg)
-            if pack is not None and pack.kind == "kwargs":
-                if status == TRUE:
-                    frame.call.env[kwarg] = pack.kw_without(eff.name)
-                elif pack.kw_get(eff.name) is not None:  # maybe popped: value unknown
-                    keys = (*pack.kw_without(eff.name).keys, (eff.name, UNKNOWN))
-                    frame.call.env[kwarg] = Val("kwargs", keys=keys, open=pack.open)
-            return None
-        if kind == "return":
-            if not shadow and frame.call.parent is not None and eff.value is not None:
-                got = self._reads(frame, eff.value)
-                for c in frame.stmt_calls.get(eff.stmt_span, ()) if frame.stmt_calls else ():
-                    got |= self.return_reads.get(c, frozenset())
-                if got:
-                    parent = frame.call.parent
-                    self.return_reads[parent] = self.return_reads.get(parent, frozenset()) | got
-            return None
-        if kind == "objattr":
-            self._note_writes(all_=True)  # (the object may be one a self attribute holds)
-            head, _, rest = eff.name.partition(".")
-            frame.changed.add(head)
-            in_place = frame.call.env.get(head)
-            if in_place is not None and in_place.sym:  # a spec changed in place (specs.py)
-                self.spec_writes[f"{in_place.sym}.{rest}" if rest else in_place.sym] = len(
-                    self.sim.events
-                )
-            held = frame.call.env.get(eff.name)
-            if held is not None and held.kind in ("args", "const"):
-                frame.call.env[eff.name] = UNKNOWN  # ``offsets.append(n)``, ``n += 1``
-            self._set_field(frame, eff, status)
-            return None
-        if kind == "touch":
-            unset = ""
-            facts = frame.call.fn.facts
-            if eff.strict and not shadow and not facts.is_static and not facts.is_classmethod:
-                # (a static or class method's first parameter is not the object)
-                unset = next((n for n in sorted(eff.strict) if self._unset(n)), "")
-            self._emit(frame, i, eff, "touch", "", status, flags, shadow)
-            if unset:
-                self._raise(frame, eff, unset)
-            return None
-        if kind == "delete":
-            if not shadow:
-                self._emit(frame, i, eff, "delete", eff.name, status, flags, shadow)
-                if status == TRUE:
-                    self.self_attrs.pop(eff.name, None)
-                    self.attr_cost.pop(eff.name, None)
-                    self.last_assign.pop(eff.name, None)
-            return None
-        if kind == "nested":
-            return None if shadow else self._nested(frame, i, eff, status, flags)
-        value_const = False
-        if kind in ("buffer", "assign", "mutate"):
-            priced = self.s.cost.expr_cost(
-                eff.value,
-                frame.call.fn.module,
-                self.sim.mro,
-                frame.local_cost,
-                self.attr_cost,
-                frame.call.env,
+                reads |= frame.local_reads.get(eff.name, frozenset())
+            frame.local_reads[eff.name] = reads
+        if local_cost:
+            if status != TRUE:  # the branch may not run: the name may hold either
+                local_cost = max(local_cost, frame.local_cost.get(eff.name, NONE))
+            frame.local_cost[eff.name] = local_cost
+        elif status == TRUE:
+            frame.local_cost.pop(eff.name, None)
+        if status != TRUE:
+            frame.call.env[eff.name] = UNKNOWN  # the branch may or may not run
+        elif eff.value is not None and eff.value.kind in ("const", "name", "attr"):
+            frame.call.env[eff.name] = self.eval_arg(frame, eff.value, None)
+        elif _display(eff.value):
+            # ``offsets = [0, shard]``: a pack of its items, as ``*offsets`` passes them
+            # (the cost model reads the length of a tensor made from it)
+            assert eff.value is not None  # (_display)
+            items = tuple(self.eval_arg(frame, c, None) for c in eff.value.children)
+            frame.call.env[eff.name] = Val("args", items=items)
+        else:
+            frame.call.env[eff.name] = UNKNOWN
+        return None
+
+    def _on_pop(self, frame: _Frame, ctx: _EffectContext) -> None:
+        """``kwargs.pop(name)``: the keyword pack loses the key (maybe)."""
+        if ctx.shadow:
+            return  # the branch does not run: its bindings do not happen
+        eff = ctx.effect
+        kwarg = _kwarg_name(frame.body.params)
+        frame.changed.add(kwarg)
+        pack = frame.call.env.get(kwarg)
+        if pack is not None and pack.kind == "kwargs":
+            if ctx.status == TRUE:
+                frame.call.env[kwarg] = pack.kw_without(eff.name)
+            elif pack.kw_get(eff.name) is not None:  # maybe popped: value unknown
+                keys = (*pack.kw_without(eff.name).keys, (eff.name, UNKNOWN))
+                frame.call.env[kwarg] = Val("kwargs", keys=keys, open=pack.open)
+
+    def _on_return(self, frame: _Frame, ctx: _EffectContext) -> None:
+        """``return value``: the self attributes the value reads, for the calling event."""
+        eff = ctx.effect
+        if not ctx.shadow and frame.call.parent is not None and eff.value is not None:
+            got = self._reads(frame, eff.value)
+            for c in frame.stmt_calls.get(eff.stmt_span, ()) if frame.stmt_calls else ():
+                got |= self.return_reads.get(c, frozenset())
+            if got:
+                parent = frame.call.parent
+                self.return_reads[parent] = self.return_reads.get(parent, frozenset()) | got
+
+    def _on_objattr(self, frame: _Frame, ctx: _EffectContext) -> None:
+        """``obj.field = v`` or ``obj.append(x)``: an object a name holds changed in place."""
+        if ctx.shadow:
+            return  # the branch does not run: its bindings do not happen
+        eff = ctx.effect
+        self._note_rebinding(frame, ctx)
+        self._note_writes(all_=True)  # (the object may be one a self attribute holds)
+        head, _, rest = eff.name.partition(".")
+        frame.changed.add(head)
+        in_place = frame.call.env.get(head)
+        if in_place is not None and in_place.sym:  # a spec changed in place (specs.py)
+            self.spec_writes[f"{in_place.sym}.{rest}" if rest else in_place.sym] = len(
+                self.sim.events
             )
+        held = frame.call.env.get(eff.name)
+        if held is not None and held.kind in ("args", "const"):
+            frame.call.env[eff.name] = UNKNOWN  # ``offsets.append(n)``, ``n += 1``
+        self._set_field(frame, eff, ctx.status)
+
+    def _on_touch(self, frame: _Frame, ctx: _EffectContext) -> None:
+        """Self attributes read and written; reading one that is surely unset raises."""
+        eff = ctx.effect
+        unset = ""
+        facts = frame.call.fn.facts
+        if eff.strict and not ctx.shadow and not facts.is_static and not facts.is_classmethod:
+            # (a static or class method's first parameter is not the object)
+            unset = next((n for n in sorted(eff.strict) if self._unset(n)), "")
+        self._emit(frame, ctx.effect_index, eff, "touch", "", ctx.status, ctx.flags, ctx.shadow)
+        if unset:
+            self._raise(frame, eff, unset)
+
+    def _on_delete(self, frame: _Frame, ctx: _EffectContext) -> None:
+        """``del self.x``: the attribute, its value and its cost are gone."""
+        eff, status = ctx.effect, ctx.status
+        if not ctx.shadow:
+            self._emit(
+                frame, ctx.effect_index, eff, "delete", eff.name, status, ctx.flags, ctx.shadow
+            )
+            if status == TRUE:
+                self.self_attrs.pop(eff.name, None)
+                self.attr_cost.pop(eff.name, None)
+                self.last_assign.pop(eff.name, None)
+
+    def _on_nested(self, frame: _Frame, ctx: _EffectContext) -> BodyError | None:
+        """``self.attn.qkv = v``: a part of a self attribute replaced."""
+        if ctx.shadow:
+            return None
+        return self._nested(frame, ctx.effect_index, ctx.effect, ctx.status, ctx.flags)
+
+    def _on_stored_value(self, frame: _Frame, ctx: _EffectContext) -> BodyError | None:
+        """A value stored on self: ``self.x = v`` (assign), ``register_buffer("x", v)``
+        (buffer), or a self attribute changed in place (mutate): price it, then record it."""
+        stored = self._price_stored_value(frame, ctx)
+        if isinstance(stored, BodyError):
+            return stored
+        self._record_stored_value(frame, ctx, stored)
+        return None
+
+    def _stored_value_cost(self, frame: _Frame, ctx: _EffectContext) -> Priced | BodyError:
+        """What the stored value costs by its expression (a buffer is at least light, an
+        assigned heavy construction is priced by what the class builds)."""
+        eff, kind = ctx.effect, ctx.effect.kind
+        priced = self.simulator.cost.expr_cost(
+            eff.value,
+            frame.call.fn.module,
+            self.sim.mro,
+            frame.local_cost,
+            self.attr_cost,
+            frame.call.env,
+        )
+        if isinstance(priced, BodyError):
+            return priced
+        cost = priced
+        if kind == "buffer":
+            cost = max(cost, LIGHT)  # a registered tensor, at the least
+            owner = frame.call.fn.owner
+            if owner is not None and torch_vector(owner.qualname, eff.name):
+                cost = LIGHT  # torch's own bias or norm vector (read from its source)
+        elif kind == "assign" and cost == HEAVY and eff.value is not None:
+            priced = self._construction_cost(frame, eff.value)
             if isinstance(priced, BodyError):
                 return priced
             cost = priced
-            if kind == "buffer":
-                cost = max(cost, LIGHT)  # a registered tensor, at the least
-                owner = frame.call.fn.owner
-                if owner is not None and torch_vector(owner.qualname, eff.name):
-                    cost = LIGHT  # torch's own bias or norm vector (read from its source)
-            elif kind == "assign" and cost == HEAVY and eff.value is not None:
-                priced = self._construction_cost(frame, eff.value)
+        return cost
+
+    def _price_stored_value(self, frame: _Frame, ctx: _EffectContext) -> _StoredValue | BodyError:
+        """What the stored value costs, the class it constructs (through a reference or a
+        builder) or the spec it is built from, and why it is only possibly that."""
+        eff, kind = ctx.effect, ctx.effect.kind
+        cost = self._stored_value_cost(frame, ctx)
+        if isinstance(cost, BodyError):
+            return cost
+        via = self._called_ref(frame, eff.value)
+        possibly = ""
+        spec: frozenset[str] = frozenset()
+        if via is None and eff.value is not None and eff.value.kind == "call":
+            built = self._built_by_builder(frame, eff.value)
+            if isinstance(built, BodyError):
+                return built
+            if built is not None and built.target is not None:
+                via = built.held, built.target
+                cost = max(cost, built.cost)
+                if not built.sure and cost > NONE:
+                    possibly = f"the builder {eff.value.name}() may return something else"
+            elif built is not None:
+                spec = built.keys
+            else:
+                spec = self._direct_spec(frame, eff.value)
+        if spec and kind == "assign" and not ctx.shadow and cost == NONE:
+            again = self._same_spec(eff.name, spec)
+            if isinstance(again, BodyError):
+                return again
+            if again is not None:
+                cost, possibly = again
+        if via is not None and via[0].maybe_ref and cost > NONE:
+            possibly = (
+                f"the class is the default of the constructed class's own `{via[0].sym}`: "
+                "a caller may pass another"
+            )
+        status = ctx.status
+        if possibly and status == TRUE:
+            status = MAYBE
+        else:
+            possibly = ""  # (an undecided guard says it already)
+        stored = _StoredValue(cost, status, via, possibly, spec)
+        if kind == "assign" and eff.value is not None:
+            failed = self._price_memo_routes(frame, eff.value, ctx, stored)
+            if failed is not None:
+                return failed
+        return stored
+
+    def _price_memo_routes(
+        self, frame: _Frame, value: Expr, ctx: _EffectContext, stored: _StoredValue
+    ) -> BodyError | None:
+        """An assigned value a memoised factory returns: the routes to its cache, what its
+        key is bound to, and, when that changed (no cached object), what the factory costs."""
+        found = self.simulator.cost.memo_routes(value, frame.call.fn.module)
+        if isinstance(found, BodyError):
+            return found
+        stored.routes = found
+        if not found:
+            return None
+        stored.bindings = self._memo_bindings(frame, value, found)
+        stored.changed = self._memo_changed(frame, ctx.effect, stored.bindings)
+        for route in found if stored.changed else ():  # no cached object: the factory builds
+            if route.fn is not None:
+                priced = self.simulator.cost.body_cost(route.fn)
                 if isinstance(priced, BodyError):
                     return priced
-                cost = priced
-            via = self._called_ref(frame, eff.value)
-            possibly = ""
-            spec: frozenset[str] = frozenset()
-            if via is None and eff.value is not None and eff.value.kind == "call":
-                built = self._built_by_builder(frame, eff.value)
-                if isinstance(built, BodyError):
-                    return built
-                if built is not None and built.target is not None:
-                    via = built.held, built.target
-                    cost = max(cost, built.cost)
-                    if not built.sure and cost > NONE:
-                        possibly = f"the builder {eff.value.name}() may return something else"
-                elif built is not None:
-                    spec = built.keys
-                else:
-                    spec = self._direct_spec(frame, eff.value)
-            if spec and kind == "assign" and not shadow and cost == NONE:
-                again = self._same_spec(eff.name, spec)
-                if isinstance(again, BodyError):
-                    return again
-                if again is not None:
-                    cost, possibly = again
-            if via is not None and via[0].maybe_ref and cost > NONE:
-                possibly = (
-                    f"the class is the default of the constructed class's own `{via[0].sym}`: "
-                    "a caller may pass another"
-                )
-            if possibly and status == TRUE:
-                status = MAYBE
-            else:
-                possibly = ""  # (an undecided guard says it already)
-            routes: tuple[MemoRoute, ...] = ()
-            if kind == "assign" and eff.value is not None:
-                found = self.s.cost.memo_routes(eff.value, frame.call.fn.module)
-                if isinstance(found, BodyError):
-                    return found
-                routes = found
-            changed = ""
-            bindings: tuple[Binding, ...] = ()
-            if routes and eff.value is not None:
-                bindings = self._memo_bindings(frame, eff.value, routes)
-                changed = self._memo_changed(frame, eff, bindings)
-                for route in routes if changed else ():  # no cached object: the factory builds
-                    if route.fn is not None:
-                        priced = self.s.cost.body_cost(route.fn)
-                        if isinstance(priced, BodyError):
-                            return priced
-                        cost = max(cost, priced)
-            value_const = eff.value is not None and eff.value.kind == "const"
-            if kind == "assign" and not shadow:
-                if eff.value is not None and eff.value.kind in ("const", "name", "attr"):
-                    v = self.eval_arg(frame, eff.value, None)
-                    self.self_attrs[eff.name] = v if status == TRUE else UNKNOWN
-                else:
-                    self.self_attrs[eff.name] = UNKNOWN
-            ev = self._emit(
-                frame,
-                i,
-                eff,
-                kind,
-                eff.name,
-                status,
-                flags,
-                shadow,
-                cost=cost,
-                value_const=value_const,
-            )
-            ev.reads = self._reads(frame, eff.value)
-            if i in frame.fed:
-                ev.reads |= self._fed_reads(frame, i)
-            if via is not None and via[1].kind == "class":
-                ev.constructs = via[1].name
-            ev.possibly = possibly
-            ev.spec = spec
-            if routes:
-                ev.memo, ev.memo_changed = bindings, changed
-            if kind != "mutate" and eff.name in ev.reads:
-                ev.derived = True
-            if kind == "mutate":
-                self._fill(ev)
-            elif not shadow:
-                self.attr_cost[eff.name] = cost
-                if kind == "assign":
-                    self.last_assign[eff.name] = ev
-            return None
-        if kind == "call":
-            callee = self._resolve_call(frame, eff)
-            if callee is None:
-                named = eff.args[0].expr if eff.name == "__setattr__" and eff.args else None
-                if named is not None and named.kind == "const" and isinstance(named.value, str):
-                    self.set_names.add(named.value)  # super().__setattr__("training", True)
-                else:
-                    self.opaque = True
-                    self._note_writes(all_=True)
-                    self._unfollowed(eff)
-                return None
-            priced = self.s.cost.function_cost(callee, self.sim.mro)
-            if isinstance(priced, BodyError):
-                return priced
-            callee_body = callee.facts.load()
-            if isinstance(callee_body, BodyError):
-                return callee_body
-            key = ", ".join(a.text for a in eff.args)
-            ev = self._emit(
-                frame,
-                i,
-                eff,
-                "call",
-                eff.name,
-                status,
-                flags,
-                shadow,
-                cost=priced,
-                args_key=key,
-                callee=callee,
-            )
-            for j in eff.feeds:
-                frame.fed.setdefault(j, []).append(ev.index)
-            if not eff.feeds:  # (a call in a ``return`` feeds no effect)
-                frame.stmt_calls.setdefault(eff.stmt_span, []).append(ev.index)
-            skip_self = not callee.facts.is_static
-            env = self.bind_call(
-                frame, eff.args, callee_body.params, skip_self=skip_self, module=callee.module
-            )
-            if env is None:
-                ev.unfollowed = True
-                self.opaque = self.blind = True
-                self._note_writes(all_=True)
-                return None
-            key_args = frame, eff.args, callee_body.params, skip_self
-            arg_keys = None
-            if priced > NONE:  # (IL002 compares the costly calls by these)
-                arg_keys = self.bind_keys(*key_args)
-                ev.arg_keys = None if arg_keys is None else tuple(arg_keys.items())
-            return _Call(
-                callee,
-                env,
-                frame.call.ancestor,
-                ev.index,
-                status,
-                flags,
-                frame.call.depth + 1,
-                shadow,
-                assume,
-                literals,
-                arg_keys,
-                None if arg_keys is not None else key_args,
-            )
-        if kind == "super_init":
-            callee = self._resolve_super(frame, eff)
-            ev = self._emit(
-                frame, i, eff, "super_init", "__init__", status, flags, shadow, callee=callee
-            )
-            if callee is None:  # (object's, or an unknown class's: _hasattr checks the MRO)
-                self._torch_init(frame, i, eff, status, flags, shadow, ev)
-                return None
-            callee_body = callee.facts.load()
-            if isinstance(callee_body, BodyError):
-                return callee_body
-            env = self.bind_call(
-                frame, eff.args, callee_body.params, skip_self=True, module=callee.module
-            )
-            if env is None:
-                self.opaque = self.blind = True
-                self._note_writes(all_=True)
-                return None
-            passed: KeyArgs | None = frame, eff.args, callee_body.params, True
-            if self.inject is not None and frame.call.depth == 0:
-                self._inject(frame, eff, callee_body.params, env, *self.inject)
-                passed = None  # (the frame's keys come from its values, the injected one too)
-            depth = frame.call.depth + 1
-            return _Call(
-                callee,
-                env,
-                True,
-                ev.index,
-                status,
-                flags,
-                depth,
-                shadow,
-                assume,
-                literals,
-                None,
-                passed,
-            )
+                stored.cost = max(stored.cost, priced)
         return None
+
+    def _record_stored_value(
+        self, frame: _Frame, ctx: _EffectContext, stored: _StoredValue
+    ) -> None:
+        """The stored value's event, and what the attribute now holds and cost."""
+        eff, kind, shadow = ctx.effect, ctx.effect.kind, ctx.shadow
+        value_const = eff.value is not None and eff.value.kind == "const"
+        if kind == "assign" and not shadow:
+            if eff.value is not None and eff.value.kind in ("const", "name", "attr"):
+                v = self.eval_arg(frame, eff.value, None)
+                self.self_attrs[eff.name] = v if stored.status == TRUE else UNKNOWN
+            else:
+                self.self_attrs[eff.name] = UNKNOWN
+        ev = self._emit(
+            frame,
+            ctx.effect_index,
+            eff,
+            kind,
+            eff.name,
+            stored.status,
+            ctx.flags,
+            shadow,
+            cost=stored.cost,
+            value_const=value_const,
+        )
+        ev.reads = self._reads(frame, eff.value)
+        if ctx.effect_index in frame.fed:
+            ev.reads |= self._fed_reads(frame, ctx.effect_index)
+        via = stored.via
+        if via is not None and via[1].kind == "class":
+            ev.constructs = via[1].name
+        ev.possibly = stored.possibly
+        ev.spec = stored.spec
+        if stored.routes:
+            ev.memo, ev.memo_changed = stored.bindings, stored.changed
+        if kind != "mutate" and eff.name in ev.reads:
+            ev.derived = True
+        if kind == "mutate":
+            self._fill(ev)
+        elif not shadow:
+            self.attr_cost[eff.name] = stored.cost
+            if kind == "assign":
+                self.last_assign[eff.name] = ev
+
+    def _on_call(self, frame: _Frame, ctx: _EffectContext) -> _Call | BodyError | None:
+        """``self.method(...)``: its event, and the call to run when it resolves and its
+        arguments bind."""
+        eff, status, flags, shadow = ctx.effect, ctx.status, ctx.flags, ctx.shadow
+        callee = self._resolve_call(frame, eff)
+        if callee is None:
+            named = eff.args[0].expr if eff.name == "__setattr__" and eff.args else None
+            if named is not None and named.kind == "const" and isinstance(named.value, str):
+                self.set_names.add(named.value)  # super().__setattr__("training", True)
+            else:
+                self.opaque = True
+                self._note_writes(all_=True)
+                self._unfollowed(eff)
+            return None
+        priced = self.simulator.cost.function_cost(callee, self.sim.mro)
+        if isinstance(priced, BodyError):
+            return priced
+        callee_body = callee.facts.load()
+        if isinstance(callee_body, BodyError):
+            return callee_body
+        key = ", ".join(a.text for a in eff.args)
+        ev = self._emit(
+            frame,
+            ctx.effect_index,
+            eff,
+            "call",
+            eff.name,
+            status,
+            flags,
+            shadow,
+            cost=priced,
+            args_key=key,
+            callee=callee,
+        )
+        for j in eff.feeds:
+            frame.fed.setdefault(j, []).append(ev.index)
+        if not eff.feeds:  # (a call in a ``return`` feeds no effect)
+            frame.stmt_calls.setdefault(eff.stmt_span, []).append(ev.index)
+        skip_self = not callee.facts.is_static
+        env = self.bind_call(
+            frame, eff.args, callee_body.params, skip_self=skip_self, module=callee.module
+        )
+        if env is None:
+            ev.unfollowed = True
+            self.opaque = self.blind = True
+            self._note_writes(all_=True)
+            return None
+        key_args = frame, eff.args, callee_body.params, skip_self
+        arg_keys = None
+        if priced > NONE:  # (IL002 compares the costly calls by these)
+            arg_keys = self.bind_keys(*key_args)
+            ev.arg_keys = None if arg_keys is None else tuple(arg_keys.items())
+        return _Call(
+            callee,
+            env,
+            frame.call.ancestor,
+            ev.index,
+            status,
+            flags,
+            frame.call.depth + 1,
+            shadow,
+            ctx.assume,
+            ctx.literals,
+            arg_keys,
+            None if arg_keys is not None else key_args,
+        )
+
+    def _on_super_init(self, frame: _Frame, ctx: _EffectContext) -> _Call | BodyError | None:
+        """``super().__init__(...)``: its event, and the ancestor's ``__init__`` to run (or
+        what torch's or object's does)."""
+        eff, status, flags, shadow = ctx.effect, ctx.status, ctx.flags, ctx.shadow
+        i = ctx.effect_index
+        callee = self._resolve_super(frame, eff)
+        ev = self._emit(
+            frame, i, eff, "super_init", "__init__", status, flags, shadow, callee=callee
+        )
+        if callee is None:  # (object's, or an unknown class's: _hasattr checks the MRO)
+            self._torch_init(frame, i, eff, status, flags, shadow, ev)
+            return None
+        callee_body = callee.facts.load()
+        if isinstance(callee_body, BodyError):
+            return callee_body
+        env = self.bind_call(
+            frame, eff.args, callee_body.params, skip_self=True, module=callee.module
+        )
+        if env is None:
+            self.opaque = self.blind = True
+            self._note_writes(all_=True)
+            return None
+        passed: KeyArgs | None = frame, eff.args, callee_body.params, True
+        if self.inject is not None and frame.call.depth == 0:
+            self._inject(frame, eff, callee_body.params, env, *self.inject)
+            passed = None  # (the frame's keys come from its values, the injected one too)
+        depth = frame.call.depth + 1
+        return _Call(
+            callee,
+            env,
+            True,
+            ev.index,
+            status,
+            flags,
+            depth,
+            shadow,
+            ctx.assume,
+            ctx.literals,
+            None,
+            passed,
+        )
+
+    # One handler per effect kind (``_effect``); the three kinds that store a value on self
+    # share theirs.
+    _EFFECT_HANDLERS: ClassVar[dict[EffectKind, _EffectHandler]] = {
+        "local": _on_local,
+        "pop": _on_pop,
+        "return": _on_return,
+        "objattr": _on_objattr,
+        "touch": _on_touch,
+        "delete": _on_delete,
+        "nested": _on_nested,
+        "buffer": _on_stored_value,
+        "assign": _on_stored_value,
+        "mutate": _on_stored_value,
+        "call": _on_call,
+        "super_init": _on_super_init,
+    }
 
     def _emit(
         self,
@@ -1594,14 +1732,18 @@ class _Run:
             return HEAVY
         via = self._called_ref(frame, call)
         module = frame.call.fn.module
-        target = via[1] if via is not None else self.s.index.resolve(module, call.name)
-        info = self.s.index.class_info(target.name) if target and target.kind == "class" else None
-        if info is None or not _switchable(self.s.index.mro(info.qualname).classes):
+        target = via[1] if via is not None else self.simulator.index.resolve(module, call.name)
+        info = (
+            self.simulator.index.class_info(target.name)
+            if target and target.kind == "class"
+            else None
+        )
+        if info is None or not _switchable(self.simulator.index.mro(info.qualname).classes):
             return HEAVY
         args = _call_args(call)  # (never None: a starred call was turned away above)
         if args is None:
             return HEAVY
-        return self.s.construction_cost(
+        return self.simulator.construction_cost(
             info, lambda params: self.bind_call(frame, args, params, True)
         )
 
@@ -1614,7 +1756,7 @@ class _Run:
         parse, met in pricing what it builds."""
         if not call.name or (call.receiver is not None and call.receiver.kind != "name"):
             return None
-        builder = self.s.builder_of(frame.call.fn.module, call.name)
+        builder = self.simulator.builder_of(frame.call.fn.module, call.name)
         if builder is None:
             return None
         args = _call_args(call)
@@ -1632,10 +1774,12 @@ class _Run:
             if "" not in shape.fields:
                 return None  # the class is read from a field of what was passed
             env = {**env, shape.local: held}
-        target = self.s.index.resolve_value(*held.ref)
+        target = self.simulator.index.resolve_value(*held.ref)
         if target is None:
             return None
-        cost = self.s.cost.expr_cost(builder.spec, builder.fn.module, self.sim.mro, bound=env)
+        cost = self.simulator.cost.expr_cost(
+            builder.spec, builder.fn.module, self.sim.mro, bound=env
+        )
         if isinstance(cost, BodyError):
             return cost
         return _Built(held, target, cost, builder.sure, frozenset())
@@ -1672,7 +1816,7 @@ class _Run:
         """The heaviest class the project gives the field a spec key reads
         (``submodules.linear_proj`` with ``submodules: Subs``: every ``Subs(linear_proj=X)``,
         ``ProjectIndex.field_classes``), and the reason text; None when nothing is known."""
-        index = self.s.index
+        index = self.simulator.index
         for key in sorted(keys):
             split = field_of(key)
             typed = self.own_types.get(split[0]) if split is not None else None
@@ -1685,7 +1829,7 @@ class _Run:
                 if target is None or target.kind != "class":
                     continue
                 for cls in index.field_classes(target.name, split[1]):
-                    priced = self.s.cost.target_cost(cls, module, self.sim.mro)
+                    priced = self.simulator.cost.target_cost(cls, module, self.sim.mro)
                     if isinstance(priced, BodyError):
                         return priced
                     given += 1
@@ -1707,7 +1851,7 @@ class _Run:
         held = frame.call.env.get(value.name)
         if held is None or held.ref is None:
             return None
-        target = self.s.index.resolve_value(*held.ref)
+        target = self.simulator.index.resolve_value(*held.ref)
         return None if target is None else (held, target)
 
     def _memo_changed(self, frame: _Frame, eff: Effect, bindings: tuple[Binding, ...]) -> str:
@@ -1779,7 +1923,7 @@ class _Run:
     ) -> BodyError | None:
         """``self.attn.qkv = v``: a part of the object ``self.attn`` holds is replaced. The
         event names what that object's construction built of the part (``Event.inner``)."""
-        cost = self.s.cost.expr_cost(
+        cost = self.simulator.cost.expr_cost(
             eff.value,
             frame.call.fn.module,
             self.sim.mro,
@@ -1804,7 +1948,7 @@ class _Run:
         if eff.detail == "__init__":
             ev.inner = (holder,)  # the construction redone is the holder's own build
             return None
-        parts = self.s.parts_built(holder, eff.detail)
+        parts = self.simulator.parts_built(holder, eff.detail)
         if isinstance(parts, BodyError):
             return parts
         ev.inner = parts
@@ -1856,11 +2000,11 @@ class _Run:
         if start is None or eff.detail not in ("super", "explicit"):
             return
         base = next(
-            (q for q in self.sim.mro[start + 1 :] if self.s.index.class_info(q) is None), ""
+            (q for q in self.sim.mro[start + 1 :] if self.simulator.index.class_info(q) is None), ""
         )
         if eff.detail == "explicit":  # nn.LayerNorm.__init__(self, ...): that class
             owner = frame.call.fn.owner
-            target = self.s.index.resolve(owner.module, eff.target) if owner else None
+            target = self.simulator.index.resolve(owner.module, eff.target) if owner else None
             if target is None or target.name not in self.position:
                 return
             base = target.name
@@ -1972,8 +2116,8 @@ class _Run:
             idx = self._owner_index(frame)
             if idx is None:
                 return None
-            return self.s.index.lookup_method(mro, eff.name, idx + 1)
-        fn = self.s.index.lookup_method(mro, eff.name)
+            return self.simulator.index.lookup_method(mro, eff.name, idx + 1)
+        fn = self.simulator.index.lookup_method(mro, eff.name)
         if fn is None or fn.facts.is_classmethod:
             return None
         return fn
@@ -1986,7 +2130,7 @@ class _Run:
             owner = frame.call.fn.owner
             if owner is None:
                 return None
-            target = self.s.index.resolve(owner.module, eff.target)
+            target = self.simulator.index.resolve(owner.module, eff.target)
             if target is None or target.kind != "class" or target.name not in self.position:
                 return None
             idx = self.position[target.name]
@@ -1994,7 +2138,7 @@ class _Run:
                 idx -= 1  # Base.__init__ starts the lookup at Base itself
         if idx is None:
             return None
-        return self.s.index.lookup_method(mro, "__init__", idx + 1)
+        return self.simulator.index.lookup_method(mro, "__init__", idx + 1)
 
 
 def _only_passes_on(cls: ClassInfo, init: FunctionInfo) -> bool:
