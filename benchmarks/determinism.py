@@ -143,6 +143,11 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as scratch:
             copy = Path(scratch) / folder.name
             shutil.copytree(folder, copy, symlinks=True, ignore=shutil.ignore_patterns(CACHE))
+            if not (copy / "pyproject.toml").exists() and not (copy / ".git").exists():
+                # A tree unpacked from a wheel has no project root of its own, and a file
+                # given by name outside any package would be guessed a project of its own
+                # (discovery's guess); a checkout has one: so does the copy.
+                (copy / "pyproject.toml").write_text('[project]\nname = "corpus"\n')
             problems = check_target(copy, path, jobs, formats)
         took = time.perf_counter() - start
         verdict = "no difference" if not problems else f"{len(problems)} differences"
