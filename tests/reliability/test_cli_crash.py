@@ -18,7 +18,7 @@ def test_uncaught_exception_exits_2_with_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (tmp_path / "m.py").write_text("class A:\n    pass\n")
-    monkeypatch.setattr(reporting, "analyze", _boom)
+    monkeypatch.setattr(reporting, "check", _boom)
     monkeypatch.delenv("INITLINT_DEBUG", raising=False)
     result = CliRunner().invoke(cli.main, ["check", str(tmp_path / "m.py")])
     assert result.exit_code == 2
@@ -31,7 +31,7 @@ def test_debug_variable_lets_the_traceback_through(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (tmp_path / "m.py").write_text("class A:\n    pass\n")
-    monkeypatch.setattr(reporting, "analyze", _boom)
+    monkeypatch.setattr(reporting, "check", _boom)
     monkeypatch.setenv("INITLINT_DEBUG", "1")
     result = CliRunner().invoke(cli.main, ["check", str(tmp_path / "m.py")])
     assert isinstance(result.exception, KeyError)
