@@ -1242,6 +1242,18 @@ class _Run:
         eff = ctx.effect
         frame.written[eff.name.partition(".")[0]] = (len(self.sim.events), ctx.status)
 
+    def _value_cost(self, frame: _Frame, value: Expr | None) -> Priced:
+        """What evaluating ``value`` in ``frame`` costs: its locals, the object's attributes
+        and the arguments the frame was called with."""
+        return self.simulator.cost.expr_cost(
+            value,
+            frame.call.fn.module,
+            self.sim.mro,
+            frame.local_cost,
+            self.attr_cost,
+            frame.call.env,
+        )
+
     def _on_local(self, frame: _Frame, ctx: _EffectContext) -> BodyError | None:
         """``name = value``: what the local costs, reads and holds."""
         if ctx.shadow:
@@ -1249,14 +1261,7 @@ class _Run:
         eff, status = ctx.effect, ctx.status
         if eff.name in frame.call.env:
             self._note_rebinding(frame, ctx)
-        local_cost = self.simulator.cost.expr_cost(
-            eff.value,
-            frame.call.fn.module,
-            self.sim.mro,
-            frame.local_cost,
-            self.attr_cost,
-            frame.call.env,
-        )
+        local_cost = self._value_cost(frame, eff.value)
         if isinstance(local_cost, BodyError):
             return local_cost
         reads = self._reads(frame, eff.value)
@@ -1377,14 +1382,7 @@ class _Run:
         """What the stored value costs by its expression (a buffer is at least light, an
         assigned heavy construction is priced by what the class builds)."""
         eff, kind = ctx.effect, ctx.effect.kind
-        priced = self.simulator.cost.expr_cost(
-            eff.value,
-            frame.call.fn.module,
-            self.sim.mro,
-            frame.local_cost,
-            self.attr_cost,
-            frame.call.env,
-        )
+        priced = self._value_cost(frame, eff.value)
         if isinstance(priced, BodyError):
             return priced
         cost = priced
@@ -1923,14 +1921,7 @@ class _Run:
     ) -> BodyError | None:
         """``self.attn.qkv = v``: a part of the object ``self.attn`` holds is replaced. The
         event names what that object's construction built of the part (``Event.inner``)."""
-        cost = self.simulator.cost.expr_cost(
-            eff.value,
-            frame.call.fn.module,
-            self.sim.mro,
-            frame.local_cost,
-            self.attr_cost,
-            frame.call.env,
-        )
+        cost = self._value_cost(frame, eff.value)
         if isinstance(cost, BodyError):
             return cost
         name = f"{eff.name}.{eff.detail}"
