@@ -9,6 +9,7 @@ from pathlib import Path
 
 from initlint.facts.model import BodyError, BodySyntaxError, Effect, Param
 from initlint.facts.reads import EVERYTHING
+from initlint.fix.discarded import delete_discarded
 from initlint.fix.state import flag_value, keeps_state
 from initlint.fixplan import (
     AddParam,
@@ -45,6 +46,12 @@ class Planner:
             return None  # its rule offers no fix (a switched-off setup, IL004, has none)
         if f.no_fix:  # the rule knows no fix can be offered (a submodule's part rebuilt)
             self.reason = f.no_fix
+            return None
+        if "delete-discarded" in strategies:  # IL005: its own strategy, alone
+            found = delete_discarded(f)
+            if isinstance(found, FixPlan):
+                return self._editable(found)
+            self.reason = found
             return None
         sim = f.sim
         top_super = _top_super(sim)

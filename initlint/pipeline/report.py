@@ -180,7 +180,7 @@ def to_share(analysis: Analysis, group: list[Finding], fix_planner: FixPlanner |
         Related(
             analysis.display(first.fn.module.path),
             first.effect.span.line,
-            f"{'done again here' if earlier else 'first done here'}, in {first_fn}"
+            f"{'done again here' if earlier else rule.first_note}, in {first_fn}"
             f"{_in_dist(first.fn.module)}",
         )
     ]
@@ -189,7 +189,7 @@ def to_share(analysis: Analysis, group: list[Finding], fix_planner: FixPlanner |
             Related(
                 analysis.display(other.fn.module.path),
                 other.effect.span.line,
-                f"or done here instead, on other paths, in {method_label(other.fn.qualname)}",
+                f"{rule.alternative_note}, in {method_label(other.fn.qualname)}",
             )
         )
     for before in earlier:  # builds an intermediate class's rebuild already threw away

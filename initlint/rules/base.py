@@ -13,8 +13,9 @@ from initlint.simulation.values import MAYBE, Origin
 DOC_SECTIONS = ("What it does", "Why is this bad", "Example", "Use instead", "Fix safety")
 
 # The fixer's strategies (docs/design.md, "Fixes"), which a rule allows for its findings:
-# switch off an existing flag, thread or introduce one, delete an identical redo.
-FixStrategy = Literal["switch-off", "thread", "delete"]
+# switch off an existing flag, thread or introduce one, delete an identical redo; or delete
+# a build the same construction replaces unread (IL005).
+FixStrategy = Literal["switch-off", "thread", "delete", "delete-discarded"]
 ALL_FIXES: frozenset[FixStrategy] = frozenset({"switch-off", "thread", "delete"})
 
 # What redone work shows as when a construction is traced (``initlint trace``): the kinds of
@@ -153,6 +154,10 @@ class Rule:
     # Where its diagnostic points: the repeated statement, or (False) the finding's
     # ``origin``, the argument that caused it (IL004).
     points_at_statement: ClassVar[bool] = True
+    # The related notes of a repeat: at the build it is about, and at each of its
+    # ``alternatives``.
+    first_note: ClassVar[str] = "first done here"
+    alternative_note: ClassVar[str] = "or done here instead, on other paths"
 
     @property
     def fixable(self) -> bool:

@@ -57,6 +57,10 @@ class _Record:
     start: int = 0  # for calls: how many tensors had been stored when the call began
     stores: int = 0  # for calls: how many storage events had happened when the call began
     read: bool = False  # a call that only handed back tensors stored before it: a getter
+    # The value this store replaced (a weak reference; None when there was none or it cannot
+    # be referenced weakly): when it still lives in the constructed object at the end (kept
+    # in a container, aliased under another name, wrapped), it was used, not thrown away.
+    replaced: Callable[[], object] | None = None
 
 
 @dataclass
@@ -80,6 +84,60 @@ class Discard:
 
 
 _SCALARS = (bool, int, float, complex, str, bytes, type(None))
+
+
+def _weak(value: object) -> Callable[[], object] | None:
+    """A weak reference to a replaced value (None for none, or one that allows none: then it
+    cannot be told to live on, and counts as thrown away)."""
+    if value is _MISSING or value is None:
+        return None
+    try:
+        return weakref.ref(value)
+    except TypeError:
+        return None
+
+
+class _Alive:
+    """What the constructed objects still hold at the end, by identity: every module of
+    their trees, its parameters, buffers and the values of its plain attributes (and of the
+    lists, tuples and dicts among them, one level down). Computed once per object."""
+
+    def __init__(self, torch: Any) -> None:
+        self._module = torch.nn.Module
+        self._held: dict[int, frozenset[int]] = {}
+
+    def kept(self, record: _Record) -> bool:
+        """The value ``record``'s store replaced still lives in the object it was stored on."""
+        if record.replaced is None:
+            return False
+        old, target = record.replaced(), record.target()
+        if old is None or target is None:
+            return False  # (collected: nothing kept it)
+        return id(old) in self._of(target)
+
+    def _of(self, target: object) -> frozenset[int]:
+        key = id(target)
+        if key not in self._held:
+            self._held[key] = frozenset(id(v) for v in self._values(target))
+        return self._held[key]
+
+    def _values(self, target: object) -> list[object]:
+        try:
+            modules = list(target.modules()) if isinstance(target, self._module) else [target]
+        except Exception:  # noqa: BLE001 - a tree that cannot be walked: the object alone
+            modules = [target]
+        out: list[object] = []
+        for m in modules:
+            state = getattr(m, "__dict__", {})
+            for table in ("_parameters", "_buffers", "_modules"):
+                out += [v for v in state.get(table, {}).values() if v is not None]
+            for value in state.values():
+                out.append(value)
+                if isinstance(value, list | tuple):
+                    out += value
+                elif isinstance(value, dict):
+                    out += value.values()
+        return out
 
 
 def _fingerprint(value: Any, depth: int = 0) -> object:
@@ -203,6 +261,7 @@ class Recorder:
             def register(module: Any, name: str, tensor: Any, *args: Any, **kwargs: Any) -> None:
                 if self._inside:
                     return original(module, name, tensor, *args, **kwargs)  # type: ignore[no-any-return]
+                held = _held(module, name)
                 self._inside += 1
                 try:
                     original(module, name, tensor, *args, **kwargs)
@@ -210,6 +269,7 @@ class Recorder:
                     self._inside -= 1
                 if tensor is not None:  # a None placeholder is declared, not built
                     self._add(kind, module, name, tensor, sys._getframe(1))
+                    self._records[-1].replaced = _weak(held)
 
             return register
 
@@ -250,6 +310,7 @@ class Recorder:
             if held is value:
                 return  # the value it already holds (weight_norm hands the module back): no build
             self._add(kind, module, name, value, sys._getframe(1), wraps=wraps)
+            self._records[-1].replaced = _weak(held)
 
         return __setattr__
 
@@ -433,20 +494,21 @@ class Recorder:
         """Events that happened to ``result``; calls only of project code."""
         roots = self._roots if self._roots is not None else default_roots(type(result))
         events: list[TraceEvent] = []
+        alive = _Alive(self._torch)
         for record in self._records:
             if record.target() is not result or record.read:
                 continue
             if record.kind == "call" and not is_under(record.file, roots):
                 continue
             site, owner = pick_site(record.stack, roots)
-            events.append(
-                TraceEvent(record.kind, record.name, record.bytes, site, owner, record.wraps)
-            )
+            wraps = record.wraps or alive.kept(record)
+            events.append(TraceEvent(record.kind, record.name, record.bytes, site, owner, wraps))
         return tuple(events)
 
     def collect_objects(self, roots: Sequence[str]) -> list[TracedObject]:
         """Every object something happened to, in first-event order; calls of project code."""
         objects: dict[int, TracedObject] = {}
+        alive = _Alive(self._torch)
         for record in self._records:
             if record.read or record.kind == "call" and not is_under(record.file, roots):
                 continue
@@ -455,7 +517,8 @@ class Recorder:
                 cls = self._classes[record.ident]
                 traced = objects[record.ident] = TracedObject(record.ident, cls, record.target, [])
             site, owner = pick_site(record.stack, roots)
-            event = TraceEvent(record.kind, record.name, record.bytes, site, owner, record.wraps)
+            wraps = record.wraps or alive.kept(record)
+            event = TraceEvent(record.kind, record.name, record.bytes, site, owner, wraps)
             frames = tuple(f"{f[0]}:{f[1]}" for f in record.stack if is_under(f[0], roots))
             traced.events.append((event, record.arguments, record.in_init, frames))
         return sorted(objects.values(), key=lambda o: o.ident)

@@ -147,6 +147,9 @@ class Event:
     # `flag=not cond` passed). Kept beside ``assume``: it keys guards by their text in a
     # frame, or by the symbolic truth a call passed, where ``assume`` keys them by argument.
     literals: tuple[tuple[str, bool], ...] = ()
+    # An undecided guard of it (or of a call it runs in) has no literal: ``literals`` do not
+    # say all it runs under (a rule that needs every path, IL005, cannot rely on them).
+    unkeyed: bool = False
     # A ``nested`` event: the latest assignment of the attribute holding the object whose
     # part it replaces (``self.attn = Attention(...)``), and the builds of that part the
     # holder's construction made: events of the holder class's own simulation.
@@ -257,6 +260,7 @@ class _Call:
     # constructed class's own frame (its ``env`` says).
     keys: dict[str, Key | None] | None = None
     key_args: KeyArgs | None = None
+    unkeyed: bool = False  # (``Event.unkeyed``)
 
 
 @dataclass
@@ -517,6 +521,7 @@ class _Run:
         self.inject: tuple[str, Const] | None = None
         self.assume: tuple[Assumption, ...] = ()  # the effect being applied's assumptions
         self.literals: tuple[tuple[str, bool], ...] = ()  # and its undecided guards' literals
+        self.unkeyed = False  # and whether one of them has none (``Event.unkeyed``)
         # Something ran that the simulation did not follow (an unresolved call or super
         # call, a recursion): it may have set attributes, so ``hasattr(self, x)`` is open.
         self.opaque = False
@@ -1208,6 +1213,7 @@ class _Run:
         shadow = frame.call.shadow
         assume = frame.call.assume
         literals = frame.call.literals
+        unkeyed = frame.call.unkeyed
         if frame.dead_blocks and self._in_dead_block(frame, eff):
             return None
         maybe: list[Cond] = []
@@ -1224,6 +1230,8 @@ class _Run:
                 literal = self._literal(frame, cond)
                 if literal is not None:
                     literals = (*literals, literal)
+                else:
+                    unkeyed = True
             flag = self._flag(frame, cond)
             if flag is not None:
                 flags = (*flags, flag)
@@ -1234,6 +1242,7 @@ class _Run:
             literals = (*literals, *(x for x in self.after_raise_literals if x not in literals))
         self.assume = assume  # for the events this effect emits
         self.literals = literals
+        self.unkeyed = unkeyed
         return _EffectContext(i, eff, status, flags, shadow, assume, literals)
 
     def _note_rebinding(self, frame: _Frame, ctx: _EffectContext) -> None:
@@ -1573,6 +1582,7 @@ class _Run:
             ctx.literals,
             arg_keys,
             None if arg_keys is not None else key_args,
+            unkeyed=self.unkeyed,
         )
 
     def _on_super_init(self, frame: _Frame, ctx: _EffectContext) -> _Call | BodyError | None:
@@ -1615,6 +1625,7 @@ class _Run:
             ctx.literals,
             None,
             passed,
+            unkeyed=self.unkeyed,
         )
 
     # One handler per effect kind (``_effect``); the three kinds that store a value on self
@@ -1671,6 +1682,7 @@ class _Run:
             switched_off_by=shadow,
             assume=self.assume,
             literals=self.literals,
+            unkeyed=self.unkeyed,
         )
         self.sim.events.append(ev)
         self._may_set(frame, kind, name, eff)

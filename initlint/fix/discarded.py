@@ -1,0 +1,77 @@
+"""IL005's fix: delete a build that the same construction replaces, unread, on every path.
+
+The rule has shown that a later store replaces the value on every path on which it is built
+and that nothing reads it in between; what is left to check here is that the statement does
+nothing but that store, so that deleting it changes no state (docs/design.md, "Fixes")."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from initlint.fixplan import DeleteStatement, FixPlan
+from initlint.rules.base import RepeatFinding
+from initlint.simulation.reads import statement_events
+from initlint.sources import UnreadableError, read_source
+
+_REGISTER = ("register_buffer", "register_parameter")
+
+
+def delete_discarded(f: RepeatFinding) -> FixPlan | str:
+    """The plan deleting ``f.first``'s statement, or why there is none."""
+    first, sim = f.first, f.sim
+    if first.frame != sim.top_frame:
+        # A helper's build: other callers of the helper may keep it.
+        helper = first.fn.qualname.rsplit(".", 1)[-1]
+        return f"the build is in {helper}(), which other code may call"
+    others = [e for e in statement_events(sim, first) if e is not first and e.kind != "touch"]
+    if others:
+        return "the statement that builds it does more than store it"
+    span = first.effect.stmt_span or first.effect.span
+    if not _only_stores(first.fn.module.path, span.line, span.end_line, first.name):
+        return "the statement that builds it does more than store it"
+    return FixPlan(
+        "safe",
+        "delete the discarded build",
+        (DeleteStatement(first.fn.module.path, span.line),),
+        4,
+    )
+
+
+def _only_stores(path: Path, line: int, end_line: int, name: str) -> bool:
+    """The statement on ``line``..``end_line`` is one plain store of ``self.<name>``:
+    ``self.x = v``, ``self.x: T = v`` or ``self.register_buffer("x", v...)``, and binds
+    no local (no walrus)."""
+    try:
+        src = read_source(path)
+    except UnreadableError:
+        return False
+    chunk = "\n".join(src.text.splitlines()[line - 1 : end_line])
+    try:
+        tree = ast.parse(chunk.strip())
+    except SyntaxError:
+        return False
+    if len(tree.body) != 1 or any(isinstance(n, ast.NamedExpr) for n in ast.walk(tree)):
+        return False
+    stmt = tree.body[0]
+    match stmt:
+        case ast.Assign(targets=[target]) | ast.AnnAssign(target=target, value=ast.expr()):
+            return _self_attr(target) == name
+        case ast.Expr(value=ast.Call(func=ast.Attribute(attr=attr) as func, args=[key, *_])):
+            return (
+                attr in _REGISTER
+                and _is_self(func.value)
+                and isinstance(key, ast.Constant)
+                and key.value == name
+            )
+    return False
+
+
+def _self_attr(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Attribute) and _is_self(node.value):
+        return node.attr
+    return None
+
+
+def _is_self(node: ast.expr) -> bool:
+    return isinstance(node, ast.Name) and node.id == "self"

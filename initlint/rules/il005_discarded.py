@@ -1,0 +1,162 @@
+"""IL005 discarded-init-value: a value built on ``self`` and replaced, unread, in the same
+construction."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from initlint.rules.base import (
+    STORAGE,
+    Analyses,
+    Finding,
+    FixStrategy,
+    RepeatFinding,
+    Rule,
+    Wording,
+    register,
+)
+from initlint.rules.discards import find_discards
+from initlint.simulation.engine import Simulation
+
+
+# The examples' base: a project ``__init__`` above each class (as in a real model package).
+_UNIT = """
+from torch import nn
+
+
+class Unit(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.training_steps = 0
+"""
+
+
+@register
+class DiscardedInitValue(Rule):
+    code = "IL005"
+    name = "discarded-init-value"
+    summary = "A construction builds a value on `self` and replaces it before anything reads it."
+    # The discarded build is deleted, when that is all its statement does.
+    fix_strategies: ClassVar[frozenset[FixStrategy]] = frozenset({"delete-discarded"})
+    runtime_repeats = STORAGE
+    first_note = "built here, and thrown away"
+    alternative_note = "replaced here too, on other paths"
+    docs = {
+        "What it does": """
+Checks for a value stored on `self` (an attribute, a submodule, a buffer or a parameter)
+that the same construction replaces before anything reads it: twice in one `__init__`, in
+a helper method it calls and then in `__init__`, or by the subclass before its
+`super().__init__()` and then by the ancestor. (An ancestor's build that the subclass
+replaces after `super().__init__()` is IL001-IL003's.)
+
+Anything that may see the first value between the two stores is a use, and nothing is
+reported: reading `self.x` (wrapping it, `self.x = Wrapper(self.x)`; putting it in a
+container; passing it to a function or a constructor; aliasing it, `self.y = self.x`), a
+method called on it or a part of it replaced (`self.x.append(...)`, `self.x.w = ...`),
+`self` handed to code that may read anything (`self.apply(fn)`, `init(self)`), and a call
+initlint does not follow. A local stored in the attribute and used elsewhere too
+(`h = Linear()`, `self.h = h`, `self.g = h`) lives on, and is not reported either.
+
+A placeholder is never reported: a constant such as `None`, a value that costs nothing, or
+`nn.Identity()`. Two stores under conditions that exclude each other (`if`/`else`, or two
+tests of one argument against different values) are not a repeat. When the replacement
+happens on some paths only (the first value survives when the condition is false), the
+finding is `possibly`; when branches that together cover every path each replace it (an
+`if` and its `else`), it is definite.
+
+Severity follows the discarded build: `error` for heavy work (a tensor, a module with
+parameters or buffers, loaded data), `warning` for light work (a parameterless module such
+as `nn.GELU`). See IL003 for the cost classes.
+""",
+        "Why is this bad": """
+The first value is built, initialised and thrown away on every construction: a full
+attention block or an embedding table allocated twice costs as much as the inherited
+repeats IL001-IL003 report, and at model size it adds seconds and memory to start-up.
+""",
+        "Example": """
+```python
+class Layer(nn.Module):
+    def __init__(self, dim, kind):
+        super().__init__()
+        self.attn = Attention(dim)
+        if kind == "local":
+            self.attn = LocalAttention(dim)
+        else:
+            self.attn = Attention(dim, window=None)
+```
+""",
+        "Use instead": """
+```python
+class Layer(nn.Module):
+    def __init__(self, dim, kind):
+        super().__init__()
+        if kind == "local":
+            self.attn = LocalAttention(dim)
+        else:
+            self.attn = Attention(dim, window=None)
+```
+""",
+        "Fix safety": """
+When the discarded build is replaced on every path, and its statement does nothing but
+that store (no other call, no local it binds used later), the fix deletes it: the object
+ends with the same state and no path does more work. The fix is safe. No fix is offered
+when the build is replaced on some paths only (it is the value the others keep), when the
+replacement is an ancestor's (other subclasses may rely on the ancestor's own build), or
+when the statement does more than the store; the help line says which.
+""",
+    }
+    VALID = (
+        _UNIT
+        + """
+
+class Layer(Unit):
+    def __init__(self, dim, kind):
+        super().__init__()
+        self.norm = None
+        self.norm = nn.LayerNorm(dim)
+        self.proj = nn.Linear(dim, dim)
+        self.proj = Wrapper(self.proj)
+        if kind == "a":
+            self.attn = nn.Linear(dim, dim)
+        else:
+            self.attn = nn.Linear(dim, 2 * dim)
+
+
+class Wrapper(Unit):
+    def __init__(self, inner):
+        super().__init__()
+        self.inner = inner
+""",
+    )
+    INVALID = (
+        _UNIT
+        + """
+
+class Layer(Unit):
+    def __init__(self, dim):
+        super().__init__()
+        self.proj = nn.Linear(dim, dim)
+        self.proj = nn.Linear(dim, 2 * dim)
+""",
+    )
+
+    def detect(self, sim: Simulation, shared: Analyses) -> list[Finding]:
+        return list(find_discards(sim))
+
+    def decision(self, finding: Finding) -> str:
+        return f"{finding.what} built and replaced before anything reads it"
+
+    def message(self, finding: Finding, wording: Wording) -> str:
+        if not isinstance(finding, RepeatFinding):  # (its detect makes no other kind)
+            raise TypeError(f"{self.code} words discarded builds, not a {finding.code} finding")
+        if finding.confidence == "possible":
+            how = "possibly replaced here (on some paths)"
+        else:
+            how = "replaced here"
+        message = (
+            f"{finding.what} built by {wording.first_fn} at {wording.first_where} is {how} "
+            "before anything reads it: that build is thrown away"
+        )
+        if wording.alternatives:
+            message += f" (replaced again at {', '.join(wording.alternatives)})"
+        return message
