@@ -65,7 +65,7 @@ def common_check_options(fn: click.decorators.FC) -> click.decorators.FC:
         PYTHON_OPTION,
         click.argument("paths", nargs=-1, type=click.Path(path_type=Path)),
         click.option(
-            "--select", multiple=True, help="Rule codes or prefixes to enable (IL0 = IL001-IL004)."
+            "--select", multiple=True, help="Rule codes or prefixes to enable (IL0 = IL001-IL005)."
         ),
         click.option("--ignore", multiple=True, help="Rule codes or prefixes to disable."),
         click.option(

@@ -80,7 +80,7 @@ def path_matches(pattern: str, path: str) -> bool:
 
 
 def code_selected(code: str, prefixes: tuple[str, ...]) -> bool:
-    """Ruff-style prefix match: ``IL0`` covers IL001-IL004, ``ALL`` covers everything."""
+    """Ruff-style prefix match: ``IL0`` covers IL001-IL005, ``ALL`` covers everything."""
     return any(p == "ALL" or code.startswith(p) for p in prefixes)
 
 

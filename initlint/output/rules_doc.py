@@ -13,7 +13,7 @@ HEADER = """\
      tests/integration/test_rules_docs.py fails when this file is out of date. -->
 
 Codes are stable and never reused. IL0xx rules are about `__init__` effects; IL9xx report files
-initlint could not analyse. Select rules by prefix: `--select IL0` enables IL001-IL004.
+initlint could not analyse. Select rules by prefix: `--select IL0` enables IL001-IL005.
 Run `initlint explain CODE` for one rule in the terminal.
 """
 

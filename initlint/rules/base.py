@@ -239,7 +239,7 @@ def register(cls: type[Rule]) -> type[Rule]:
 
 
 def select_codes(select: tuple[str, ...], ignore: tuple[str, ...]) -> frozenset[str]:
-    """Prefix selection, ruff style: ``IL0`` selects IL001-IL004; ``ALL`` selects all."""
+    """Prefix selection, ruff style: ``IL0`` selects IL001-IL005; ``ALL`` selects all."""
 
     def hit(code: str, prefixes: tuple[str, ...]) -> bool:
         return any(p == "ALL" or code.startswith(p) for p in prefixes)
