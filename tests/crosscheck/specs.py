@@ -362,6 +362,26 @@ SPECS: dict[str, dict[str, Spec]] = {
         "pkg.layers:DeferredLinear": ((4,), {}),
         "pkg.layers:ResizedLinear": ((4, 4), {}),
     },
+    "discarded_builds": {
+        "pkg.parts:Mixer": ((8,), {}),
+        "pkg.parts:Shell": ((Made("pkg.parts:Mixer", (8,)),), {}),
+        "pkg.twice:Block": ((8,), {}),
+        "pkg.branches:Stage": ((8, True), {}),
+        # replaced only when wide: the path that throws the first mixer away
+        "pkg.branches:MaybeWider": ((8,), {"wide": True}),
+        "pkg.helper:Head": ((8, 3), {}),
+        "pkg.tables:Positions": ((4, 8), {}),
+        "pkg.wrapped:Wrapped": ((8,), {}),
+        "pkg.contained:Contained": ((8,), {}),
+        "pkg.exclusive:Exclusive": ((8,), {}),
+        "pkg.placeholder:Placeholders": ((8,), {}),
+        "pkg.light:Activation": ((True,), {}),
+    },
+    "discarded_build_deleted": {
+        "pkg.layers:Encoder": ((8, 4), {}),
+        "pkg.layers:Decoder": ((8,), {}),
+        "pkg.layers:Rotary": ((4, 6), {}),
+    },
     "work_into_local": {
         "pkg.data:Table": Skip("needs pandas and a JSON file"),
         "pkg.data:CleanTable": Skip("needs pandas and a JSON file"),
@@ -388,6 +408,9 @@ AUTOFIX_SPECS: dict[str, Spec] = {
 # Other arguments than SPECS[case] for some classes of a fix fixture: {probe: {module:Class: Spec}};
 # the probe's name is ``<case>@<what>``.
 PROBES: dict[str, dict[str, Spec]] = {
+    # The other branch of the kind test, and the table not built at all.
+    "discarded_build_deleted@kind=local": {"pkg.layers:Decoder": ((8,), {"kind": "local"})},
+    "discarded_build_deleted@cached=False": {"pkg.layers:Rotary": ((4, 6), {"cached": False})},
     # The redo sits under `if n > 4:`; with n=2 it does not run.
     "redo_inside_if@n=2": {"pkg.child:Child": ((2,), {})},
     # `init_table=not fp32`: with fp32=False the redo does not run and Base's table stays.

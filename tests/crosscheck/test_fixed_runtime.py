@@ -50,6 +50,8 @@ ROPE_SIDES = ("before", "fixed_rope", "autofixed")
 # specs.PROBES: other arguments for some classes of a fix fixture (the pytest process does not
 # import specs.py, which imports torch; the two must list the same probes).
 PROBES = {
+    "discarded_build_deleted@kind=local": ["pkg.layers:Decoder"],
+    "discarded_build_deleted@cached=False": ["pkg.layers:Rotary"],
     "redo_inside_if@n=2": ["pkg.child:Child"],
     "redo_under_param_condition@fp32=False": ["pkg.prec:PrecChild"],
     "redo_under_negated_condition@learn_scale=True": ["pkg.norms:FrozenNorm"],

@@ -2,7 +2,7 @@
 
 For every class of every checker fixture (tests/fixtures/check/<case>/):
 
-- if ``initlint check`` reports IL001/IL002/IL003 on it, constructing it under ``trace_init``
+- if ``initlint check`` reports IL001/IL002/IL003/IL005 on it, constructing it under ``trace_init``
   repeats that very buffer, parameter, method call or attribute;
 - if it reports none of them, the construction repeats nothing at all.
 
@@ -43,7 +43,7 @@ pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch") is None, reaso
 HERE = Path(__file__).resolve().parent
 CASES = HERE.parent / "fixtures" / "check"
 DRIVER = HERE / "_driver.py"
-REPEAT_CODES = ("IL001", "IL002", "IL003")
+REPEAT_CODES = ("IL001", "IL002", "IL003", "IL005")
 STORAGE_KINDS = ("buffer", "parameter", "attribute")
 
 # Where static and runtime disagree, and why; each flips to XPASS (an error) once resolved.
@@ -127,6 +127,11 @@ DISAGREEMENTS: dict[tuple[str, str], str] = {
         "definitions differ, static is right: Mixer built `proj` from parts the subclass made "
         "(a Passthrough, 0 B), and the subclass builds the caller's part: the runtime counts "
         "any second store of `proj`, but nothing Mixer built is built again"
+    ),
+    ("discarded_builds", "pkg.placeholder:Placeholders"): (
+        "definitions differ, static is right: `self.norm = nn.Identity()` declares the name "
+        "and is then filled in; the runtime counts any second store of a module, but an "
+        "identity holds nothing and computes nothing (IL005 reports no placeholder)"
     ),
     ("project_class_construction", "pkg.model:Child"): (
         "tracer gap, static is right: IL003 on `self.vocab = Vocab(path)` (the file is read "
@@ -244,6 +249,14 @@ def _what(code: str, stmt: ast.stmt) -> tuple[str, str]:
                 return "call", str(_self_attr(node.func))
             if isinstance(node, ast.Call) and _super_attr(node.func) is not None:
                 return "call", str(_super_attr(node.func))  # super().refresh() in an override
+    elif code == "IL005":  # the store that replaces the value built before
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if isinstance(call, ast.Call) and call.args and isinstance(call.args[0], ast.Constant):
+            if _self_attr(call.func) in ("register_buffer", "register_parameter"):
+                return str(_self_attr(call.func)).removeprefix("register_"), str(call.args[0].value)
+        attr = _assigned(stmt)
+        if attr is not None:
+            return "attribute", attr
     elif code == "IL003":
         attr = _assigned(stmt)
         if attr is not None:
@@ -263,7 +276,7 @@ def _class_keys(diag: Diagnostic) -> list[str]:
 
 @functools.cache
 def static_findings(case_name: str) -> dict[str, list[Finding]]:
-    """IL001-IL003 findings of ``initlint check`` on the case, by ``module:Class``."""
+    """IL001-IL003 and IL005 findings of ``initlint check`` on the case, by ``module:Class``."""
     case = CASES / case_name
     analysis = analyze([case], cwd=case, use_cache=False, jobs=1)
     findings: dict[str, list[Finding]] = {}
