@@ -3,8 +3,6 @@ with nothing reading it in between, read from the ordered events of one simulati
 
 from __future__ import annotations
 
-import ast
-import textwrap
 from collections.abc import Iterator, Sequence
 from itertools import product
 
@@ -13,10 +11,10 @@ from initlint.facts.model import Expr
 from initlint.records import dataclass
 from initlint.rules.base import RepeatFinding
 from initlint.rules.repeats import never_both
+from initlint.rules.shapes import relation
 from initlint.simulation.cost import LIGHT, NONE
 from initlint.simulation.engine import Event, Simulation
 from initlint.simulation.values import MAYBE
-from initlint.sources import UnreadableError, read_source
 
 CODE = "IL005"
 _STORES = ("assign", "buffer")
@@ -42,31 +40,37 @@ class Discard:
 
 
 def find_discards(sim: Simulation) -> list[RepeatFinding]:
-    """IL005's findings on ``sim``: one per discarded build, at the first store replacing it."""
+    """IL005's findings on ``sim``: one per replacing store, about the heaviest build it
+    throws away (the earliest among equals: both arms of an ``if`` may be replaced by one
+    store after it)."""
     events = [e for e in sim.events if not e.shadow]
-    out: list[RepeatFinding] = []
+    found: dict[int, Discard] = {}
     for i, first in enumerate(events):
         if first.kind not in _STORES or _placeholder(first):
             continue
-        found = _discard(sim, first, events[i + 1 :])
-        if found is None:
+        got = _discard(sim, first, events[i + 1 :])
+        if got is None:
             continue
-        event = found.by[0]
-        confidence: Confidence = "definite" if found.always and not first.possibly else "possible"
-        out.append(
-            RepeatFinding(
-                CODE,
-                sim,
-                event,
-                first,
-                confidence,
-                _what(first),
-                cost=max(first.cost, LIGHT),
-                alternatives=found.by[1:],
-                no_fix=_no_fix(found),
-            )
-        )
-    return out
+        seen = found.get(got.by[0].index)
+        if seen is None or got.first.cost > seen.first.cost:
+            found[got.by[0].index] = got
+    return [_finding(sim, found[k]) for k in sorted(found)]
+
+
+def _finding(sim: Simulation, found: Discard) -> RepeatFinding:
+    first = found.first
+    confidence: Confidence = "definite" if found.always and not first.possibly else "possible"
+    return RepeatFinding(
+        CODE,
+        sim,
+        found.by[0],
+        first,
+        confidence,
+        _what(first),
+        cost=max(first.cost, LIGHT),
+        alternatives=found.by[1:],
+        no_fix=_no_fix(found),
+    )
 
 
 def _discard(sim: Simulation, first: Event, after: Sequence[Event]) -> Discard | None:
@@ -78,116 +82,19 @@ def _discard(sim: Simulation, first: Event, after: Sequence[Event]) -> Discard |
         if never_both(first, e) or _other_values(first, e):
             continue  # never runs in a construction where ``first`` ran
         if e.kind in _STORES and e.name == name:
-            if _fallback(sim, first, e):
-                continue  # an ``except`` handler's store: runs when the build failed
-            ret = _return_between(sim, first, e)
-            if ret == "always":
+            how = relation(sim, first, e)
+            if how in ("exclusive", "fallback"):
+                continue  # another arm, or an ``except`` handler's store (the build failed)
+            if how == "always":
                 break  # whenever ``first`` runs, its frame returns before this store
-            cut = cut or ret == "maybe"
+            cut = cut or how == "maybe"
             by.append(e)
         elif _reads(e, name):
             break
-    if not by or not _ours(first, by[0]) or _aliased(first):
+    if not by or not _ours(first, by[0]) or _aliased(first) or first.memo:
+        # (a memoised factory's object lives on in its cache: shared, not thrown away)
         return None
     return Discard(first, tuple(by), not cut and _covers(first, by))
-
-
-def _return_between(sim: Simulation, first: Event, e: Event) -> str:
-    """Whether a ``return`` of ``first``'s function, after it, ends that frame before ``e``:
-    "always" (it runs whenever ``first`` does: an ``if x: build; return`` block), "maybe"
-    (under a guard of its own), or ""."""
-    step: Event | None = e
-    while step is not None and step.frame != first.frame:
-        step = sim.events[step.parent] if step.parent is not None else None
-    if step is None:
-        return ""  # ``e`` runs after ``first``'s frame has ended, whichever way it did
-    shape = _shape(sim, first)
-    if shape is None:
-        return "maybe"  # (the source cannot be read again: assume the worst)
-    end = (step.effect.stmt_span or step.effect.span).line
-    start = first.effect.stmt_span or first.effect.span
-    mine = shape.block_of(start.line)
-    verdict = ""
-    for line, block in shape.returns:
-        if start.end_line < line < end:
-            if mine[: len(block)] == block:
-                return "always"
-            verdict = "maybe"
-    return verdict
-
-
-def _fallback(sim: Simulation, first: Event, e: Event) -> bool:
-    """``e`` sits in an ``except`` handler of a ``try`` whose body holds ``first`` (``try:
-    self.v = Version(s)`` / ``except ...: self.v = None``): the fallback for a build that
-    raised, not a replacement of one that finished."""
-    if e.frame != first.frame:
-        return False
-    shape = _shape(sim, first)
-    if shape is None:
-        return False
-    mine = shape.block_of((first.effect.stmt_span or first.effect.span).line)
-    theirs = shape.block_of((e.effect.stmt_span or e.effect.span).line)
-    tries = {line for line, field in mine if field == "body"}
-    return any(field == "handlers" and line in tries for line, field in theirs)
-
-
-@dataclass(frozen=True)
-class _Shape:
-    """Where a function's statements sit: the blocks around each statement line (a path of
-    (statement line, field) pairs from the body down), and its ``return``s with theirs."""
-
-    blocks: dict[int, tuple[tuple[int, str], ...]]
-    returns: tuple[tuple[int, tuple[tuple[int, str], ...]], ...]
-
-    def block_of(self, line: int) -> tuple[tuple[int, str], ...]:
-        return self.blocks.get(line, ())
-
-
-def _shape(sim: Simulation, first: Event) -> _Shape | None:
-    """The shape of ``first``'s function (the facts keep no bare ``return`` of an
-    ``__init__``): read from its source, once per function and simulation."""
-    memo = sim.memo.setdefault("il005-shapes", {})
-    assert isinstance(memo, dict)
-    key = first.fn.qualname
-    if key not in memo:
-        memo[key] = _read_shape(first)
-    got = memo[key]
-    return got if isinstance(got, _Shape) else None
-
-
-def _read_shape(first: Event) -> _Shape | None:
-    span = first.fn.facts.span
-    try:
-        text = read_source(first.fn.module.path).text
-    except UnreadableError:
-        return None
-    lines = text.splitlines()[span.line - 1 : span.end_line]
-    try:
-        tree = ast.parse(textwrap.dedent("\n".join(lines)))
-    except SyntaxError:
-        return None
-    blocks: dict[int, tuple[tuple[int, str], ...]] = {}
-    returns: list[tuple[int, tuple[tuple[int, str], ...]]] = []
-    offset = span.line - 1
-
-    def walk(stmts: list[ast.stmt], path: tuple[tuple[int, str], ...]) -> None:
-        for st in stmts:
-            blocks.setdefault(st.lineno + offset, path)
-            if isinstance(st, ast.Return):
-                returns.append((st.lineno + offset, path))
-            if isinstance(st, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                continue  # (its returns are its own)
-            for name in ("body", "orelse", "finalbody", "handlers"):
-                inner = getattr(st, name, None)
-                if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
-                    walk(inner, (*path, (st.lineno + offset, name)))
-                elif name == "handlers" and inner:
-                    for h in inner:
-                        walk(h.body, (*path, (st.lineno + offset, name)))
-
-    if tree.body and isinstance(tree.body[0], ast.FunctionDef | ast.AsyncFunctionDef):
-        walk(tree.body[0].body, ())
-    return _Shape(blocks, tuple(returns))
 
 
 def _other_values(a: Event, b: Event) -> bool:

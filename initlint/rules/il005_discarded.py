@@ -18,7 +18,6 @@ from initlint.rules.base import (
 from initlint.rules.discards import find_discards
 from initlint.simulation.engine import Simulation
 
-
 # The examples' base: a project ``__init__`` above each class (as in a real model package).
 _UNIT = """
 from torch import nn

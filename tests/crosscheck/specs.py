@@ -376,6 +376,9 @@ SPECS: dict[str, dict[str, Spec]] = {
         "pkg.exclusive:Exclusive": ((8,), {}),
         "pkg.placeholder:Placeholders": ((8,), {}),
         "pkg.light:Activation": ((True,), {}),
+        "pkg.paths:EarlyReturn": ((8,), {"fast": True}),
+        "pkg.paths:Matched": ((8,), {"kind": "wide"}),
+        "pkg.paths:Fallback": ((8,), {}),
     },
     "discarded_build_deleted": {
         "pkg.layers:Encoder": ((8, 4), {}),

@@ -38,9 +38,13 @@ SHAPES = [
     ("placeholder", "Placeholders", "mixer", [(8,)]),
     ("placeholder", "Placeholders", "norm", [(8,)]),
     ("light", "Activation", "act", [(True,)]),
+    ("paths", "EarlyReturn", "mixer", [(8, True), (8, False)]),
+    ("paths", "Matched", "mixer", [(8, "dense"), (8, "wide")]),
+    ("paths", "Fallback", "mixer", [(8,)]),
 ]
 # A value that lives on (wrapped, kept in a container) or is built on one path only.
 NEVER_REPEATED = {("wrapped", "mixer"), ("contained", "mixer"), ("exclusive", "mixer")}
+NEVER_REPEATED |= {("paths", "mixer")}  # an early return, a match's arms, an except handler
 
 
 @pytest.fixture(scope="module")

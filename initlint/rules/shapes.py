@@ -1,0 +1,163 @@
+"""Where two events sit in the code of the frame they share: what IL005 needs of the control
+flow that the facts do not keep (a bare ``return`` of an ``__init__``, the arms of a
+``match``, an ``except`` handler), read from the function's source once per simulation."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from typing import Literal
+
+from initlint.index.project import FunctionInfo
+from initlint.records import dataclass
+from initlint.simulation.engine import Event, Simulation
+from initlint.sources import UnreadableError, read_source
+
+# A statement's place: the blocks around it, outermost first, each as (line of the compound
+# statement, which block of it: "if.body", "if.orelse", "match.2", "try.body", ...).
+Path = tuple[tuple[int, str], ...]
+# How the later of two events relates to the earlier one, in the frame they share:
+Relation = Literal[
+    "",  # nothing between them ends the frame, and both may run
+    "exclusive",  # other arms of one ``if``/``match`` (not in a loop): never both
+    "fallback",  # the later sits in an ``except`` of the ``try`` whose body holds the first
+    "maybe",  # a ``return`` between them may end the frame first (under a guard of its own)
+    "always",  # a ``return`` between them ends the frame whenever the first ran
+]
+_ARMS = ("if.", "match.")
+_LOOPS = ("for.", "while.")
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A function's statements by line: the path of blocks around each, and its returns."""
+
+    blocks: dict[int, Path]
+    returns: tuple[tuple[int, Path], ...]
+
+    def path(self, line: int) -> Path:
+        return self.blocks.get(line, ())
+
+
+def relation(sim: Simulation, first: Event, later: Event) -> Relation:
+    """How ``later`` relates to ``first`` in the innermost frame they share (the top frame
+    at worst): each is represented there by itself or by the call it runs under."""
+    pair = _anchors(sim, first, later)
+    if pair is None:
+        return ""
+    a, b = pair
+    shape = shape_of(sim, a.fn)
+    if shape is None:
+        return "maybe"  # (the source cannot be read again: assume the worst)
+    a_span = a.effect.stmt_span or a.effect.span
+    b_line = (b.effect.stmt_span or b.effect.span).line
+    mine, theirs = shape.path(a_span.line), shape.path(b_line)
+    arms = _split(mine, theirs)
+    if arms is not None:
+        return arms
+    verdict: Relation = ""
+    for line, block in shape.returns:
+        if a_span.end_line < line < b_line:
+            if mine[: len(block)] == block:
+                return "always"
+            verdict = "maybe"
+    return verdict
+
+
+def _split(mine: Path, theirs: Path) -> Relation | None:
+    """Where the two paths part: in two arms of one ``if``/``match`` outside any loop
+    (exclusive), or from a ``try`` body into its handler (a fallback)."""
+    for (line, field), (line2, field2) in zip(mine, theirs, strict=False):
+        if line != line2:
+            return None
+        if field == field2:
+            if field.startswith(_LOOPS):
+                return None  # another iteration may take the other arm
+            continue
+        if field.startswith(_ARMS) and field2.startswith(field.split(".")[0] + "."):
+            return "exclusive"
+        if field == "try.body" and field2 == "try.handlers":
+            return "fallback"
+        return None
+    return None
+
+
+def _anchors(sim: Simulation, first: Event, later: Event) -> tuple[Event, Event] | None:
+    """The events standing for ``first`` and ``later`` in the innermost frame they share."""
+    chain: dict[int, Event] = {}
+    x: Event | None = first
+    while x is not None:
+        chain.setdefault(x.frame, x)
+        x = sim.events[x.parent] if x.parent is not None else None
+    y: Event | None = later
+    while y is not None:
+        if y.frame in chain:
+            return chain[y.frame], y
+        y = sim.events[y.parent] if y.parent is not None else None
+    return None
+
+
+def shape_of(sim: Simulation, fn: FunctionInfo) -> Shape | None:
+    """``fn``'s shape, read once per simulation (None: its source cannot be read again)."""
+    memo = sim.memo.setdefault("shapes", {})
+    assert isinstance(memo, dict)
+    if fn.qualname not in memo:
+        memo[fn.qualname] = _read(fn)
+    got = memo[fn.qualname]
+    return got if isinstance(got, Shape) else None
+
+
+def _read(fn: FunctionInfo) -> Shape | None:
+    span = fn.facts.span
+    try:
+        text = read_source(fn.module.path).text
+    except UnreadableError:
+        return None
+    lines = text.splitlines()[span.line - 1 : span.end_line]
+    try:
+        tree = ast.parse(textwrap.dedent("\n".join(lines)))
+    except SyntaxError:
+        return None
+    if not tree.body or not isinstance(tree.body[0], ast.FunctionDef | ast.AsyncFunctionDef):
+        return None
+    walker = _Walker(span.line - 1)
+    walker.walk(tree.body[0].body, ())
+    return Shape(walker.blocks, tuple(walker.returns))
+
+
+class _Walker:
+    def __init__(self, offset: int) -> None:
+        self.offset = offset
+        self.blocks: dict[int, Path] = {}
+        self.returns: list[tuple[int, Path]] = []
+
+    def walk(self, stmts: list[ast.stmt], path: Path) -> None:
+        for st in stmts:
+            line = st.lineno + self.offset
+            self.blocks.setdefault(line, path)
+            if isinstance(st, ast.Return):
+                self.returns.append((line, path))
+            for field, body in _blocks(st):
+                self.walk(body, (*path, (line, field)))
+
+
+def _blocks(st: ast.stmt) -> list[tuple[str, list[ast.stmt]]]:
+    """The blocks of a compound statement, named by its kind and their role (none for a
+    nested function or class: its returns are its own)."""
+    match st:
+        case ast.If():
+            return [("if.body", st.body), ("if.orelse", st.orelse)]
+        case ast.Match():
+            return [(f"match.{i}", case.body) for i, case in enumerate(st.cases)]
+        case ast.For() | ast.AsyncFor() | ast.While():
+            return [("for.body", st.body), ("for.orelse", st.orelse)]
+        case ast.Try() | ast.TryStar():
+            return [
+                ("try.body", st.body),
+                *(("try.handlers", h.body) for h in st.handlers),
+                ("try.orelse", st.orelse),
+                ("try.finalbody", st.finalbody),
+            ]
+        case ast.With() | ast.AsyncWith():
+            return [("with.body", st.body)]
+    return []
