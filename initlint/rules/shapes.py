@@ -57,7 +57,8 @@ def relation(sim: Simulation, first: Event, later: Event) -> Relation:
         return arms
     verdict: Relation = ""
     for line, block in shape.returns:
-        if a_span.end_line < line < b_line:
+        # (from the first's own statement on: ``return self._build()`` ends the frame too)
+        if a_span.line <= line < b_line:
             if mine[: len(block)] == block:
                 return "always"
             verdict = "maybe"

@@ -379,6 +379,7 @@ SPECS: dict[str, dict[str, Spec]] = {
         "pkg.paths:EarlyReturn": ((8,), {"fast": True}),
         "pkg.paths:Matched": ((8,), {"kind": "wide"}),
         "pkg.paths:Fallback": ((8,), {}),
+        "pkg.paths:Routed": ((8,), {}),
     },
     "discarded_build_deleted": {
         "pkg.layers:Encoder": ((8, 4), {}),

@@ -41,10 +41,12 @@ SHAPES = [
     ("paths", "EarlyReturn", "mixer", [(8, True), (8, False)]),
     ("paths", "Matched", "mixer", [(8, "dense"), (8, "wide")]),
     ("paths", "Fallback", "mixer", [(8,)]),
+    ("paths", "Routed", "norm", [(8, True), (8, False)]),
 ]
 # A value that lives on (wrapped, kept in a container) or is built on one path only.
 NEVER_REPEATED = {("wrapped", "mixer"), ("contained", "mixer"), ("exclusive", "mixer")}
-NEVER_REPEATED |= {("paths", "mixer")}  # an early return, a match's arms, an except handler
+# an early return (also a caller's, after a helper), a match's arms, an except handler
+NEVER_REPEATED |= {("paths", "mixer"), ("paths", "norm")}
 
 
 @pytest.fixture(scope="module")
