@@ -216,13 +216,32 @@ def _why_not_nested(ev: Event, num: dict[int, int]) -> str:
 def render_decisions(analysis: Analysis, sim: Simulation) -> list[str]:
     findings = findings_of(sim)
     by_event = {f.event.index: f for f in findings if isinstance(f, RepeatFinding)}
+    # Builds a finding says are thrown away within the construction (its rule's
+    # ``discards_first``), by the build's event.
+    thrown = {
+        f.first.index: f
+        for f in findings
+        if isinstance(f, RepeatFinding) and REGISTRY[f.code].discards_first
+    }
+    also = {b.index: f for f in thrown.values() for b in f.alternatives}
     out = []
     num = _numbers(sim)
     for ev in sim.events:
         if ev.ancestor or ev.kind in ("super_init", "touch"):
             continue
         f = by_event.get(ev.index)
-        if f is not None:
+        if f is not None and REGISTRY[f.code].discards_first:
+            out.append(_discard_line(analysis, f, num))
+        elif ev.index in thrown:
+            g = thrown[ev.index]
+            out.append(f"  #{num[ev.index]:<3} thrown away: {g.code} at #{num[g.event.index]}")
+        elif ev.index in also:
+            g = also[ev.index]
+            out.append(
+                f"  #{num[ev.index]:<3} replaces #{num[g.first.index]} too, on other paths "
+                f"({g.code} at #{num[g.event.index]})"
+            )
+        elif f is not None:
             d = f.discarded
             maybe = " (possibly)" if f.confidence == "possible" else ""
             # a part of a submodule: the build is an event of the submodule's construction
@@ -239,6 +258,18 @@ def render_decisions(analysis: Analysis, sim: Simulation) -> list[str]:
         if isinstance(g, DisabledFinding):  # at no statement of the class: its rule words it
             out.append(f"  {g.code} {g.severity}: {REGISTRY[g.code].decision(g)}")
     return out
+
+
+def _discard_line(analysis: Analysis, f: RepeatFinding, num: dict[int, int]) -> str:
+    """A store that throws away a build of the same construction (IL005), as its rule
+    words the decision."""
+    maybe = " (possibly)" if f.confidence == "possible" else ""
+    also = "".join(f", #{num[b.index]}" for b in f.alternatives)
+    return (
+        f"  #{num[f.event.index]:<3} {f.code} {f.severity}{maybe}: "
+        f"{REGISTRY[f.code].decision(f)}: #{num[f.first.index]} at {_where(analysis, f.first)}, "
+        f"replaced here{f' (and at {also[2:]})' if also else ''} (cost {COST_NAMES[f.cost]})"
+    )
 
 
 @click.command("explain-class")

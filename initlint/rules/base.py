@@ -157,6 +157,9 @@ class Rule:
     # The related notes of a repeat: at the build it is about, and at each of its
     # ``alternatives``.
     first_note: ClassVar[str] = "first done here"
+    # Its findings are about a build the same construction throws away (``first``), at the
+    # store that replaces it (IL005), rather than ancestor work done again.
+    discards_first: ClassVar[bool] = False
     alternative_note: ClassVar[str] = "or done here instead, on other paths"
 
     @property

@@ -38,6 +38,7 @@ class DiscardedInitValue(Rule):
     # The discarded build is deleted, when that is all its statement does.
     fix_strategies: ClassVar[frozenset[FixStrategy]] = frozenset({"delete-discarded"})
     runtime_repeats = STORAGE
+    discards_first = True
     first_note = "built here, and thrown away"
     alternative_note = "replaced here too, on other paths"
     docs = {
@@ -143,7 +144,7 @@ class Layer(Unit):
         return list(find_discards(sim))
 
     def decision(self, finding: Finding) -> str:
-        return f"{finding.what} built and replaced before anything reads it"
+        return f"{finding.what} replaced before anything read it"
 
     def message(self, finding: Finding, wording: Wording) -> str:
         if not isinstance(finding, RepeatFinding):  # (its detect makes no other kind)
