@@ -254,9 +254,9 @@ def render_decisions(analysis: Analysis, sim: Simulation) -> list[str]:
             )
         else:
             out.append(f"  #{num[ev.index]:<3} no finding: {_why_not(sim, ev, by_event, num)}")
-    for g in findings:
-        if isinstance(g, DisabledFinding):  # at no statement of the class: its rule words it
-            out.append(f"  {g.code} {g.severity}: {REGISTRY[g.code].decision(g)}")
+    for h in findings:
+        if isinstance(h, DisabledFinding):  # at no statement of the class: its rule words it
+            out.append(f"  {h.code} {h.severity}: {REGISTRY[h.code].decision(h)}")
     return out
 
 
