@@ -5,7 +5,8 @@ For each library, construct every model class it can from default configs on the
 ``initlint check`` on the same library's sources, and compare:
 
 - classes constructed; runtime repeats (heavy: >= 1 MiB wasted, light: below);
-- static findings (IL001-IL003) on constructed classes, each on the class that runs (a
+- static findings (of the rules that predict runtime repeats: IL001-IL003, IL005) on
+  constructed classes, each on the class that runs (a
   template's finding on the generated classes it produces: ``initlint.runtime.agreement``);
 - agreement: a runtime repeat linked to the static finding that predicted it;
 - static-only: findings on constructed classes that no construction repeated (candidate false
@@ -89,12 +90,14 @@ def one_line(exc: BaseException) -> str:
 
 
 def static_side(package_dir: Path) -> list[Any]:
-    """IL001-IL003 findings of ``initlint check`` on the whole package (no torch, no cache).
+    """The findings of ``initlint check`` on the whole package (no torch, no cache) whose rules
+    predict runtime repeats (``Rule.runtime_repeats``: IL001-IL003 and IL005).
 
     Checked with ``check-templates`` on, so that a template's findings (``modular_*.py``,
     which the default configuration skips) can be mapped to the generated classes they
     produce; the comparison tells the two apart (``initlint.runtime.agreement``)."""
     from initlint import api
+    from initlint.rules.base import runtime_repeats_of
     from initlint.runtime.model_trace import StaticFinding
     from initlint.runtime.paths import normalize
 
@@ -108,7 +111,7 @@ def static_side(package_dir: Path) -> list[Any]:
     )
     found = []
     for d in report.diagnostics:
-        if d.code not in ("IL001", "IL002", "IL003"):
+        if not runtime_repeats_of(d.code):
             continue
         classes = d.classes or ((d.class_name,) if d.class_name else ())
         found.append(
@@ -422,6 +425,7 @@ def compare(raw: dict[str, Any]) -> dict[str, Any]:
         ),
         "static_seconds": raw["static_seconds"],
         "runtime_seconds": raw["runtime_seconds"],
+        "by_code": _by_code(default),
         "lists": {
             "agreement": sorted(
                 (group_row(g, f) for g, f in every.agreement), key=lambda r: -r["max_bytes"]
@@ -435,6 +439,28 @@ def compare(raw: dict[str, Any]) -> dict[str, Any]:
             "timed_out": raw["timed_out"],
         },
     }
+
+
+def _by_code(comparison: Any) -> dict[str, dict[str, int]]:
+    """Per rule code, with the default configuration's findings: how many sit on a
+    constructed class, how many predicted a repeat, how many (of them errors) did not, and
+    how many repeats (of them heavy) each code's findings predicted."""
+    out: dict[str, dict[str, int]] = {}
+
+    def row(code: str) -> dict[str, int]:
+        keys = ("on_constructed", "agreeing", "static_only", "repeats", "heavy_repeats")
+        return out.setdefault(code, dict.fromkeys(keys, 0))
+
+    for f in comparison.on_constructed:
+        row(f.finding.code)["on_constructed"] += 1
+    for f in comparison.findings_agreeing:
+        row(f.finding.code)["agreeing"] += 1
+    for f in comparison.static_only:
+        row(f.finding.code)["static_only"] += 1
+    for g, f in comparison.agreement:
+        row(f.finding.code)["repeats"] += 1
+        row(f.finding.code)["heavy_repeats"] += g.bytes >= HEAVY
+    return dict(sorted(out.items()))
 
 
 def size(n: int) -> str:
@@ -455,7 +481,7 @@ def markdown(results: list[dict[str, Any]], command: str) -> str:
         ("  heavy (>= 1 MiB wasted)", "runtime_heavy"),
         ("  light", "runtime_light"),
         ("  nested in a replaced submodule", "runtime_nested"),
-        ("static findings IL001-IL003, templates included", "static_findings_total"),
+        ("static findings (repeat rules), templates included", "static_findings_total"),
         ("  of which the default config reports (not in a template)", "static_findings_default"),
         ("  of which in templates (mapped to generated classes)", "static_findings_templates"),
         ("static findings on constructed classes", "static_on_constructed"),
@@ -484,6 +510,15 @@ def markdown(results: list[dict[str, Any]], command: str) -> str:
     ]
     for label, key in keys:
         out.append(f"| {label} | " + " | ".join(str(r[key]) for r in results) + " |")
+    out += ["", "Per rule code (default configuration: templates not reported):", ""]
+    out += ["| library | code | on constructed | agreeing | static-only | repeats (heavy) |"]
+    out += ["|---|---|---|---|---|---|"]
+    for r in results:
+        for code, n in r.get("by_code", {}).items():
+            out.append(
+                f"| {r['library']} | {code} | {n['on_constructed']} | {n['agreeing']} | "
+                f"{n['static_only']} | {n['repeats']} ({n['heavy_repeats']}) |"
+            )
     for r in results:
         lists = r["lists"]
         out += ["", f"## {r['library']}", "", "### agreement (first 40)", ""]
