@@ -3,6 +3,7 @@ with nothing reading it in between, read from the ordered events of one simulati
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from itertools import product
 
@@ -43,17 +44,35 @@ def find_discards(sim: Simulation) -> list[RepeatFinding]:
     """IL005's findings on ``sim``: one per replacing store, about the heaviest build it
     throws away (the earliest among equals: both arms of an ``if`` may be replaced by one
     store after it)."""
-    events = [e for e in sim.events if not e.shadow]
+    stores: dict[str, list[Event]] = {}
+    uses: dict[str, list[Event]] = {}  # by name; "*": what may read every attribute
+    for e in sim.events:
+        if e.shadow:
+            continue
+        if e.kind in _STORES:
+            stores.setdefault(e.name, []).append(e)
+        for name in _used(e):
+            uses.setdefault(name, []).append(e)
     found: dict[int, Discard] = {}
-    for i, first in enumerate(events):
-        if first.kind not in _STORES or _placeholder(first):
-            continue
-        got = _discard(sim, first, events[i + 1 :])
-        if got is None:
-            continue
-        seen = found.get(got.by[0].index)
-        if seen is None or got.first.cost > seen.first.cost:
-            found[got.by[0].index] = got
+    for name, built in stores.items():
+        if len(built) < 2:
+            continue  # (most attributes are stored once: nothing else to look at)
+        seen = sorted([*uses.get(name, ()), *uses.get("*", ())], key=lambda e: e.index)
+        keys = [e.index for e in seen]
+        for k, first in enumerate(built[:-1]):
+            if first.ancestor or _placeholder(first):
+                continue
+            # the later stores of the name and what may use it, in the construction's order
+            after = sorted(
+                [*built[k + 1 :], *seen[bisect_right(keys, first.index) :]],
+                key=lambda e: e.index,
+            )
+            got = _discard(sim, first, after)
+            if got is None:
+                continue
+            known = found.get(got.by[0].index)
+            if known is None or got.first.cost > known.first.cost:
+                found[got.by[0].index] = got
     return [_finding(sim, found[k]) for k in sorted(found)]
 
 
@@ -89,8 +108,8 @@ def _discard(sim: Simulation, first: Event, after: Sequence[Event]) -> Discard |
                 break  # whenever ``first`` runs, its frame returns before this store
             cut = cut or how == "maybe"
             by.append(e)
-        elif _reads(e, name):
-            break
+        elif e.kind not in _STORES:
+            break  # a use of the value (``after`` holds only stores of the name and uses)
     if not by or not _ours(first, by[0]) or _aliased(first) or first.memo:
         # (a memoised factory's object lives on in its cache: shared, not thrown away)
         return None
@@ -118,14 +137,16 @@ def _ours(first: Event, second: Event) -> bool:
     return not first.ancestor
 
 
-def _reads(e: Event, name: str) -> bool:
-    """``e`` may read or keep the value of ``self.<name>`` (or of everything)."""
+def _used(e: Event) -> tuple[str, ...]:
+    """The attributes ``e`` may read or keep the value of ("*": every attribute)."""
     if e.kind == "touch":
-        return name in e.effect.reads or "*" in e.effect.reads
+        return tuple(e.effect.reads)
     if e.kind in _IN_PLACE:
-        return e.name == name or e.name.split(".", 1)[0] == name
+        return (e.name.split(".", 1)[0],)
     # A call not followed (a recursion, or a method initlint cannot resolve) may read anything.
-    return e.kind in ("call", "super_init") and (e.unfollowed or e.callee is None)
+    if e.kind in ("call", "super_init") and (e.unfollowed or e.callee is None):
+        return ("*",)
+    return ()
 
 
 def _placeholder(e: Event) -> bool:
