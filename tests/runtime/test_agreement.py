@@ -205,3 +205,24 @@ def test_a_repeat_two_findings_predict_names_the_real_file_and_both_agree(source
     ((_, best),) = result.agreement
     assert best is generated  # what a user of the default configuration sees
     assert result.findings_agreeing == (template, generated) and result.static_only == ()
+
+
+def test_a_same_construction_finding_predicts_the_repeat_by_its_rule(sources: Path) -> None:
+    """IL005 (a value built and replaced in one ``__init__``) predicts storage repeats, as
+    its rule declares: matched by the name its message gives when no frame links them."""
+    layer = "shop.models.cart.modeling_cart.CartLayer"
+    found = ClassMapper(sources).map(
+        StaticFinding(
+            "IL005",
+            str(sources / "shop/models/cart/modeling_cart.py"),
+            8,
+            "`self.attn` built by CartLayer.__init__ at modeling_cart.py:6 is replaced here "
+            "before anything reads it: that build is thrown away",
+            (layer,),
+        )
+    )
+    repeat = RuntimeGroup(layer, (layer,), "attribute", "attn", (), 64)
+    call = RuntimeGroup(layer, (layer,), "call", "attn", (), 64)  # not a kind IL005 predicts
+    result = compare([found], [repeat, call], {layer: [layer]})
+    assert result.agreement == ((repeat, found),)
+    assert result.runtime_only == (call,)
