@@ -97,3 +97,30 @@ def test_static_verdict_matches_the_recorded_repeats(
 
 def test_every_finding_is_cross_checked(verdicts: dict[tuple[str, str], tuple[str, str]]) -> None:
     assert set(verdicts) <= {(cls, attr) for _, cls, attr, _ in SHAPES}
+
+
+def test_whole_model_trace_links_each_repeat_to_its_finding(
+    check_fixture: Callable[[str], Path],
+) -> None:
+    """``trace_model`` (``initlint trace --all-modules``) keys repeats by object and links
+    each one to the IL005 finding at the store that replaced the value; a value wrapped or
+    kept in a container is no repeat there either."""
+    from initlint.runtime import trace_model
+
+    root = check_fixture("discarded_builds")
+    expected = {"Stage": 11, "Positions": 12}  # the replacing stores (expected.txt)
+    for module, cls, args in (
+        ("branches", "Stage", (8, True)),
+        ("tables", "Positions", (4, 8)),
+        ("wrapped", "Wrapped", (8,)),
+        ("contained", "Contained", (8,)),
+    ):
+        made = getattr(importlib.import_module(f"pkg.{module}"), cls)
+        trace = trace_model(lambda made=made, args=args: made(*args), project_roots=[str(root)])
+        mine = [r for r in trace.repeats if r.class_name == f"pkg.{module}.{cls}"]
+        if cls not in expected:
+            assert mine == [], mine
+            continue
+        (repeat,) = mine
+        assert repeat.finding is not None, repeat
+        assert (repeat.finding.code, repeat.finding.line) == ("IL005", expected[cls])
