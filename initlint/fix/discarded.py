@@ -24,8 +24,13 @@ def delete_discarded(f: RepeatFinding) -> FixPlan | str:
         # A helper's build: other callers of the helper may keep it.
         helper = first.fn.qualname.rsplit(".", 1)[-1]
         return f"the build is in {helper}(), which other code may call"
-    others = [e for e in statement_events(sim, first) if e is not first and e.kind != "touch"]
-    if others:
+    events = statement_events(sim, first)
+    touches = [e.effect for e in events if e.kind == "touch"]
+    # Other work in the statement, another attribute written, or ``self`` handed to the code
+    # that builds the value (``Foo(self)``, "*"): effects that deleting it would lose.
+    writes = {n for t in touches for n in t.writes} - {first.name}
+    handed = any("*" in t.reads for t in touches)
+    if writes or handed or any(e is not first and e.kind != "touch" for e in events):
         return "the statement that builds it does more than store it"
     span = first.effect.stmt_span or first.effect.span
     if not _only_stores(first.fn.module.path, span.line, span.end_line, first.name):

@@ -64,6 +64,15 @@ happens on some paths only (the first value survives when the condition is false
 finding is `possibly`; when branches that together cover every path each replace it (an
 `if` and its `else`), it is definite.
 
+The control flow between the two stores is read from the function that holds both (or
+the calls they run under): an early `return` after the first build ends the frame on its
+paths (the later store belongs to the other paths; under a guard of its own, the finding is
+`possibly`), the arms of a `match` never both run, and a store in an `except` handler of the
+`try` that built the value is the fallback for a build that raised. A value a memoised
+factory returned (`get_rope(...)`, see IL003) lives on in the factory's cache: shared, not
+thrown away, and not reported. When one store replaces several builds (each arm of an `if`
+before it), one finding names the heaviest.
+
 Severity follows the discarded build: `error` for heavy work (a tensor, a module with
 parameters or buffers, loaded data), `warning` for light work (a parameterless module such
 as `nn.GELU`). See IL003 for the cost classes.
@@ -98,7 +107,8 @@ class Layer(nn.Module):
 """,
         "Fix safety": """
 When the discarded build is replaced on every path, and its statement does nothing but
-that store (no other call, no local it binds used later), the fix deletes it: the object
+that store (no other call, no other attribute written, `self` not handed to the code that
+builds the value, no local bound), the fix deletes it: the object
 ends with the same state and no path does more work. The fix is safe. No fix is offered
 when the build is replaced on some paths only (it is the value the others keep), when the
 replacement is an ancestor's (other subclasses may rely on the ancestor's own build), or
