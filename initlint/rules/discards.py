@@ -51,7 +51,7 @@ def find_discards(sim: Simulation) -> list[RepeatFinding]:
             continue
         if e.kind in _STORES:
             stores.setdefault(e.name, []).append(e)
-        for name in _used(e):
+        for name in _used(e, sim.mro):
             uses.setdefault(name, []).append(e)
     found: dict[int, Discard] = {}
     for name, built in stores.items():
@@ -137,16 +137,32 @@ def _ours(first: Event, second: Event) -> bool:
     return not first.ancestor
 
 
-def _used(e: Event) -> tuple[str, ...]:
+def _used(e: Event, mro: tuple[str, ...]) -> tuple[str, ...]:
     """The attributes ``e`` may read or keep the value of ("*": every attribute)."""
     if e.kind == "touch":
         return tuple(e.effect.reads)
     if e.kind in _IN_PLACE:
         return (e.name.split(".", 1)[0],)
-    # A call not followed (a recursion, or a method initlint cannot resolve) may read anything.
+    # A call not followed (a recursion, or a method initlint cannot resolve) may read anything;
+    # but not a ``super().__init__()`` into ``object`` or a torch module class not read from
+    # an installed torch: those set up their own tables and read no attribute of a subclass.
     if e.kind in ("call", "super_init") and (e.unfollowed or e.callee is None):
+        if e.kind == "super_init" and _next_in_mro(e, mro) in ("", "object", "builtins.object"):
+            return ()
+        if e.kind == "super_init" and _next_in_mro(e, mro).startswith("torch.nn."):
+            return ()
         return ("*",)
     return ()
+
+
+def _next_in_mro(e: Event, mro: tuple[str, ...]) -> str:
+    """The class after the one whose code ran ``e`` in the constructed class's MRO ("" for
+    none: the last one's super is ``object``; "?" when its owner is not in it)."""
+    owner = e.fn.owner
+    if owner is None or owner.qualname not in mro:
+        return "?"
+    i = mro.index(owner.qualname)
+    return mro[i + 1] if i + 1 < len(mro) else ""
 
 
 def _placeholder(e: Event) -> bool:
@@ -226,6 +242,4 @@ def _no_fix(found: Discard) -> str:
         return "the build is replaced on some paths only; it is used on the others"
     if first.possibly:
         return "what the build constructs is decided by the caller"
-    if any(e.ancestor for e in found.by):
-        return "the replacing build is an ancestor's, which other subclasses may rely on"
     return ""

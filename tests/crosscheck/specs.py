@@ -380,6 +380,8 @@ SPECS: dict[str, dict[str, Spec]] = {
         "pkg.paths:Matched": ((8,), {"kind": "wide"}),
         "pkg.paths:Fallback": ((8,), {}),
         "pkg.paths:Routed": ((8,), {}),
+        "pkg.early:Grid": ((4,), {}),
+        "pkg.early:SeededGrid": ((4,), {}),
     },
     "discarded_build_deleted": {
         "pkg.layers:Encoder": ((8, 4), {}),
