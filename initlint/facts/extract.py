@@ -1053,25 +1053,41 @@ class _ModuleReader:
         )
 
     def _body(self, body: Sequence[ast.stmt], top: bool) -> None:
-        # Iterative over nested blocks (if/try at module level) to bind conditional imports.
-        stack: list[ast.stmt] = list(reversed(body))
+        # Iterative over nested blocks (if/try at module level) to bind conditional imports;
+        # each statement carries whether it sits in an ``except`` handler (a fallback binding).
+        stack: list[tuple[ast.stmt, bool]] = [(s, False) for s in reversed(body)]
         while stack:
-            stmt = stack.pop()
+            stmt, fallback = stack.pop()
             if isinstance(stmt, ast.Import):
                 for alias in stmt.names:
                     if alias.asname:
-                        self.imports.append(ImportFacts(alias.asname, alias.name, line=stmt.lineno))
+                        self.imports.append(
+                            ImportFacts(
+                                alias.asname, alias.name, line=stmt.lineno, fallback=fallback
+                            )
+                        )
                     else:
                         top_name = alias.name.split(".", 1)[0]
                         self.imports.append(
-                            ImportFacts(top_name, alias.name, bind_top=True, line=stmt.lineno)
+                            ImportFacts(
+                                top_name,
+                                alias.name,
+                                bind_top=True,
+                                line=stmt.lineno,
+                                fallback=fallback,
+                            )
                         )
             elif isinstance(stmt, ast.ImportFrom):
                 for alias in stmt.names:
                     local = alias.asname or alias.name
                     self.imports.append(
                         ImportFacts(
-                            local, stmt.module or "", alias.name, stmt.level, line=stmt.lineno
+                            local,
+                            stmt.module or "",
+                            alias.name,
+                            stmt.level,
+                            line=stmt.lineno,
+                            fallback=fallback,
                         )
                     )
             elif isinstance(stmt, ast.ClassDef):
@@ -1106,14 +1122,18 @@ class _ModuleReader:
                 # `if TYPE_CHECKING:`: only the type checker reads one branch; what it binds
                 # does not exist at run time and must not hide what the other branch (or the
                 # code around it) binds: the base a class really has.
-                stack.extend(reversed(stmt.orelse if typed else stmt.body))
+                branch = stmt.orelse if typed else stmt.body
+                stack.extend((s, fallback) for s in reversed(branch))
             elif isinstance(stmt, ast.If | ast.Try) or type(stmt).__name__ == "TryStar":
-                blocks: list[list[ast.stmt]] = [stmt.body, stmt.orelse]  # type: ignore[attr-defined]
+                blocks: list[tuple[list[ast.stmt], bool]] = [
+                    (stmt.body, fallback),  # type: ignore[attr-defined]
+                    (stmt.orelse, fallback),  # type: ignore[attr-defined]
+                ]
                 if not isinstance(stmt, ast.If):
-                    blocks += [h.body for h in stmt.handlers]  # type: ignore[attr-defined]
-                    blocks.append(stmt.finalbody)  # type: ignore[attr-defined]
-                for block in reversed(blocks):
-                    stack.extend(reversed(block))
+                    blocks += [(h.body, True) for h in stmt.handlers]  # type: ignore[attr-defined]
+                    blocks.append((stmt.finalbody, fallback))  # type: ignore[attr-defined]
+                for block, in_handler in reversed(blocks):
+                    stack.extend((s, in_handler) for s in reversed(block))
 
     def _function(
         self, fn: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str, is_method: bool

@@ -425,7 +425,7 @@ class ProjectIndex:
             if fn.span.line > found_line:
                 found, found_line = Target("function", f"{mod.name}.{name}"), fn.span.line
         for imp in imports:
-            if imp.line > found_line:
+            if imp.line > found_line and _rebinds(imp, found):
                 bound = self._import_target(mod, imp, depth)
                 if bound is not None:
                     found, found_line = bound, imp.line
@@ -477,7 +477,7 @@ class ProjectIndex:
             if found_line < fn.span.line < line:
                 found, found_line = Target("function", f"{mod.name}.{name}"), fn.span.line
         for imp in imports:
-            if found_line < imp.line < line:
+            if found_line < imp.line < line and _rebinds(imp, found):
                 bound = self._import_target(mod, imp, depth)
                 if bound is not None:
                     found, found_line = bound, imp.line
@@ -762,3 +762,10 @@ class ProjectIndex:
             return None
         found = self._table(mod).functions.get(fn_name)  # the last definition wins
         return FunctionInfo(qualname, mod, found) if found else None
+
+
+def _rebinds(imp: ImportFacts, found: Target | None) -> bool:
+    """Whether ``imp`` replaces the binding ``found`` above it. An import in an ``except``
+    handler runs only when the ``try`` block failed: after an alternative that resolves to
+    code initlint reads, it never runs (Python binds the first alternative that imports)."""
+    return not imp.fallback or found is None or found.kind == "external"
