@@ -300,7 +300,11 @@ def to_expr(node: ast.AST, depth: int = 0) -> Expr:
         # the operator rides along: a size ``out // groups`` with ``out`` 0 is 0
         op = _BINOPS.get(type(node.op), "")
         return _expr("op", name=op, children=(to_expr(node.left, d), to_expr(node.right, d)))
-    if isinstance(node, ast.UnaryOp | ast.BoolOp | ast.Compare | ast.IfExp):
+    if isinstance(node, ast.Compare):
+        # a test: its value is a bool, whatever its operands hold
+        kids = [to_expr(c, d) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)]
+        return _expr("op", name="test", children=tuple(kids))
+    if isinstance(node, ast.UnaryOp | ast.BoolOp | ast.IfExp):
         kids = [to_expr(c, d) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)]
         return _expr("op", children=tuple(kids))
     if isinstance(node, ast.Tuple | ast.List):
@@ -323,6 +327,9 @@ def to_expr(node: ast.AST, depth: int = 0) -> Expr:
         return _expr("op", children=tuple(to_expr(c, d) for c in parts))
     if isinstance(node, ast.Await | ast.NamedExpr):
         return to_expr(node.value, d)
+    if isinstance(node, ast.Lambda):
+        # what a call of it evaluates: a lambda handed to a function is there to be called
+        return _expr("op", name="lambda", children=(to_expr(node.body, d),))
     if isinstance(node, ast.Starred):
         return to_expr(node.value, d)
     return OTHER
@@ -755,7 +762,11 @@ class _FunctionReader:
             if isinstance(func, ast.Attribute) and func.attr in IN_PLACE:
                 root = _root_name(func.value)
                 if root and root != self.self_name:
-                    self._add("objattr", stmt, guard, name=root)  # changed in place
+                    # Changed in place; a container filled (``layers.append(Block())``)
+                    # carries what went into it, so the name costs what it holds.
+                    filled = func.attr in MUTATORS and isinstance(func.value, ast.Name)
+                    fill = to_expr(value) if filled else None
+                    self._add("objattr", stmt, guard, name=root, value=fill)
         self._calls_in(value, guard, stmt)
         self._use(value, None)
 

@@ -617,6 +617,12 @@ class ProjectIndex:
         found = self._field_classes[key] = tuple(out)
         return found
 
+    def known_external(self, dotted: str) -> bool:
+        """Whether what the external name ``dotted`` does is known without reading it: the
+        standard library's, or torch's and numpy's (the cost model's built-in knowledge)."""
+        head = dotted.partition(".")[0]
+        return head in STDLIB or head in ("torch", "numpy", "builtins")
+
     def in_dependency(self, target: Target) -> bool:
         """Whether a class or function target is defined in an installed dependency."""
         if target.kind == "class":
