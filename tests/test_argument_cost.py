@@ -12,6 +12,7 @@ from initlint.facts.extract import to_expr
 from initlint.simulation.cost import (
     HEAVY,
     LIGHT,
+    NONE,
     CostModel,
     keyword_values,
     torch_vector,
@@ -28,24 +29,41 @@ def _cost(source: str, **bound: Val) -> int:
 @pytest.mark.parametrize(
     ("source", "bound", "expected"),
     [
-        ("torch.nn.LayerNorm(d, elementwise_affine=False)", {}, LIGHT),
-        ("torch.nn.LayerNorm(d, elementwise_affine=affine)", {"affine": const(False)}, LIGHT),
-        ("torch.nn.LayerNorm(d, elementwise_affine=affine)", {"affine": UNKNOWN}, HEAVY),
-        # bias=False leaves the scale: still a module with a parameter
-        ("torch.nn.LayerNorm(d, bias=False)", {}, HEAVY),
-        ("torch.nn.LayerNorm(d)", {}, HEAVY),
+        # a norm layer owns only vectors (scale, shift, running statistics): light however built
+        ("torch.nn.LayerNorm(d)", {}, LIGHT),
+        ("torch.nn.LayerNorm(d, elementwise_affine=affine)", {"affine": UNKNOWN}, LIGHT),
+        ("torch.nn.BatchNorm1d(d)", {}, LIGHT),
+        ("torch.nn.GroupNorm(g, d)", {}, LIGHT),
+        ("torch.nn.PReLU(d)", {}, LIGHT),
+        # a weight matrix stays, whatever else is switched off
         ("torch.nn.Linear(a, b, bias=False)", {}, HEAVY),
-        ("torch.nn.BatchNorm1d(d, affine=False, track_running_stats=False)", {}, LIGHT),
-        ("torch.nn.BatchNorm1d(d, affine=False)", {}, HEAVY),  # running statistics stay
-        ("torch.nn.GroupNorm(g, d, affine=False)", {}, LIGHT),
-        # a positional False is not a keyword: not read as one
-        ("torch.nn.LayerNorm(d, 1e-5, False)", {}, HEAVY),
-        # **kw may pass anything: unknown
-        ("torch.nn.LayerNorm(d, **kw)", {}, HEAVY),
+        ("torch.nn.Linear(a, b, bias=flag)", {"flag": const(False)}, HEAVY),
+        ("torch.nn.Conv2d(a, b, 3, bias=False)", {}, HEAVY),
+        ("torch.nn.Embedding(v, d)", {}, HEAVY),
+        ("torch.nn.Linear(a, b, **kw)", {}, HEAVY),
     ],
 )
 def test_module_cost_reads_keywords(source: str, bound: dict[str, Val], expected: int) -> None:
     assert _cost(source, **bound) == expected
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("table", HEAVY),  # the name carries the work that made it
+        ("table if flag else None", HEAVY),
+        ("flag and table", HEAVY),
+        # a test's value is a bool: naming the costly local in it builds nothing
+        ("table is not None", NONE),
+        ("not table", NONE),
+        ("bool(table)", NONE),
+        ("(table is None) or flag", NONE),
+    ],
+)
+def test_a_test_does_not_carry_the_cost_of_what_it_names(source: str, expected: int) -> None:
+    expr = to_expr(ast.parse(source, mode="eval").body)
+    model = CostModel(index=None)  # type: ignore[arg-type]  # no call to resolve here
+    assert model.expr_cost(expr, None, (), {"table": HEAVY}) == expected  # type: ignore[arg-type]
 
 
 def test_keyword_values_name_the_trailing_children() -> None:

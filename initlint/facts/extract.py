@@ -300,7 +300,11 @@ def to_expr(node: ast.AST, depth: int = 0) -> Expr:
         # the operator rides along: a size ``out // groups`` with ``out`` 0 is 0
         op = _BINOPS.get(type(node.op), "")
         return _expr("op", name=op, children=(to_expr(node.left, d), to_expr(node.right, d)))
-    if isinstance(node, ast.UnaryOp | ast.BoolOp | ast.Compare | ast.IfExp):
+    if isinstance(node, ast.Compare):
+        # a test: its value is a bool, whatever its operands hold
+        kids = [to_expr(c, d) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)]
+        return _expr("op", name="test", children=tuple(kids))
+    if isinstance(node, ast.UnaryOp | ast.BoolOp | ast.IfExp):
         kids = [to_expr(c, d) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)]
         return _expr("op", children=tuple(kids))
     if isinstance(node, ast.Tuple | ast.List):
@@ -323,6 +327,9 @@ def to_expr(node: ast.AST, depth: int = 0) -> Expr:
         return _expr("op", children=tuple(to_expr(c, d) for c in parts))
     if isinstance(node, ast.Await | ast.NamedExpr):
         return to_expr(node.value, d)
+    if isinstance(node, ast.Lambda):
+        # what a call of it evaluates: a lambda handed to a function is there to be called
+        return _expr("op", name="lambda", children=(to_expr(node.body, d),))
     if isinstance(node, ast.Starred):
         return to_expr(node.value, d)
     return OTHER
@@ -755,7 +762,11 @@ class _FunctionReader:
             if isinstance(func, ast.Attribute) and func.attr in IN_PLACE:
                 root = _root_name(func.value)
                 if root and root != self.self_name:
-                    self._add("objattr", stmt, guard, name=root)  # changed in place
+                    # Changed in place; a container filled (``layers.append(Block())``)
+                    # carries what went into it, so the name costs what it holds.
+                    filled = func.attr in MUTATORS and isinstance(func.value, ast.Name)
+                    fill = to_expr(value) if filled else None
+                    self._add("objattr", stmt, guard, name=root, value=fill)
         self._calls_in(value, guard, stmt)
         self._use(value, None)
 
@@ -1053,25 +1064,41 @@ class _ModuleReader:
         )
 
     def _body(self, body: Sequence[ast.stmt], top: bool) -> None:
-        # Iterative over nested blocks (if/try at module level) to bind conditional imports.
-        stack: list[ast.stmt] = list(reversed(body))
+        # Iterative over nested blocks (if/try at module level) to bind conditional imports;
+        # each statement carries whether it sits in an ``except`` handler (a fallback binding).
+        stack: list[tuple[ast.stmt, bool]] = [(s, False) for s in reversed(body)]
         while stack:
-            stmt = stack.pop()
+            stmt, fallback = stack.pop()
             if isinstance(stmt, ast.Import):
                 for alias in stmt.names:
                     if alias.asname:
-                        self.imports.append(ImportFacts(alias.asname, alias.name, line=stmt.lineno))
+                        self.imports.append(
+                            ImportFacts(
+                                alias.asname, alias.name, line=stmt.lineno, fallback=fallback
+                            )
+                        )
                     else:
                         top_name = alias.name.split(".", 1)[0]
                         self.imports.append(
-                            ImportFacts(top_name, alias.name, bind_top=True, line=stmt.lineno)
+                            ImportFacts(
+                                top_name,
+                                alias.name,
+                                bind_top=True,
+                                line=stmt.lineno,
+                                fallback=fallback,
+                            )
                         )
             elif isinstance(stmt, ast.ImportFrom):
                 for alias in stmt.names:
                     local = alias.asname or alias.name
                     self.imports.append(
                         ImportFacts(
-                            local, stmt.module or "", alias.name, stmt.level, line=stmt.lineno
+                            local,
+                            stmt.module or "",
+                            alias.name,
+                            stmt.level,
+                            line=stmt.lineno,
+                            fallback=fallback,
                         )
                     )
             elif isinstance(stmt, ast.ClassDef):
@@ -1106,14 +1133,18 @@ class _ModuleReader:
                 # `if TYPE_CHECKING:`: only the type checker reads one branch; what it binds
                 # does not exist at run time and must not hide what the other branch (or the
                 # code around it) binds: the base a class really has.
-                stack.extend(reversed(stmt.orelse if typed else stmt.body))
+                branch = stmt.orelse if typed else stmt.body
+                stack.extend((s, fallback) for s in reversed(branch))
             elif isinstance(stmt, ast.If | ast.Try) or type(stmt).__name__ == "TryStar":
-                blocks: list[list[ast.stmt]] = [stmt.body, stmt.orelse]  # type: ignore[attr-defined]
+                blocks: list[tuple[list[ast.stmt], bool]] = [
+                    (stmt.body, fallback),  # type: ignore[attr-defined]
+                    (stmt.orelse, fallback),  # type: ignore[attr-defined]
+                ]
                 if not isinstance(stmt, ast.If):
-                    blocks += [h.body for h in stmt.handlers]  # type: ignore[attr-defined]
-                    blocks.append(stmt.finalbody)  # type: ignore[attr-defined]
-                for block in reversed(blocks):
-                    stack.extend(reversed(block))
+                    blocks += [(h.body, True) for h in stmt.handlers]  # type: ignore[attr-defined]
+                    blocks.append((stmt.finalbody, fallback))  # type: ignore[attr-defined]
+                for block, in_handler in reversed(blocks):
+                    stack.extend((s, in_handler) for s in reversed(block))
 
     def _function(
         self, fn: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str, is_method: bool

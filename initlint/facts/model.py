@@ -485,6 +485,10 @@ class ImportFacts:
     level: int = 0
     bind_top: bool = False
     line: int = 0
+    # Bound in an ``except`` handler: the fallback Python takes only when the ``try`` block's
+    # binding of the same name failed (``try: from fast import A`` / ``except ImportError:
+    # from slow import A``).
+    fallback: bool = False
 
 
 @_by_fields

@@ -425,7 +425,7 @@ class ProjectIndex:
             if fn.span.line > found_line:
                 found, found_line = Target("function", f"{mod.name}.{name}"), fn.span.line
         for imp in imports:
-            if imp.line > found_line:
+            if imp.line > found_line and _rebinds(imp, found):
                 bound = self._import_target(mod, imp, depth)
                 if bound is not None:
                     found, found_line = bound, imp.line
@@ -477,7 +477,7 @@ class ProjectIndex:
             if found_line < fn.span.line < line:
                 found, found_line = Target("function", f"{mod.name}.{name}"), fn.span.line
         for imp in imports:
-            if found_line < imp.line < line:
+            if found_line < imp.line < line and _rebinds(imp, found):
                 bound = self._import_target(mod, imp, depth)
                 if bound is not None:
                     found, found_line = bound, imp.line
@@ -616,6 +616,12 @@ class ProjectIndex:
                 out.append(value)
         found = self._field_classes[key] = tuple(out)
         return found
+
+    def known_external(self, dotted: str) -> bool:
+        """Whether what the external name ``dotted`` does is known without reading it: the
+        standard library's, or torch's and numpy's (the cost model's built-in knowledge)."""
+        head = dotted.partition(".")[0]
+        return head in STDLIB or head in ("torch", "numpy", "builtins")
 
     def in_dependency(self, target: Target) -> bool:
         """Whether a class or function target is defined in an installed dependency."""
@@ -762,3 +768,10 @@ class ProjectIndex:
             return None
         found = self._table(mod).functions.get(fn_name)  # the last definition wins
         return FunctionInfo(qualname, mod, found) if found else None
+
+
+def _rebinds(imp: ImportFacts, found: Target | None) -> bool:
+    """Whether ``imp`` replaces the binding ``found`` above it. An import in an ``except``
+    handler runs only when the ``try`` block failed: after an alternative that resolves to
+    code initlint reads, it never runs (Python binds the first alternative that imports)."""
+    return not imp.fallback or found is None or found.kind == "external"

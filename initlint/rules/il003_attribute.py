@@ -23,12 +23,13 @@ filled in the same method (`self.layers = nn.ModuleList()` then `self.layers.app
 a loop, `self.heads["x"] = ...`) costs what went into it.
 
 Severity follows the ancestor's build that is thrown away:
-- `error` (heavy): a tensor; a module that owns parameters or buffers (`nn.Linear`,
-  `nn.LayerNorm`, a project module whose construction is heavy, a `ModuleList` of such);
-  file I/O; `from_pretrained`/`from_config`/`torch.load`-style loading; `copy.deepcopy` of
-  any of these.
+- `error` (heavy): a tensor; a module that owns a matrix-sized parameter or buffer
+  (`nn.Linear`, `nn.Embedding`, a project module whose construction is heavy, a
+  `ModuleList` of such); file I/O; `from_pretrained`/`from_config`/`torch.load`-style
+  loading; `copy.deepcopy` of any of these.
 - `warning` (light): an object without tensors: a parameterless torch module (`nn.GELU`,
-  `nn.SiLU`, `nn.Dropout`, `nn.Identity`, pooling, padding), a torch module whose keyword
+  `nn.SiLU`, `nn.Dropout`, `nn.Identity`, pooling, padding), a torch norm layer, which owns
+  only vectors (`nn.LayerNorm`, `nn.BatchNorm1d`, `nn.GroupNorm`), a torch module whose keyword
   arguments switch off every tensor it would register (`nn.LayerNorm(d,
   elementwise_affine=False)`, `nn.BatchNorm1d(d, affine=False, track_running_stats=False)`;
   also a project class built with a keyword passed as `False`, whose construction is then
@@ -75,8 +76,14 @@ only possibly that (a caller may pass another class): `possibly`. So is what a b
 builds when it may also return something else (`if spec is None: return None`). A builder
 may also return a call of a local taken from that parameter or from a field of it
 (`module = spec.module` then `return module(*args, **kwargs)`, megatron's `build_module`).
-A class initlint cannot name (a spec read from a config object) is not priced: that build is
-no costly ancestor work, and a different build of the attribute is not reported.
+What the simulation cannot follow has an *unknown* cost, never a cheap one: a callable
+computed at run time (`REGISTRY[kind](d)`, `getattr(nn, name)(d)`), a local or argument
+holding one, a class read from a settings object, a library the environment does not hold.
+A rebuild whose discarded build is unknown is reported as `possibly` and as a `warning`: it
+is at least light work and may be heavy, and an `error` claims heavy work the simulation
+established, so the errors stay trustworthy while nothing unknown is dropped (say what it
+costs with `expensive-calls` or `cheap-calls`). A lambda handed to a function counts as
+called: `make_layers(n, lambda i: Block(d))` costs what building a `Block` costs.
 A build from a *spec*, an unknown argument of the constructed class read through a field
 (`build_module(submodules.linear_proj, ...)`, `submodules.core_attention(...)`,
 `spec.module(...)`), followed by a build of the *same* spec (the same argument, read through
@@ -90,11 +97,12 @@ Holder`, `Optional[Holder]`, `Union[A, B]`). A class's name is taken by Python's
 (its last part capitalised), and only the project's own files are read for it, not those
 of installed dependencies. The heaviest of those classes is the severity, and the
 finding is `possibly` (a caller may give another class). With no annotation, or no class
-given anywhere, the build stays unpriced and nothing is reported. A build of another spec
-(another field into the same attribute, a rewritten one) is not reported either, though
-the first build is thrown away: the field's classes say what a spec *may* hold, and a spec
-code replaces is often the one the project gives a no-op class (`IdentityOp`), so pricing
-the discarded build by the heaviest class would claim work nobody may have done.
+given anywhere, the build's cost stays unknown. A build of another spec (another field into
+the same attribute, a rewritten one) is reported at an unknown cost too (`possibly`, a
+warning): the first build is thrown away, but the field's classes say only what a spec
+*may* hold, and a spec code replaces is often the one the project gives a no-op class
+(`IdentityOp`), so pricing the discarded build by the heaviest class would claim work
+nobody may have done.
 When the ancestor builds the attribute in several branches (`self.norm = RMSNorm(d)` if on
 the last stage, else a placeholder), the build thrown away is that of the branch that ran.
 The subclass's branches are paired with the ancestor's when its test has the same text and

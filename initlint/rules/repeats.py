@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from initlint.rules.base import RepeatFinding, confidence_of, method_label
 from initlint.simulation.binding import DIFFER, SAME, own_defaults, same_args
-from initlint.simulation.cost import LIGHT
+from initlint.simulation.cost import LIGHT, UNKNOWN
 from initlint.simulation.engine import Event, FlagRef, Simulation, exclusive
 from initlint.simulation.values import MAYBE
 
@@ -89,6 +89,8 @@ def find_repeats(sim: Simulation) -> list[RepeatFinding]:
         if e.memo_changed == "maybe":  # the arguments change only under an undecided guard
             confidence = "possible"
         if nearest.index in maybe_args:  # equal arguments only if the caller passes defaults
+            confidence = "possible"
+        if cost == UNKNOWN:  # work the simulation cannot follow: possibly costly, never cheap
             confidence = "possible"
         return RepeatFinding(
             code,

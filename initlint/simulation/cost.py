@@ -9,6 +9,7 @@ repeat of HEAVY work is an ``error``, of LIGHT work a ``warning``.
 
 from __future__ import annotations
 
+import builtins
 import operator
 from collections.abc import Callable, Mapping
 from dataclasses import field
@@ -57,9 +58,17 @@ TENSOR_METHODS = frozenset(
 )
 
 
+# Operators whose value is a bool (``x is None``, ``not x``, ``bool(x)``): the cost of the
+# names they test is not carried into it.
+_TESTS = frozenset({"test", "not", "bool"})
+
 # Cost levels, ordered: the cost of several pieces of work is the highest of theirs.
-NONE, LIGHT, HEAVY = 0, 1, 2
-COST_NAMES = ("none", "light", "heavy")
+# UNKNOWN is what the simulation cannot follow (a callable computed at run time, a name that
+# resolves to nothing it can read): at least light work, possibly heavy, never cheap.
+NONE, LIGHT, UNKNOWN, HEAVY = 0, 1, 2, 3
+COST_NAMES = ("none", "light", "unknown", "heavy")
+# Names Python binds in every module: calling one is no construction work to follow.
+BUILTIN_NAMES = frozenset(dir(builtins))
 
 # torch.nn classes that own no parameter or buffer: building one is light work.
 LIGHT_NN = frozenset(
@@ -216,13 +225,15 @@ def _kw_consts(call: Expr, bound: Bound) -> dict[str, object]:
     return out
 
 
-def torch_module_cost(last: str, call: Expr, bound: Bound = NO_BOUND) -> int:
+def torch_module_cost(last: str, call: Expr | None, bound: Bound = NO_BOUND) -> int:
     """A torch.nn module built by ``call``: HEAVY when it still registers a tensor, LIGHT
     when its keywords switch every registration off (``nn.LayerNorm(d,
     elementwise_affine=False)``, ``nn.BatchNorm1d(d, affine=False,
     track_running_stats=False)``): a module that owns no parameter or buffer."""
     params = TORCH_PARAMS.get(last)
-    if not params or not call.keywords:
+    if params and all(p in TORCH_VECTORS.get(last, ()) for p in params):
+        return LIGHT  # a norm layer: it owns only vectors (weight, bias, running stats)
+    if not params or call is None or not call.keywords:
         return HEAVY
     keywords = _kw_consts(call, bound)
     if all(switched_off(offs, keywords) for offs in params.values()):
@@ -404,7 +415,7 @@ class CostModel:
                 return NONE
             if last in LIGHT_NN or last.endswith("Loss"):
                 return LIGHT
-            return HEAVY if call is None else torch_module_cost(last, call, bound)
+            return torch_module_cost(last, call, bound)
         if head.startswith("torch.nn") and last in LIGHT_NN:
             return LIGHT
         return NONE
@@ -432,7 +443,10 @@ class CostModel:
             if kind == "name":
                 c = locals_.get(cur.name, NONE)
             elif kind == "op":
-                stack.extend(cur.children)
+                if cur.name in _TESTS:  # a bool: naming a costly local builds nothing
+                    stack.extend(c for c in cur.children if c.kind != "name")
+                else:
+                    stack.extend(cur.children)
                 continue
             elif kind == "call":
                 priced = self._call(cur, module, mro, locals_, attrs, bound)
@@ -475,12 +489,13 @@ class CostModel:
                 if isinstance(best, BodyError) or best == HEAVY:
                     return best
         if not name:
-            return best
+            # ``REGISTRY[kind](d)``, ``getattr(nn, name)(d)``: a callable computed at run time
+            return best if recv is not None else _highest(best, UNKNOWN)
         held = bound.get(name)
         if held is not None and held.ref is not None:  # ``attn_cls(...)``: what it was given
             given = self.index.resolve_value(*held.ref)
             if given is None:
-                return best
+                return _highest(best, UNKNOWN)
             return _highest(best, self._ref_cost(given, call, module, mro, locals_, attrs, bound))
         # Built-in knowledge of torch stays the judge of torch's own classes and functions
         # where torch is installed (nn.ModuleList is cheap, nn.Linear is not); other
@@ -497,9 +512,17 @@ class CostModel:
         if target is None:
             if name in IO_CALLS or self._matches(name, self.expensive_calls):
                 return HEAVY
+            if recv is None and name not in BUILTIN_NAMES:
+                return _highest(best, UNKNOWN)  # a local or argument holding some callable
             return best
         if target.kind == "external":
             external = self._external_call(target.name, call, module, mro, locals_, attrs, bound)
+            if (
+                external == NONE
+                and not self.index.known_external(target.name)
+                and not self._matches(target.name, self.cheap_calls)
+            ):
+                external = UNKNOWN  # a library the environment does not hold: not read
             return _highest(best, external)
         if target.kind == "class":
             info = self.index.class_info(target.name)
@@ -593,8 +616,8 @@ class CostModel:
                         result = max(result, self.external_cost(qual))
                 if result == HEAVY:
                     break
-            if cinfo is None:
-                continue
+            if cinfo is None or (cinfo.module.is_dependency and qual.startswith("torch.")):
+                continue  # torch's own classes: judged by what the cost model knows of them
             init = cinfo.facts.method("__init__")
             if init is not None:
                 fn = FunctionInfo(f"{qual}.__init__", cinfo.module, init, cinfo)
@@ -803,6 +826,14 @@ class CostModel:
             elif kind == "call":
                 callee = self.index.lookup_method(mro, eff.name) if mro else None
                 c = NONE if callee is None else self.function_cost(callee, mro)
+            elif kind == "objattr" and eff.value is not None and "." not in eff.name:
+                # a local container filled: it holds what went in
+                c = self.expr_cost(eff.value, fn.module, mro, local_cost)
+                if isinstance(c, BodyError):
+                    return c
+                if c:
+                    local_cost[eff.name] = max(local_cost.get(eff.name, NONE), c)
+                continue
             else:
                 continue
             if isinstance(c, BodyError):

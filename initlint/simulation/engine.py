@@ -36,6 +36,7 @@ from initlint.simulation.cost import (
     torch_shape,
     torch_vector,
 )
+from initlint.simulation.cost import UNKNOWN as UNKNOWN_COST
 from initlint.simulation.memo import Binding, MemoRoute, View, compare, route_binding
 from initlint.simulation.specs import (
     BuilderShape,
@@ -1329,11 +1330,17 @@ class _Run:
                 parent = frame.call.parent
                 self.return_reads[parent] = self.return_reads.get(parent, frozenset()) | got
 
-    def _on_objattr(self, frame: _Frame, ctx: _EffectContext) -> None:
+    def _on_objattr(self, frame: _Frame, ctx: _EffectContext) -> BodyError | None:
         """``obj.field = v`` or ``obj.append(x)``: an object a name holds changed in place."""
         if ctx.shadow:
-            return  # the branch does not run: its bindings do not happen
+            return None  # the branch does not run: its bindings do not happen
         eff = ctx.effect
+        if eff.value is not None and "." not in eff.name:  # a local container filled
+            filled = self._value_cost(frame, eff.value)
+            if isinstance(filled, BodyError):
+                return filled
+            if filled:
+                frame.local_cost[eff.name] = max(frame.local_cost.get(eff.name, NONE), filled)
         self._note_rebinding(frame, ctx)
         self._note_writes(all_=True)  # (the object may be one a self attribute holds)
         head, _, rest = eff.name.partition(".")
@@ -1347,6 +1354,7 @@ class _Run:
         if held is not None and held.kind in ("args", "const"):
             frame.call.env[eff.name] = UNKNOWN  # ``offsets.append(n)``, ``n += 1``
         self._set_field(frame, eff, ctx.status)
+        return None
 
     def _on_touch(self, frame: _Frame, ctx: _EffectContext) -> None:
         """Self attributes read and written; reading one that is surely unset raises."""
@@ -1423,14 +1431,15 @@ class _Run:
                 return built
             if built is not None and built.target is not None:
                 via = built.held, built.target
-                cost = max(cost, built.cost)
+                # the builder's call of what it was given is resolved: no longer unknown
+                cost = built.cost if cost == UNKNOWN_COST else max(cost, built.cost)
                 if not built.sure and cost > NONE:
                     possibly = f"the builder {eff.value.name}() may return something else"
             elif built is not None:
                 spec = built.keys
             else:
                 spec = self._direct_spec(frame, eff.value)
-        if spec and kind == "assign" and not ctx.shadow and cost == NONE:
+        if spec and kind == "assign" and not ctx.shadow and cost in (NONE, UNKNOWN_COST):
             again = self._same_spec(eff.name, spec)
             if isinstance(again, BodyError):
                 return again
@@ -1811,7 +1820,7 @@ class _Run:
         class possibly costs (the heaviest the project gives the spec's field: ``_spec_cost``)
         and why, which the earlier build is repriced with too; None when unknown."""
         prev = self.last_assign.get(name)
-        if prev is None or prev.cost > NONE:
+        if prev is None or prev.cost not in (NONE, UNKNOWN_COST):
             return None
         common = prev.spec & keys
         if not common or spec_rewritten(common, self.spec_writes, prev.index):

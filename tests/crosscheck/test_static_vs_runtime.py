@@ -107,27 +107,6 @@ DISAGREEMENTS: dict[tuple[str, str], str] = {
         "replaces the mixer's input projection: work done twice in its own __init__, not "
         "ancestor work done again (the runtime counts any repeat on the mixer)"
     ),
-    ("builder_spec", "pkg.variants:SettingsBlock"): (
-        "static miss, runtime is right: Block's builder gets its class from a settings object "
-        "(SETTINGS.attention), which initlint does not resolve, so that build is not priced "
-        "and the Attention built again is not reported"
-    ),
-    ("spec_fields", "pkg.variants:SwappedMixer"): (
-        "static miss, runtime is right: with the full recipe Mixer built a Projection from "
-        "`parts.proj` and the subclass replaces it with one built from `parts.gate`; the class "
-        "of a spec is not known, and only a build of the same part is claimed as work done "
-        "again (docs/rules.md IL003; with the thin recipe nothing costly is lost)"
-    ),
-    ("spec_fields", "pkg.variants:RewrittenMixer"): (
-        "static miss, runtime is right: the subclass rewrites `parts.proj` and builds the new "
-        "class; what Mixer built from the old one (a Projection, with the full recipe) is not "
-        "known, and a rewritten part is not the same part (docs/rules.md IL003)"
-    ),
-    ("spec_fields", "pkg.variants:OwnPartsMixer"): (
-        "definitions differ, static is right: Mixer built `proj` from parts the subclass made "
-        "(a Passthrough, 0 B), and the subclass builds the caller's part: the runtime counts "
-        "any second store of `proj`, but nothing Mixer built is built again"
-    ),
     ("discarded_builds", "pkg.placeholder:Placeholders"): (
         "definitions differ, static is right: `self.norm = nn.Identity()` declares the name "
         "and is then filled in; the runtime counts any second store of a module, but an "

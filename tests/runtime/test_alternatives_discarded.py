@@ -28,11 +28,11 @@ from initlint.runtime import trace_init  # noqa: E402
 CASE = Path(__file__).resolve().parents[1] / "fixtures" / "check" / "alternatives_discarded"
 
 # (module, class, attribute): the branch pairs with the ancestor's
-PAIRED = [("wide", "WiderTrunk", "norm"), ("wide", "WiderTrunk", "head")]
+PAIRED = [("wide", "WiderTrunk", "table"), ("wide", "WiderTrunk", "head")]
 PAIRED += [("wide", "RefetchedTrunk", "head")]
 # ... and where it does not, so the heaviest alternative prices both branches
 UNPAIRED = [("wide", "WiderTrunk", "proj"), ("wide", "RegroupedTrunk", "head")]
-UNPAIRED += [("mirrored", "MirroredTrunk", "norm")]
+UNPAIRED += [("mirrored", "MirroredTrunk", "table")]
 
 
 def severities() -> dict[tuple[str, int], str]:
@@ -93,10 +93,10 @@ def test_an_unpaired_test_is_rated_by_the_heaviest_alternative(
 def test_the_same_name_of_another_function_is_not_paired(
     check_fixture: Callable[[str], Path], rated: dict[tuple[str, int], str]
 ) -> None:
-    """MirroredTrunk's else branch runs where the ancestor built its LayerNorm: pairing the
+    """MirroredTrunk's else branch runs where the ancestor built its Embedding: pairing the
     tests by their text alone would call that rebuild cheap."""
     check_fixture("alternatives_discarded")
-    discarded, line = outcome("mirrored", "MirroredTrunk", "norm", True)
+    discarded, line = outcome("mirrored", "MirroredTrunk", "table", True)
     lines = (CASE / "pkg" / "mirrored.py").read_text().splitlines()
     assert "Placeholder()" in lines[line - 1]  # the else branch ran
     assert discarded > 0
