@@ -13,7 +13,7 @@ from initlint.records import dataclass
 from initlint.rules.base import RepeatFinding
 from initlint.rules.repeats import never_both
 from initlint.rules.shapes import relation
-from initlint.simulation.cost import LIGHT, NONE
+from initlint.simulation.cost import LIGHT, NONE, UNKNOWN
 from initlint.simulation.engine import Event, Simulation
 from initlint.simulation.values import MAYBE
 
@@ -78,7 +78,9 @@ def find_discards(sim: Simulation) -> list[RepeatFinding]:
 
 def _finding(sim: Simulation, found: Discard) -> RepeatFinding:
     first = found.first
-    confidence: Confidence = "definite" if found.always and not first.possibly else "possible"
+    sure = found.always and not first.possibly and first.cost != UNKNOWN
+    # (a build whose cost is not followed is possibly costly, never cheap: as for IL003)
+    confidence: Confidence = "definite" if sure else "possible"
     return RepeatFinding(
         CODE,
         sim,
