@@ -25,7 +25,8 @@ from initlint.driver.walk import project_modules
 from initlint.facts.cache import FactsCache
 from initlint.facts.load import facts_for, facts_or_empty
 from initlint.facts.model import ModuleFacts
-from initlint.index.project import Module, ProjectIndex
+from initlint.index.project import ProjectIndex
+from initlint.index.records import Module
 from initlint.settings import Settings
 from initlint.sources import UnreadableError, read_bytes
 

@@ -15,7 +15,7 @@ import click
 
 from initlint.driver import analyze
 from initlint.facts.model import BodyError
-from initlint.index.project import ClassInfo
+from initlint.index.records import ClassInfo
 from initlint.pipeline.analysis import Analysis
 from initlint.pipeline.check import body_syntax_diag
 from initlint.rules import REGISTRY, findings_of

@@ -8,7 +8,7 @@ import ast
 
 import pytest
 
-from initlint.facts.extract import to_expr
+from initlint.facts.expressions import to_expr
 from initlint.simulation.cost import (
     HEAVY,
     LIGHT,

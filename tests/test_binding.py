@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from initlint.facts.extract import to_expr
+from initlint.facts.expressions import to_expr
 from initlint.facts.model import Expr, Param
 from initlint.simulation.binding import (
     DIFFER,

@@ -138,7 +138,7 @@ def test_no_fix_leaves_the_input_and_says_why(name: str, copy_case) -> None:  # 
 def test_edited_lines_are_formatted_like_their_surroundings(name: str) -> None:
     """Issue 14: a line the fix adds has no trailing whitespace and keeps the file's line
     length (the longest code line of the input, 88 at least)."""
-    from initlint.fix.transform import line_limit
+    from initlint.fix.layout import line_limit
 
     for out in sorted((FIX / name / "out").rglob("*.py")):
         src = FIX / name / "in" / out.relative_to(FIX / name / "out")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from initlint.fix import transform
+from initlint.fix import layout
 from initlint.fix.apply import changed_hunks
 
 
@@ -113,13 +113,13 @@ _SHAPES = [
 @pytest.mark.parametrize("source", _SHAPES, ids=range(len(_SHAPES)))
 def test_string_lines_as_tokenize_finds_them(source: str) -> None:
     lines = source.splitlines()
-    assert transform._string_or_comment_lines(lines) == _tokenize_lines(lines)
+    assert layout.string_or_comment_lines(lines) == _tokenize_lines(lines)
 
 
 def test_string_lines_as_tokenize_finds_them_on_initlint_itself() -> None:
-    files = sorted(Path(transform.__file__).parents[1].rglob("*.py"))
+    files = sorted(Path(layout.__file__).parents[1].rglob("*.py"))
     files += sorted(Path(__file__).parent.glob("*.py"))
     assert len(files) > 100
     for path in files:
         lines = path.read_text(encoding="utf-8").splitlines()
-        assert transform._string_or_comment_lines(lines) == _tokenize_lines(lines), path
+        assert layout.string_or_comment_lines(lines) == _tokenize_lines(lines), path

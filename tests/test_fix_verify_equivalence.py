@@ -23,9 +23,10 @@ from libcst.metadata import MetadataWrapper
 
 from initlint.driver import analyze
 from initlint.facts.extract import extract_facts
-from initlint.fix import transform
 from initlint.fix.api import attach_edits
+from initlint.fix.applier import OpApplier
 from initlint.fix.apply import BOM, FileChange, render
+from initlint.fix.partial_parse import PIECE_HEADER
 from initlint.fix.propose import fix_planner
 from initlint.fix.transform import FixError, rewrite
 from initlint.fix.verify import Verifier, _findings, _key
@@ -51,7 +52,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 # -- the straightforward code, as it was ---------------------------------------------------------
 def old_apply_ops(source: str, ops: Sequence[Op]) -> str:
     module = cst.parse_module(source)
-    applier = transform._Applier(module, source.splitlines(), ops)
+    applier = OpApplier(module, source.splitlines(), ops)
     new = MetadataWrapper(module, unsafe_skip_copy=True).visit(applier)
     if applier.pending:
         missing = ", ".join(sorted(type(o).__name__ for o in applier.pending))
@@ -377,7 +378,7 @@ def test_rewrite_per_statement_equals_whole_module(name: str, source: str) -> No
 def rewrite_text(source: str, ops: Sequence[Op]) -> str:
     code, changed = rewrite(source, ops)
     if changed is not None:  # what changed: top-level statements or methods of the new code
-        assert all(c.removeprefix(transform.PIECE_HEADER) in code for c in changed)
+        assert all(c.removeprefix(PIECE_HEADER) in code for c in changed)
     return code
 
 

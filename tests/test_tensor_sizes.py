@@ -7,7 +7,7 @@ import ast
 
 import pytest
 
-from initlint.facts.extract import to_expr
+from initlint.facts.expressions import to_expr
 from initlint.simulation.cost import HEAVY, LIGHT, CostModel, numel
 from initlint.simulation.values import UNKNOWN, Val, const
 

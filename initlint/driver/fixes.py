@@ -13,7 +13,8 @@ from initlint.driver.results import FixInputs, Previous
 from initlint.driver.split import attach_in_two
 from initlint.facts.cache import FactsCache
 from initlint.index.deps import ImportGraph
-from initlint.index.project import Module, ProjectIndex
+from initlint.index.project import ProjectIndex
+from initlint.index.records import Module
 from initlint.pipeline.analysis import Analysis, FindingKey, FixAttacher
 from initlint.pipeline.report import Entry, Share
 

@@ -30,7 +30,9 @@ from initlint.facts.cache import FactsCache
 from initlint.facts.load import FactsRead, facts_for, facts_or_empty
 from initlint.facts.model import ModuleFacts
 from initlint.generated import GeneratedCode
-from initlint.index.project import Module, ProjectIndex, module_name_for
+from initlint.index.modules import module_name_for
+from initlint.index.project import ProjectIndex
+from initlint.index.records import Module
 from initlint.locate import Locator
 from initlint.pipeline.analysis import Analysis, FindingKey, FixAttacher, FixPlanner
 from initlint.pipeline.check import (

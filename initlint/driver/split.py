@@ -14,7 +14,7 @@ from typing import Protocol, TypeVar
 from initlint.diagnostics import Diagnostic
 from initlint.environment import Distribution
 from initlint.facts.cache import FactsCache, pickle_facts, unpickle_facts
-from initlint.index.project import Module
+from initlint.index.records import Module
 from initlint.pipeline.analysis import Analysis, FindingKey
 from initlint.pipeline.report import Entry, Share
 from initlint.progress import Progress

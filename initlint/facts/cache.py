@@ -13,9 +13,19 @@ from initlint.facts.model import ModuleFacts
 
 
 def _code_fingerprint() -> str:
-    from initlint.facts import extract, model, skeleton
+    from initlint.facts import (
+        effect_log,
+        expressions,
+        extract,
+        function_reader,
+        model,
+        module_reader,
+        skeleton,
+    )
 
-    return source_fingerprint(extract, model, skeleton)
+    return source_fingerprint(
+        extract, module_reader, function_reader, effect_log, expressions, model, skeleton
+    )
 
 
 FORMAT = _code_fingerprint()

@@ -20,7 +20,7 @@ from initlint.fixplan import (
     SetKeyword,
     WrapInIf,
 )
-from initlint.index.project import FunctionInfo
+from initlint.index.records import FunctionInfo
 from initlint.records import dataclass
 from initlint.rules.analyses import analyses_of
 from initlint.rules.base import REGISTRY, Finding, FixStrategy, RepeatFinding, runtime_repeats_of

@@ -17,7 +17,7 @@ import textwrap
 from collections.abc import Sequence
 
 from initlint.facts.reads import EVERYTHING
-from initlint.index.project import FunctionInfo
+from initlint.index.records import FunctionInfo
 from initlint.records import dataclass
 from initlint.simulation.engine import Event, Simulation
 from initlint.simulation.reads import writes

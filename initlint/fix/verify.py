@@ -30,7 +30,8 @@ from initlint.fix.keys import finding_key
 from initlint.fix.state import label
 from initlint.fix.transform import FixError
 from initlint.fixplan import FixPlan, Op
-from initlint.index.project import Module, NameTable, ProjectIndex
+from initlint.index.project import ProjectIndex
+from initlint.index.records import Module, NameTable
 from initlint.pipeline.analysis import Analysis
 from initlint.rules import findings_of
 from initlint.rules.base import Finding

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from initlint.facts.model import ImportFacts
-from initlint.index.project import Module
+from initlint.index.records import Module
 
 
 def _prefixes(name: str) -> list[str]:

@@ -10,7 +10,8 @@ from pathlib import Path
 from initlint.diagnostics import Diagnostic, describe
 from initlint.facts.load import FactsCrashed, FactsOutcome, FactsRead, FactsUnreadable
 from initlint.facts.model import BodyError, ModuleFacts
-from initlint.index.project import ClassInfo, Module, ProjectIndex
+from initlint.index.project import ProjectIndex
+from initlint.index.records import ClassInfo, Module
 from initlint.pipeline.analysis import Analysis, FixPlanner
 from initlint.pipeline.report import Entry, Share, comments_of, file_diag, finding_site, to_share
 from initlint.records import dataclass

@@ -13,7 +13,9 @@ from initlint.facts.cache import FactsCache
 from initlint.facts.extract import extract_facts
 from initlint.facts.load import EMPTY
 from initlint.facts.model import ModuleFacts, Span
-from initlint.index.project import Module, ProjectIndex, module_name_for
+from initlint.index.modules import module_name_for
+from initlint.index.project import ProjectIndex
+from initlint.index.records import Module
 from initlint.settings import Settings
 from initlint.sources import UnreadableError, decode, read_bytes
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from initlint.diagnostics import Diagnostic, Fix, Related
 from initlint.environment import Distribution
 from initlint.facts.model import ModuleFacts, Span
-from initlint.index.project import Module
+from initlint.index.records import Module
 from initlint.pipeline.analysis import Analysis, FixPlanner, FixProposal, NoFix, Proposed
 from initlint.records import dataclass
 from initlint.rules import REGISTRY, DisabledFinding, Finding, RepeatFinding, select_codes

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from initlint.index.project import ClassInfo
+from initlint.index.records import ClassInfo
 from initlint.rules.base import (
     Analyses,
     DisabledFinding,

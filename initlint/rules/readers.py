@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from initlint.index.project import ClassInfo
+from initlint.index.records import ClassInfo
 from initlint.sources import UnreadableError, decode, read_bytes
 
 _LINES: dict[str, list[str]] = {}

@@ -33,7 +33,7 @@ Key = tuple[object, ...]
 # ``(SYM, name)``: the constructed class's argument ``name`` (``name`` may be dotted:
 # ``config.hidden`` read from its argument ``config``).
 SYM = "$arg"
-# The ops an ``Expr`` of kind ``op`` names (``facts.extract.to_expr``: arithmetic, a tuple or
+# The ops an ``Expr`` of kind ``op`` names (``facts.expressions.to_expr``: arithmetic, a tuple or
 # list display, a starred item ``*``, ``not``, ``bool()``). Any other op (a comparison,
 # ``and``/``or``, a conditional, a unary minus, a set or dict display, a comprehension, an
 # f-string) lost what it was.

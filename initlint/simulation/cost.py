@@ -16,7 +16,8 @@ from dataclasses import field
 from fnmatch import fnmatchcase
 
 from initlint.facts.model import Body, BodyError, Const, Expr
-from initlint.index.project import ClassInfo, FunctionInfo, Module, ProjectIndex, Target
+from initlint.index.project import ProjectIndex
+from initlint.index.records import ClassInfo, FunctionInfo, Module, Target
 from initlint.records import dataclass
 from initlint.simulation.memo import Hop, MemoRoute
 from initlint.simulation.values import Val

@@ -21,7 +21,8 @@ from initlint.facts.model import (
     Span,
 )
 from initlint.facts.reads import EVERYTHING
-from initlint.index.project import ClassInfo, FunctionInfo, Module, ProjectIndex, Target
+from initlint.index.project import ProjectIndex
+from initlint.index.records import ClassInfo, FunctionInfo, Module, Target
 from initlint.records import dataclass
 from initlint.simulation.binding import SYM, ArgKeys, Key, bind_args, default_key, expr_key
 from initlint.simulation.cost import (

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from initlint.facts.model import Expr, Param
-from initlint.index.project import FunctionInfo
+from initlint.index.records import FunctionInfo
 from initlint.records import dataclass
 from initlint.simulation.binding import (
     DIFFER,

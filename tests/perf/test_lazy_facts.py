@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from initlint.diagnostics import Diagnostic
-from initlint.facts import extract
 from initlint.facts.extract import extract_facts
 from initlint.facts.model import FunctionFacts, ModuleFacts, has_fresh_bodies
+from initlint.facts.module_reader import ModuleReader
 from initlint.locate import Locator
 
 TRICKY = '''\
@@ -91,7 +91,7 @@ def _functions(facts: ModuleFacts) -> list[FunctionFacts]:
 
 
 def _eager(text: str) -> ModuleFacts:
-    return extract._ModuleReader(None).read(ast.parse(text))
+    return ModuleReader(None).read(ast.parse(text))
 
 
 VARIANTS = {
@@ -119,7 +119,7 @@ def test_bytes_with_bom_and_coding_cookie() -> None:
     text = "# -*- coding: latin-1 -*-\n" + TRICKY.replace("é", "\xe9")
     for data in (text.encode("latin-1"), b"\xef\xbb\xbf" + TRICKY.encode()):
         lazy = extract_facts(data)
-        eager = extract._ModuleReader(None).read(ast.parse(data))
+        eager = ModuleReader(None).read(ast.parse(data))
         for a, b in zip(_functions(eager), _functions(lazy), strict=True):
             assert (b.params, b.effects) == (a.params, a.effects), b.qualname
 

@@ -22,7 +22,8 @@ import pytest
 
 from initlint.discovery import _excluded, _rel_str, walk_python_paths
 from initlint.facts.model import ModuleFacts
-from initlint.index.project import ProjectIndex, module_name_for
+from initlint.index.modules import module_name_for
+from initlint.index.project import ProjectIndex
 from initlint.locate import suppressed_codes
 from initlint.output.text import printable
 
@@ -255,19 +256,19 @@ def test_absolute_module_matches_the_suffix_table() -> None:
         queries |= {".".join(pieces[i:j]) for i, j in itertools.combinations(range(6), 2)}
     fresh = _index(names)
     for q in sorted(queries):
-        assert fresh._absolute_module(q) == old_absolute_module(fresh, q), q
+        assert fresh.absolute_module(q) == old_absolute_module(fresh, q), q
 
 
 def test_absolute_module_table_is_shared_by_indexes_over_the_same_names() -> None:
     """fix/verify.py hands one index's table to the next over the same module names."""
     names = ["pkg.models.llama", "pkg.models.mistral", "other.models.llama", "pkg.utils"]
     first = _index(names)
-    assert first._absolute_module("models.mistral") == "pkg.models.mistral"
-    assert first._absolute_module("models.llama") is None  # two modules end with it
+    assert first.absolute_module("models.mistral") == "pkg.models.mistral"
+    assert first.absolute_module("models.llama") is None  # two modules end with it
     assert first._suffix is not None
     second = ProjectIndex(dict(first.module_paths), first.load, _suffix=first._suffix)
     for q in ["utils", "mistral", "llama", "pkg.models", "nothing", "models"]:
-        assert second._absolute_module(q) == old_absolute_module(second, q)
+        assert second.absolute_module(q) == old_absolute_module(second, q)
 
 
 # -- what a run loads -----------------------------------------------------------------------

@@ -1,0 +1,317 @@
+"""Expressions, tests and parameters as the facts hold them: an ``ast`` node becomes a
+``Span``, an ``Expr`` (``to_expr``), a ``Cond`` (``to_cond``) or a def's ``Param``s
+(``read_params``). Equal spans and expressions of one file are one shared object."""
+
+from __future__ import annotations
+
+import ast
+
+from initlint.facts.model import Cond, CondOp, Const, Expr, ExprKind, Param, ParamKind, Span
+
+# Deeper expressions are summarised as "other"; keeps hostile input from exhausting the stack.
+MAX_EXPR_DEPTH = 40
+OTHER = Expr("other")
+UNKNOWN_COND = Cond("unknown")
+
+# Equal spans and expressions of one file share one object: a quarter fewer objects to
+# pickle, and to rebuild when a warm run loads the cache. Cleared for every file read.
+_SHARED: dict[tuple[object, ...], Span | Expr] = {}
+
+
+def clear_shared() -> None:
+    """Forget the spans and expressions shared so far: a new file (or body) is read."""
+    _SHARED.clear()
+
+
+def span_of(node: ast.AST) -> Span:
+    try:  # statements and expressions: every parsed one has its position
+        line, col = node.lineno, node.col_offset  # type: ignore[attr-defined]
+        end_line, end_col = node.end_lineno, node.end_col_offset  # type: ignore[attr-defined]
+    except AttributeError:
+        line = getattr(node, "lineno", 1)
+        col = getattr(node, "col_offset", 0)
+        end_line = getattr(node, "end_lineno", None)
+        end_col = getattr(node, "end_col_offset", None)
+    key = (line, col, end_line or line, col if end_col is None else end_col)
+    span = _SHARED.get(key)
+    if span is None:
+        span = _SHARED[key] = Span(*key)
+    assert isinstance(span, Span)
+    return span
+
+
+def _expr(
+    kind: ExprKind,
+    name: str = "",
+    attr: str = "",
+    value: Const = None,
+    receiver: Expr | None = None,
+    children: tuple[Expr, ...] = (),
+    keywords: tuple[str, ...] = (),
+) -> Expr:
+    """``Expr(...)``, shared with an equal one made earlier for the same file. Parts are
+    shared already, so they are keyed by identity; a value by its type too (1 vs True)."""
+    key = (
+        kind,
+        name,
+        attr,
+        type(value),
+        repr(value) if isinstance(value, float) else value,
+        id(receiver),
+        keywords,
+        *map(id, children),
+    )
+    expr = _SHARED.get(key)
+    if expr is None:
+        expr = _SHARED[key] = Expr(kind, name, attr, value, receiver, children, keywords)
+    assert isinstance(expr, Expr)
+    return expr
+
+
+def root_name(node: ast.AST) -> str:
+    """``x`` for ``x``, ``x.a``, ``x[k]``, ``x.a[k]``...; "" when the chain starts elsewhere."""
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def dotted(node: ast.AST) -> str:
+    """``a.b.c`` for a Name/Attribute chain, else ""."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return ""
+
+
+def expr_text(node: ast.AST) -> str:
+    try:
+        return ast.unparse(node)
+    except (RecursionError, ValueError):
+        return "<expr>"
+
+
+_BINOPS: dict[type[ast.operator], str] = {
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.FloorDiv: "//",
+    ast.Div: "/",
+    ast.Mod: "%",
+    ast.Pow: "**",
+}
+
+
+def to_expr(node: ast.AST, depth: int = 0) -> Expr:
+    """Convert an expression to the small Expr tree used by the cost model."""
+    if depth > MAX_EXPR_DEPTH:
+        return OTHER
+    d = depth + 1
+    if isinstance(node, ast.Constant):
+        value = node.value
+        if isinstance(value, bool | int | float | str | bytes) or value is None:
+            return _expr("const", value=value)
+        return _expr("const")
+    if isinstance(node, ast.Name):
+        return _expr("name", name=node.id)
+    if isinstance(node, ast.Attribute):
+        return _expr("attr", name=dotted(node), attr=node.attr, receiver=to_expr(node.value, d))
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "bool"
+        and len(node.args) == 1
+        and not node.keywords
+    ):
+        return _expr(
+            "op",
+            name="bool",
+            attr=expr_text(node.args[0])[:80],
+            children=(to_expr(node.args[0], d),),
+        )
+    if isinstance(node, ast.Call):
+        return _call_expr(node, d)
+    if isinstance(node, ast.Subscript):
+        return _expr("subscript", receiver=to_expr(node.value, d))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        # ``not <test>``: the test's text rides along (a flag passed as ``not <cond>``).
+        return _expr(
+            "op",
+            name="not",
+            attr=expr_text(node.operand)[:80],
+            children=(to_expr(node.operand, d),),
+        )
+    if isinstance(node, ast.BinOp):
+        # the operator rides along: a size ``out // groups`` with ``out`` 0 is 0
+        op = _BINOPS.get(type(node.op), "")
+        return _expr("op", name=op, children=(to_expr(node.left, d), to_expr(node.right, d)))
+    if isinstance(node, ast.Compare):
+        # a test: its value is a bool, whatever its operands hold
+        kids = [to_expr(c, d) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)]
+        return _expr("op", name="test", children=tuple(kids))
+    if isinstance(node, ast.UnaryOp | ast.BoolOp | ast.IfExp):
+        kids = [to_expr(c, d) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)]
+        return _expr("op", children=tuple(kids))
+    if isinstance(node, ast.Tuple | ast.List):
+        # a shape: ``torch.empty((out, in))``; a starred part is an op ``*`` around its value
+        # (any number of items: ``[0, *rest]`` is no two-element list)
+        kids = [
+            _expr("op", name="*", children=(to_expr(c.value, d),))
+            if isinstance(c, ast.Starred)
+            else to_expr(c, d)
+            for c in node.elts
+        ]
+        return _expr("op", name="tuple", children=tuple(kids))
+    if isinstance(node, ast.Set | ast.Dict | ast.JoinedStr):
+        kids = [to_expr(c, d) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)]
+        return _expr("op", children=tuple(kids))
+    if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
+        parts: list[ast.expr] = [g.iter for g in node.generators]
+        parts += [cond for g in node.generators for cond in g.ifs]
+        parts += [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+        return _expr("op", children=tuple(to_expr(c, d) for c in parts))
+    if isinstance(node, ast.Await | ast.NamedExpr):
+        return to_expr(node.value, d)
+    if isinstance(node, ast.Lambda):
+        # what a call of it evaluates: a lambda handed to a function is there to be called
+        return _expr("op", name="lambda", children=(to_expr(node.body, d),))
+    if isinstance(node, ast.Starred):
+        return to_expr(node.value, d)
+    return OTHER
+
+
+def _call_expr(node: ast.Call, depth: int) -> Expr:
+    """A call: its arguments' values as children (at ``depth``), its callee's name and
+    receiver."""
+    func = node.func
+    args = [to_expr(a.value if isinstance(a, ast.Starred) else a, depth) for a in node.args]
+    args += [to_expr(k.value, depth) for k in node.keywords]
+    # ``value``: how many of the children are positional (the rest are keyword values),
+    # so the cost model can read a tensor factory's sizes.
+    npos = len(node.args) if node.keywords else None
+    # the keyword names of the children after the positional ones (``**kw`` as ""):
+    # what ``bias=False`` switches off; a leading "*" marks a starred positional.
+    kws = tuple(k.arg or "" for k in node.keywords)
+    if any(isinstance(a, ast.Starred) for a in node.args):
+        kws = ("*", *kws)
+    if isinstance(func, ast.Attribute):
+        return _expr(
+            "call",
+            name=dotted(func),
+            attr=func.attr,
+            value=npos,
+            receiver=to_expr(func.value, depth),
+            children=tuple(args),
+            keywords=kws,
+        )
+    return _expr("call", name=dotted(func), value=npos, children=tuple(args), keywords=kws)
+
+
+def to_cond(node: ast.AST, depth: int = 0) -> Cond:
+    if depth > MAX_EXPR_DEPTH:
+        return UNKNOWN_COND
+    d = depth + 1
+    if isinstance(node, ast.Constant):
+        v = node.value
+        if isinstance(v, bool | int | float | str) or v is None:
+            return Cond("const", value=v)
+        return UNKNOWN_COND
+    if isinstance(node, ast.Name):
+        return Cond("name", name=node.id)
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+    ):
+        return Cond("selfattr", name=node.attr)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return Cond("not", (to_cond(node.operand, d),))
+    # ``name`` holds the source text of a compound test: the simulation keys the conditions it
+    # cannot decide by it, to tell two branches of one condition apart (``flag=not <cond>``).
+    if isinstance(node, ast.BoolOp):
+        op: CondOp = "and" if isinstance(node.op, ast.And) else "or"
+        return Cond(op, tuple(to_cond(v, d) for v in node.values), name=expr_text(node)[:80])
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        ops: dict[type[ast.cmpop], CondOp] = {
+            ast.Is: "is",
+            ast.IsNot: "isnot",
+            ast.Eq: "eq",
+            ast.NotEq: "ne",
+        }
+        name = ops.get(type(node.ops[0]))
+        if name:
+            return Cond(
+                name,
+                (to_cond(node.left, d), to_cond(node.comparators[0], d)),
+                name=expr_text(node)[:80],
+            )
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "hasattr"
+        and len(node.args) == 2
+        and not node.keywords
+        and isinstance(node.args[0], ast.Name)
+        and node.args[0].id == "self"
+        and isinstance(node.args[1], ast.Constant)
+        and isinstance(node.args[1].value, str)
+    ):
+        return Cond("hasattr", name=node.args[1].value)
+    return Cond("unknown", name=expr_text(node)[:80])
+
+
+def decorator_name(node: ast.expr) -> str:
+    if isinstance(node, ast.Call):
+        node = node.func
+    return dotted(node) or "<dynamic>"
+
+
+def read_params(args: ast.arguments, annotated: bool = False) -> tuple[Param, ...]:
+    """The parameters; their annotations only when ``annotated`` (an ``__init__``'s: the
+    simulation reads the constructed class's, ``Param.annotation``)."""
+    out: list[Param] = []
+    positional = [*args.posonlyargs, *args.args]
+    defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults))
+    defaults += list(args.defaults)
+    for i, (a, default) in enumerate(zip(positional, defaults, strict=True)):
+        kind: ParamKind = "posonly" if i < len(args.posonlyargs) else "pos"
+        out.append(_param(a, kind, default, annotated))
+    if args.vararg:
+        out.append(Param(args.vararg.arg, "vararg"))
+    for a, kw_default in zip(args.kwonlyargs, args.kw_defaults, strict=True):
+        out.append(_param(a, "kwonly", kw_default, annotated))
+    if args.kwarg:
+        out.append(Param(args.kwarg.arg, "kwarg"))
+    return tuple(out)
+
+
+def _param(arg: ast.arg, kind: ParamKind, default: ast.expr | None, annotated: bool) -> Param:
+    note = arg.annotation
+    annotation = _annotated_classes(note) if annotated and note is not None else ()
+    if default is None:
+        return Param(arg.arg, kind, annotation=annotation)
+    return Param(arg.arg, kind, to_expr(default), True, annotation)
+
+
+def _annotated_classes(node: ast.expr) -> tuple[str, ...]:
+    """The classes an annotation names: ``Subs``, ``m.Subs``, and the members of
+    ``Optional[...]``, ``Union[...]`` and ``A | B``; () for anything else. A name whose last
+    part is not capitalised (``int``, ``torch.dtype``) is no class by Python's convention."""
+    if isinstance(node, ast.Name):
+        return (node.id,) if node.id[:1].isupper() else ()
+    if isinstance(node, ast.Attribute):
+        name = dotted(node)
+        return (name,) if name and name.rpartition(".")[2][:1].isupper() else ()
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _annotated_classes(node.left) + _annotated_classes(node.right)
+    if isinstance(node, ast.Subscript) and dotted(node.value).rpartition(".")[2] in (
+        "Optional",
+        "Union",
+    ):
+        inner = node.slice
+        items = inner.elts if isinstance(inner, ast.Tuple) else [inner]
+        return tuple(n for item in items for n in _annotated_classes(item))
+    return ()

@@ -1,0 +1,401 @@
+"""One function body read into its ordered effects (``FunctionReader``): statement by
+statement, under the guards of the ``if``s and loops around each, with the call forms that
+set up state (``register_buffer``, ``super().__init__``, a container filled, a field
+stored)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+from dataclasses import replace
+
+from initlint.facts.effect_log import EffectLog, is_name, names_loaded
+from initlint.facts.expressions import UNKNOWN_COND, dotted, root_name, span_of, to_cond, to_expr
+from initlint.facts.model import Cond, Effect, Expr
+from initlint.facts.strict import closes_over
+
+LOOP_COND = Cond("unknown", name="loop")
+# Methods that put a value into a container held in a self attribute (a "mutate" effect).
+MUTATORS = frozenset("append extend insert add update setdefault add_module".split())
+# Methods that change the object a local name holds in place (an "objattr" effect on the
+# name: ``rope_scaling.update(...)`` makes a later call with ``rope_scaling`` another one).
+IN_PLACE = MUTATORS | frozenset("pop popitem clear remove discard __setitem__".split())
+
+
+class FunctionReader(EffectLog):
+    """Turns one function body into its ordered effects."""
+
+    def read(self) -> tuple[Effect, ...]:
+        for i, stmt in enumerate(self.fn.body):
+            self.stmt_index = i
+            self.top = (stmt.lineno, isinstance(stmt, ast.With | ast.AsyncWith))
+            self._stmt(stmt, ())
+        return self.finish()
+
+    # -- statements --------------------------------------------------------------------
+    def _block(self, body: Sequence[ast.stmt], guard: tuple[Cond, ...]) -> None:
+        for stmt in body:
+            self._stmt(stmt, guard)
+
+    def _stmt(self, stmt: ast.stmt, guard: tuple[Cond, ...]) -> None:
+        """One statement: a compound one's parts under their guards, a nested def's effect on
+        strictness, any other through ``_simple_stmt``."""
+        if isinstance(stmt, ast.If):
+            self.touch([stmt.test], guard, stmt, None)
+            self.calls_in(stmt.test, guard, stmt)
+            cond = to_cond(stmt.test)
+            self._block(stmt.body, (*guard, cond))
+            if stmt.orelse:
+                self._block(stmt.orelse, (*guard, Cond("not", (cond,))))
+            return
+        if isinstance(stmt, ast.For | ast.AsyncFor | ast.While):
+            head = stmt.iter if isinstance(stmt, ast.For | ast.AsyncFor) else stmt.test
+            heads: list[ast.AST] = [head]
+            if isinstance(stmt, ast.For | ast.AsyncFor):
+                heads.append(stmt.target)
+            self.touch(heads, guard, stmt, None)
+            self.calls_in(head, guard, stmt)
+            if isinstance(stmt, ast.For | ast.AsyncFor):
+                self._loop_target(stmt.target, head, (*guard, LOOP_COND), stmt)
+            self._block(stmt.body, (*guard, LOOP_COND))
+            self._block(stmt.orelse, (*guard, LOOP_COND))
+            return
+        if isinstance(stmt, ast.With | ast.AsyncWith):
+            self.stmt_span = span_of(stmt)
+            self.touch(list(stmt.items), guard, stmt, None)
+            for item in stmt.items:
+                if isinstance(item.optional_vars, ast.Name):
+                    self._assign([item.optional_vars], item.context_expr, guard, stmt)
+                else:
+                    self.calls_in(item.context_expr, guard, stmt)
+            self.protect += 1  # its context manager may swallow an exception
+            self._block(stmt.body, guard)
+            self.protect -= 1
+            return
+        if isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+            self.protect += 1
+            self._block(stmt.body, guard)  # type: ignore[attr-defined]
+            for handler in stmt.handlers:  # type: ignore[attr-defined]
+                self._block(handler.body, (*guard, UNKNOWN_COND))
+            self._block(stmt.orelse, guard)  # type: ignore[attr-defined]
+            self.protect -= 1
+            self._block(stmt.finalbody, guard)  # type: ignore[attr-defined]
+            return
+        if isinstance(stmt, ast.Match):
+            self.touch([stmt.subject], guard, stmt, None)
+            self.calls_in(stmt.subject, guard, stmt)
+            for case in stmt.cases:
+                self._block(case.body, (*guard, UNKNOWN_COND))
+            return
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            if self.strict and closes_over([stmt], self.self_name):
+                self.strict = False  # calling it may set attributes: no read is strict now,
+                for i, e in enumerate(self.effects):  # nor earlier in its statement (a loop)
+                    if e.stmt == self.stmt_index and e.strict:
+                        self.effects[i] = replace(e, strict=frozenset())
+            return
+        self._simple_stmt(stmt, guard)
+
+    def _simple_stmt(self, stmt: ast.stmt, guard: tuple[Cond, ...]) -> None:
+        """A statement with no body of its own: an expression, an assignment, a ``return``,
+        a ``del``, an augmented assignment..."""
+        self.stmt_span = span_of(stmt)
+        skip = stmt.value if isinstance(stmt, ast.Expr) else None
+        self.touch([stmt], guard, stmt, skip)
+        if isinstance(stmt, ast.Expr):
+            self._expr_stmt(stmt.value, guard, stmt)
+        elif isinstance(stmt, ast.Assign):
+            self._assign(stmt.targets, stmt.value, guard, stmt)
+        elif isinstance(stmt, ast.AnnAssign):
+            if stmt.value is not None:
+                self._assign([stmt.target], stmt.value, guard, stmt)
+        elif isinstance(stmt, ast.Return):
+            if stmt.value is not None:
+                self.calls_in(stmt.value, guard, stmt)
+                self.use(stmt.value, None)
+                self.add("return", stmt, guard, value=to_expr(stmt.value))
+        elif isinstance(stmt, ast.Delete):
+            for target in stmt.targets:
+                key = self.kwargs_key(target)
+                if key is not None:
+                    self.add("pop", stmt, guard, name=key)
+                elif attr := self.self_attr(target):
+                    # ``del self.x``: x exists here (or this raises), so whatever built it ran
+                    self.add("delete", stmt, guard, name=attr)
+        else:
+            if isinstance(stmt, ast.AugAssign):
+                root = root_name(stmt.target)
+                if root and root != self.self_name:  # n *= 2, scaling["factor"] += 1
+                    self.add("objattr", stmt, guard, name=root)
+            for child in ast.iter_child_nodes(stmt):
+                if isinstance(child, ast.expr):
+                    self.calls_in(child, guard, stmt)
+                    self.use(child, None)
+
+    def _loop_target(
+        self, target: ast.expr, head: ast.expr, guard: tuple[Cond, ...], stmt: ast.stmt
+    ) -> None:
+        """``for row in frame:``: each name the loop binds holds a part of ``frame``, and
+        carries what building ``frame`` cost (work done into a local counts for the method)."""
+        value = to_expr(head)
+        for node in ast.walk(target):
+            if isinstance(node, ast.Name):
+                self.add("local", stmt, guard, name=node.id, value=value)
+
+    def _mutation(self, call: ast.Call, guard: tuple[Cond, ...], stmt: ast.stmt) -> bool:
+        """``self.x.append(v)`` and its kin fill the container ``self.x`` with ``v``;
+        ``self.add_module("x", v)`` and ``setattr(self, "x", v)`` assign attribute ``x``."""
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr in MUTATORS:
+            attr = self.self_attr(func.value)
+            if attr and call.args:
+                self.calls_in(call, guard, stmt)
+                value = call.args[-1] if func.attr in ("insert", "add_module") else call.args[0]
+                idx = self.add("mutate", stmt, guard, name=attr, value=to_expr(value), node=call)
+                self.use(call, idx)
+                return True
+        named = None
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr == "add_module"
+            and self.self_name
+            and is_name(func.value, self.self_name)
+        ):
+            named = call.args
+        elif (
+            isinstance(func, ast.Name)
+            and func.id == "setattr"
+            and call.args
+            and self.self_name
+            and is_name(call.args[0], self.self_name)
+        ):
+            named = call.args[1:]
+        if named is None or len(named) != 2:
+            return False
+        key = named[0]
+        if not isinstance(key, ast.Constant) or not isinstance(key.value, str):
+            return False
+        self.calls_in(call, guard, stmt)
+        idx = self.add("assign", stmt, guard, name=key.value, value=to_expr(named[1]), node=call)
+        self.use(call, idx)
+        return True
+
+    def _field_store(self, call: ast.Call, guard: tuple[Cond, ...], stmt: ast.stmt) -> bool:
+        """``setattr(cfg, "x", v)`` and ``object.__setattr__(cfg, "x", v)`` with a literal
+        name, on a local or an argument (not ``self``): the same field store as ``cfg.x = v``
+        (an ``objattr`` effect), the usual way to write a frozen config's copy."""
+        func = call.func
+        if isinstance(func, ast.Name) and func.id == "setattr":
+            pass
+        elif not (
+            isinstance(func, ast.Attribute)
+            and func.attr == "__setattr__"
+            and isinstance(func.value, ast.Name)
+            and func.value.id == "object"
+        ):
+            return False
+        if len(call.args) != 3 or call.keywords:
+            return False
+        obj, key, value = call.args
+        path = dotted(obj)
+        if (
+            not path
+            or path.partition(".")[0] == self.self_name
+            or not isinstance(key, ast.Constant)
+            or not isinstance(key.value, str)
+            or not key.value.isidentifier()
+        ):
+            return False
+        self.calls_in(call, guard, stmt)
+        self.add("objattr", stmt, guard, name=f"{path}.{key.value}", value=to_expr(value))
+        self.use(call, None)
+        return True
+
+    def _expr_stmt(self, value: ast.expr, guard: tuple[Cond, ...], stmt: ast.stmt) -> None:
+        if isinstance(value, ast.Call):
+            handled = (
+                self._special_call(value, guard, stmt)
+                or self._mutation(value, guard, stmt)
+                or self._field_store(value, guard, stmt)
+            )
+            if handled:
+                return
+            func = value.func
+            if isinstance(func, ast.Attribute) and func.attr == "__init__":
+                holder = self.self_attr(func.value)
+                if holder:  # self.a.__init__(...): the object self.a holds is set up again
+                    self.calls_in(value, guard, stmt)
+                    vexpr = to_expr(value)
+                    self.add("nested", stmt, guard, name=holder, detail="__init__", value=vexpr)
+                    self.use(value, None)
+                    return
+            if isinstance(func, ast.Attribute) and func.attr in IN_PLACE:
+                root = root_name(func.value)
+                if root and root != self.self_name:
+                    # Changed in place; a container filled (``layers.append(Block())``)
+                    # carries what went into it, so the name costs what it holds.
+                    filled = func.attr in MUTATORS and isinstance(func.value, ast.Name)
+                    fill = to_expr(value) if filled else None
+                    self.add("objattr", stmt, guard, name=root, value=fill)
+        self.calls_in(value, guard, stmt)
+        self.use(value, None)
+
+    def _special_call(self, call: ast.Call, guard: tuple[Cond, ...], stmt: ast.stmt) -> bool:
+        """register_buffer / register_parameter / super-init. Returns True when consumed."""
+        func = call.func
+        if not isinstance(func, ast.Attribute):
+            return False
+        if (
+            func.attr in ("register_buffer", "register_parameter")
+            and self.self_name
+            and is_name(func.value, self.self_name)
+            and call.args
+            and isinstance(call.args[0], ast.Constant)
+            and isinstance(call.args[0].value, str)
+        ):
+            first_call = len(self.effects)
+            for arg in call.args[1:]:
+                self.calls_in(arg, guard, stmt)
+            for kw in call.keywords:
+                self.calls_in(kw.value, guard, stmt)
+            inline = [
+                i
+                for i in range(first_call, len(self.effects))
+                if self.effects[i].kind == "call" and self.effects[i].detail == "self"
+            ]
+            value = call.args[1] if len(call.args) > 1 else None
+            if value is None:
+                value = next((k.value for k in call.keywords if k.arg in ("tensor", "param")), None)
+            detail = "buffer" if func.attr == "register_buffer" else "parameter"
+            idx = self.add(
+                "buffer",
+                stmt,
+                guard,
+                name=call.args[0].value,
+                detail=detail,
+                value=to_expr(value) if value is not None else Expr("const"),
+                node=call,
+            )
+            self.use(call, idx)
+            for origin in inline:
+                self.feeds.setdefault(origin, []).append(idx)
+            return True
+        if func.attr == "__init__":
+            form, target = self._super_form(func.value)
+            if form:
+                args = self.call_args(call, skip_first=(form == "explicit"))
+                for arg in call.args:
+                    self.calls_in(arg, guard, stmt)
+                for kw in call.keywords:
+                    self.calls_in(kw.value, guard, stmt)
+                self.add(
+                    "super_init", stmt, guard, detail=form, target=target, args=args, node=call
+                )
+                self.use(call, None)
+                return True
+        return False
+
+    def _super_form(self, node: ast.expr) -> tuple[str, str]:
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "super"
+        ):
+            if not node.args:
+                return "super", ""
+            if len(node.args) == 2 and self.self_name and is_name(node.args[1], self.self_name):
+                return "super2", dotted(node.args[0])
+            return "", ""
+        name = dotted(node)
+        if name and name != self.self_name and not name.startswith(f"{self.self_name}."):
+            return "explicit", name
+        return "", ""
+
+    def _assign(
+        self, targets: Sequence[ast.expr], value: ast.expr, guard: tuple[Cond, ...], stmt: ast.stmt
+    ) -> None:
+        first_call = len(self.effects)
+        self.calls_in(value, guard, stmt)
+        call_ids = {
+            i
+            for i in range(first_call, len(self.effects))
+            if self.effects[i].kind == "call" and self.effects[i].detail == "self"
+        }
+        flat: list[ast.expr] = []
+        for t in targets:
+            if isinstance(t, ast.Tuple | ast.List):
+                flat.extend(e.value if isinstance(e, ast.Starred) else e for e in t.elts)
+            else:
+                flat.append(t)
+        vexpr = to_expr(value)
+        carried = set(call_ids)
+        if self.taint:  # (no local carries a call's result yet: nothing to look for)
+            for name in names_loaded(value):
+                carried |= self.taint.get(name, set())
+        for target in flat:
+            if (
+                isinstance(target, ast.Attribute)
+                and self.self_name
+                and is_name(target.value, self.self_name)
+            ):
+                is_param = (
+                    isinstance(value, ast.Call)
+                    and dotted(value.func).rsplit(".", 1)[-1] == "Parameter"
+                )
+                if is_param:
+                    idx = self.add(
+                        "buffer", stmt, guard, name=target.attr, detail="parameter", value=vexpr
+                    )
+                else:
+                    idx = self.add("assign", stmt, guard, name=target.attr, value=vexpr)
+                for origin in carried:
+                    self.feeds.setdefault(origin, []).append(idx)
+            elif isinstance(target, ast.Name):
+                self.add("local", stmt, guard, name=target.id, value=vexpr)
+                if carried:
+                    self.taint[target.id] = set(carried)
+                else:  # (as good as an empty set, and keeps ``taint`` empty while it can)
+                    self.taint.pop(target.id, None)
+            else:
+                self._store_elsewhere(target, vexpr, carried, guard, stmt)
+
+    def _store_elsewhere(
+        self,
+        target: ast.expr,
+        vexpr: Expr,
+        carried: set[int],
+        guard: tuple[Cond, ...],
+        stmt: ast.stmt,
+    ) -> None:
+        """An assignment to neither ``self.x`` nor a local name: a ``**kwargs`` key, a field
+        of a local's or an argument's object, a part of what ``self.x`` holds."""
+        key = self.kwargs_key(target)
+        if key is not None:
+            self.add("pop", stmt, guard, name=key)  # overwritten: the caller's value is gone
+        elif (
+            isinstance(target, ast.Attribute)
+            and (path := dotted(target))
+            and path.partition(".")[0] not in (self.self_name, "")
+        ):
+            # config.n_experts = None: a field of a local or argument object
+            self.add("objattr", stmt, guard, name=path, value=vexpr)
+        elif isinstance(target, ast.Attribute) and self.self_attr(target.value):
+            # self.a.b = v: a part of the object self.a holds is replaced by v
+            holder = self.self_attr(target.value)
+            self.add("nested", stmt, guard, name=holder, detail=target.attr, value=vexpr)
+        elif (
+            isinstance(target, ast.Subscript)
+            and (root := root_name(target.value))
+            and root != self.self_name
+        ):
+            # rope_scaling["type"] = "yarn": the object the name holds is changed
+            self.add("objattr", stmt, guard, name=root)
+        elif isinstance(target, ast.Subscript) and self.self_attr(target.value):
+            # self.x[k] = v: the container self.x is filled with v
+            name = self.self_attr(target.value)
+            idx = self.add("mutate", stmt, guard, name=name, value=vexpr)
+            for origin in carried:
+                self.feeds.setdefault(origin, []).append(idx)
+            return
+        for origin in carried:
+            self.feeds_other.add(origin)

@@ -1,0 +1,269 @@
+"""A module's facts from its parse (``ModuleReader``): its imports (the conditional ones
+too, ``if TYPE_CHECKING:`` aside), classes, functions, names, aliases and class-body field
+defaults. Only an ``__init__`` body is read at once; other bodies are read on first use."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+
+from initlint.facts.expressions import decorator_name, dotted, span_of, to_expr
+from initlint.facts.field_values import field_values
+from initlint.facts.function_reader import FunctionReader
+from initlint.facts.model import (
+    AliasFacts,
+    ClassFacts,
+    FieldValueFacts,
+    FunctionFacts,
+    ImportFacts,
+    ModuleFacts,
+    SourceText,
+    Span,
+)
+
+
+class ModuleReader:
+    """Reads one parsed module into its ``ModuleFacts``."""
+
+    def __init__(
+        self, source: SourceText | None, ends: dict[int, tuple[int, int]] | None = None
+    ) -> None:
+        self.source = source
+        # def line -> (its pass line, last body line), for bodies the skeleton blanked
+        self.ends = ends or {}
+        self.imports: list[ImportFacts] = []
+        self.classes: list[ClassFacts] = []
+        self.functions: list[FunctionFacts] = []
+        self.names: set[str] = set()
+        self.aliases: list[AliasFacts] = []
+        self.field_defaults: list[FieldValueFacts] = []  # class-body defaults (_class_default)
+
+    def read(self, tree: ast.Module) -> ModuleFacts:
+        self._body(tree.body, top=True)
+        return ModuleFacts(
+            imports=tuple(self.imports),
+            classes=tuple(self.classes),
+            functions=tuple(self.functions),
+            names=frozenset(self.names),
+            aliases=tuple(self.aliases),
+            field_values=(
+                *self.field_defaults,
+                *(() if self.source is None else field_values(self.source.lines_text())),
+            ),
+        )
+
+    def _body(self, body: Sequence[ast.stmt], top: bool) -> None:
+        # Iterative over nested blocks (if/try at module level) to bind conditional imports;
+        # each statement carries whether it sits in an ``except`` handler (a fallback binding).
+        stack: list[tuple[ast.stmt, bool]] = [(s, False) for s in reversed(body)]
+        while stack:
+            stmt, fallback = stack.pop()
+            if isinstance(stmt, ast.Import):
+                for alias in stmt.names:
+                    if alias.asname:
+                        self.imports.append(
+                            ImportFacts(
+                                alias.asname, alias.name, line=stmt.lineno, fallback=fallback
+                            )
+                        )
+                    else:
+                        top_name = alias.name.split(".", 1)[0]
+                        self.imports.append(
+                            ImportFacts(
+                                top_name,
+                                alias.name,
+                                bind_top=True,
+                                line=stmt.lineno,
+                                fallback=fallback,
+                            )
+                        )
+            elif isinstance(stmt, ast.ImportFrom):
+                for alias in stmt.names:
+                    local = alias.asname or alias.name
+                    self.imports.append(
+                        ImportFacts(
+                            local,
+                            stmt.module or "",
+                            alias.name,
+                            stmt.level,
+                            line=stmt.lineno,
+                            fallback=fallback,
+                        )
+                    )
+            elif isinstance(stmt, ast.ClassDef):
+                self._class(stmt, "")
+            elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+                self.functions.append(self._function(stmt, stmt.name, is_method=False))
+            elif isinstance(stmt, ast.Assign | ast.AnnAssign):
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                if (
+                    isinstance(stmt.value, ast.Name)
+                    and stmt.value.id == "object"
+                    and all(isinstance(t, ast.Name) for t in targets)
+                ):
+                    # `_Base = object` (the runtime half of `if TYPE_CHECKING: _Base = X`):
+                    # a mixin based on it is based on object, and its cooperative super()
+                    # reaches the next class of the concrete class's MRO.
+                    for t in targets:
+                        assert isinstance(t, ast.Name)
+                        self.imports.append(
+                            ImportFacts(t.id, "builtins", "object", line=stmt.lineno)
+                        )
+                elif len(targets) == 1 and isinstance(targets[0], ast.Name) and stmt.value:
+                    # `_Base = LlamaDecoderLayer`: the name is bound to that class from here on
+                    target = dotted(stmt.value)
+                    if target and target != targets[0].id:
+                        self.aliases.append(AliasFacts(targets[0].id, target, stmt.lineno))
+                for t in targets:
+                    for n in ast.walk(t):
+                        if isinstance(n, ast.Name):
+                            self.names.add(n.id)
+            elif isinstance(stmt, ast.If) and (typed := _type_checking(stmt.test)) is not None:
+                # `if TYPE_CHECKING:`: only the type checker reads one branch; what it binds
+                # does not exist at run time and must not hide what the other branch (or the
+                # code around it) binds: the base a class really has.
+                branch = stmt.orelse if typed else stmt.body
+                stack.extend((s, fallback) for s in reversed(branch))
+            elif isinstance(stmt, ast.If | ast.Try) or type(stmt).__name__ == "TryStar":
+                blocks: list[tuple[list[ast.stmt], bool]] = [
+                    (stmt.body, fallback),  # type: ignore[attr-defined]
+                    (stmt.orelse, fallback),  # type: ignore[attr-defined]
+                ]
+                if not isinstance(stmt, ast.If):
+                    blocks += [(h.body, True) for h in stmt.handlers]  # type: ignore[attr-defined]
+                    blocks.append((stmt.finalbody, fallback))  # type: ignore[attr-defined]
+                for block, in_handler in reversed(blocks):
+                    stack.extend((s, in_handler) for s in reversed(block))
+
+    def _function(
+        self, fn: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str, is_method: bool
+    ) -> FunctionFacts:
+        span = span_of(fn)
+        blanked = self.ends.get(fn.lineno)
+        if blanked is not None:
+            pass_line, end = blanked
+            if not (
+                len(fn.body) == 1
+                and isinstance(fn.body[0], ast.Pass)
+                and fn.end_lineno == fn.body[0].lineno == pass_line
+            ):
+                raise ValueError("skeleton cut disagrees with the parse")  # whole text then
+            assert self.source is not None
+            last = self.source.lines()[end - 1]
+            span = Span(span.line, span.col, end, len(last.rstrip().encode("utf-8")))
+        decorators = tuple(decorator_name(d) for d in fn.decorator_list)
+        if self.source is not None and not (is_method and fn.name == "__init__"):
+            # Read on first use: most functions are never reached from a constructor.
+            return FunctionFacts(
+                fn.name,
+                qualname,
+                None,
+                None,
+                span,
+                decorators,
+                source=self.source,
+                is_method=is_method,
+            )
+        reader = FunctionReader(fn, is_method)
+        return FunctionFacts(
+            name=fn.name,
+            qualname=qualname,
+            params=reader.params,
+            effects=reader.read(),
+            span=span,
+            decorators=decorators,
+        )
+
+    def _class(self, node: ast.ClassDef, prefix: str) -> None:
+        # Nested classes are walked with an explicit stack: no recursion on depth.
+        stack: list[tuple[ast.ClassDef, str]] = [(node, prefix)]
+        while stack:
+            cls, pre = stack.pop()
+            qual = f"{pre}{cls.name}"
+            methods: list[FunctionFacts] = []
+            attrs: list[str] = []
+            for stmt in cls.body:
+                if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+                    methods.append(self._function(stmt, f"{qual}.{stmt.name}", is_method=True))
+                elif isinstance(stmt, ast.ClassDef):
+                    stack.append((stmt, f"{qual}."))
+                    attrs.append(stmt.name)
+                else:
+                    attrs.extend(_bound_names(stmt))
+                    default = _class_default(stmt)
+                    if default is not None:  # ``proj: type = Linear``: a field's default class
+                        self.field_defaults.append(FieldValueFacts(qual, *default, stmt.lineno))
+            dynamic = any(isinstance(b, ast.Starred) for b in cls.bases) or any(
+                k.arg is None for k in cls.keywords
+            )
+            bases = tuple(to_expr(b) for b in cls.bases if not isinstance(b, ast.Starred))
+            self.classes.append(
+                ClassFacts(
+                    name=cls.name,
+                    qualname=qual,
+                    span=Span(cls.lineno, cls.col_offset, cls.lineno, cls.col_offset),
+                    bases=bases,
+                    methods=tuple(methods),
+                    decorators=tuple(decorator_name(d) for d in cls.decorator_list),
+                    dynamic_bases=dynamic,
+                    attrs=tuple(attrs),
+                )
+            )
+
+
+def _type_checking(test: ast.expr) -> bool | None:
+    """True for ``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``), whose body only the type
+    checker reads; False for ``if not TYPE_CHECKING:``, whose ``else`` only it reads; None for
+    any other test."""
+    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+    inner = test.operand if isinstance(test, ast.UnaryOp) and negated else test
+    name = (
+        inner.id
+        if isinstance(inner, ast.Name)
+        else inner.attr
+        if isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name)
+        else ""
+    )
+    if name != "TYPE_CHECKING":
+        return None
+    return not negated
+
+
+def _class_default(stmt: ast.stmt) -> tuple[str, str] | None:
+    """``name: T = Value`` or ``name = Value`` in a class body, the value a dotted name whose
+    last part is capitalised (a class, as ``facts/field_values.py`` reads keywords): the
+    name and the value, as written."""
+    target: ast.expr
+    value: ast.expr | None
+    if isinstance(stmt, ast.AnnAssign):
+        target, value = stmt.target, stmt.value
+    elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        target, value = stmt.targets[0], stmt.value
+    else:
+        return None
+    if not isinstance(target, ast.Name) or not isinstance(value, ast.Name | ast.Attribute):
+        return None
+    written = dotted(value)
+    if not written or not written.rpartition(".")[2][:1].isupper():
+        return None
+    return target.id, written
+
+
+def _bound_names(stmt: ast.stmt) -> list[str]:
+    """The names a class-body statement other than a def binds. ``x: int`` without a value
+    binds nothing; anything compound (if/for/with/try/...) counts every name stored in it."""
+    if isinstance(stmt, ast.AnnAssign):
+        if stmt.value is None or not isinstance(stmt.target, ast.Name):
+            return []
+        return [stmt.target.id]
+    if isinstance(stmt, ast.Expr | ast.Pass):
+        return []
+    names: list[str] = []
+    for n in ast.walk(stmt):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store | ast.Del):
+            names.append(n.id)
+        elif isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.append(n.name)
+        elif isinstance(n, ast.Import | ast.ImportFrom):
+            names.extend((a.asname or a.name).partition(".")[0] for a in n.names)
+    return names

@@ -1,0 +1,282 @@
+"""Names resolved across files (``NameResolver``): a dotted name as written in a module, an
+import, an alias, a class's base, a value a keyword names, followed through the project's
+modules and into the environment."""
+
+from __future__ import annotations
+
+from dataclasses import field
+
+from initlint.facts.model import AliasFacts, ClassFacts, Expr, FieldValueFacts, ImportFacts
+from initlint.index.modules import ModuleSet
+from initlint.index.records import EARLIER, NO_BINDINGS, ClassInfo, Module, Target
+from initlint.records import dataclass
+
+MAX_RESOLVE_DEPTH = 50
+
+
+@dataclass
+class NameResolver(ModuleSet):
+    """A ``ModuleSet`` that resolves names across its modules."""
+
+    _resolve_cache: dict[tuple[str, str], Target | None] = field(default_factory=dict)
+    # field -> (module, fact) of every ``Holder(field=Name)`` of the project's modules, and
+    # field_classes's results (both built on first use)
+    _field_values: dict[str, list[tuple[str, FieldValueFacts]]] | None = None
+    _field_classes: dict[tuple[str, str], tuple[Target, ...]] = field(default_factory=dict)
+
+    def _class_name(self, mod: Module, cls: ClassFacts) -> str:
+        """The qualname of one definition: ``m.Name`` for the last one in its module (the one
+        the module's name is bound to at the end), ``m.Name@line`` for an earlier one, which
+        only a redefinition such as ``class Y(Y)`` can reach."""
+        if self.name_table(mod).classes.get(cls.qualname) is cls:
+            return f"{mod.name}.{cls.qualname}"
+        return f"{mod.name}.{cls.qualname}{EARLIER}{cls.span.line}"
+
+    # -- resolution ----------------------------------------------------------------------
+    def resolve(self, mod: Module, dotted: str) -> Target | None:
+        """Resolve a dotted name as written in ``mod`` (e.g. ``nn.Module`` or ``m.Base``)."""
+        if not dotted:
+            return None
+        key = (mod.name, dotted)
+        if key in self._resolve_cache:
+            return self._resolve_cache[key]
+        self._resolve_cache[key] = None  # cycle guard
+        head, *rest = dotted.split(".")
+        target = self._lookup(mod, head, 0)
+        for part in rest:
+            if target is None:
+                break
+            target = self._attr(target, part, 0)
+        self._resolve_cache[key] = target
+        return target
+
+    def _lookup(self, mod: Module, name: str, depth: int) -> Target | None:
+        if depth > MAX_RESOLVE_DEPTH:
+            return None
+        table = self.name_table(mod)
+        classes, functions, imports = table.named.get(name, NO_BINDINGS)
+        found: Target | None = None
+        found_line = -1
+        for cls in classes:
+            found, found_line = Target("class", f"{mod.name}.{name}"), cls.span.line
+        for fn in functions:
+            if fn.span.line > found_line:
+                found, found_line = Target("function", f"{mod.name}.{name}"), fn.span.line
+        for imp in imports:
+            if imp.line > found_line and _rebinds(imp, found):
+                bound = self._import_target(mod, imp, depth)
+                if bound is not None:
+                    found, found_line = bound, imp.line
+        for alias in table.aliases.get(name, ()):
+            if alias.line > found_line:
+                bound = self._alias_target(mod, alias, depth)
+                if bound is not None:
+                    found, found_line = bound, alias.line
+        if found is not None:
+            return found
+        if mod.is_package and self.has_module(f"{mod.name}.{name}"):
+            return Target("module", f"{mod.name}.{name}")
+        for imp in table.stars:
+            src = self._from_module(mod, imp)
+            if src is None:
+                continue
+            src_mod = self.module(src) if self.has_module(src) else None
+            if src_mod is not None and src_mod is not mod:
+                hit = self._lookup(src_mod, name, depth + 1)
+                if hit is not None:
+                    return hit
+        return None
+
+    def _alias_target(self, mod: Module, alias: AliasFacts, depth: int) -> Target | None:
+        """What ``alias.local = alias.target`` binds: the target's head as bound just before
+        that line, then its attributes."""
+        head, _, rest = alias.target.partition(".")
+        target = self._bound_before(mod, head, alias.line, depth + 1)
+        for part in rest.split(".") if rest else ():
+            if target is None:
+                break
+            target = self._attr(target, part, depth + 1)
+        return target
+
+    def _bound_before(self, mod: Module, name: str, line: int, depth: int = 0) -> Target | None:
+        """What module-level ``name`` is bound to just before ``line``: the latest class,
+        function, import or alias above it, else a star import above it. None when nothing
+        is."""
+        if depth > MAX_RESOLVE_DEPTH:
+            return None
+        table = self.name_table(mod)
+        classes, functions, imports = table.named.get(name, NO_BINDINGS)
+        found: Target | None = None
+        found_line = -1
+        for cls in classes:
+            if found_line < cls.span.line < line:
+                found, found_line = Target("class", self._class_name(mod, cls)), cls.span.line
+        for fn in functions:
+            if found_line < fn.span.line < line:
+                found, found_line = Target("function", f"{mod.name}.{name}"), fn.span.line
+        for imp in imports:
+            if found_line < imp.line < line and _rebinds(imp, found):
+                bound = self._import_target(mod, imp, depth)
+                if bound is not None:
+                    found, found_line = bound, imp.line
+        for alias in table.aliases.get(name, ()):
+            if found_line < alias.line < line:
+                bound = self._alias_target(mod, alias, depth)
+                if bound is not None:
+                    found, found_line = bound, alias.line
+        if found is not None:
+            return found
+        for imp in table.stars:
+            if imp.line >= line:
+                continue
+            src = self._from_module(mod, imp)
+            src_mod = self.module(src) if src is not None and self.has_module(src) else None
+            if src_mod is not None and src_mod is not mod:
+                hit = self._lookup(src_mod, name, depth + 1)
+                if hit is not None:
+                    return hit
+        return None
+
+    def _from_module(self, mod: Module, imp: ImportFacts) -> str | None:
+        level, module = imp.level, imp.module
+        if level == 0:
+            return self.absolute_module(module, mod.dist is None) or module
+        pkg_parts = mod.name.split(".")
+        if not mod.is_package:
+            pkg_parts = pkg_parts[:-1]
+        if level - 1 > len(pkg_parts):
+            return None
+        base = pkg_parts[: len(pkg_parts) - (level - 1)]
+        return ".".join([*base, module] if module else base) or None
+
+    def _import_target(self, mod: Module, imp: ImportFacts, depth: int) -> Target | None:
+        name = imp.name
+        if name is None:
+            module = imp.module
+            if imp.bind_top:
+                module = module.split(".", 1)[0]
+            resolved = self.absolute_module(module, mod.dist is None)
+            return Target("module", resolved) if resolved else Target("external", module)
+        if name == "*":
+            return None
+        src = self._from_module(mod, imp)
+        if src is None:
+            return None
+        return self._attr(Target("module", src), name, depth + 1)
+
+    def _attr(self, target: Target, part: str, depth: int) -> Target | None:
+        if target.kind == "external":
+            return Target("external", f"{target.name}.{part}")
+        if target.kind == "module":
+            sub = f"{target.name}.{part}"
+            if self.has_module(sub):
+                return Target("module", sub)
+            mod = self.module(target.name) if self.has_module(target.name) else None
+            if mod is None:
+                return Target("external", sub)
+            found = self._lookup(mod, part, depth + 1)
+            if found is None and mod.is_dependency:
+                # A name a dependency binds dynamically (torch.randn, from C code): it is
+                # what it is without the environment, an external name.
+                return Target("external", sub)
+            return found
+        if target.kind == "class":
+            nested = f"{target.name}.{part}"
+            if self.class_info(nested) is not None:
+                return Target("class", nested)
+            return Target("attribute", nested)
+        return None
+
+    def public_name(self, mod: Module, dotted: str) -> str | None:
+        """``dotted`` as written in ``mod`` with its head expanded through the module's own
+        absolute imports (``t.randn`` after ``import torch as t``: ``torch.randn``): the name
+        built-in knowledge of a library knows, wherever the library defines it. None when
+        no absolute import binds the head (a local name, a relative import)."""
+        head, dot, rest = dotted.partition(".")
+        table = self.name_table(mod)
+        classes, functions, imports = table.named.get(head, NO_BINDINGS)
+        if classes or functions:
+            return None
+        for imp in reversed(imports):
+            if imp.level or imp.name == "*":
+                return None
+            if imp.name is None:
+                base = imp.module.split(".", 1)[0] if imp.bind_top else imp.module
+            else:
+                base = f"{imp.module}.{imp.name}"
+            return base + dot + rest
+        return None
+
+    def resolve_value(self, module: str, dotted: str) -> Target | None:
+        """The class, function or external name that ``dotted``, written in the module named
+        ``module``, is bound to: a name a value was given by (``attn_cls=Attention``). A name
+        of torch stays the external name it is written as: built-in knowledge judges torch's
+        classes. Any other dependency is read from its source, whatever else this run has
+        read: what a value means never depends on the order the files are checked in."""
+        mod = self.module(module)
+        if mod is None:
+            return None
+        public = self.public_name(mod, dotted)
+        if public is not None and public.startswith("torch."):
+            return Target("external", public)
+        target = self.resolve(mod, dotted)
+        if target is None or target.kind not in ("class", "function", "external"):
+            return None
+        return target
+
+    def field_classes(self, holder: str, name: str) -> tuple[Target, ...]:
+        """What the project gives the field ``name`` of the class ``holder`` (a qualname):
+        the classes and functions that ``Holder(..., name=Value)`` keywords name, in every
+        project module (``ModuleFacts.field_values``, a fact of each file), each value
+        resolved in the module that wrote it, in module order. The spec a builder gets from
+        ``submodules.<name>`` is possibly one of them (docs/design.md, "Cost classes").
+
+        Built on first use: the facts of the project's modules are grouped by field once,
+        and a callee is resolved only for the facts of the field asked about."""
+        key = (holder, name)
+        found = self._field_classes.get(key)
+        if found is not None:
+            return found
+        if self._field_values is None:
+            self._field_values = {}
+            for modname in sorted(self.module_paths):
+                mod = self.module(modname)
+                for fact in mod.facts.field_values if mod is not None else ():
+                    self._field_values.setdefault(fact.field, []).append((modname, fact))
+        out: list[Target] = []
+        for modname, fact in self._field_values.get(name, ()):
+            mod = self.module(modname)
+            callee = self.resolve(mod, fact.callee) if mod is not None else None
+            if callee is None or callee.kind != "class" or callee.name != holder:
+                continue
+            value = self.resolve_value(modname, fact.value)
+            if value is not None and value not in out:
+                out.append(value)
+        found = self._field_classes[key] = tuple(out)
+        return found
+
+    def resolve_base(self, info: ClassInfo, base: Expr) -> Target | None:
+        if base.kind in ("name", "attr") and base.name:
+            head, _, rest = base.name.partition(".")
+            if head == info.facts.qualname:  # class Y(Y): the Y bound before this statement
+                target = self._bound_before(info.module, head, info.facts.span.line)
+                if target is not None:
+                    for part in rest.split(".") if rest else ():
+                        if target is None:
+                            break
+                        target = self._attr(target, part, 0)
+                    return target
+            return self.resolve(info.module, base.name)
+        if base.kind == "subscript" and base.receiver is not None:  # Generic[T], Base[int]
+            return self.resolve_base(info, base.receiver)
+        return None
+
+    def bases(self, info: ClassInfo) -> list[Target | None]:
+        return [self.resolve_base(info, b) for b in info.facts.bases]
+
+
+def _rebinds(imp: ImportFacts, found: Target | None) -> bool:
+    """Whether ``imp`` replaces the binding ``found`` above it. An import in an ``except``
+    handler runs only when the ``try`` block failed: after an alternative that resolves to
+    code initlint reads, it never runs (Python binds the first alternative that imports)."""
+    return not imp.fallback or found is None or found.kind == "external"
