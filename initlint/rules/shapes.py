@@ -8,7 +8,7 @@ import ast
 import textwrap
 from typing import Literal
 
-from initlint.index.project import FunctionInfo
+from initlint.index.records import FunctionInfo
 from initlint.records import dataclass
 from initlint.simulation.engine import Event, Simulation
 from initlint.sources import UnreadableError, read_source
