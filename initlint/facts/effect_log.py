@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 
-from initlint.facts.expressions import OTHER, expr_text, read_params, span_of, to_expr
+from initlint.facts.expressions import OTHER, dotted, expr_text, read_params, span_of, to_expr
 from initlint.facts.model import Arg, Cond, Effect, EffectKind, Expr, Span
 from initlint.facts.reads import EVERYTHING, self_access
 from initlint.facts.strict import strict_reads
@@ -198,6 +198,25 @@ class EffectLog:
                     name=sub.func.attr,
                     detail="super",
                     args=self.call_args(sub),
+                    node=sub,
+                )
+            elif (
+                self.self_name
+                and sub.func.attr != "__init__"
+                and sub.args
+                and is_name(sub.args[0], self.self_name)
+                and (through := dotted(recv))
+                and through.partition(".")[0] not in (self.self_name, self.kwarg or "")
+            ):
+                # ``Base.method(self, ...)``: that class's method runs on this object
+                self.add(
+                    "call",
+                    stmt,
+                    guard,
+                    name=sub.func.attr,
+                    detail="explicit",
+                    target=through,
+                    args=self.call_args(sub, skip_first=True),
                     node=sub,
                 )
             elif (

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import field
 from fnmatch import fnmatchcase
 
-from initlint.facts.model import Body, BodyError, Const, Expr
+from initlint.facts.model import Body, BodyError, Const, Effect, Expr
 from initlint.index.project import ProjectIndex
 from initlint.index.records import ClassInfo, FunctionInfo, Module, Target
 from initlint.records import dataclass
@@ -791,6 +791,16 @@ class CostModel:
             return ()
         return tuple(out)
 
+    def callee_of(self, module: Module, eff: Effect, mro: tuple[str, ...]) -> FunctionInfo | None:
+        """The method a call effect runs on the object: through the class it names
+        (``Base.method(self)``), else through the object's MRO."""
+        if eff.detail == "explicit":
+            owner = self.index.resolve(module, eff.target)
+            if owner is None or owner.kind != "class":
+                return None
+            return self.index.lookup_method(self.index.mro(owner.name).classes, eff.name)
+        return self.index.lookup_method(mro, eff.name) if mro else None
+
     def body_cost(self, fn: FunctionInfo, mro: tuple[str, ...] = ()) -> Priced:
         """What running ``fn``'s body costs, a memoised function's too: the work a call
         does when its cache holds nothing for its arguments."""
@@ -825,7 +835,7 @@ class CostModel:
             elif kind in ("assign", "return", "buffer", "mutate"):
                 c = self.expr_cost(eff.value, fn.module, mro, local_cost)
             elif kind == "call":
-                callee = self.index.lookup_method(mro, eff.name) if mro else None
+                callee = self.callee_of(fn.module, eff, mro)
                 c = NONE if callee is None else self.function_cost(callee, mro)
             elif kind == "objattr" and eff.value is not None and "." not in eff.name:
                 # a local container filled: it holds what went in

@@ -2125,6 +2125,8 @@ class _Run:
 
     def _resolve_call(self, frame: _Frame, eff: Effect) -> FunctionInfo | None:
         mro = self.sim.mro
+        if eff.detail == "explicit":  # ``Base.method(self)``: that class's own lookup
+            return self.simulator.cost.callee_of(frame.call.fn.module, eff, mro)
         if eff.detail == "super":
             idx = self._owner_index(frame)
             if idx is None:

@@ -228,6 +228,14 @@ def _what(code: str, stmt: ast.stmt) -> tuple[str, str]:
                 return "call", str(_self_attr(node.func))
             if isinstance(node, ast.Call) and _super_attr(node.func) is not None:
                 return "call", str(_super_attr(node.func))  # super().refresh() in an override
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.args
+                and isinstance(node.args[0], ast.Name)
+                and node.args[0].id == "self"
+            ):
+                return "call", node.func.attr  # Base._build(self, d): that class's method
     elif code == "IL005":  # the store that replaces the value built before
         call = stmt.value if isinstance(stmt, ast.Expr) else None
         if isinstance(call, ast.Call) and call.args and isinstance(call.args[0], ast.Constant):
