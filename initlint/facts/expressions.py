@@ -10,6 +10,8 @@ from initlint.facts.model import Cond, CondOp, Const, Expr, ExprKind, Param, Par
 
 # Deeper expressions are summarised as "other"; keeps hostile input from exhausting the stack.
 MAX_EXPR_DEPTH = 40
+# Longer written-out collections in an ``in`` test stay one undecided condition.
+_MAX_MEMBERS = 16
 OTHER = Expr("other")
 UNKNOWN_COND = Cond("unknown")
 
@@ -248,6 +250,10 @@ def to_cond(node: ast.AST, depth: int = 0) -> Cond:
                 (to_cond(node.left, d), to_cond(node.comparators[0], d)),
                 name=expr_text(node)[:80],
             )
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        member = _membership(node, d)
+        if member is not None:
+            return member
     if (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name)
@@ -261,6 +267,28 @@ def to_cond(node: ast.AST, depth: int = 0) -> Cond:
     ):
         return Cond("hasattr", name=node.args[1].value)
     return Cond("unknown", name=expr_text(node)[:80])
+
+
+def _membership(node: ast.Compare, depth: int) -> Cond | None:
+    """``x in (a, b)`` over written-out constants is ``x == a or x == b`` (``not in``: ``x !=
+    a and x != b``), as Python evaluates it for plain values: the guards then decide it, and
+    tell ``mode in ("a", "b")`` and ``mode == "c"`` apart as two arms that never both run."""
+    test = node.ops[0]
+    items = node.comparators[0]
+    if not isinstance(test, ast.In | ast.NotIn) or not isinstance(
+        items, ast.List | ast.Tuple | ast.Set
+    ):
+        return None
+    if not items.elts or len(items.elts) > _MAX_MEMBERS:
+        return None
+    if not all(isinstance(e, ast.Constant) for e in items.elts):
+        return None
+    cmp: ast.cmpop = ast.Eq() if isinstance(test, ast.In) else ast.NotEq()
+    joined: CondOp = "or" if isinstance(test, ast.In) else "and"
+    parts = tuple(to_cond(ast.Compare(node.left, [cmp], [e]), depth) for e in items.elts)
+    if any(p.op not in ("eq", "ne") or p.args[1].op != "const" for p in parts):
+        return None
+    return Cond(joined, parts, name=expr_text(node)[:80])
 
 
 def decorator_name(node: ast.expr) -> str:

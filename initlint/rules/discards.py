@@ -13,7 +13,8 @@ from initlint.records import dataclass
 from initlint.rules.base import RepeatFinding
 from initlint.rules.repeats import never_both
 from initlint.rules.shapes import relation
-from initlint.simulation.cost import LIGHT, NONE, UNKNOWN
+from initlint.simulation.assumptions import other_values
+from initlint.simulation.cost import LIGHT, NONE, SIZED_FACTORIES, UNKNOWN
 from initlint.simulation.engine import Event, Simulation
 from initlint.simulation.values import MAYBE
 
@@ -22,10 +23,6 @@ _STORES = ("assign", "buffer")
 # Events that change or hand out the attribute's object in place: what they do to it may
 # matter, so the value counts as used (``self.layers.append(x)``, ``self.a.b = c``).
 _IN_PLACE = ("mutate", "nested", "delete")
-# Assumption tests that are not a comparison with one constant, and constants Python finds
-# equal though they are written differently.
-_NOT_VALUES = frozenset({"truthy"})
-_EQUAL_REPRS = ({"1", "True"}, {"0", "False"}, {"1", "1.0"}, {"0", "0.0"})
 # More undecided conditions than this among the replacements: not enumerated (a "possibly").
 _MAX_KEYS = 8
 
@@ -100,7 +97,7 @@ def _discard(sim: Simulation, first: Event, after: Sequence[Event]) -> Discard |
     by: list[Event] = []
     cut = False  # a ``return`` after ``first`` may end its frame before the store
     for e in after:
-        if never_both(first, e) or _other_values(first, e):
+        if never_both(first, e) or other_values(first.assume, e.assume):
             continue  # never runs in a construction where ``first`` ran
         if e.kind in _STORES and e.name == name:
             how = relation(sim, first, e)
@@ -116,19 +113,6 @@ def _discard(sim: Simulation, first: Event, after: Sequence[Event]) -> Discard |
         # (a memoised factory's object lives on in its cache: shared, not thrown away)
         return None
     return Discard(first, tuple(by), not cut and _covers(first, by))
-
-
-def _other_values(a: Event, b: Event) -> bool:
-    """The two run only when one argument equals two different constants (``mode ==
-    "dense"`` and ``mode == "sparse"``, two ``if``s rather than an ``if``/``else``)."""
-    for sym, test, holds in a.assume:
-        if not holds or test in _NOT_VALUES:
-            continue
-        for sym2, test2, holds2 in b.assume:
-            if sym2 == sym and holds2 and test2 not in _NOT_VALUES and test2 != test:
-                if {test, test2} not in _EQUAL_REPRS:
-                    return True
-    return False
 
 
 def _ours(first: Event, second: Event) -> bool:
@@ -169,11 +153,26 @@ def _next_in_mro(e: Event, mro: tuple[str, ...]) -> str:
 
 def _placeholder(e: Event) -> bool:
     """A value that stands for "nothing yet": a constant (``None``), a value that costs
-    nothing, or a module that computes nothing (``nn.Identity()``)."""
+    nothing, a module that computes nothing (``nn.Identity()``) or a tensor with no
+    elements (``torch.empty(0)``, also as a parameter)."""
     if e.value_const or e.cost <= NONE:
         return True
     value = e.effect.value
-    return value is not None and value.kind == "call" and _last(value.name) == "Identity"
+    if value is None or value.kind != "call":
+        return False
+    if _last(value.name) == "Parameter" and value.children:
+        value = value.children[0]
+    return _last(value.name) == "Identity" or _no_elements(value)
+
+
+def _no_elements(call: Expr) -> bool:
+    """A tensor factory given a size of 0, written out (``torch.zeros(0, width)``)."""
+    if call.kind != "call" or _last(call.name) not in SIZED_FACTORIES:
+        return False
+    sizes = list(call.children[: call.value] if isinstance(call.value, int) else call.children)
+    if len(sizes) == 1 and sizes[0].kind == "op" and sizes[0].name == "tuple":
+        sizes = list(sizes[0].children)
+    return any(s.kind == "const" and s.value == 0 and s.value is not False for s in sizes)
 
 
 def _last(dotted: str) -> str:

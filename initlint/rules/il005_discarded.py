@@ -57,12 +57,13 @@ method called on it or a part of it replaced (`self.x.append(...)`, `self.x.w = 
 initlint does not follow. A local stored in the attribute and used elsewhere too
 (`h = Linear()`, `self.h = h`, `self.g = h`) lives on, and is not reported either.
 
-A placeholder is never reported: a constant such as `None`, a value that costs nothing, or
-`nn.Identity()`. Two stores under conditions that exclude each other (`if`/`else`, or two
-tests of one argument against different values) are not a repeat. When the replacement
-happens on some paths only (the first value survives when the condition is false), the
-finding is `possibly`; when branches that together cover every path each replace it (an
-`if` and its `else`), it is definite.
+A placeholder is never reported: a constant such as `None`, a value that costs nothing,
+`nn.Identity()`, or a tensor given a size of 0 (`torch.empty(0)`). Two stores under
+conditions that exclude each other (`if`/`else`, or two tests of one argument against
+values that do not meet: `mode == "a"` and `mode in ("b", "c")`) are not a repeat. When
+the replacement happens on some paths only (the first value survives when the condition is
+false), the finding is `possibly`; when branches that together cover every path each
+replace it (an `if` and its `else`), it is definite.
 
 The control flow between the two stores is read from the function that holds both (or
 the calls they run under): an early `return` after the first build ends the frame on its

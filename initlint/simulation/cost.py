@@ -178,6 +178,12 @@ MAX_WRAPPERS = 3
 # Factories whose size arguments decide whether the tensor is small (a light tensor).
 SIZED_FACTORIES = frozenset("zeros ones empty full rand randn".split())
 SCALAR_FACTORIES = frozenset("tensor as_tensor scalar_tensor".split())
+# Calls that make an array of the values they are given, without sizes of their own: an
+# array of what a function computed from the values it holds is no bigger than they are.
+DATA_CONVERSIONS = frozenset(
+    """numpy.array numpy.asarray numpy.concatenate numpy.stack torch.tensor torch.as_tensor
+    torch.Tensor torch.from_numpy torch.cat torch.concat torch.concatenate torch.stack""".split()
+)
 # A tensor whose every number the code writes out, at most this many (``torch.tensor([0,
 # shard])``), is LIGHT: a few bytes. A factory sized by a number (``torch.zeros(4)``, a
 # stand-in for any size) is LIGHT only when it holds at most one element.
@@ -573,6 +579,12 @@ class CostModel:
     ) -> Priced:
         if name == "copy.deepcopy":
             return self._copy_cost(call, module, mro, locals_, attrs)
+        if name in DATA_CONVERSIONS and call.children:
+            data = [c for c in call.children[: call.value if isinstance(call.value, int) else None]]
+            if data and all(_made_here(d, locals_) for d in data):
+                # an array of the values this function computed: as big as they are, and
+                # what computing them cost is counted where they were computed
+                return LIGHT
         return self.external_cost(name, call, bound)
 
     def _copy_cost(
@@ -828,10 +840,7 @@ class CostModel:
                 c = self.expr_cost(eff.value, fn.module, mro, local_cost)
                 if isinstance(c, BodyError):
                     return c
-                if c:
-                    local_cost[eff.name] = c
-                else:
-                    local_cost.pop(eff.name, None)
+                local_cost[eff.name] = c  # (NONE too: a local made here, ``_made_here``)
             elif kind in ("assign", "return", "buffer", "mutate"):
                 c = self.expr_cost(eff.value, fn.module, mro, local_cost)
             elif kind == "call":
@@ -854,6 +863,27 @@ class CostModel:
                 if result == HEAVY:
                     break
         return result
+
+
+def _made_here(e: Expr, locals_: Costs) -> bool:
+    """``e``'s data is what the function being priced computed from the values it holds
+    (constants, its locals, calls and operations on those), priced no higher than light: no
+    argument or attribute from elsewhere, whose size the function does not know."""
+    if e.kind == "const":
+        return True
+    if e.kind == "name":
+        return locals_.get(e.name, HEAVY) <= LIGHT
+    if e.kind == "call":
+        recv = e.receiver
+        if recv is not None and recv.kind == "name" and recv.name not in locals_:
+            recv = None  # ``np.array(...)``: a module's function, called on its arguments
+        if recv is not None and not _made_here(recv, locals_):
+            return False
+        return bool(e.name) and all(_made_here(c, locals_) for c in e.children)
+    if e.kind in ("op", "subscript"):
+        parts = [*e.children, *((e.receiver,) if e.receiver is not None else ())]
+        return all(_made_here(c, locals_) for c in parts)
+    return False
 
 
 def _highest(a: Priced, b: Priced) -> Priced:

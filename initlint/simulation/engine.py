@@ -24,6 +24,7 @@ from initlint.facts.reads import EVERYTHING
 from initlint.index.project import ProjectIndex
 from initlint.index.records import ClassInfo, FunctionInfo, Module, Target
 from initlint.records import dataclass
+from initlint.simulation.assumptions import Assumption, membership
 from initlint.simulation.binding import SYM, ArgKeys, Key, bind_args, default_key, expr_key
 from initlint.simulation.cost import (
     HEAVY,
@@ -75,27 +76,6 @@ _T = TypeVar("_T")  # what a call's arguments are split into: Vals or value keys
 
 class SimulationLimit(Exception):
     """A simulation reached MAX_DEPTH or MAX_FRAMES: the class was not fully analysed."""
-
-
-# (symbol, test, holds): ``q_lora_rank is None`` assumed true is ("q_lora_rank", "None", True)
-# where the symbol names the constructed class's argument the value came from; test is
-# "truthy" for a bare ``if x:``, else the repr of the constant compared with.
-Assumption = tuple[str, str, bool]
-
-
-def exclusive(a: tuple[Assumption, ...], b: tuple[Assumption, ...]) -> bool:
-    """Whether work guarded by ``a`` and work guarded by ``b`` can never both run."""
-    if not a or not b:
-        return False
-    for sym, test, holds in a:
-        for sym2, test2, holds2 in b:
-            if sym != sym2:
-                continue
-            if test == test2 and holds != holds2:
-                return True
-            if {test, test2} == {"None", "truthy"} and holds and holds2:
-                return True  # x is None, and x is truthy
-    return False
 
 
 @dataclass(frozen=True)
@@ -453,7 +433,9 @@ class Simulator:
         return found
 
     def needs_simulation(self, cls: ClassInfo) -> bool:
-        """Cheap test: C's first __init__ calls a super init, and a project __init__ follows.
+        """Cheap test: C's first __init__ calls a super init, and a project __init__ follows
+        or a torch module's (known without torch's sources: C's own builds may be thrown
+        away, IL005, whether or not the environment holds torch).
         True when that ``__init__``'s body does not parse: ``simulate`` says so."""
         mro_res = self.index.mro(cls.qualname)
         if not mro_res.ok:
@@ -468,7 +450,7 @@ class Simulator:
             return False
         return any(
             ((info := self.index.class_info(q)) is not None and info.facts.method("__init__"))
-            or (info is None and bool(torch_params(q)))
+            or (info is None and (bool(torch_params(q)) or q in MODULE_CLASSES))
             for q in mro_res.classes[1:]
         ) and not _only_passes_on(cls, init)
 
@@ -984,6 +966,15 @@ class _Run:
         if (op == "and" and holds) or (op == "or" and not holds):
             # every part must hold (and), or every part must fail (not (a or b))
             return tuple(a for c in cond.args for a in self._assumptions(frame, c, holds))
+        if op in ("or", "and") and cond.args:
+            # one part holds: ``x == a or x == b`` (``x in (a, b)``), or ``not (x != a and
+            # x != b)``: the argument is among the values
+            parts = [self._assumptions(frame, c, holds) for c in cond.args]
+            if all(len(p) == 1 and p[0][2] for p in parts):
+                syms = {p[0][0] for p in parts}
+                if len(syms) == 1 and all(p[0][1] != "truthy" for p in parts):
+                    return ((syms.pop(), membership([p[0][1] for p in parts]), True),)
+            return ()
         if op in ("name", "selfattr", "unknown"):
             v = self._symbolic(frame, cond)
             return ((v.sym, "truthy", holds),) if v is not None else ()

@@ -374,7 +374,11 @@ SPECS: dict[str, dict[str, Spec]] = {
         "pkg.wrapped:Wrapped": ((8,), {}),
         "pkg.contained:Contained": ((8,), {}),
         "pkg.exclusive:Exclusive": ((8,), {}),
+        "pkg.exclusive:AmongOthers": ((8,), {"mode": "sparse"}),
+        # the path on which both builds run
+        "pkg.exclusive:AmongThem": ((8,), {"mode": "dense"}),
         "pkg.placeholder:Placeholders": ((8,), {}),
+        "pkg.placeholder:EmptyFirst": ((4, 8), {}),
         "pkg.light:Activation": ((True,), {}),
         "pkg.paths:EarlyReturn": ((8,), {"fast": True}),
         "pkg.paths:Matched": ((8,), {"kind": "wide"}),
