@@ -60,7 +60,8 @@ initlint does not follow. A local stored in the attribute and used elsewhere too
 A placeholder is never reported: a constant such as `None`, a value that costs nothing,
 `nn.Identity()`, or a tensor given a size of 0 (`torch.empty(0)`). Two stores under
 conditions that exclude each other (`if`/`else`, or two tests of one argument against
-values that do not meet: `mode == "a"` and `mode in ("b", "c")`) are not a repeat. When
+values that do not meet: `mode == "a"` and `mode in ("b", "c")`; or two `if`s whose tests an
+earlier `assert not (a and b)` says never hold together) are not a repeat. When
 the replacement happens on some paths only (the first value survives when the condition is
 false), the finding is `possibly`; when branches that together cover every path each
 replace it (an `if` and its `else`), it is definite.

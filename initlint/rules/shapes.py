@@ -1,6 +1,7 @@
 """Where two events sit in the code of the frame they share: what IL005 needs of the control
 flow that the facts do not keep (a bare ``return`` of an ``__init__``, the arms of a
-``match``, an ``except`` handler), read from the function's source once per simulation."""
+``match``, an ``except`` handler, an ``assert`` that two conditions never hold together),
+read from the function's source once per simulation."""
 
 from __future__ import annotations
 
@@ -29,14 +30,33 @@ _LOOPS = ("for.", "while.")
 
 
 @dataclass(frozen=True)
+class Assertion:
+    """``assert not (a and b)`` at ``line``: past it, the tests ``apart`` (their source texts)
+    never all hold, on the paths through ``path``; ``names`` are what the tests read."""
+
+    line: int
+    path: Path
+    apart: frozenset[str]
+    names: frozenset[str]
+
+
+@dataclass(frozen=True)
 class Shape:
-    """A function's statements by line: the path of blocks around each, and its returns."""
+    """A function's statements by line: the path of blocks around each, its returns, the
+    test of each ``if``, its assertions and where it binds each name or attribute."""
 
     blocks: dict[int, Path]
     returns: tuple[tuple[int, Path], ...]
+    tests: dict[int, str]
+    assertions: tuple[Assertion, ...]
+    writes: tuple[tuple[int, str], ...]
 
     def path(self, line: int) -> Path:
         return self.blocks.get(line, ())
+
+    def holding(self, path: Path) -> set[str]:
+        """The tests that hold on a path: those of the ``if`` bodies it enters."""
+        return {self.tests[line] for line, field in path if field == "if.body"}
 
 
 def relation(sim: Simulation, first: Event, later: Event) -> Relation:
@@ -55,6 +75,8 @@ def relation(sim: Simulation, first: Event, later: Event) -> Relation:
     arms = _split(mine, theirs)
     if arms is not None:
         return arms
+    if _asserted_apart(shape, a_span.line, b_line, mine, theirs):
+        return "exclusive"
     verdict: Relation = ""
     for line, block in shape.returns:
         # (from the first's own statement on: ``return self._build()`` ends the frame too)
@@ -81,6 +103,21 @@ def _split(mine: Path, theirs: Path) -> Relation | None:
             return "fallback"
         return None
     return None
+
+
+def _asserted_apart(shape: Shape, a_line: int, b_line: int, mine: Path, theirs: Path) -> bool:
+    """An assertion before both says that the tests of the blocks around them never all
+    hold, and nothing it reads is bound again before the later one: they never both run."""
+    held = shape.holding(mine) | shape.holding(theirs)
+    for fact in shape.assertions:
+        if fact.line >= a_line or not fact.apart <= held:
+            continue
+        if mine[: len(fact.path)] != fact.path or theirs[: len(fact.path)] != fact.path:
+            continue  # (the assertion does not run on every path to both)
+        if any(fact.line < line < b_line and name in fact.names for line, name in shape.writes):
+            continue
+        return True
+    return False
 
 
 def _anchors(sim: Simulation, first: Event, later: Event) -> tuple[Event, Event] | None:
@@ -123,7 +160,13 @@ def _read(fn: FunctionInfo) -> Shape | None:
         return None
     walker = _Walker(span.line - 1)
     walker.walk(tree.body[0].body, ())
-    return Shape(walker.blocks, tuple(walker.returns))
+    return Shape(
+        walker.blocks,
+        tuple(walker.returns),
+        walker.tests,
+        tuple(walker.assertions),
+        tuple(walker.writes),
+    )
 
 
 class _Walker:
@@ -131,6 +174,9 @@ class _Walker:
         self.offset = offset
         self.blocks: dict[int, Path] = {}
         self.returns: list[tuple[int, Path]] = []
+        self.tests: dict[int, str] = {}
+        self.assertions: list[Assertion] = []
+        self.writes: list[tuple[int, str]] = []
 
     def walk(self, stmts: list[ast.stmt], path: Path) -> None:
         for st in stmts:
@@ -138,8 +184,51 @@ class _Walker:
             self.blocks.setdefault(line, path)
             if isinstance(st, ast.Return):
                 self.returns.append((line, path))
+            elif isinstance(st, ast.If):
+                self.tests[line] = ast.unparse(st.test)
+            elif isinstance(st, ast.Assert):
+                apart = _never_together(st.test)
+                if len(apart) > 1:
+                    names = frozenset(n for part in apart for n in _read_names(part))
+                    texts = frozenset(ast.unparse(part) for part in apart)
+                    self.assertions.append(Assertion(line, path, texts, names))
+            for node in ast.walk(st) if not _blocks(st) else _own_targets(st):
+                if isinstance(node, ast.Name | ast.Attribute) and isinstance(
+                    node.ctx, ast.Store | ast.Del
+                ):
+                    self.writes.append((line, ast.unparse(node)))
             for field, body in _blocks(st):
                 self.walk(body, (*path, (line, field)))
+
+
+def _own_targets(st: ast.stmt) -> list[ast.AST]:
+    """What a compound statement binds itself (a loop's target, a ``with``'s names)."""
+    if isinstance(st, ast.For | ast.AsyncFor):
+        return list(ast.walk(st.target))
+    if isinstance(st, ast.With | ast.AsyncWith):
+        return [n for item in st.items if item.optional_vars for n in ast.walk(item.optional_vars)]
+    return []
+
+
+def _never_together(test: ast.expr) -> list[ast.expr]:
+    """The parts an asserted test says never all hold: ``not (a and b)``, ``not a or not
+    b``; [] for any other test."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = test.operand
+        if isinstance(inner, ast.BoolOp) and isinstance(inner.op, ast.And):
+            return list(inner.values)
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        parts = [v.operand for v in test.values if isinstance(v, ast.UnaryOp)]
+        if len(parts) == len(test.values) and all(
+            isinstance(v.op, ast.Not) for v in test.values if isinstance(v, ast.UnaryOp)
+        ):
+            return parts
+    return []
+
+
+def _read_names(test: ast.expr) -> set[str]:
+    """The names and attribute chains a test reads (``self._mode``, ``dim``)."""
+    return {ast.unparse(n) for n in ast.walk(test) if isinstance(n, ast.Name | ast.Attribute)}
 
 
 def _blocks(st: ast.stmt) -> list[tuple[str, list[ast.stmt]]]:

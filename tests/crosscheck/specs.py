@@ -377,6 +377,9 @@ SPECS: dict[str, dict[str, Spec]] = {
         "pkg.exclusive:AmongOthers": ((8,), {"mode": "sparse"}),
         # the path on which both builds run
         "pkg.exclusive:AmongThem": ((8,), {"mode": "dense"}),
+        "pkg.exclusive:AssertedApart": ((8,), {"track": True}),
+        # the path on which both builds run
+        "pkg.exclusive:AssertedOther": ((8,), {"track": True, "extra": 2}),
         "pkg.placeholder:Placeholders": ((8,), {}),
         "pkg.placeholder:EmptyFirst": ((4, 8), {}),
         "pkg.light:Activation": ((True,), {}),
@@ -391,6 +394,12 @@ SPECS: dict[str, dict[str, Spec]] = {
         "pkg.layers:Encoder": ((8, 4), {}),
         "pkg.layers:Decoder": ((8,), {}),
         "pkg.layers:Rotary": ((4, 6), {}),
+    },
+    "cost_data_made_here": {
+        "pkg.outputs:Levels": Skip(
+            "what it throws away is a list of strings: the trace records tensors and modules"
+        ),
+        "pkg.outputs:Table": (([1.0, 2.0], 2, 3), {}),
     },
     "work_into_local": {
         "pkg.data:Table": Skip("needs pandas and a JSON file"),

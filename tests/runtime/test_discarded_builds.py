@@ -37,6 +37,8 @@ SHAPES = [
     ("exclusive", "Exclusive", "mixer", [(8, "dense"), (8, "sparse")]),
     ("exclusive", "AmongOthers", "mixer", [(8, "dense"), (8, "sparse"), (8, "mixed")]),
     ("exclusive", "AmongThem", "mixer", [(8, "dense"), (8, "wide"), (8, "sparse")]),
+    ("exclusive", "AssertedApart", "meta", [(8, True, 0), (8, False, 2)]),
+    ("exclusive", "AssertedOther", "meta", [(8, True, False, 2), (8, True, False, 0)]),
     ("placeholder", "Placeholders", "mixer", [(8,)]),
     ("placeholder", "Placeholders", "norm", [(8,)]),
     ("placeholder", "EmptyFirst", "table", [(4, 8)]),
