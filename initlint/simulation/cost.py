@@ -17,7 +17,7 @@ from fnmatch import fnmatchcase
 
 from initlint.facts.model import Body, BodyError, Const, Effect, Expr
 from initlint.index.project import ProjectIndex
-from initlint.index.records import ClassInfo, FunctionInfo, Module, Target
+from initlint.index.records import NO_BINDINGS, ClassInfo, FunctionInfo, Module, Target
 from initlint.records import dataclass
 from initlint.simulation.memo import Hop, MemoRoute
 from initlint.simulation.values import Val
@@ -521,6 +521,10 @@ class CostModel:
                 return HEAVY
             if recv is None and name not in BUILTIN_NAMES:
                 return _highest(best, UNKNOWN)  # a local or argument holding some callable
+            if recv is not None and recv.kind == "name" and recv.name not in locals_:
+                if self._imported_object(module, recv.name):
+                    # ``MODELS.build(cfg)``: a method of an object another module made
+                    return _highest(best, UNKNOWN)
             return best
         if target.kind == "external":
             external = self._external_call(target.name, call, module, mro, locals_, attrs, bound)
@@ -538,6 +542,12 @@ class CostModel:
             fn = self.index.function_info(target.name)
             return best if fn is None else _highest(best, self.function_cost(fn, ()))
         return best
+
+    def _imported_object(self, module: Module, name: str) -> bool:
+        """``name`` is imported into ``module`` and resolves to no class, function or module
+        initlint knows: an object some module made (a registry, a settings object)."""
+        classes, functions, imports = self.index.name_table(module).named.get(name, NO_BINDINGS)
+        return bool(imports) and not classes and not functions
 
     def target_cost(self, target: Target, module: Module, mro: tuple[str, ...]) -> Priced:
         """What building the class or function ``target`` costs with arguments initlint
