@@ -17,6 +17,7 @@ from initlint.simulation.cost import (
     keyword_values,
     torch_vector,
 )
+from initlint.simulation.cost import UNKNOWN as UNKNOWN_COST
 from initlint.simulation.values import UNKNOWN, Val, const
 
 
@@ -88,3 +89,15 @@ def test_keyword_values_name_the_trailing_children() -> None:
 )
 def test_torch_vectors(qualname: str, param: str, expected: bool) -> None:
     assert torch_vector(qualname, param) is expected
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("torch.tensor([0.5, 2.0])", LIGHT),  # the numbers written out: a few
+        ("torch.tensor(mean)", UNKNOWN_COST),  # the caller's data: its size is not known here
+        ("torch.tensor(self.scale)", UNKNOWN_COST),
+    ],
+)
+def test_a_tensor_of_given_data_costs_what_the_data_holds(source: str, expected: int) -> None:
+    assert _cost(source) == expected

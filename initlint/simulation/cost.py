@@ -361,7 +361,11 @@ def _tensor_cost(last: str, call: Expr, bound: Bound = NO_BOUND) -> int:
     first = args[0]
     if last in SCALAR_FACTORIES:
         n = literal_numel(first, bound)
-        return LIGHT if n is not None and n <= SMALL_NUMEL else HEAVY
+        if n is not None:
+            return LIGHT if n <= SMALL_NUMEL else HEAVY
+        if first.kind in ("name", "attr"):
+            return UNKNOWN  # a copy of data the caller holds, of a size not known here
+        return HEAVY
     if last in SIZED_FACTORIES:
         shaped = first.kind == "op" and first.name == "tuple"
         held = first.kind == "name" and (v := bound.get(first.name)) is not None
