@@ -57,7 +57,7 @@ def find_discards(sim: Simulation) -> list[RepeatFinding]:
         seen = sorted([*uses.get(name, ()), *uses.get("*", ())], key=lambda e: e.index)
         keys = [e.index for e in seen]
         for k, first in enumerate(built[:-1]):
-            if first.ancestor or _placeholder(first):
+            if _placeholder(first):
                 continue
             # the later stores of the name and what may use it, in the construction's order
             after = sorted(
@@ -117,10 +117,13 @@ def _discard(sim: Simulation, first: Event, after: Sequence[Event]) -> Discard |
 
 def _ours(first: Event, second: Event) -> bool:
     """Which pairs IL005 reports in this class's simulation: work of the class's own code
-    replaced (by itself, or by the ancestors' afterwards). An ancestor's build replaced after
-    ``super().__init__()`` is IL001-IL003's; one the ancestors replace themselves is
+    replaced (by itself, or by the ancestors' afterwards), and an ancestor's build that the
+    class's own code drops for a constant (``self.head = None``). An ancestor's build rebuilt
+    after ``super().__init__()`` is IL001-IL003's; one the ancestors replace themselves is
     reported on the ancestor that does it."""
-    return not first.ancestor
+    if not first.ancestor:
+        return True
+    return not second.ancestor and second.value_const
 
 
 def _used(e: Event, mro: tuple[str, ...]) -> tuple[str, ...]:
@@ -239,6 +242,10 @@ def _no_fix(found: Discard) -> str:
     """Why the discarded build cannot simply be deleted ("" when it may be: the fixer still
     checks that its statement does nothing else)."""
     first = found.first
+    if first.ancestor:
+        owner = first.fn.owner
+        where = owner.qualname.rsplit(".", 1)[-1] if owner is not None else "an ancestor"
+        return f"the build runs in {where}'s code, for its other users too: switch it off there"
     if not found.always:
         return "the build is replaced on some paths only; it is used on the others"
     if first.possibly:

@@ -284,10 +284,25 @@ class Recorder:
 
         @functools.wraps(original)
         def __setattr__(module: Any, name: str, value: Any) -> None:
+            if value is None and not self._inside:
+                held = _held(module, name)
+                if isinstance(held, tensor_type | module_type):
+                    # a module or tensor dropped for nothing: the build that made it is
+                    # thrown away (recorded as a store of nothing, so it shows as a repeat)
+                    if isinstance(held, module_type):
+                        self._discard(module, name, held)
+                    original(module, name, value)
+                    kind: EventKind = "attribute"
+                    if isinstance(held, parameter_type):
+                        kind = "parameter"
+                    elif name in module.__dict__.get("_buffers", ()):
+                        kind = "buffer"
+                    self._add(kind, module, name, value, sys._getframe(1))
+                    self._records[-1].replaced = _weak(held)
+                    return
             if self._inside or not isinstance(value, tensor_type | module_type):
                 original(module, name, value)
                 return
-            kind: EventKind
             if isinstance(value, module_type):
                 kind = "attribute"  # a submodule: its bytes are its parameters and buffers
             elif isinstance(value, parameter_type):

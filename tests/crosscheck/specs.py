@@ -389,6 +389,8 @@ SPECS: dict[str, dict[str, Spec]] = {
         "pkg.paths:Routed": ((8,), {}),
         "pkg.early:Grid": ((4,), {}),
         "pkg.early:SeededGrid": ((4,), {}),
+        "pkg.dropped:WithHead": ((8,), {}),
+        "pkg.dropped:Headless": ((8,), {}),
     },
     "discarded_build_deleted": {
         "pkg.layers:Encoder": ((8, 4), {}),
