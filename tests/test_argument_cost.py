@@ -9,15 +9,10 @@ import ast
 import pytest
 
 from initlint.facts.expressions import to_expr
-from initlint.simulation.cost import (
-    HEAVY,
-    LIGHT,
-    NONE,
-    CostModel,
-    keyword_values,
-    torch_vector,
-)
-from initlint.simulation.cost import UNKNOWN as UNKNOWN_COST
+from initlint.simulation.cost import CostModel
+from initlint.simulation.levels import HEAVY, LIGHT, NONE
+from initlint.simulation.levels import UNKNOWN as UNKNOWN_COST
+from initlint.simulation.torch_knowledge import keyword_values, torch_vector
 from initlint.simulation.values import UNKNOWN, Val, const
 
 

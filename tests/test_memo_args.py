@@ -9,8 +9,9 @@ import pytest
 
 from initlint.driver import analyze
 from initlint.facts.model import BodyError
-from initlint.simulation.cost import HEAVY, NONE, CostModel
+from initlint.simulation.cost import CostModel
 from initlint.simulation.engine import Simulation, Simulator
+from initlint.simulation.levels import HEAVY, NONE
 
 SOURCE = textwrap.dedent(
     """\
@@ -146,7 +147,7 @@ def _routes(sim: Simulator, name: str) -> list[tuple[str, list[str]]]:
     result = sim.simulate(info)
     assert isinstance(result, Simulation)
     own = [e for e in result.events if e.kind == "assign" and not e.ancestor][-1]
-    routes = sim.cost.memo_routes(own.effect.value, own.fn.module)
+    routes = sim.cost.memos.memo_routes(own.effect.value, own.fn.module)
     assert not isinstance(routes, BodyError)
     return sorted((r.factory, [h.owner for h in r.hops]) for r in routes)
 

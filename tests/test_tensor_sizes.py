@@ -8,7 +8,9 @@ import ast
 import pytest
 
 from initlint.facts.expressions import to_expr
-from initlint.simulation.cost import HEAVY, LIGHT, CostModel, numel
+from initlint.simulation.cost import CostModel
+from initlint.simulation.levels import HEAVY, LIGHT
+from initlint.simulation.torch_knowledge import numel
 from initlint.simulation.values import UNKNOWN, Val, const
 
 

@@ -6,8 +6,8 @@ from typing import ClassVar, Literal, Protocol
 
 from initlint.diagnostics import Confidence, Severity
 from initlint.records import dataclass
-from initlint.simulation.cost import HEAVY, LIGHT
 from initlint.simulation.engine import Event, FlagRef, Simulation
+from initlint.simulation.levels import HEAVY, LIGHT
 from initlint.simulation.values import MAYBE, Origin
 
 DOC_SECTIONS = ("What it does", "Why is this bad", "Example", "Use instead", "Fix safety")
@@ -49,7 +49,7 @@ class RepeatFinding(_Graded):
     confidence: Confidence
     what: str  # e.g. "buffer `cos_sin_cache`"
     flag: FlagRef | None = None  # an ancestor parameter that can switch the work off, if any
-    cost: int = LIGHT  # cost class of the work the finding is about (cost.LIGHT | HEAVY)
+    cost: int = LIGHT  # cost class of the work the finding is about (levels.LIGHT | HEAVY)
     # The ancestor's build this class discards (the latest before ``event``), when an
     # intermediate class did the work again after ``first``; ``earlier``: the builds before it.
     nearest: Event | None = None

@@ -14,8 +14,9 @@ from initlint.rules.base import RepeatFinding
 from initlint.rules.repeats import never_both
 from initlint.rules.shapes import relation
 from initlint.simulation.assumptions import other_values
-from initlint.simulation.cost import LIGHT, NONE, SIZED_FACTORIES, UNKNOWN
 from initlint.simulation.engine import Event, Simulation
+from initlint.simulation.levels import LIGHT, NONE, UNKNOWN
+from initlint.simulation.torch_knowledge import SIZED_FACTORIES
 from initlint.simulation.values import MAYBE
 
 CODE = "IL005"

@@ -26,19 +26,9 @@ from initlint.index.records import ClassInfo, FunctionInfo, Module, Target
 from initlint.records import dataclass
 from initlint.simulation.assumptions import Assumption, membership
 from initlint.simulation.binding import SYM, ArgKeys, Key, bind_args, default_key, expr_key
-from initlint.simulation.cost import (
-    HEAVY,
-    LIGHT,
-    NONE,
-    SMALL_NUMEL,
-    CostModel,
-    Priced,
-    keyword_values,
-    torch_params,
-    torch_shape,
-    torch_vector,
-)
-from initlint.simulation.cost import UNKNOWN as UNKNOWN_COST
+from initlint.simulation.cost import CostModel
+from initlint.simulation.levels import HEAVY, LIGHT, NONE, Priced
+from initlint.simulation.levels import UNKNOWN as UNKNOWN_COST
 from initlint.simulation.memo import Binding, MemoRoute, View, compare, route_binding
 from initlint.simulation.specs import (
     BuilderShape,
@@ -47,6 +37,13 @@ from initlint.simulation.specs import (
     field_of,
     keys_of,
     spec_rewritten,
+)
+from initlint.simulation.torch_knowledge import (
+    SMALL_NUMEL,
+    keyword_values,
+    torch_params,
+    torch_shape,
+    torch_vector,
 )
 from initlint.simulation.torch_module import MODULE_CLASSES, MODULE_NAMES
 from initlint.simulation.values import (
@@ -102,7 +99,7 @@ class Event:
     ancestor: bool  # performed during the super().__init__ part
     parent: int | None  # index of the call/super event whose frame performed this
     expensive: bool = False
-    cost: int = NONE  # cost.NONE | LIGHT | HEAVY: what this work costs (mutations included)
+    cost: int = NONE  # levels.NONE | LIGHT | HEAVY: what this work costs (mutations included)
     args_key: str = ""  # a call's argument text (for messages; IL002 compares arg_keys)
     # A call's parameters, bound to its arguments, as value keys of what they held in the
     # frame the call ran in (``binding.same_args``); None when they could not be bound.
@@ -1459,7 +1456,7 @@ class _Run:
     ) -> BodyError | None:
         """An assigned value a memoised factory returns: the routes to its cache, what its
         key is bound to, and, when that changed (no cached object), what the factory costs."""
-        found = self.simulator.cost.memo_routes(value, frame.call.fn.module)
+        found = self.simulator.cost.memos.memo_routes(value, frame.call.fn.module)
         if isinstance(found, BodyError):
             return found
         stored.routes = found

@@ -135,7 +135,7 @@ def test_runtime_agrees(checked: tuple[Path, dict[str, set[str]]], name: str) ->
 
 def test_without_torch_the_built_in_knowledge_stays(tmp_path: Path) -> None:
     """An environment without torch (the usual pre-commit case): torch's sources cannot be
-    read, and the built-in table of what torch modules register (cost.TORCH_PARAMS) gives
+    read, and the built-in table of what torch modules register (torch_knowledge.TORCH_PARAMS) gives
     the same verdicts as the sources do, each pointing at the class's super call."""
     from .envkit import make_venv
 

@@ -15,7 +15,7 @@ torch = pytest.importorskip("torch")
 
 from initlint.driver import analyze  # noqa: E402
 from initlint.runtime import trace_init  # noqa: E402
-from initlint.simulation.cost import SMALL_NUMEL  # noqa: E402
+from initlint.simulation.torch_knowledge import SMALL_NUMEL  # noqa: E402
 
 CASE = Path(__file__).resolve().parents[1] / "fixtures" / "check" / "cost_literal_shape"
 

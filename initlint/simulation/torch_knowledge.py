@@ -1,0 +1,379 @@
+"""What initlint knows of torch, numpy and I/O without importing them: which calls build
+tensors or read files, which torch.nn classes register which parameters and buffers (and
+the keywords and sizes that switch them off), and how many numbers a tensor factory's
+arguments make (docs/design.md, "Cost classes")."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Mapping
+
+from initlint.facts.model import Const, Expr
+from initlint.simulation.levels import HEAVY, LIGHT, NONE, UNKNOWN
+from initlint.simulation.values import Val
+
+TORCH_OPS = frozenset(
+    """arange empty zeros ones rand randn randint randperm rand_like randn_like full tensor
+    linspace logspace outer einsum cat concat concatenate stack tril triu exp log sin cos tan
+    pow matmul mm bmm polar eye from_numpy load normal multinomial bernoulli cumsum cumprod
+    sqrt rsqrt sigmoid softmax tanh meshgrid cartesian_prod kron tile repeat_interleave where
+    clone as_strided empty_strided frombuffer view_as_complex view_as_real complex fft
+    diag diag_embed block_diag combinations sort argsort topk exp2 expm1 log2 log10 log1p
+    reciprocal mul div add sub erf erfinv atan2 hann_window hamming_window""".split()
+)
+NUMPY_OPS = frozenset(
+    """arange empty zeros ones full array linspace logspace outer einsum concatenate stack
+    tril triu exp log sin cos pow matmul eye load loadtxt fromfile genfromtxt meshgrid
+    memmap""".split()
+)
+IO_CALLS = frozenset(
+    """open io.open json.load pickle.load torch.load numpy.load numpy.loadtxt numpy.fromfile
+    numpy.genfromtxt h5py.File PIL.Image.open yaml.load yaml.safe_load yaml.full_load
+    safetensors.torch.load_file safetensors.safe_open datasets.load_dataset scipy.io.loadmat
+    joblib.load csv.reader tokenizers.Tokenizer.from_file""".split()
+)
+# Methods on an expensive value that only read metadata.
+METADATA_METHODS = frozenset(
+    """size dim numel item tolist nelement element_size stride data_ptr is_contiguous
+    get_device ndimension keys values items""".split()
+)
+# torch.nn classes that are containers or wrappers: cheap themselves.
+CHEAP_NN = frozenset(
+    "Module ModuleList ModuleDict Sequential ParameterList ParameterDict Identity Parameter"
+    " Buffer Flatten Unflatten".split()
+)
+TENSOR_METHODS = frozenset(
+    """to float half double bfloat16 cuda cpu clone contiguous cos sin exp log pow repeat
+    expand_as reshape view unsqueeze squeeze transpose permute t mul div add sub matmul
+    flatten chunk split cumsum detach type_as""".split()
+)
+
+
+# torch.nn classes that own no parameter or buffer: building one is light work.
+LIGHT_NN = frozenset(
+    """Identity Flatten Unflatten ReLU ReLU6 RReLU GELU SiLU Mish Sigmoid Tanh Softmax Softmin
+    LogSoftmax Softmax2d Softplus Softsign ELU SELU CELU LeakyReLU Hardtanh Hardswish
+    Hardsigmoid Hardshrink Softshrink Tanhshrink Threshold GLU LogSigmoid Dropout Dropout1d
+    Dropout2d Dropout3d AlphaDropout FeatureAlphaDropout MaxPool1d MaxPool2d MaxPool3d
+    AvgPool1d AvgPool2d AvgPool3d AdaptiveAvgPool1d AdaptiveAvgPool2d AdaptiveAvgPool3d
+    AdaptiveMaxPool1d AdaptiveMaxPool2d AdaptiveMaxPool3d LPPool1d LPPool2d LPPool3d
+    FractionalMaxPool2d FractionalMaxPool3d MaxUnpool1d MaxUnpool2d MaxUnpool3d Upsample
+    UpsamplingNearest2d UpsamplingBilinear2d PixelShuffle PixelUnshuffle ChannelShuffle Fold
+    Unfold ZeroPad1d ZeroPad2d ZeroPad3d ConstantPad1d ConstantPad2d ConstantPad3d
+    ReflectionPad1d ReflectionPad2d ReflectionPad3d ReplicationPad1d ReplicationPad2d
+    ReplicationPad3d CircularPad1d CircularPad2d CircularPad3d CosineSimilarity
+    PairwiseDistance""".split()
+)
+# The parameters and buffers a torch.nn module's __init__ registers, and the keyword that
+# switches each off when passed False (a subclass that registers one again after
+# super().__init__() discards a tensor torch allocated).
+_AFFINE: dict[str, tuple[str, ...]] = {
+    "weight": ("elementwise_affine", "affine"),
+    "bias": ("bias", "elementwise_affine"),
+}
+_WB: dict[str, tuple[str, ...]] = {"weight": (), "bias": ("bias",)}
+TORCH_PARAMS: dict[str, dict[str, tuple[str, ...]]] = {
+    **{n: _WB for n in "Linear Bilinear LazyLinear".split()},
+    **{
+        f"{kind}{d}d": _WB
+        for kind in ("Conv", "ConvTranspose", "LazyConv", "LazyConvTranspose")
+        for d in (1, 2, 3)
+    },
+    "Embedding": {"weight": ()},
+    "EmbeddingBag": {"weight": ()},
+    "PReLU": {"weight": ()},
+    "LayerNorm": _AFFINE,
+    "GroupNorm": {"weight": ("affine",), "bias": ("affine",)},
+    "RMSNorm": {"weight": ("elementwise_affine",)},
+    **{
+        f"BatchNorm{d}d": {
+            "weight": ("affine",),
+            "bias": ("affine",),
+            "running_mean": ("track_running_stats",),
+            "running_var": ("track_running_stats",),
+        }
+        for d in (1, 2, 3)
+    },
+}
+
+
+# The size arguments each of those registrations' shape takes, as (position, keyword) in the
+# class's __init__: a Linear built as ``Linear(0, 0)`` (the placeholder of a lazy module)
+# registers tensors with no data.
+_LINEAR_SHAPE = {
+    "weight": ((0, "in_features"), (1, "out_features")),
+    "bias": ((1, "out_features"),),
+}
+_CONV_SHAPE = {"weight": ((0, "in_channels"), (1, "out_channels")), "bias": ((1, "out_channels"),)}
+TORCH_SHAPES: dict[str, dict[str, tuple[tuple[int, str], ...]]] = {
+    "Linear": _LINEAR_SHAPE,
+    **{f"{kind}{d}d": _CONV_SHAPE for kind in ("Conv", "ConvTranspose") for d in (1, 2, 3)},
+    "Embedding": {"weight": ((0, "num_embeddings"), (1, "embedding_dim"))},
+    "EmbeddingBag": {"weight": ((0, "num_embeddings"), (1, "embedding_dim"))},
+}
+
+
+# The registrations of those classes that are vectors over one feature dimension (a bias, a
+# norm's scale and shift, its running statistics): registering one again discards O(width)
+# numbers, beside the O(width^2) of a weight matrix. Such a registration alone is LIGHT; a
+# module that owns one is still HEAVY (it owns parameters).
+_NORM_VECTORS = frozenset({"weight", "bias", "running_mean", "running_var"})
+TORCH_VECTORS: dict[str, frozenset[str]] = {
+    **{n: frozenset({"bias"}) for n in TORCH_PARAMS if n not in ("Embedding", "EmbeddingBag")},
+    **{n: _NORM_VECTORS for n in TORCH_PARAMS if "Norm" in n},
+    "PReLU": frozenset({"weight"}),
+}
+
+
+def torch_vector(qualname: str, param: str) -> bool:
+    """Whether the torch.nn class ``qualname`` registers ``param`` as a 1-D vector."""
+    head, _, last = qualname.rpartition(".")
+    return head.startswith("torch.nn") and param in TORCH_VECTORS.get(last, ())
+
+
+def torch_shape(qualname: str, param: str) -> tuple[tuple[int, str], ...]:
+    """The size arguments of what the torch.nn class ``qualname`` registers as ``param``."""
+    head, _, last = qualname.rpartition(".")
+    if not head.startswith("torch.nn"):
+        return ()
+    return TORCH_SHAPES.get(last, {}).get(param, ())
+
+
+def torch_params(qualname: str) -> dict[str, tuple[str, ...]]:
+    """What the torch.nn class ``qualname`` registers (see TORCH_PARAMS); {} if unknown."""
+    head, _, last = qualname.rpartition(".")
+    return TORCH_PARAMS.get(last, {}) if head.startswith("torch.nn") else {}
+
+
+# Calls that load a model or its weights, whatever the class they are called on.
+LOADERS = frozenset("from_pretrained from_config from_config_dict from_single_file".split())
+# Factories whose size arguments decide whether the tensor is small (a light tensor).
+SIZED_FACTORIES = frozenset("zeros ones empty full rand randn".split())
+SCALAR_FACTORIES = frozenset("tensor as_tensor scalar_tensor".split())
+# Calls that make an array of the values they are given, without sizes of their own: an
+# array of what a function computed from the values it holds is no bigger than they are.
+DATA_CONVERSIONS = frozenset(
+    """numpy.array numpy.asarray numpy.concatenate numpy.stack torch.tensor torch.as_tensor
+    torch.Tensor torch.from_numpy torch.cat torch.concat torch.concatenate torch.stack""".split()
+)
+# A tensor whose every number the code writes out, at most this many (``torch.tensor([0,
+# shard])``), is LIGHT: a few bytes. A factory sized by a number (``torch.zeros(4)``, a
+# stand-in for any size) is LIGHT only when it holds at most one element.
+SMALL_NUMEL = 16
+
+# torch classes whose instances hold no data yet: the placeholders of torch's ``Lazy*``
+# modules, materialised at the first forward. Building one is light work.
+UNINITIALIZED = frozenset("UninitializedParameter UninitializedBuffer".split())
+
+# The constants the names of the frame being simulated are bound to (its arguments and
+# locals): a size argument ``torch.empty((out, in))`` with ``out`` bound to 0 is no data.
+Bound = Mapping[str, Val]
+NO_BOUND: Bound = {}
+
+
+def keyword_values(call: Expr) -> dict[str, Expr]:
+    """The keyword arguments of ``call`` by name (``**kw`` left out)."""
+    kws = call.keywords[1:] if call.keywords[:1] == ("*",) else call.keywords
+    if not kws:
+        return {}
+    return {
+        k: v for k, v in zip(kws, call.children[len(call.children) - len(kws) :], strict=True) if k
+    }
+
+
+def switched_off(offs: tuple[str, ...], keywords: Mapping[str, object]) -> bool:
+    """Whether one of the keywords ``offs`` is passed as False (``bias=False``)."""
+    return any(keywords.get(k, True) is False for k in offs)
+
+
+def _kw_consts(call: Expr, bound: Bound) -> dict[str, object]:
+    """The constant values of ``call``'s keyword arguments (through the bound names)."""
+    out: dict[str, object] = {}
+    for k, v in keyword_values(call).items():
+        if v.kind == "const":
+            out[k] = v.value
+        elif v.kind == "name":
+            val = bound.get(v.name)
+            if val is not None and val.kind == "const":
+                out[k] = val.value
+    return out
+
+
+def torch_module_cost(last: str, call: Expr | None, bound: Bound = NO_BOUND) -> int:
+    """A torch.nn module built by ``call``: HEAVY when it still registers a tensor, LIGHT
+    when its keywords switch every registration off (``nn.LayerNorm(d,
+    elementwise_affine=False)``, ``nn.BatchNorm1d(d, affine=False,
+    track_running_stats=False)``): a module that owns no parameter or buffer."""
+    params = TORCH_PARAMS.get(last)
+    if params and all(p in TORCH_VECTORS.get(last, ()) for p in params):
+        return LIGHT  # a norm layer: it owns only vectors (weight, bias, running stats)
+    if not params or call is None or not call.keywords:
+        return HEAVY
+    keywords = _kw_consts(call, bound)
+    if all(switched_off(offs, keywords) for offs in params.values()):
+        return LIGHT
+    return HEAVY
+
+
+_ARITH: dict[str, Callable[[int, int], int]] = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "//": operator.floordiv,
+    "%": operator.mod,
+}
+
+
+def _int(e: Expr, bound: Bound) -> int | None:
+    """The integer ``e`` evaluates to over the bound constants, or None if not known."""
+    v: object
+    if e.kind == "const":
+        v = e.value
+    elif e.kind == "name":
+        val = bound.get(e.name)
+        v = val.value if val is not None and val.kind == "const" else None
+    elif e.kind == "op" and len(e.children) == 2 and e.name in _ARITH:
+        left, right = (_int(c, bound) for c in e.children)
+        if e.name == "*" and 0 in (left, right):
+            return 0
+        if e.name in ("//", "%") and left == 0:
+            return 0  # 0 // groups
+        if left is None or right is None:
+            return None
+        if e.name in ("//", "%") and right == 0:
+            return None
+        return _ARITH[e.name](left, right)
+    else:
+        return None
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def numel(sizes: tuple[Expr, ...], bound: Bound = NO_BOUND) -> int | None:
+    """How many elements a tensor of shape ``sizes`` holds (each size an int or a tuple of
+    them): 0 when any size is 0, even beside unknown ones; None when not known."""
+    total: int | None = 1
+    for s in sizes:
+        if s.kind == "op" and s.name == "tuple":
+            n = numel(s.children, bound)
+        elif s.kind == "name" and (v := bound.get(s.name)) is not None and v.kind == "args":
+            n = _numel_of(v.items)  # a shape held in a local: ``shape = (2, 3)``
+        else:
+            n = _int(s, bound)
+        if n == 0:
+            return 0
+        if n is None or n < 0:
+            total = None
+        elif total is not None:
+            total *= n
+    return total
+
+
+def _numel_of(items: tuple[Val, ...]) -> int | None:
+    """The number of elements of a shape held as values (``shape = (2, n)`` bound)."""
+    total: int | None = 1
+    for v in items:
+        n = v.value if v.kind == "const" else None
+        if not isinstance(n, int) or isinstance(n, bool):
+            total = None
+        elif n == 0:
+            return 0  # a size of 0 beside unknown ones: no data
+        elif total is not None:
+            total *= n
+    return total
+
+
+def _number(v: Const) -> bool:
+    return isinstance(v, int | float | complex)
+
+
+def literal_numel(e: Expr, bound: Bound = NO_BOUND) -> int | None:
+    """How many numbers ``torch.tensor(e)`` holds, where that is known from ``e`` itself: a
+    number is one; a list or tuple display (or a local bound to one, ``offsets = [0, n]``)
+    with a number among its items is a vector of its length, since torch allows no ragged
+    data (every other item must be a number too); a display of such displays, all of one
+    length, their total. None when not known (a starred item, a list of unknown names)."""
+    if e.kind == "const":
+        return 1 if _number(e.value) else None
+    if e.kind == "op" and e.name == "tuple":
+        if any(c.kind == "op" and c.name == "*" for c in e.children):
+            return None
+        if any(c.kind == "const" and _number(c.value) for c in e.children):
+            return len(e.children)
+        inner = {literal_numel(c, bound) for c in e.children}
+        if not e.children or len(inner) != 1 or None in inner:
+            return 0 if not e.children else None
+        (each,) = inner
+        return None if each is None else each * len(e.children)
+    if e.kind == "name":
+        v = bound.get(e.name)
+        if v is not None and v.kind == "args" and not v.open:
+            if any(i.kind == "const" and _number(i.value) for i in v.items):
+                return len(v.items)
+            return 0 if not v.items else None
+    return None
+
+
+def tensor_cost(last: str, call: Expr, bound: Bound = NO_BOUND) -> int:
+    """HEAVY for a tensor factory, LIGHT when its arguments make it a tensor of a few
+    numbers written out in the code: a scalar, a literal list of at most SMALL_NUMEL numbers
+    (``torch.tensor([0, shard])``, also through a local holding the list); or a sized one of
+    at most one element (``torch.zeros(1)``, ``torch.empty(0)``, a shape whose size argument
+    is bound to 0). Any other size (``torch.zeros(max_num_tokens)``, ``torch.ones(hidden)``,
+    ``torch.zeros(4)``) is HEAVY."""
+    args = call.children
+    if isinstance(call.value, int) and not isinstance(call.value, bool):
+        args = args[: call.value]  # the positional arguments; the rest are keywords
+    if not args:
+        return HEAVY
+    first = args[0]
+    if last in SCALAR_FACTORIES:
+        n = literal_numel(first, bound)
+        if n is not None:
+            return LIGHT if n <= SMALL_NUMEL else HEAVY
+        if first.kind in ("name", "attr"):
+            return UNKNOWN  # a copy of data the caller holds, of a size not known here
+        return HEAVY
+    if last in SIZED_FACTORIES:
+        shaped = first.kind == "op" and first.name == "tuple"
+        held = first.kind == "name" and (v := bound.get(first.name)) is not None
+        if last == "full" or shaped or (held and v is not None and v.kind == "args"):
+            args = args[:1]  # one shape argument
+        n = numel(args, bound)
+        if n is not None and n <= 1:
+            return LIGHT
+    return HEAVY
+
+
+def library_cost(name: str, call: Expr | None = None, bound: Bound = NO_BOUND) -> int:
+    """What calling the library callable ``name`` costs, by what initlint knows of torch,
+    numpy and I/O (``call`` holds the arguments, read for a tensor factory's sizes)."""
+    if name in IO_CALLS:
+        return HEAVY
+    head, _, last = name.rpartition(".")
+    if last in LOADERS:
+        return HEAVY
+    if head.startswith("pandas") and last.startswith("read_"):
+        return HEAVY
+    if head == "torch" and (last in TORCH_OPS or last.endswith("_like")):
+        return HEAVY if call is None else tensor_cost(last, call, bound)
+    if last in UNINITIALIZED and head.startswith("torch.nn"):
+        return LIGHT
+    if head in (
+        "torch.fft",
+        "torch.linalg",
+        "torch.special",
+        "torch.random",
+        "torch.distributions",
+    ):
+        return HEAVY
+    if head in ("numpy", "numpy.random") and (last in NUMPY_OPS or head == "numpy.random"):
+        return HEAVY
+    if head.startswith("torch.nn") and last[:1].isupper() and last not in CHEAP_NN:
+        if "functional" in head or "init" in head:
+            return NONE
+        if last in LIGHT_NN or last.endswith("Loss"):
+            return LIGHT
+        return torch_module_cost(last, call, bound)
+    if head.startswith("torch.nn") and last in LIGHT_NN:
+        return LIGHT
+    return NONE
