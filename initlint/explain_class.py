@@ -22,8 +22,8 @@ from initlint.rules import REGISTRY, findings_of
 from initlint.rules.base import DisabledFinding, RepeatFinding
 from initlint.rules.repeats import deletions, never_both, ruled_out_by_delete
 from initlint.simulation.binding import DIFFER, own_defaults, same_args, why_different
-from initlint.simulation.engine import Event, Raise, Simulation, SimulationLimit
 from initlint.simulation.levels import COST_NAMES
+from initlint.simulation.records import Event, Raise, Simulation, SimulationLimit
 from initlint.simulation.values import MAYBE
 
 EXIT_OK, EXIT_ERROR = 0, 2

@@ -13,8 +13,9 @@ from initlint.driver import analyze
 from initlint.facts.model import BodyError
 from initlint.pipeline.check import check_class
 from initlint.simulation.cost import CostModel
-from initlint.simulation.engine import Simulation, Simulator
+from initlint.simulation.engine import Simulator
 from initlint.simulation.levels import HEAVY
+from initlint.simulation.records import Simulation
 
 # ``X`` and ``Y`` build each other. Priced from ``Y`` (as ``A`` does), ``X`` meets ``Y``'s
 # recursion guard, goes on to ``broken()`` and reads its body, which does not parse (the

@@ -10,8 +10,9 @@ import pytest
 from initlint.driver import analyze
 from initlint.facts.model import BodyError
 from initlint.simulation.cost import CostModel
-from initlint.simulation.engine import Simulation, Simulator
+from initlint.simulation.engine import Simulator
 from initlint.simulation.levels import HEAVY, NONE
+from initlint.simulation.records import Simulation
 
 SOURCE = textwrap.dedent(
     """\

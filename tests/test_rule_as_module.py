@@ -35,7 +35,7 @@ from initlint.runtime.model import EventKind, Repeat
 from initlint.runtime.model_trace import ModelTrace, ObjectRepeat, StaticFinding
 from initlint.runtime.static_link import static_findings
 from initlint.runtime.whole import link_findings
-from initlint.simulation.engine import Simulation
+from initlint.simulation.records import Simulation
 
 BASE = """\
 class Base:

@@ -24,8 +24,9 @@ from initlint.index.records import FunctionInfo
 from initlint.records import dataclass
 from initlint.rules.analyses import analyses_of
 from initlint.rules.base import REGISTRY, Finding, FixStrategy, RepeatFinding, runtime_repeats_of
-from initlint.simulation.engine import Event, FlagRef, Simulation, Simulator
+from initlint.simulation.engine import Simulator
 from initlint.simulation.reads import exposed_reads, meet, reads, statement_events, writes
+from initlint.simulation.records import Event, FlagRef, Simulation
 from initlint.sources import UnreadableError, read_source
 
 

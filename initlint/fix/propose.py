@@ -7,7 +7,7 @@ from __future__ import annotations
 from initlint.diagnostics import Fix
 from initlint.pipeline.analysis import Analysis, FixProposal, NoFix, PlannedFix, Proposed
 from initlint.rules.base import Finding
-from initlint.simulation.engine import SimulationLimit
+from initlint.simulation.records import SimulationLimit
 
 
 def fix_planner(analysis: Analysis, finding: Finding) -> FixProposal:

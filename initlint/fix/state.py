@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from initlint.facts.reads import EVERYTHING
 from initlint.index.records import FunctionInfo
 from initlint.records import dataclass
-from initlint.simulation.engine import Event, Simulation
 from initlint.simulation.reads import writes
+from initlint.simulation.records import Event, Simulation
 from initlint.simulation.values import TRUE
 from initlint.sources import UnreadableError, read_source
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from initlint.rules.base import REGISTRY, DisabledFinding, Finding, RepeatFinding
 from initlint.rules.repeats import find_repeats
-from initlint.simulation.engine import Simulation
+from initlint.simulation.records import Simulation
 
 
 class SimulationAnalyses:

@@ -6,8 +6,8 @@ from typing import ClassVar, Literal, Protocol
 
 from initlint.diagnostics import Confidence, Severity
 from initlint.records import dataclass
-from initlint.simulation.engine import Event, FlagRef, Simulation
 from initlint.simulation.levels import HEAVY, LIGHT
+from initlint.simulation.records import Event, FlagRef, Simulation
 from initlint.simulation.values import MAYBE, Origin
 
 DOC_SECTIONS = ("What it does", "Why is this bad", "Example", "Use instead", "Fix safety")

@@ -14,8 +14,8 @@ from initlint.rules.base import RepeatFinding
 from initlint.rules.repeats import never_both
 from initlint.rules.shapes import relation
 from initlint.simulation.assumptions import other_values
-from initlint.simulation.engine import Event, Simulation
 from initlint.simulation.levels import LIGHT, NONE, UNKNOWN
+from initlint.simulation.records import Event, Simulation
 from initlint.simulation.torch_knowledge import SIZED_FACTORIES
 from initlint.simulation.values import MAYBE
 

@@ -14,8 +14,8 @@ from initlint.rules.base import (
 )
 from initlint.rules.examples import BASE
 from initlint.rules.readers import only_optional_reads
-from initlint.simulation.engine import Event, Simulation
 from initlint.simulation.levels import LIGHT
+from initlint.simulation.records import Event, Simulation
 from initlint.simulation.values import Origin
 
 

@@ -16,7 +16,7 @@ from initlint.rules.base import (
     register,
 )
 from initlint.rules.discards import find_discards
-from initlint.simulation.engine import Simulation
+from initlint.simulation.records import Simulation
 
 # The examples' base: a project ``__init__`` above each class (as in a real model package).
 _UNIT = """

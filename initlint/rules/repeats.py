@@ -6,8 +6,8 @@ from __future__ import annotations
 from initlint.rules.base import RepeatFinding, confidence_of, method_label
 from initlint.simulation.assumptions import exclusive
 from initlint.simulation.binding import DIFFER, SAME, own_defaults, same_args
-from initlint.simulation.engine import Event, FlagRef, Simulation
 from initlint.simulation.levels import LIGHT, UNKNOWN
+from initlint.simulation.records import Event, FlagRef, Simulation
 from initlint.simulation.values import MAYBE
 
 

@@ -11,7 +11,7 @@ from typing import Literal
 
 from initlint.index.records import FunctionInfo
 from initlint.records import dataclass
-from initlint.simulation.engine import Event, Simulation
+from initlint.simulation.records import Event, Simulation
 from initlint.sources import UnreadableError, read_source
 
 # A statement's place: the blocks around it, outermost first, each as (line of the compound

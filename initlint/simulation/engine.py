@@ -25,13 +25,20 @@ from initlint.index.project import ProjectIndex
 from initlint.index.records import ClassInfo, FunctionInfo, Module, Target
 from initlint.records import dataclass
 from initlint.simulation.assumptions import Assumption, membership
-from initlint.simulation.binding import SYM, ArgKeys, Key, bind_args, default_key, expr_key
+from initlint.simulation.binding import SYM, Key, bind_args, default_key, expr_key
 from initlint.simulation.cost import CostModel
 from initlint.simulation.levels import HEAVY, LIGHT, NONE, Priced
 from initlint.simulation.levels import UNKNOWN as UNKNOWN_COST
 from initlint.simulation.memo import Binding, MemoRoute, View, compare, route_binding
+from initlint.simulation.records import (
+    Builder,
+    Event,
+    FlagRef,
+    Raise,
+    Simulation,
+    SimulationLimit,
+)
 from initlint.simulation.specs import (
-    BuilderShape,
     builder_shape,
     direct_keys,
     field_of,
@@ -71,103 +78,6 @@ MAX_FRAMES = 100_000
 _T = TypeVar("_T")  # what a call's arguments are split into: Vals or value keys
 
 
-class SimulationLimit(Exception):
-    """A simulation reached MAX_DEPTH or MAX_FRAMES: the class was not fully analysed."""
-
-
-@dataclass(frozen=True)
-class FlagRef:
-    """A parameter of an ``__init__`` whose value guards some work."""
-
-    function: FunctionInfo
-    param: str
-    off_value: bool  # the value that switches the work off
-
-
-@dataclass(slots=True)
-class Event:
-    index: int
-    # buffer | call | assign | mutate | super_init | delete (``del self.x``) | touch (reads and
-    # writes self attrs) | nested (``self.attn.qkv = v``: name ``attn.qkv``)
-    kind: EffectKind
-    name: str
-    fn: FunctionInfo
-    effect: Effect
-    effect_index: int
-    frame: int
-    status: str  # true | unknown
-    ancestor: bool  # performed during the super().__init__ part
-    parent: int | None  # index of the call/super event whose frame performed this
-    expensive: bool = False
-    cost: int = NONE  # levels.NONE | LIGHT | HEAVY: what this work costs (mutations included)
-    args_key: str = ""  # a call's argument text (for messages; IL002 compares arg_keys)
-    # A call's parameters, bound to its arguments, as value keys of what they held in the
-    # frame the call ran in (``binding.same_args``); None when they could not be bound.
-    arg_keys: ArgKeys = None
-    callee: FunctionInfo | None = None
-    flags: tuple[FlagRef, ...] = ()
-    value_const: bool = False  # a buffer/assign value that is a plain constant (e.g. None)
-    # A buffer/assign whose new value is computed from the attribute's current value
-    # (``inv = self.inv_freq`` then ``register_buffer("inv_freq", inv / f)``): the earlier
-    # build was used, not discarded.
-    derived: bool = False
-    reads: frozenset[str] = frozenset()  # the self attributes a buffer/assign value reads
-    # A registration torch's own __init__ made (nn.Linear's weight): no project code did it,
-    # ``fn`` names the torch class and ``effect`` is the super call that ran it.
-    external: bool = False
-    # What the unknown guards around this work assumed of the construction's arguments:
-    # two pieces of work that assume opposite things never both run.
-    assume: tuple[Assumption, ...] = ()
-    shadow: bool = False  # work that a flag switched off (recorded for IL004)
-    switched_off_by: tuple[Origin, ...] = ()
-    unfollowed: bool = False  # a call whose body was not run (recursion): reads unknown
-    # Undecided conditions the event runs under: (key, truth). Two events assuming opposite
-    # truths of one key never both run (C's `if cond:` and an ancestor's `if flag:` with
-    # `flag=not cond` passed). Kept beside ``assume``: it keys guards by their text in a
-    # frame, or by the symbolic truth a call passed, where ``assume`` keys them by argument.
-    literals: tuple[tuple[str, bool], ...] = ()
-    # An undecided guard of it (or of a call it runs in) has no literal: ``literals`` do not
-    # say all it runs under (a rule that needs every path, IL005, cannot rely on them).
-    unkeyed: bool = False
-    # A ``nested`` event: the latest assignment of the attribute holding the object whose
-    # part it replaces (``self.attn = Attention(...)``), and the builds of that part the
-    # holder's construction made: events of the holder class's own simulation.
-    holder: Event | None = None
-    inner: tuple[Event, ...] = ()
-    # An assign of a memoised factory's result (``self.rope = get_rope(...)``, also through
-    # a plain wrapper): the factory each route reaches with the arguments bound there
-    # (``simulation/memo.py``), and whether they differ from those of the attribute's
-    # previous build: "" (equal: the cached object comes back, no cost), "yes", or "maybe"
-    # (something they read was changed under an undecided guard, or a wrapper may have
-    # taken another route).
-    memo: tuple[Binding, ...] = ()
-    memo_changed: str = ""
-    # A store of ``cls(...)`` where the name ``cls`` holds a class (a parameter's default, an
-    # argument naming one): that class's qualified name.
-    constructs: str = ""
-    # Why work whose guard holds is only possibly what it is (its status is then unknown):
-    # the class it builds is the constructed class's own default, or a builder may return
-    # something else.
-    possibly: str = ""
-    # A build from a spec (``build_module(submodules.linear_proj, ...)``,
-    # ``submodules.core_attention(...)``): its keys (``simulation/specs.py``). A later build
-    # whose keys meet them builds the same class again.
-    spec: frozenset[str] = frozenset()
-
-
-@dataclass(frozen=True)
-class Builder:
-    """A project function that builds an object from a class it receives (``shape``:
-    ``simulation/specs.py``): ``spec`` is its ``return p(...)`` (the first such), ``sure``
-    False when it may return something else."""
-
-    fn: FunctionInfo
-    params: tuple[Param, ...]
-    spec: Expr
-    sure: bool
-    shape: BuilderShape
-
-
 @dataclass(frozen=True)
 class _Built:
     """A builder's call: the value passed as the class (``held``), the class when it is
@@ -179,44 +89,6 @@ class _Built:
     cost: int
     sure: bool
     keys: frozenset[str]
-
-
-@dataclass(frozen=True)
-class Raise:
-    """A read of ``self.<attr>`` (in the ``touch`` event numbered ``event``) while nothing
-    can have set it: that path of the construction raises AttributeError. ``certain``:
-    every path does (the class cannot be constructed); else only the paths under the
-    undecided guards then."""
-
-    event: int
-    attr: str
-    certain: bool
-
-
-@dataclass
-class Simulation:
-    cls: ClassInfo
-    # (``field()``: with a bare annotation the dataclass takes ``type.mro``, which the class
-    # finds on its metaclass, for this field's default)
-    mro: tuple[str, ...] = field()
-    top_fn: FunctionInfo  # the constructed class's first ``__init__`` (the run starts there)
-    events: list[Event] = field(default_factory=list)
-    top_frame: int = 0
-    incomplete: bool = False  # stopped at a limit; ``stopped`` says which
-    stopped: str = ""
-    conflicts: int = 0  # calls that would pass one argument twice (a TypeError at runtime)
-    # Reads of an attribute definitely unset at that point: the path raises AttributeError
-    # there, and nothing after it on that path is done (``_Run._raise``).
-    raises: list[Raise] = field(default_factory=list)
-    # What the layers above compute once per simulation and share (``rules/analyses.py``).
-    memo: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
-
-    def frames_events(self, frame: int) -> dict[int, list[Event]]:
-        out: dict[int, list[Event]] = {}
-        for ev in self.events:
-            if ev.frame == frame:
-                out.setdefault(ev.effect_index, []).append(ev)
-        return out
 
 
 @dataclass(slots=True)

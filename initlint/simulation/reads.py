@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 
 from initlint.facts.reads import EVERYTHING
 from initlint.records import dataclass
-from initlint.simulation.engine import Event, Simulation
+from initlint.simulation.records import Event, Simulation
 
 
 def subtree(sim: Simulation, ev: Event) -> list[Event]:
