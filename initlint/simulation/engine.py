@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import field
-from typing import ClassVar, NamedTuple, TypeVar
+from typing import ClassVar, TypeVar
 
 from initlint.facts.model import (
     Arg,
@@ -38,6 +37,7 @@ from initlint.simulation.records import (
     Simulation,
     SimulationLimit,
 )
+from initlint.simulation.run_state import Call, EffectContext, Frame, KeyArgs, RunState
 from initlint.simulation.specs import (
     builder_shape,
     direct_keys,
@@ -89,67 +89,6 @@ class _Built:
     cost: int
     sure: bool
     keys: frozenset[str]
-
-
-@dataclass(slots=True)
-class _Call:
-    """A call to run: the function, its bound arguments, and its place in the simulation."""
-
-    fn: FunctionInfo
-    env: dict[str, Val]
-    ancestor: bool
-    parent: int | None
-    status: str
-    flags: tuple[FlagRef, ...]
-    depth: int
-    shadow: tuple[Origin, ...]
-    assume: tuple[Assumption, ...] = ()
-    literals: tuple[tuple[str, bool], ...] = ()
-    # The value keys of the parameters (``binding.expr_key``) as the caller's arguments held
-    # them in its frame, or what to bind them from on first use (``_Run._frame_keys``: the
-    # caller's frame, the arguments, the parameters, skip_self); both None for the
-    # constructed class's own frame (its ``env`` says).
-    keys: dict[str, Key | None] | None = None
-    key_args: KeyArgs | None = None
-    unkeyed: bool = False  # (``Event.unkeyed``)
-
-
-@dataclass
-class _Frame:
-    """A call being run: its number in the simulation and what its locals cost to build."""
-
-    id: int
-    call: _Call
-    body: Body  # the function's parameters and effects (loaded by ``_Run._enter``)
-    local_cost: dict[str, int] = field(default_factory=dict)
-    # the self attributes each local's value was computed from (through other locals)
-    local_reads: dict[str, frozenset[str]] = field(default_factory=dict)
-    # each name's latest rebinding or change in place: (events so far then, guard status)
-    written: dict[str, tuple[int, str]] = field(default_factory=dict)
-    # each local's latest value (None: bound under an undecided guard), for memo keys
-    local_values: dict[str, Expr | None] = field(default_factory=dict)
-    # the names whose object changed in place since they were bound (``names.append(x)``,
-    # ``cfg.x = 1``): their value is no longer the expression bound (IL002's value keys)
-    changed: set[str] = field(default_factory=set)
-    # the call events whose result feeds each effect (by effect index), and those of each
-    # statement (a ``return`` is fed by the calls in its statement)
-    fed: dict[int, list[int]] = field(default_factory=dict)
-    stmt_calls: dict[Span | None, list[int]] = field(default_factory=dict)
-    # The raise model (``_Run._raise``): the frame that called this one, the effect being run
-    # and the guards of it that were undecided, whether a raise ended the frame, and the
-    # blocks a raise ended: (top statement, guard, events then), valid while the names the
-    # guard reads are not written.
-    caller: _Frame | None = None
-    current: Effect | None = None
-    maybe: tuple[Cond, ...] = ()
-    shadowed: bool = False
-    dead: bool = False
-    dead_blocks: list[tuple[int, tuple[Cond, ...], int]] = field(default_factory=list)
-
-
-# What a frame's parameter keys are bound from (``_Call.key_args``): the caller's frame, the
-# call's arguments, the callee's parameters, and whether the first one is ``self``.
-KeyArgs = tuple[_Frame, tuple[Arg, ...], tuple[Param, ...], bool]
 
 
 class Simulator:
@@ -324,22 +263,8 @@ class Simulator:
         ) and not _only_passes_on(cls, init)
 
 
-class _EffectContext(NamedTuple):
-    """One effect as its guards decided it (``_Run._effect_context``), for its handler."""
-
-    effect_index: int  # the effect's place in its frame's body
-    effect: Effect
-    status: str  # TRUE, or MAYBE when a guard (or the call's) is undecided
-    flags: tuple[FlagRef, ...]  # the flag parameters its guards (and the call's) read
-    # The origins of the values that made a guard false: the effect does not run with these
-    # values, but would with others (shadow work, recorded for IL004).
-    shadow: tuple[Origin, ...]
-    assume: tuple[Assumption, ...]  # what its undecided guards assume
-    literals: tuple[tuple[str, bool], ...]  # and their literal tests
-
-
 # A handler of one effect kind (``_Run._EFFECT_HANDLERS``): what ``_Run._effect`` returns.
-_EffectHandler = Callable[["_Run", _Frame, _EffectContext], "_Call | BodyError | None"]
+_EffectHandler = Callable[["_Run", Frame, EffectContext], "Call | BodyError | None"]
 
 
 @dataclass(slots=True)
@@ -358,56 +283,7 @@ class _StoredValue:
     changed: str = ""
 
 
-class _Run:
-    def __init__(self, simulator: Simulator, sim: Simulation) -> None:
-        self.simulator = simulator
-        self.sim = sim
-        self.frames = 0
-        self.active: set[str] = set()  # functions on the stack (recursion is not followed)
-        # Position of each class in the MRO (list.index would make deep chains cubic).
-        self.position: dict[str, int] = {}
-        for i, qual in enumerate(sim.mro):
-            self.position.setdefault(qual, i)
-        self.self_attrs: dict[str, Val] = {}
-        self.attr_cost: dict[str, int] = {}  # what each self attribute's value cost to build
-        self.last_assign: dict[str, Event] = {}  # the latest assignment of each attribute
-        self.inject: tuple[str, Const] | None = None
-        self.assume: tuple[Assumption, ...] = ()  # the effect being applied's assumptions
-        self.literals: tuple[tuple[str, bool], ...] = ()  # and its undecided guards' literals
-        self.unkeyed = False  # and whether one of them has none (``Event.unkeyed``)
-        # Something ran that the simulation did not follow (an unresolved call or super
-        # call, a recursion): it may have set attributes, so ``hasattr(self, x)`` is open.
-        self.opaque = False
-        self.set_names: set[str] = set()  # set through a literal ``__setattr__`` call
-        # The self attributes the values a call event's frame returned read (by event index):
-        # ``inv = self._scaled(f)`` where ``_scaled`` returns ``self.inv_freq / f``.
-        self.return_reads: dict[int, frozenset[str]] = {}
-        # Every attribute any work so far may have set (stores, deletes, touch writes, torch's
-        # registrations), and whether something may have set any (``self`` passed on,
-        # ``self.__dict__`` written): a name outside both is definitely unset.
-        self.ever_set: set[str] = set()
-        self.wild = False
-        # A call ran that the simulation did not follow and that may set any attribute (as
-        # ``opaque``, less a classmethod whose own body shows what it sets: ``_unfollowed``).
-        self.blind = False
-        self.bound_in_class: dict[str, bool] = {}  # _class_may_bind, per name
-        # Builds from specs (``simulation/specs.py``): what the constructed class's own
-        # arguments are annotated with (the holder of a spec's field), and each symbolic
-        # value's latest change in place (events so far then).
-        self.own_types: dict[str, tuple[Module, tuple[str, ...]]] = {}
-        self.spec_writes: dict[str, int] = {}
-        # What every later effect assumes after a raise under one undecided guard: that the
-        # guard was false (the paths where it was true ended there).
-        self.after_raise: tuple[Assumption, ...] = ()
-        self.after_raise_literals: tuple[tuple[str, bool], ...] = ()
-        # Writes of each self attribute so far, and of anything (``_state_key``).
-        self.attr_writes: dict[str, int] = {}
-        self.epoch = 0
-        # The getter's result each self attribute holds (``_getter_chain``), the frame that
-        # stored it and the attribute's write count after the store (``_may_set``):
-        # ``self.pp_group = get_parallel().pp_group``.
-        self.getter_stores: dict[str, tuple[tuple[str, str], _Frame, int]] = {}
-
+class _Run(RunState):
     # -- binding ---------------------------------------------------------------------------
     def bind_top(self, params: tuple[Param, ...], module: Module) -> dict[str, Val]:
         """The constructed class's own parameters come from callers initlint does not see:
@@ -449,7 +325,7 @@ class _Run:
             return None
         return module.name, expr.name
 
-    def eval_arg(self, frame: _Frame, expr: Expr, arg: Arg | None) -> Val:
+    def eval_arg(self, frame: Frame, expr: Expr, arg: Arg | None) -> Val:
         if expr.kind == "const":
             origin = None
             if arg is not None and arg.span is not None:
@@ -490,7 +366,7 @@ class _Run:
             return self._dotted(frame, expr.name)
         return UNKNOWN
 
-    def _dotted(self, frame: _Frame, dotted: str) -> Val:
+    def _dotted(self, frame: Frame, dotted: str) -> Val:
         """``config.q_lora_rank``: unknown, named after the argument it was read from."""
         head, _, rest = dotted.partition(".")
         base = self.self_attrs.get(rest.partition(".")[0]) if head == "self" else None
@@ -509,7 +385,7 @@ class _Run:
 
     def _spread(
         self,
-        frame: _Frame,
+        frame: Frame,
         args: tuple[Arg, ...],
         plain: Callable[[Arg], _T],
         item: Callable[[Val], _T],
@@ -555,7 +431,7 @@ class _Run:
 
     def bind_call(
         self,
-        frame: _Frame,
+        frame: Frame,
         args: tuple[Arg, ...],
         params: tuple[Param, ...],
         skip_self: bool,
@@ -582,7 +458,7 @@ class _Run:
         return env
 
     def bind_keys(
-        self, frame: _Frame, args: tuple[Arg, ...], params: tuple[Param, ...], skip_self: bool
+        self, frame: Frame, args: tuple[Arg, ...], params: tuple[Param, ...], skip_self: bool
     ) -> dict[str, Key | None] | None:
         """The callee's parameters bound to ``args`` as ``bind_call`` binds them (the same
         binder), each as the value key of what its argument holds in ``frame`` (``_arg_key``;
@@ -603,7 +479,7 @@ class _Run:
             keys[kw] = None if open_kw else _pack_key("**", packed)
         return keys
 
-    def _frame_keys(self, frame: _Frame) -> dict[str, Key | None] | None:
+    def _frame_keys(self, frame: Frame) -> dict[str, Key | None] | None:
         """The value keys of ``frame``'s parameters, bound on first use: the caller's frame
         waits, unchanged, while this one runs. None for the constructed class's own frame (and
         one whose arguments were not kept): its values say."""
@@ -613,7 +489,7 @@ class _Run:
             call.key_args = None
         return call.keys
 
-    def _arg_key(self, frame: _Frame, e: Expr) -> Key | None:
+    def _arg_key(self, frame: Frame, e: Expr) -> Key | None:
         """The value key of an argument ``e`` as ``frame`` holds it (``binding.expr_key``,
         exact): a parameter by its caller's argument, a local by the expression it was last
         bound to (None if bound under an undecided guard or changed in place since), any
@@ -645,7 +521,7 @@ class _Run:
         return expr_key(e, name_key, me, exact=True)
 
     # -- guards ----------------------------------------------------------------------------
-    def eval_cond(self, frame: _Frame, cond: Cond) -> tuple[str, Val]:
+    def eval_cond(self, frame: Frame, cond: Cond) -> tuple[str, Val]:
         """Three-valued evaluation; also returns the deciding value (for its origin)."""
         op = cond.op
         if op == "const":
@@ -753,15 +629,15 @@ class _Run:
             return False
         return not name.startswith("_") and not self._class_may_bind(name)
 
-    def _raise(self, frame: _Frame, eff: Effect, attr: str) -> None:
+    def _raise(self, frame: Frame, eff: Effect, attr: str) -> None:
         """The read of ``self.<attr>`` (definitely unset) in ``frame`` raises AttributeError.
         The frames from there up to the nearest one whose running effect sits under an
         undecided guard end; in that one, the rest of that guarded block does not run, and
         when that guard is the only undecided one, every later effect runs only where it was
         false. Nothing is assumed where the exception may be caught (a ``try`` or ``with``
         on the way) or the path is one a flag switched off."""
-        levels: list[_Frame] = []
-        cur: _Frame | None = frame
+        levels: list[Frame] = []
+        cur: Frame | None = frame
         while cur is not None:
             levels.append(cur)
             cur = cur.caller
@@ -809,7 +685,7 @@ class _Run:
         else:
             self.ever_set.update(names)
 
-    def _in_dead_block(self, frame: _Frame, eff: Effect) -> bool:
+    def _in_dead_block(self, frame: Frame, eff: Effect) -> bool:
         """``eff`` sits in a block a raise ended (same top statement, the guard a prefix of
         its own), and nothing the guard reads was written since: it never runs."""
         for stmt, guard, at in frame.dead_blocks:
@@ -826,7 +702,7 @@ class _Run:
             return True
         return False
 
-    def _assumptions(self, frame: _Frame, cond: Cond, holds: bool) -> tuple[Assumption, ...]:
+    def _assumptions(self, frame: Frame, cond: Cond, holds: bool) -> tuple[Assumption, ...]:
         """What an unknown guard assumes of the construction's arguments: each test of a
         single argument that must come out ``holds`` for the guarded work to run."""
         op = cond.op
@@ -859,7 +735,7 @@ class _Run:
             return ((v.sym, repr(right.value), holds == (op in ("is", "eq"))),)
         return ()
 
-    def _symbolic(self, frame: _Frame, cond: Cond) -> Val | None:
+    def _symbolic(self, frame: Frame, cond: Cond) -> Val | None:
         if cond.op == "name":
             v = frame.call.env.get(cond.name)
         elif cond.op == "selfattr":
@@ -870,7 +746,7 @@ class _Run:
             return None
         return v if v is not None and v.kind == "unknown" and v.sym else None
 
-    def _operand(self, frame: _Frame, cond: Cond) -> Val | None:
+    def _operand(self, frame: Frame, cond: Cond) -> Val | None:
         if cond.op == "const":
             return const(cond.value)
         if cond.op == "unknown" and _is_dotted(cond.name):
@@ -886,7 +762,7 @@ class _Run:
                 return v
         return None
 
-    def _literal(self, frame: _Frame, cond: Cond) -> tuple[str, bool] | None:
+    def _literal(self, frame: Frame, cond: Cond) -> tuple[str, bool] | None:
         """The key and truth of an undecided guard (None: none to key it by)."""
         positive = True
         while cond.op == "not" and cond.args:
@@ -904,7 +780,7 @@ class _Run:
             return f"{frame.id}:{cond.name}", positive
         return None
 
-    def _state_key(self, frame: _Frame, cond: Cond) -> str:
+    def _state_key(self, frame: Frame, cond: Cond) -> str:
         """A key for a test that two frames share when it gives them the same answer, so that
         an ancestor's ``if`` and the subclass's ``if`` of the same text are one undecided
         condition; "" for any other test. The test may read only constants, ``self``
@@ -945,7 +821,7 @@ class _Run:
         marks = ",".join(f"{r}:{self.attr_writes.get(r, 0)}" for r in sorted_roots)
         return f"self|{text}|{called}|{marks}|{self.epoch}"
 
-    def _getter(self, frame: _Frame, dotted: str) -> str:
+    def _getter(self, frame: Frame, dotted: str) -> str:
         """The function an argument-free call ``dotted()`` in ``frame`` names: a project
         function or an external name (not a class, which builds a new object each time, nor
         a local or parameter of the frame); "" when it resolves to no such thing."""
@@ -970,7 +846,7 @@ class _Run:
         if all_:
             self.epoch += 1
 
-    def _flag(self, frame: _Frame, cond: Cond) -> FlagRef | None:
+    def _flag(self, frame: Frame, cond: Cond) -> FlagRef | None:
         if frame.call.fn.facts.name != "__init__":
             return None
         params = {p.name for p in frame.body.params}
@@ -997,7 +873,7 @@ class _Run:
         stack of frames, each a generator that yields the calls its effects make. A body
         that does not parse, met by a frame or by pricing, ends the run: its error is
         returned (the run's state is dropped with it)."""
-        first = self._enter(_Call(fn, env, ancestor, parent, status, flags, depth, shadow))
+        first = self._enter(Call(fn, env, ancestor, parent, status, flags, depth, shadow))
         if first is None or isinstance(first, BodyError):
             return first
         stack = [first]
@@ -1024,7 +900,7 @@ class _Run:
                 self._note_writes(all_=True)
         return None
 
-    def _enter(self, call: _Call) -> tuple[_Frame, Iterator[_Call | BodyError]] | BodyError | None:
+    def _enter(self, call: Call) -> tuple[Frame, Iterator[Call | BodyError]] | BodyError | None:
         """A frame for ``call`` and its effects; None for recursion or at a limit; the
         error of its body when that does not parse."""
         fn = call.fn
@@ -1040,7 +916,7 @@ class _Run:
         if isinstance(body, BodyError):
             return body
         self.frames += 1
-        frame = _Frame(self.frames, call, body)
+        frame = Frame(self.frames, call, body)
         if call.depth == 0:
             self.sim.top_frame = frame.id
         self.active.add(fn.qualname)
@@ -1050,7 +926,7 @@ class _Run:
         self.sim.incomplete = True
         self.sim.stopped = f"analysis stopped: {why}; the class was not fully checked"
 
-    def _effects(self, frame: _Frame) -> Iterator[_Call | BodyError]:
+    def _effects(self, frame: Frame) -> Iterator[Call | BodyError]:
         for i, eff in enumerate(frame.body.effects):
             if frame.dead:
                 return  # a read of an unset attribute raised: the rest does not run
@@ -1058,7 +934,7 @@ class _Run:
             if call is not None:
                 yield call
 
-    def _effect(self, frame: _Frame, i: int, eff: Effect) -> _Call | BodyError | None:
+    def _effect(self, frame: Frame, i: int, eff: Effect) -> Call | BodyError | None:
         """Apply one effect; a call or super().__init__() comes back as the call to run,
         a body that does not parse (met in pricing, or a callee's) as its error."""
         ctx = self._effect_context(frame, i, eff)
@@ -1067,7 +943,7 @@ class _Run:
         handler = _Run._EFFECT_HANDLERS.get(eff.kind)
         return None if handler is None else handler(self, frame, ctx)
 
-    def _effect_context(self, frame: _Frame, i: int, eff: Effect) -> _EffectContext | None:
+    def _effect_context(self, frame: Frame, i: int, eff: Effect) -> EffectContext | None:
         """Decide the guards of one effect and note them on the frame and the run; None
         when the effect does not run at all (a dead block, or a guard that is false)."""
         status = frame.call.status
@@ -1105,15 +981,15 @@ class _Run:
         self.assume = assume  # for the events this effect emits
         self.literals = literals
         self.unkeyed = unkeyed
-        return _EffectContext(i, eff, status, flags, shadow, assume, literals)
+        return EffectContext(i, eff, status, flags, shadow, assume, literals)
 
-    def _note_rebinding(self, frame: _Frame, ctx: _EffectContext) -> None:
+    def _note_rebinding(self, frame: Frame, ctx: EffectContext) -> None:
         """A change in place, or a name bound before rebound (a first binding is how the
         frame computes a value, as a call's argument text is)."""
         eff = ctx.effect
         frame.written[eff.name.partition(".")[0]] = (len(self.sim.events), ctx.status)
 
-    def _value_cost(self, frame: _Frame, value: Expr | None) -> Priced:
+    def _value_cost(self, frame: Frame, value: Expr | None) -> Priced:
         """What evaluating ``value`` in ``frame`` costs: its locals, the object's attributes
         and the arguments the frame was called with."""
         return self.simulator.cost.expr_cost(
@@ -1125,7 +1001,7 @@ class _Run:
             frame.call.env,
         )
 
-    def _on_local(self, frame: _Frame, ctx: _EffectContext) -> BodyError | None:
+    def _on_local(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
         """``name = value``: what the local costs, reads and holds."""
         if ctx.shadow:
             return None  # the branch does not run: its bindings do not happen
@@ -1165,7 +1041,7 @@ class _Run:
             frame.call.env[eff.name] = UNKNOWN
         return None
 
-    def _on_pop(self, frame: _Frame, ctx: _EffectContext) -> None:
+    def _on_pop(self, frame: Frame, ctx: EffectContext) -> None:
         """``kwargs.pop(name)``: the keyword pack loses the key (maybe)."""
         if ctx.shadow:
             return  # the branch does not run: its bindings do not happen
@@ -1180,7 +1056,7 @@ class _Run:
                 keys = (*pack.kw_without(eff.name).keys, (eff.name, UNKNOWN))
                 frame.call.env[kwarg] = Val("kwargs", keys=keys, open=pack.open)
 
-    def _on_return(self, frame: _Frame, ctx: _EffectContext) -> None:
+    def _on_return(self, frame: Frame, ctx: EffectContext) -> None:
         """``return value``: the self attributes the value reads, for the calling event."""
         eff = ctx.effect
         if not ctx.shadow and frame.call.parent is not None and eff.value is not None:
@@ -1191,7 +1067,7 @@ class _Run:
                 parent = frame.call.parent
                 self.return_reads[parent] = self.return_reads.get(parent, frozenset()) | got
 
-    def _on_objattr(self, frame: _Frame, ctx: _EffectContext) -> BodyError | None:
+    def _on_objattr(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
         """``obj.field = v`` or ``obj.append(x)``: an object a name holds changed in place."""
         if ctx.shadow:
             return None  # the branch does not run: its bindings do not happen
@@ -1217,7 +1093,7 @@ class _Run:
         self._set_field(frame, eff, ctx.status)
         return None
 
-    def _on_touch(self, frame: _Frame, ctx: _EffectContext) -> None:
+    def _on_touch(self, frame: Frame, ctx: EffectContext) -> None:
         """Self attributes read and written; reading one that is surely unset raises."""
         eff = ctx.effect
         unset = ""
@@ -1229,7 +1105,7 @@ class _Run:
         if unset:
             self._raise(frame, eff, unset)
 
-    def _on_delete(self, frame: _Frame, ctx: _EffectContext) -> None:
+    def _on_delete(self, frame: Frame, ctx: EffectContext) -> None:
         """``del self.x``: the attribute, its value and its cost are gone."""
         eff, status = ctx.effect, ctx.status
         if not ctx.shadow:
@@ -1241,13 +1117,13 @@ class _Run:
                 self.attr_cost.pop(eff.name, None)
                 self.last_assign.pop(eff.name, None)
 
-    def _on_nested(self, frame: _Frame, ctx: _EffectContext) -> BodyError | None:
+    def _on_nested(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
         """``self.attn.qkv = v``: a part of a self attribute replaced."""
         if ctx.shadow:
             return None
         return self._nested(frame, ctx.effect_index, ctx.effect, ctx.status, ctx.flags)
 
-    def _on_stored_value(self, frame: _Frame, ctx: _EffectContext) -> BodyError | None:
+    def _on_stored_value(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
         """A value stored on self: ``self.x = v`` (assign), ``register_buffer("x", v)``
         (buffer), or a self attribute changed in place (mutate): price it, then record it."""
         stored = self._price_stored_value(frame, ctx)
@@ -1256,7 +1132,7 @@ class _Run:
         self._record_stored_value(frame, ctx, stored)
         return None
 
-    def _stored_value_cost(self, frame: _Frame, ctx: _EffectContext) -> Priced | BodyError:
+    def _stored_value_cost(self, frame: Frame, ctx: EffectContext) -> Priced | BodyError:
         """What the stored value costs by its expression (a buffer is at least light, an
         assigned heavy construction is priced by what the class builds)."""
         eff, kind = ctx.effect, ctx.effect.kind
@@ -1276,7 +1152,7 @@ class _Run:
             cost = priced
         return cost
 
-    def _price_stored_value(self, frame: _Frame, ctx: _EffectContext) -> _StoredValue | BodyError:
+    def _price_stored_value(self, frame: Frame, ctx: EffectContext) -> _StoredValue | BodyError:
         """What the stored value costs, the class it constructs (through a reference or a
         builder) or the spec it is built from, and why it is only possibly that."""
         eff, kind = ctx.effect, ctx.effect.kind
@@ -1324,7 +1200,7 @@ class _Run:
         return stored
 
     def _price_memo_routes(
-        self, frame: _Frame, value: Expr, ctx: _EffectContext, stored: _StoredValue
+        self, frame: Frame, value: Expr, ctx: EffectContext, stored: _StoredValue
     ) -> BodyError | None:
         """An assigned value a memoised factory returns: the routes to its cache, what its
         key is bound to, and, when that changed (no cached object), what the factory costs."""
@@ -1344,9 +1220,7 @@ class _Run:
                 stored.cost = max(stored.cost, priced)
         return None
 
-    def _record_stored_value(
-        self, frame: _Frame, ctx: _EffectContext, stored: _StoredValue
-    ) -> None:
+    def _record_stored_value(self, frame: Frame, ctx: EffectContext, stored: _StoredValue) -> None:
         """The stored value's event, and what the attribute now holds and cost."""
         eff, kind, shadow = ctx.effect, ctx.effect.kind, ctx.shadow
         value_const = eff.value is not None and eff.value.kind == "const"
@@ -1387,7 +1261,7 @@ class _Run:
             if kind == "assign":
                 self.last_assign[eff.name] = ev
 
-    def _on_call(self, frame: _Frame, ctx: _EffectContext) -> _Call | BodyError | None:
+    def _on_call(self, frame: Frame, ctx: EffectContext) -> Call | BodyError | None:
         """``self.method(...)``: its event, and the call to run when it resolves and its
         arguments bind."""
         eff, status, flags, shadow = ctx.effect, ctx.status, ctx.flags, ctx.shadow
@@ -1439,7 +1313,7 @@ class _Run:
         if priced > NONE:  # (IL002 compares the costly calls by these)
             arg_keys = self.bind_keys(*key_args)
             ev.arg_keys = None if arg_keys is None else tuple(arg_keys.items())
-        return _Call(
+        return Call(
             callee,
             env,
             frame.call.ancestor,
@@ -1455,7 +1329,7 @@ class _Run:
             unkeyed=self.unkeyed,
         )
 
-    def _on_super_init(self, frame: _Frame, ctx: _EffectContext) -> _Call | BodyError | None:
+    def _on_super_init(self, frame: Frame, ctx: EffectContext) -> Call | BodyError | None:
         """``super().__init__(...)``: its event, and the ancestor's ``__init__`` to run (or
         what torch's or object's does)."""
         eff, status, flags, shadow = ctx.effect, ctx.status, ctx.flags, ctx.shadow
@@ -1482,7 +1356,7 @@ class _Run:
             self._inject(frame, eff, callee_body.params, env, *self.inject)
             passed = None  # (the frame's keys come from its values, the injected one too)
         depth = frame.call.depth + 1
-        return _Call(
+        return Call(
             callee,
             env,
             True,
@@ -1517,7 +1391,7 @@ class _Run:
 
     def _emit(
         self,
-        frame: _Frame,
+        frame: Frame,
         i: int,
         eff: Effect,
         kind: EffectKind,
@@ -1558,7 +1432,7 @@ class _Run:
         self._may_set(frame, kind, name, eff)
         return ev
 
-    def _may_set(self, frame: _Frame, kind: EffectKind, name: str, eff: Effect) -> None:
+    def _may_set(self, frame: Frame, kind: EffectKind, name: str, eff: Effect) -> None:
         """Note what an event may have set (``_unset``, ``_state_key``)."""
         if kind == "touch":
             writes = eff.writes
@@ -1596,7 +1470,7 @@ class _Run:
                     self.getter_stores.pop(root, None)
             self.attr_writes[root] = count + 1
 
-    def _construction_cost(self, frame: _Frame, call: Expr) -> Priced:
+    def _construction_cost(self, frame: Frame, call: Expr) -> Priced:
         """``self.norm = Norm(d, affine=False)``: a project subclass of a torch module (see
         ``_switchable``) built with a keyword passed as False costs what simulating its
         construction with these arguments does (the flag may switch off every tensor it
@@ -1627,7 +1501,7 @@ class _Run:
             info, lambda params: self.bind_call(frame, args, params, True)
         )
 
-    def _built_by_builder(self, frame: _Frame, call: Expr) -> _Built | BodyError | None:
+    def _built_by_builder(self, frame: Frame, call: Expr) -> _Built | BodyError | None:
         """``build(Attention, d)``, a call of a builder (``Simulator.builder_of``): the value
         passed as the class, and when it names a class, that class and what building it
         costs; when it is an unknown of the constructed class's arguments (a spec read from
@@ -1664,7 +1538,7 @@ class _Run:
             return cost
         return _Built(held, target, cost, builder.sure, frozenset())
 
-    def _direct_spec(self, frame: _Frame, call: Expr) -> frozenset[str]:
+    def _direct_spec(self, frame: Frame, call: Expr) -> frozenset[str]:
         """The spec keys of calling an unknown of the constructed class's arguments
         directly: ``submodules.core_attention(...)``, ``spec.module(...)``."""
         name = call.name
@@ -1723,7 +1597,7 @@ class _Run:
                 )
         return None
 
-    def _called_ref(self, frame: _Frame, value: Expr | None) -> tuple[Val, Target] | None:
+    def _called_ref(self, frame: Frame, value: Expr | None) -> tuple[Val, Target] | None:
         """When ``value`` calls a name of the frame given a class or function by name
         (``attn_cls(...)``): that value and what it is. None otherwise."""
         if value is None or value.kind != "call" or not value.name or "." in value.name:
@@ -1734,7 +1608,7 @@ class _Run:
         target = self.simulator.index.resolve_value(*held.ref)
         return None if target is None else (held, target)
 
-    def _memo_changed(self, frame: _Frame, eff: Effect, bindings: tuple[Binding, ...]) -> str:
+    def _memo_changed(self, frame: Frame, eff: Effect, bindings: tuple[Binding, ...]) -> str:
         """Whether ``self.x = factory(args)`` gets an object other than the one the previous
         build of x got from the same memoised factory: "" when that build bound equal
         arguments to it (``memo.compare``) and nothing the arguments read was written since
@@ -1761,7 +1635,7 @@ class _Run:
         return "maybe" if maybe else ""
 
     def _memo_bindings(
-        self, frame: _Frame, call: Expr, routes: tuple[MemoRoute, ...]
+        self, frame: Frame, call: Expr, routes: tuple[MemoRoute, ...]
     ) -> tuple[Binding, ...]:
         """The arguments ``call`` gives each memoised factory it may reach."""
         visiting: set[str] = set()
@@ -1790,7 +1664,7 @@ class _Run:
 
         return tuple(route_binding(r, call, view) for r in routes)
 
-    def _fed_reads(self, frame: _Frame, i: int) -> frozenset[str]:
+    def _fed_reads(self, frame: Frame, i: int) -> frozenset[str]:
         """What the values returned by the ``self`` method calls feeding effect ``i`` read
         (``inv = self._scaled(f)``, where ``_scaled`` returns ``self.inv_freq / f``)."""
         out: frozenset[str] = frozenset()
@@ -1799,7 +1673,7 @@ class _Run:
         return out
 
     def _nested(
-        self, frame: _Frame, i: int, eff: Effect, status: str, flags: tuple[FlagRef, ...]
+        self, frame: Frame, i: int, eff: Effect, status: str, flags: tuple[FlagRef, ...]
     ) -> BodyError | None:
         """``self.attn.qkv = v``: a part of the object ``self.attn`` holds is replaced. The
         event names what that object's construction built of the part (``Event.inner``)."""
@@ -1827,7 +1701,7 @@ class _Run:
         ev.inner = parts
         return None
 
-    def _reads(self, frame: _Frame, value: Expr | None) -> frozenset[str]:
+    def _reads(self, frame: Frame, value: Expr | None) -> frozenset[str]:
         """The ``self`` attributes ``value`` reads, directly or through the frame's locals."""
         if value is None:
             return frozenset()
@@ -1859,7 +1733,7 @@ class _Run:
 
     def _torch_init(
         self,
-        frame: _Frame,
+        frame: Frame,
         i: int,
         eff: Effect,
         status: str,
@@ -1928,7 +1802,7 @@ class _Run:
             self.ever_set.add(name)
             self._note_writes({name})
 
-    def _set_field(self, frame: _Frame, eff: Effect, status: str) -> None:
+    def _set_field(self, frame: Frame, eff: Effect, status: str) -> None:
         """``config.n_experts = None``: the object a local names now holds that field, and
         an ancestor that tests it (``if config.n_experts is not None:``) sees the value."""
         head, _, rest = eff.name.partition(".")
@@ -1956,7 +1830,7 @@ class _Run:
 
     def _inject(
         self,
-        frame: _Frame,
+        frame: Frame,
         eff: Effect,
         callee_params: tuple[Param, ...],
         env: dict[str, Val],
@@ -1977,13 +1851,13 @@ class _Run:
             keys = (*pack.kw_without(name).keys, (name, val))
             env[kwarg] = Val("kwargs", keys=keys, open=pack.open)
 
-    def _owner_index(self, frame: _Frame) -> int | None:
+    def _owner_index(self, frame: Frame) -> int | None:
         owner = frame.call.fn.owner
         if owner is None:
             return None
         return self.position.get(owner.qualname)
 
-    def _resolve_call(self, frame: _Frame, eff: Effect) -> FunctionInfo | None:
+    def _resolve_call(self, frame: Frame, eff: Effect) -> FunctionInfo | None:
         mro = self.sim.mro
         if eff.detail == "explicit":  # ``Base.method(self)``: that class's own lookup
             return self.simulator.cost.callee_of(frame.call.fn.module, eff, mro)
@@ -1997,7 +1871,7 @@ class _Run:
             return None
         return fn
 
-    def _resolve_super(self, frame: _Frame, eff: Effect) -> FunctionInfo | None:
+    def _resolve_super(self, frame: Frame, eff: Effect) -> FunctionInfo | None:
         mro = self.sim.mro
         if eff.detail == "super":
             idx = self._owner_index(frame)

@@ -1,0 +1,171 @@
+"""The state of one run of the simulation: the call being run (``Call``) and its ``Frame``,
+one effect as its guards decided it (``EffectContext``), what a run asks of the simulator
+that started it (``SimulatorServices``), and ``RunState``, what the run knows of the object
+under construction so far, which each part of the interpreter (expressions, arguments,
+events, guards, raises, builds, stores, calls) reads and updates."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import field
+from typing import NamedTuple, Protocol
+
+from initlint.facts.model import Arg, Body, BodyError, Cond, Const, Effect, Expr, Param, Span
+from initlint.index.project import ProjectIndex
+from initlint.index.records import ClassInfo, FunctionInfo, Module
+from initlint.records import dataclass
+from initlint.simulation.assumptions import Assumption
+from initlint.simulation.binding import Key
+from initlint.simulation.cost import CostModel
+from initlint.simulation.levels import Priced
+from initlint.simulation.records import Builder, Event, FlagRef, Simulation
+from initlint.simulation.values import Origin, Val
+
+
+class SimulatorServices(Protocol):
+    """What a run uses of the simulator that started it (``simulator.Simulator``): the
+    project, the cost model, the tables its runs share, and other classes' simulations."""
+
+    index: ProjectIndex
+    cost: CostModel
+    # the guards' state keys (``GuardEval``), read once per guard: (guard, text, attributes,
+    # getters called), by the guard's identity
+    state_tests: dict[int, tuple[Cond, str, tuple[str, ...], tuple[str, ...]]]
+    getters: dict[tuple[str, str], str]  # ``EventLog.getter_of``'s resolutions
+
+    def parts_built(self, holder: Event, part: str) -> tuple[Event, ...] | BodyError: ...
+
+    def construction_cost(
+        self, info: ClassInfo, bind: Callable[[tuple[Param, ...]], dict[str, Val] | None]
+    ) -> Priced: ...
+
+    def builder_of(self, module: Module, name: str) -> Builder | None: ...
+
+
+@dataclass(slots=True)
+class Call:
+    """A call to run: the function, its bound arguments, and its place in the simulation."""
+
+    fn: FunctionInfo
+    env: dict[str, Val]
+    ancestor: bool
+    parent: int | None
+    status: str
+    flags: tuple[FlagRef, ...]
+    depth: int
+    shadow: tuple[Origin, ...]
+    assume: tuple[Assumption, ...] = ()
+    literals: tuple[tuple[str, bool], ...] = ()
+    # The value keys of the parameters (``binding.expr_key``) as the caller's arguments held
+    # them in its frame, or what to bind them from on first use (``_Run._frame_keys``: the
+    # caller's frame, the arguments, the parameters, skip_self); both None for the
+    # constructed class's own frame (its ``env`` says).
+    keys: dict[str, Key | None] | None = None
+    key_args: KeyArgs | None = None
+    unkeyed: bool = False  # (``Event.unkeyed``)
+
+
+@dataclass
+class Frame:
+    """A call being run: its number in the simulation and what its locals cost to build."""
+
+    id: int
+    call: Call
+    body: Body  # the function's parameters and effects (loaded by ``_Run._enter``)
+    local_cost: dict[str, int] = field(default_factory=dict)
+    # the self attributes each local's value was computed from (through other locals)
+    local_reads: dict[str, frozenset[str]] = field(default_factory=dict)
+    # each name's latest rebinding or change in place: (events so far then, guard status)
+    written: dict[str, tuple[int, str]] = field(default_factory=dict)
+    # each local's latest value (None: bound under an undecided guard), for memo keys
+    local_values: dict[str, Expr | None] = field(default_factory=dict)
+    # the names whose object changed in place since they were bound (``names.append(x)``,
+    # ``cfg.x = 1``): their value is no longer the expression bound (IL002's value keys)
+    changed: set[str] = field(default_factory=set)
+    # the call events whose result feeds each effect (by effect index), and those of each
+    # statement (a ``return`` is fed by the calls in its statement)
+    fed: dict[int, list[int]] = field(default_factory=dict)
+    stmt_calls: dict[Span | None, list[int]] = field(default_factory=dict)
+    # The raise model (``_Run._raise``): the frame that called this one, the effect being run
+    # and the guards of it that were undecided, whether a raise ended the frame, and the
+    # blocks a raise ended: (top statement, guard, events then), valid while the names the
+    # guard reads are not written.
+    caller: Frame | None = None
+    current: Effect | None = None
+    maybe: tuple[Cond, ...] = ()
+    shadowed: bool = False
+    dead: bool = False
+    dead_blocks: list[tuple[int, tuple[Cond, ...], int]] = field(default_factory=list)
+
+
+# What a frame's parameter keys are bound from (``Call.key_args``): the caller's frame, the
+# call's arguments, the callee's parameters, and whether the first one is ``self``.
+KeyArgs = tuple[Frame, tuple[Arg, ...], tuple[Param, ...], bool]
+
+
+class EffectContext(NamedTuple):
+    """One effect as its guards decided it (``_Run._effect_context``), for its handler."""
+
+    effect_index: int  # the effect's place in its frame's body
+    effect: Effect
+    status: str  # TRUE, or MAYBE when a guard (or the call's) is undecided
+    flags: tuple[FlagRef, ...]  # the flag parameters its guards (and the call's) read
+    # The origins of the values that made a guard false: the effect does not run with these
+    # values, but would with others (shadow work, recorded for IL004).
+    shadow: tuple[Origin, ...]
+    assume: tuple[Assumption, ...]  # what its undecided guards assume
+    literals: tuple[tuple[str, bool], ...]  # and their literal tests
+
+
+class RunState:
+    """What one run knows of the object under construction so far (the attributes every
+    part of the interpreter shares)."""
+
+    def __init__(self, simulator: SimulatorServices, sim: Simulation) -> None:
+        self.simulator = simulator
+        self.sim = sim
+        self.frames = 0
+        self.active: set[str] = set()  # functions on the stack (recursion is not followed)
+        # Position of each class in the MRO (list.index would make deep chains cubic).
+        self.position: dict[str, int] = {}
+        for i, qual in enumerate(sim.mro):
+            self.position.setdefault(qual, i)
+        self.self_attrs: dict[str, Val] = {}
+        self.attr_cost: dict[str, int] = {}  # what each self attribute's value cost to build
+        self.last_assign: dict[str, Event] = {}  # the latest assignment of each attribute
+        self.inject: tuple[str, Const] | None = None
+        self.assume: tuple[Assumption, ...] = ()  # the effect being applied's assumptions
+        self.literals: tuple[tuple[str, bool], ...] = ()  # and its undecided guards' literals
+        self.unkeyed = False  # and whether one of them has none (``Event.unkeyed``)
+        # Something ran that the simulation did not follow (an unresolved call or super
+        # call, a recursion): it may have set attributes, so ``hasattr(self, x)`` is open.
+        self.opaque = False
+        self.set_names: set[str] = set()  # set through a literal ``__setattr__`` call
+        # The self attributes the values a call event's frame returned read (by event index):
+        # ``inv = self._scaled(f)`` where ``_scaled`` returns ``self.inv_freq / f``.
+        self.return_reads: dict[int, frozenset[str]] = {}
+        # Every attribute any work so far may have set (stores, deletes, touch writes, torch's
+        # registrations), and whether something may have set any (``self`` passed on,
+        # ``self.__dict__`` written): a name outside both is definitely unset.
+        self.ever_set: set[str] = set()
+        self.wild = False
+        # A call ran that the simulation did not follow and that may set any attribute (as
+        # ``opaque``, less a classmethod whose own body shows what it sets: ``_unfollowed``).
+        self.blind = False
+        self.bound_in_class: dict[str, bool] = {}  # _class_may_bind, per name
+        # Builds from specs (``simulation/specs.py``): what the constructed class's own
+        # arguments are annotated with (the holder of a spec's field), and each symbolic
+        # value's latest change in place (events so far then).
+        self.own_types: dict[str, tuple[Module, tuple[str, ...]]] = {}
+        self.spec_writes: dict[str, int] = {}
+        # What every later effect assumes after a raise under one undecided guard: that the
+        # guard was false (the paths where it was true ended there).
+        self.after_raise: tuple[Assumption, ...] = ()
+        self.after_raise_literals: tuple[tuple[str, bool], ...] = ()
+        # Writes of each self attribute so far, and of anything (``_state_key``).
+        self.attr_writes: dict[str, int] = {}
+        self.epoch = 0
+        # The getter's result each self attribute holds (``_getter_chain``), the frame that
+        # stored it and the attribute's write count after the store (``_may_set``):
+        # ``self.pp_group = get_parallel().pp_group``.
+        self.getter_stores: dict[str, tuple[tuple[str, str], Frame, int]] = {}
