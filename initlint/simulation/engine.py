@@ -26,6 +26,7 @@ from initlint.records import dataclass
 from initlint.simulation.assumptions import Assumption, membership
 from initlint.simulation.binding import SYM, Key, bind_args, default_key, expr_key
 from initlint.simulation.cost import CostModel
+from initlint.simulation.expressions import ExpressionEval
 from initlint.simulation.levels import HEAVY, LIGHT, NONE, Priced
 from initlint.simulation.levels import UNKNOWN as UNKNOWN_COST
 from initlint.simulation.memo import Binding, MemoRoute, View, compare, route_binding
@@ -37,7 +38,7 @@ from initlint.simulation.records import (
     Simulation,
     SimulationLimit,
 )
-from initlint.simulation.run_state import Call, EffectContext, Frame, KeyArgs, RunState
+from initlint.simulation.run_state import Call, EffectContext, Frame, KeyArgs
 from initlint.simulation.specs import (
     builder_shape,
     direct_keys,
@@ -283,7 +284,7 @@ class _StoredValue:
     changed: str = ""
 
 
-class _Run(RunState):
+class _Run(ExpressionEval):
     # -- binding ---------------------------------------------------------------------------
     def bind_top(self, params: tuple[Param, ...], module: Module) -> dict[str, Val]:
         """The constructed class's own parameters come from callers initlint does not see:
@@ -300,7 +301,7 @@ class _Run(RunState):
             elif p.kind == "kwarg":
                 env[p.name] = OPEN_KWARGS
             else:
-                ref = self._ref(module, p.default) if p.default is not None else None
+                ref = self.class_ref(module, p.default) if p.default is not None else None
                 env[p.name] = Val("unknown", sym=p.name, ref=ref, maybe_ref=ref is not None)
                 if p.annotation:
                     self.own_types[p.name] = (module, p.annotation)
@@ -313,75 +314,10 @@ class _Run(RunState):
         if d is not None and d.kind == "const":
             return const(d.value)
         if d is not None and module is not None:
-            ref = self._ref(module, d)
+            ref = self.class_ref(module, d)
             if ref is not None:
                 return Val("unknown", ref=ref)  # ``attn_cls=Attention``: that class
         return UNKNOWN
-
-    def _ref(self, module: Module, expr: Expr) -> tuple[str, str] | None:
-        """Where a value given by a name (``Attention``, ``nn.LayerNorm``) was written: the
-        module and the name, resolved only when the value is called (``Val.ref``)."""
-        if expr.kind not in ("name", "attr") or not expr.name:
-            return None
-        return module.name, expr.name
-
-    def eval_arg(self, frame: Frame, expr: Expr, arg: Arg | None) -> Val:
-        if expr.kind == "const":
-            origin = None
-            if arg is not None and arg.span is not None:
-                origin = Origin(
-                    frame.id,
-                    frame.call.fn.qualname,
-                    frame.call.fn.module.path,
-                    arg.span,
-                    arg.keyword,
-                    arg.text,
-                )
-            return Val("const", expr.value, origin=origin)
-        if expr.kind == "name":
-            found = frame.call.env.get(expr.name)
-            if found is not None:
-                return found
-            ref = self._ref(frame.call.fn.module, expr)  # a class passed by name
-            return UNKNOWN if ref is None else Val("unknown", ref=ref)
-        if expr.kind == "op" and expr.name in ("not", "bool") and expr.attr:
-            positive, cur = True, expr
-            while cur.kind == "op" and cur.name in ("not", "bool") and cur.attr and cur.children:
-                positive = positive if cur.name == "bool" else not positive
-                text, cur = cur.attr, cur.children[0]
-            inner = self.eval_arg(frame, cur, None)
-            if inner.kind == "const":
-                return const(bool(inner.value) == positive)
-            if inner.kind == "sym":
-                return Val("sym", inner.value, positive=inner.positive == positive)
-            return Val("sym", f"{frame.id}:{text}", positive=positive)
-        if expr.kind == "attr" and expr.receiver is not None and expr.receiver.name == "self":
-            return self.self_attrs.get(expr.attr, UNKNOWN)
-        if expr.kind == "attr" and expr.name:
-            head = expr.name.partition(".")[0]
-            if head != "self" and head not in frame.call.env:  # ``nn.LayerNorm``
-                ref = self._ref(frame.call.fn.module, expr)
-                if ref is not None:
-                    return Val("unknown", ref=ref)
-            return self._dotted(frame, expr.name)
-        return UNKNOWN
-
-    def _dotted(self, frame: Frame, dotted: str) -> Val:
-        """``config.q_lora_rank``: unknown, named after the argument it was read from."""
-        head, _, rest = dotted.partition(".")
-        base = self.self_attrs.get(rest.partition(".")[0]) if head == "self" else None
-        if head == "self":
-            rest = rest.partition(".")[2]
-        else:
-            base = frame.call.env.get(head)
-        if base is None or not rest:
-            return UNKNOWN
-        set_here = base.field(rest)
-        if set_here is not None:
-            return set_here
-        if not base.sym:
-            return UNKNOWN
-        return Val("unknown", sym=f"{base.sym}.{rest}")
 
     def _spread(
         self,
@@ -528,7 +464,7 @@ class _Run(RunState):
             return (TRUE if cond.value else FALSE), const(cond.value)
         if op in ("name", "selfattr") or (op == "unknown" and _is_dotted(cond.name)):
             if op == "unknown":
-                v: Val | None = self._dotted(frame, cond.name)
+                v: Val | None = self.dotted_value(frame, cond.name)
             else:
                 env = frame.call.env if op == "name" else self.self_attrs
                 v = env.get(cond.name)
@@ -741,7 +677,7 @@ class _Run(RunState):
         elif cond.op == "selfattr":
             v = self.self_attrs.get(cond.name)
         elif cond.op == "unknown" and _is_dotted(cond.name):
-            v = self._dotted(frame, cond.name)
+            v = self.dotted_value(frame, cond.name)
         else:
             return None
         return v if v is not None and v.kind == "unknown" and v.sym else None
@@ -750,7 +686,7 @@ class _Run(RunState):
         if cond.op == "const":
             return const(cond.value)
         if cond.op == "unknown" and _is_dotted(cond.name):
-            found = self._dotted(frame, cond.name)
+            found = self.dotted_value(frame, cond.name)
             return found if found.kind == "const" else None
         if cond.op in ("name", "selfattr"):
             v = (
@@ -989,18 +925,6 @@ class _Run(RunState):
         eff = ctx.effect
         frame.written[eff.name.partition(".")[0]] = (len(self.sim.events), ctx.status)
 
-    def _value_cost(self, frame: Frame, value: Expr | None) -> Priced:
-        """What evaluating ``value`` in ``frame`` costs: its locals, the object's attributes
-        and the arguments the frame was called with."""
-        return self.simulator.cost.expr_cost(
-            value,
-            frame.call.fn.module,
-            self.sim.mro,
-            frame.local_cost,
-            self.attr_cost,
-            frame.call.env,
-        )
-
     def _on_local(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
         """``name = value``: what the local costs, reads and holds."""
         if ctx.shadow:
@@ -1008,12 +932,12 @@ class _Run(RunState):
         eff, status = ctx.effect, ctx.status
         if eff.name in frame.call.env:
             self._note_rebinding(frame, ctx)
-        local_cost = self._value_cost(frame, eff.value)
+        local_cost = self.value_cost(frame, eff.value)
         if isinstance(local_cost, BodyError):
             return local_cost
-        reads = self._reads(frame, eff.value)
+        reads = self.self_reads(frame, eff.value)
         if ctx.effect_index in frame.fed:
-            reads |= self._fed_reads(frame, ctx.effect_index)
+            reads |= self.fed_reads(frame, ctx.effect_index)
         frame.local_values[eff.name] = eff.value if status == TRUE else None
         if status == TRUE:
             frame.changed.discard(eff.name)  # a new object (``changed`` holds few names)
@@ -1060,7 +984,7 @@ class _Run(RunState):
         """``return value``: the self attributes the value reads, for the calling event."""
         eff = ctx.effect
         if not ctx.shadow and frame.call.parent is not None and eff.value is not None:
-            got = self._reads(frame, eff.value)
+            got = self.self_reads(frame, eff.value)
             for c in frame.stmt_calls.get(eff.stmt_span, ()) if frame.stmt_calls else ():
                 got |= self.return_reads.get(c, frozenset())
             if got:
@@ -1073,7 +997,7 @@ class _Run(RunState):
             return None  # the branch does not run: its bindings do not happen
         eff = ctx.effect
         if eff.value is not None and "." not in eff.name:  # a local container filled
-            filled = self._value_cost(frame, eff.value)
+            filled = self.value_cost(frame, eff.value)
             if isinstance(filled, BodyError):
                 return filled
             if filled:
@@ -1136,7 +1060,7 @@ class _Run(RunState):
         """What the stored value costs by its expression (a buffer is at least light, an
         assigned heavy construction is priced by what the class builds)."""
         eff, kind = ctx.effect, ctx.effect.kind
-        priced = self._value_cost(frame, eff.value)
+        priced = self.value_cost(frame, eff.value)
         if isinstance(priced, BodyError):
             return priced
         cost = priced
@@ -1242,9 +1166,9 @@ class _Run(RunState):
             cost=stored.cost,
             value_const=value_const,
         )
-        ev.reads = self._reads(frame, eff.value)
+        ev.reads = self.self_reads(frame, eff.value)
         if ctx.effect_index in frame.fed:
-            ev.reads |= self._fed_reads(frame, ctx.effect_index)
+            ev.reads |= self.fed_reads(frame, ctx.effect_index)
         via = stored.via
         if via is not None and via[1].kind == "class":
             ev.constructs = via[1].name
@@ -1544,7 +1468,7 @@ class _Run(RunState):
         name = call.name
         if not name or name.partition(".")[0] == "self":
             return frozenset()
-        held = self._dotted(frame, name) if "." in name else frame.call.env.get(name)
+        held = self.dotted_value(frame, name) if "." in name else frame.call.env.get(name)
         if held is None or held.ref is not None:
             return frozenset()
         return direct_keys(held.sym)
@@ -1629,7 +1553,7 @@ class _Run(RunState):
                 if at[1] == TRUE:
                     return "yes"
                 maybe = True
-        read = self._reads(frame, eff.value)
+        read = self.self_reads(frame, eff.value)
         if read and _writes_any(self.sim.events, since, read):
             return "yes"
         return "maybe" if maybe else ""
@@ -1664,20 +1588,12 @@ class _Run(RunState):
 
         return tuple(route_binding(r, call, view) for r in routes)
 
-    def _fed_reads(self, frame: Frame, i: int) -> frozenset[str]:
-        """What the values returned by the ``self`` method calls feeding effect ``i`` read
-        (``inv = self._scaled(f)``, where ``_scaled`` returns ``self.inv_freq / f``)."""
-        out: frozenset[str] = frozenset()
-        for c in frame.fed[i]:
-            out |= self.return_reads.get(c, frozenset())
-        return out
-
     def _nested(
         self, frame: Frame, i: int, eff: Effect, status: str, flags: tuple[FlagRef, ...]
     ) -> BodyError | None:
         """``self.attn.qkv = v``: a part of the object ``self.attn`` holds is replaced. The
         event names what that object's construction built of the part (``Event.inner``)."""
-        cost = self._value_cost(frame, eff.value)
+        cost = self.value_cost(frame, eff.value)
         if isinstance(cost, BodyError):
             return cost
         name = f"{eff.name}.{eff.detail}"
@@ -1685,7 +1601,7 @@ class _Run(RunState):
         if eff.detail == "__init__":  # the object is constructed again: what that cost
             cost = holder.cost if holder is not None else NONE
         ev = self._emit(frame, i, eff, "nested", name, status, flags, (), cost=cost)
-        ev.reads = self._reads(frame, eff.value)
+        ev.reads = self.self_reads(frame, eff.value)
         params = frame.body.params
         me = params[0].name if params else "self"
         ev.derived = eff.detail != "__init__" and _reads_part(eff.value, me, eff.name, eff.detail)
@@ -1700,36 +1616,6 @@ class _Run(RunState):
             return parts
         ev.inner = parts
         return None
-
-    def _reads(self, frame: Frame, value: Expr | None) -> frozenset[str]:
-        """The ``self`` attributes ``value`` reads, directly or through the frame's locals."""
-        if value is None:
-            return frozenset()
-        out: set[str] = set()
-        stack = [value]
-        while stack:
-            cur = stack.pop()
-            recv = cur.receiver
-            if cur.kind == "attr" and recv is not None and recv.kind == "name":
-                if recv.name == "self":
-                    out.add(cur.attr)
-                    continue
-            if (
-                cur.kind == "attr"
-                and cur.attr != "data"
-                and recv is not None
-                and recv.kind == "attr"
-                and recv.receiver is not None
-                and recv.receiver.name == "self"
-            ):
-                continue  # self.backbone.config: a field of the value, not the value
-            if cur.kind == "name":
-                out.update(frame.local_reads.get(cur.name, ()))
-                continue
-            if cur.receiver is not None:
-                stack.append(cur.receiver)
-            stack.extend(cur.children)
-        return frozenset(out)
 
     def _torch_init(
         self,
