@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Sequence
-from typing import ClassVar, TypeVar
+from collections.abc import Callable, Iterator
+from typing import ClassVar
 
 from initlint.facts.model import (
     Arg,
@@ -23,10 +23,10 @@ from initlint.facts.reads import EVERYTHING
 from initlint.index.project import ProjectIndex
 from initlint.index.records import ClassInfo, FunctionInfo, Module, Target
 from initlint.records import dataclass
+from initlint.simulation.arguments import ArgumentBinding, call_args, kwarg_name
 from initlint.simulation.assumptions import Assumption, membership
-from initlint.simulation.binding import SYM, Key, bind_args, default_key, expr_key
+from initlint.simulation.binding import SYM, Key, expr_key
 from initlint.simulation.cost import CostModel
-from initlint.simulation.expressions import ExpressionEval
 from initlint.simulation.levels import HEAVY, LIGHT, NONE, Priced
 from initlint.simulation.levels import UNKNOWN as UNKNOWN_COST
 from initlint.simulation.memo import Binding, MemoRoute, View, compare, route_binding
@@ -57,8 +57,6 @@ from initlint.simulation.torch_module import MODULE_CLASSES, MODULE_NAMES
 from initlint.simulation.values import (
     FALSE,
     MAYBE,
-    OPEN_ARGS,
-    OPEN_KWARGS,
     TRUE,
     UNKNOWN,
     Origin,
@@ -74,9 +72,6 @@ from initlint.simulation.values import (
 # A simulation that reaches either stops, and the class is reported as IL902.
 MAX_DEPTH = 1024
 MAX_FRAMES = 100_000
-
-
-_T = TypeVar("_T")  # what a call's arguments are split into: Vals or value keys
 
 
 @dataclass(frozen=True)
@@ -284,178 +279,7 @@ class _StoredValue:
     changed: str = ""
 
 
-class _Run(ExpressionEval):
-    # -- binding ---------------------------------------------------------------------------
-    def bind_top(self, params: tuple[Param, ...], module: Module) -> dict[str, Val]:
-        """The constructed class's own parameters come from callers initlint does not see:
-        every one is unknown, a default included (docs/design.md, "Guards"), so a guard on one is
-        a "possibly" rather than dead code. Ancestors' defaults still count (bind_call). A
-        default that names a class (``attn_cls=Attention``) is what the argument possibly
-        is: what calling it builds is a "possibly" too."""
-        env: dict[str, Val] = {}
-        for i, p in enumerate(params):
-            if i == 0 and p.kind in ("pos", "posonly"):
-                continue  # self
-            if p.kind == "vararg":
-                env[p.name] = OPEN_ARGS
-            elif p.kind == "kwarg":
-                env[p.name] = OPEN_KWARGS
-            else:
-                ref = self.class_ref(module, p.default) if p.default is not None else None
-                env[p.name] = Val("unknown", sym=p.name, ref=ref, maybe_ref=ref is not None)
-                if p.annotation:
-                    self.own_types[p.name] = (module, p.annotation)
-        return env
-
-    def _default(self, module: Module | None, p: Param) -> Val:
-        """What a parameter left out holds: its default (a constant, or a class it names,
-        resolved in the callee's ``module``); unknown otherwise, or without a default."""
-        d = p.default
-        if d is not None and d.kind == "const":
-            return const(d.value)
-        if d is not None and module is not None:
-            ref = self.class_ref(module, d)
-            if ref is not None:
-                return Val("unknown", ref=ref)  # ``attn_cls=Attention``: that class
-        return UNKNOWN
-
-    def _spread(
-        self,
-        frame: Frame,
-        args: tuple[Arg, ...],
-        plain: Callable[[Arg], _T],
-        item: Callable[[Val], _T],
-        conflicts: bool,
-    ) -> tuple[list[_T], dict[str, _T], bool, bool] | None:
-        """A call's arguments split as Python passes them, for ``bind_args``: positional and
-        keyword values (``plain`` of a written argument, ``item`` of a ``*``/``**`` pack's
-        item), and whether a ``*`` or ``**`` pack of unknown length is open. A keyword given
-        twice (a TypeError at runtime) keeps the first ``**`` item or the last written one,
-        and is counted in ``Simulation.conflicts`` when ``conflicts`` (``bind_call`` counts).
-        None for an argument initlint cannot split (``star == -1``)."""
-        positional: list[_T] = []
-        keywords: dict[str, _T] = {}
-        open_tail = open_kw = False
-        for a in args:
-            if a.star == -1:
-                return None
-            if a.star == 1:
-                v = self.eval_arg(frame, a.expr, a)
-                if v.kind == "args":
-                    positional.extend(item(x) for x in v.items)
-                    open_tail = open_tail or v.open
-                else:
-                    open_tail = True
-            elif a.star == 2:
-                v = self.eval_arg(frame, a.expr, a)
-                if v.kind == "kwargs":
-                    for key, kv in v.keys:
-                        if key not in keywords:
-                            keywords[key] = item(kv)
-                        elif conflicts:
-                            self.sim.conflicts += 1
-                    open_kw = open_kw or v.open
-                else:
-                    open_kw = True
-            elif a.keyword is None:
-                positional.append(plain(a))
-            else:
-                if conflicts and a.keyword in keywords:
-                    self.sim.conflicts += 1
-                keywords[a.keyword] = plain(a)
-        return positional, keywords, open_tail, open_kw
-
-    def bind_call(
-        self,
-        frame: Frame,
-        args: tuple[Arg, ...],
-        params: tuple[Param, ...],
-        skip_self: bool,
-        module: Module | None = None,
-    ) -> dict[str, Val] | None:
-        """The callee's parameters bound to ``args`` as evaluated in ``frame`` (by the one
-        binder, ``binding.bind_args``); a parameter left out takes its default, a class it
-        names resolved in the callee's ``module``."""
-        spread = self._spread(frame, args, lambda a: self.eval_arg(frame, a.expr, a), _same, True)
-        if spread is None:
-            return None
-        positional, keywords, open_tail, open_kw = spread
-        if skip_self and params and params[0].kind in ("pos", "posonly"):
-            params = params[1:]
-
-        # A parameter left out takes its default, or is unknown (an open *args pack supplies
-        # the required positionals only, docs/design.md, "The init simulation").
-        bound = bind_args(positional, keywords, params, self._default, module)
-        env, _, star, extra, kw, extra_kw = bound
-        if star:
-            env[star] = Val("args", items=tuple(extra), open=open_tail)
-        if kw:
-            env[kw] = Val("kwargs", keys=tuple(extra_kw.items()), open=open_kw)
-        return env
-
-    def bind_keys(
-        self, frame: Frame, args: tuple[Arg, ...], params: tuple[Param, ...], skip_self: bool
-    ) -> dict[str, Key | None] | None:
-        """The callee's parameters bound to ``args`` as ``bind_call`` binds them (the same
-        binder), each as the value key of what its argument holds in ``frame`` (``_arg_key``;
-        an item of a ``*``/``**`` pack by its value); None when ``bind_call`` binds none."""
-        spread = self._spread(frame, args, lambda a: self._arg_key(frame, a.expr), _val_key, False)
-        if spread is None:
-            return None
-        positional, keywords, open_tail, open_kw = spread
-        if skip_self and params and params[0].kind in ("pos", "posonly"):
-            params = params[1:]
-        bound = bind_args(positional, keywords, params, _left_out_key, None)
-        keys, _, star, extra, kw, extra_kw = bound
-        if star:
-            keys[star] = None if open_tail else _pack_key("*", extra)
-        if kw:
-            items = sorted(extra_kw.items())
-            packed = [None if v is None else ("kw", k, v) for k, v in items]
-            keys[kw] = None if open_kw else _pack_key("**", packed)
-        return keys
-
-    def _frame_keys(self, frame: Frame) -> dict[str, Key | None] | None:
-        """The value keys of ``frame``'s parameters, bound on first use: the caller's frame
-        waits, unchanged, while this one runs. None for the constructed class's own frame (and
-        one whose arguments were not kept): its values say."""
-        call = frame.call
-        if call.keys is None and call.key_args is not None:
-            call.keys = self.bind_keys(*call.key_args)
-            call.key_args = None
-        return call.keys
-
-    def _arg_key(self, frame: Frame, e: Expr) -> Key | None:
-        """The value key of an argument ``e`` as ``frame`` holds it (``binding.expr_key``,
-        exact): a parameter by its caller's argument, a local by the expression it was last
-        bound to (None if bound under an undecided guard or changed in place since), any
-        other name as a global. IL002 compares repeated calls by these keys."""
-        visiting: set[str] = set()
-        params = frame.body.params
-        me = params[0].name if params and not frame.call.fn.facts.is_static else ""
-        keys = self._frame_keys(frame)
-
-        def name_key(name: str) -> Key | None:
-            if name in frame.changed:
-                return None
-            if name in frame.local_values:  # a local: the value it was bound to
-                value = frame.local_values[name]
-                if value is None or name in visiting:
-                    return None
-                visiting.add(name)
-                try:
-                    return expr_key(value, name_key, me, exact=True)
-                finally:
-                    visiting.discard(name)
-            if keys is not None and name in keys:
-                return keys[name]
-            v = frame.call.env.get(name)
-            if v is None:
-                return ("g", name)  # a global or builtin of the module
-            return _val_key(v)
-
-        return expr_key(e, name_key, me, exact=True)
-
+class _Run(ArgumentBinding):
     # -- guards ----------------------------------------------------------------------------
     def eval_cond(self, frame: Frame, cond: Cond) -> tuple[str, Val]:
         """Three-valued evaluation; also returns the deciding value (for its origin)."""
@@ -970,7 +794,7 @@ class _Run(ExpressionEval):
         if ctx.shadow:
             return  # the branch does not run: its bindings do not happen
         eff = ctx.effect
-        kwarg = _kwarg_name(frame.body.params)
+        kwarg = kwarg_name(frame.body.params)
         frame.changed.add(kwarg)
         pack = frame.call.env.get(kwarg)
         if pack is not None and pack.kind == "kwargs":
@@ -1418,7 +1242,7 @@ class _Run(ExpressionEval):
         )
         if info is None or not _switchable(self.simulator.index.mro(info.qualname).classes):
             return HEAVY
-        args = _call_args(call)  # (never None: a starred call was turned away above)
+        args = call_args(call)  # (never None: a starred call was turned away above)
         if args is None:
             return HEAVY
         return self.simulator.construction_cost(
@@ -1437,7 +1261,7 @@ class _Run(ExpressionEval):
         builder = self.simulator.builder_of(frame.call.fn.module, call.name)
         if builder is None:
             return None
-        args = _call_args(call)
+        args = call_args(call)
         if args is None:
             return None
         env = self.bind_call(frame, args, builder.params, False, module=builder.fn.module)
@@ -1731,7 +1555,7 @@ class _Run(ExpressionEval):
         if name in params and params[name].kind not in ("vararg", "kwarg"):
             env[name] = val
             return
-        kwarg = _kwarg_name(callee_params)
+        kwarg = kwarg_name(callee_params)
         if kwarg:
             pack = env.get(kwarg, Val("kwargs"))
             keys = (*pack.kw_without(name).keys, (name, val))
@@ -1801,47 +1625,6 @@ def _switchable(mro: tuple[str, ...]) -> bool:
     keyword leave the construction without tensors. (A composite project module, which
     owns other modules' weights, is judged heavy without simulating it again.)"""
     return any(any(offs for offs in torch_params(q).values()) for q in mro)
-
-
-def _same(v: Val) -> Val:
-    return v
-
-
-def _val_key(v: Val) -> Key | None:
-    """The value key of a value the simulation holds (an argument unpacked from a pack, a
-    name bound in the frame): a constant by its value, the constructed class's argument by
-    its name; None for any other (not known)."""
-    if v.kind == "const":
-        return ("c", repr(v.value))
-    if v.kind == "unknown" and v.sym:
-        return (SYM, v.sym)
-    return None
-
-
-def _left_out_key(_: None, p: Param) -> Key | None:
-    return default_key(p.default) if p.has_default else None
-
-
-def _pack_key(tag: str, items: Sequence[Key | None]) -> Key | None:
-    """The key of what ``*args`` (``tag`` "*") or ``**kw`` ("**") takes; None if a part is
-    not known."""
-    if any(k is None for k in items):
-        return None
-    return (tag, *items)
-
-
-def _call_args(call: Expr) -> tuple[Arg, ...] | None:
-    """A call Expr's arguments as Args (positional, keyword, ``**kw``); None when one is
-    a starred positional (``f(*xs)``: the Expr does not say which)."""
-    if call.keywords[:1] == ("*",):
-        return None
-    npos = call.value if isinstance(call.value, int) else len(call.children)
-    args = [Arg(c, "") for c in call.children[:npos]]
-    args += [
-        Arg(v, "", keyword=k or None, star=0 if k else 2)
-        for k, v in zip(call.keywords, call.children[npos:], strict=True)
-    ]
-    return tuple(args)
 
 
 def _writes_any(events: list[Event], since: int, names: frozenset[str]) -> bool:
@@ -1926,10 +1709,6 @@ def _zero(value: Const) -> bool:
 def _is_dotted(text: str) -> bool:
     """``a.b.c``: a plain dotted name (an attribute read a guard can look up)."""
     return "." in text and all(part.isidentifier() for part in text.split("."))
-
-
-def _kwarg_name(params: tuple[Param, ...]) -> str:
-    return next((p.name for p in params if p.kind == "kwarg"), "")
 
 
 def _stable(cond: Cond) -> bool:
