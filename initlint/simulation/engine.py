@@ -17,16 +17,15 @@ from initlint.facts.model import (
     EffectKind,
     Expr,
     Param,
-    Span,
 )
-from initlint.facts.reads import EVERYTHING
 from initlint.index.project import ProjectIndex
 from initlint.index.records import ClassInfo, FunctionInfo, Module, Target
 from initlint.records import dataclass
-from initlint.simulation.arguments import ArgumentBinding, call_args, kwarg_name
+from initlint.simulation.arguments import call_args, kwarg_name
 from initlint.simulation.assumptions import Assumption, membership
 from initlint.simulation.binding import SYM, Key, expr_key
 from initlint.simulation.cost import CostModel
+from initlint.simulation.events import EventLog, writes_any
 from initlint.simulation.levels import HEAVY, LIGHT, NONE, Priced
 from initlint.simulation.levels import UNKNOWN as UNKNOWN_COST
 from initlint.simulation.memo import Binding, MemoRoute, View, compare, route_binding
@@ -53,7 +52,7 @@ from initlint.simulation.torch_knowledge import (
     torch_shape,
     torch_vector,
 )
-from initlint.simulation.torch_module import MODULE_CLASSES, MODULE_NAMES
+from initlint.simulation.torch_module import MODULE_CLASSES
 from initlint.simulation.values import (
     FALSE,
     MAYBE,
@@ -99,7 +98,7 @@ class Simulator:
         # _Run._state_key's reading of each guard, by identity: (guard, text, attributes,
         # getters called)
         self.state_tests: dict[int, tuple[Cond, str, tuple[str, ...], tuple[str, ...]]] = {}
-        self.getters: dict[tuple[str, str], str] = {}  # _Run._getter's resolutions
+        self.getters: dict[tuple[str, str], str] = {}  # _Run.getter_of's resolutions
 
     def simulate(
         self, cls: ClassInfo, inject: tuple[str, Const] | None = None
@@ -279,7 +278,7 @@ class _StoredValue:
     changed: str = ""
 
 
-class _Run(ArgumentBinding):
+class _Run(EventLog):
     # -- guards ----------------------------------------------------------------------------
     def eval_cond(self, frame: Frame, cond: Cond) -> tuple[str, Val]:
         """Three-valued evaluation; also returns the deciding value (for its origin)."""
@@ -296,7 +295,7 @@ class _Run(ArgumentBinding):
                 return MAYBE, UNKNOWN
             return (TRUE if v.value else FALSE), v
         if op == "hasattr":
-            return self._hasattr(cond.name), UNKNOWN
+            return self.hasattr_truth(cond.name), UNKNOWN
         if op == "not":
             r, v = self.eval_cond(frame, cond.args[0])
             return {TRUE: FALSE, FALSE: TRUE}.get(r, MAYBE), v
@@ -327,67 +326,6 @@ class _Run(ArgumentBinding):
             decided = TRUE if same == positive else FALSE
             return decided, left if left.origin else right
         return MAYBE, UNKNOWN
-
-    def _hasattr(self, name: str) -> str:
-        """``hasattr(self, name)`` at this point of the construction: true once the
-        construction has set it, false while nothing has set it and nothing could have
-        (every class of the MRO known, none binding the name, nothing unfollowed run)."""
-        seen = False
-        held = False
-        for ev in self.sim.events:
-            if ev.name != name or ev.shadow:
-                continue
-            if ev.kind in ("assign", "buffer"):
-                held = held or ev.status == TRUE
-                seen = True
-            elif ev.kind == "delete":  # ``del self.x``: gone again (a class attribute may stay)
-                held = False
-                seen = True
-        if held:
-            return TRUE
-        if seen or self.opaque or name in self.set_names or name.startswith("_"):
-            return MAYBE
-        return MAYBE if self._class_may_bind(name) else FALSE
-
-    def _class_may_bind(self, name: str) -> bool:
-        """Whether reading ``self.<name>`` may find something without the construction
-        setting it: a class of the MRO binds it (a method, property, class attribute), may
-        bind anything (unknown, dynamic bases, ``__init_subclass__``), or answers any
-        name (``__getattr__``/``__getattribute__``; torch's Module's serves only what was
-        registered, which the construction's events show)."""
-        known = self.bound_in_class.get(name)
-        if known is not None:
-            return known
-        found = False
-        for qual in self.sim.mro:
-            info = self.simulator.index.class_info(qual)
-            if info is None and qual in MODULE_CLASSES:  # torch not installed
-                if name in MODULE_NAMES:
-                    found = True
-                    break
-                continue
-            if info is None or info.facts.dynamic_bases:
-                found = True
-                break
-            facts = info.facts
-            if facts.method(name) is not None or name in facts.attrs:
-                found = True
-                break
-            hooks: tuple[str, ...] = ("__init_subclass__",)
-            if qual not in MODULE_CLASSES:
-                hooks += ("__getattr__", "__getattribute__")
-            if any(facts.method(h) is not None or h in facts.attrs for h in hooks):
-                found = True
-                break
-        self.bound_in_class[name] = found
-        return found
-
-    def _unset(self, name: str) -> bool:
-        """``self.<name>`` is definitely unset at this point: nothing so far may have set it
-        and no class of the MRO provides it (``_class_may_bind``)."""
-        if name in self.ever_set or self.wild or self.blind or name in self.set_names:
-            return False
-        return not name.startswith("_") and not self._class_may_bind(name)
 
     def _raise(self, frame: Frame, eff: Effect, attr: str) -> None:
         """The read of ``self.<attr>`` (definitely unset) in ``frame`` raises AttributeError.
@@ -426,25 +364,6 @@ class _Run(ArgumentBinding):
             if flipped not in self.after_raise_literals:
                 self.after_raise_literals = (*self.after_raise_literals, flipped)
 
-    def _unfollowed(self, eff: Effect) -> None:
-        """A ``self.<m>()`` the simulation does not run (a classmethod, or nothing found):
-        a classmethod can set only class attributes, ``cls.x = v``; when its body shows
-        them all (it calls no other method of its class), they are what it may have set.
-        Anything else may have set any attribute."""
-        fn = (
-            self.simulator.index.lookup_method(self.sim.mro, eff.name)
-            if eff.detail == "self"
-            else None
-        )
-        body = fn.facts.load() if fn is not None and fn.facts.is_classmethod else None
-        # (a body that does not parse: what it sets is not known, as before it was read)
-        names = _class_writes(body.effects) if isinstance(body, Body) else None
-        if names is None:
-            self.blind = True
-            self._note_writes(all_=True)
-        else:
-            self.ever_set.update(names)
-
     def _in_dead_block(self, frame: Frame, eff: Effect) -> bool:
         """``eff`` sits in a block a raise ended (same top statement, the guard a prefix of
         its own), and nothing the guard reads was written since: it never runs."""
@@ -457,7 +376,7 @@ class _Run(ArgumentBinding):
                 _cond_inputs(c, names, attrs)
             if any(frame.written.get(n, (0, ""))[0] > at for n in names):
                 continue
-            if attrs and _writes_any(self.sim.events, at - 1, frozenset(attrs)):
+            if attrs and writes_any(self.sim.events, at - 1, frozenset(attrs)):
                 continue
             return True
         return False
@@ -552,7 +471,7 @@ class _Run(ArgumentBinding):
           same function): a call repeated with the same text is assumed to give the same
           answer within one construction;
         - the write count of each ``self`` attribute it reads and of the whole object
-          (``_note_writes``; a store of what the attribute already held from the same
+          (``note_writes``; a store of what the attribute already held from the same
           getter is no write, ``_may_set``)."""
         facts = frame.call.fn.facts
         if facts.is_static or facts.is_classmethod:
@@ -572,7 +491,7 @@ class _Run(ArgumentBinding):
             return ""
         called = ""
         for name in getters_read:
-            target = self._getter(frame, name)
+            target = self.getter_of(frame, name)
             if not target:
                 return ""
             called += f"{name}={target};"
@@ -580,31 +499,6 @@ class _Run(ArgumentBinding):
             return f"call|{text}|{called}"
         marks = ",".join(f"{r}:{self.attr_writes.get(r, 0)}" for r in sorted_roots)
         return f"self|{text}|{called}|{marks}|{self.epoch}"
-
-    def _getter(self, frame: Frame, dotted: str) -> str:
-        """The function an argument-free call ``dotted()`` in ``frame`` names: a project
-        function or an external name (not a class, which builds a new object each time, nor
-        a local or parameter of the frame); "" when it resolves to no such thing."""
-        head = dotted.partition(".")[0]
-        if head in ("self", "cls", "super") or head in frame.call.env:
-            return ""
-        key = (frame.call.fn.module.name, dotted)
-        found = self.simulator.getters.get(key)
-        if found is None:
-            # (a torch name stays external: built-in knowledge judges it)
-            target = self.simulator.index.resolve_value(*key)
-            ok = target is not None and target.kind in ("function", "external")
-            found = self.simulator.getters[key] = target.name if target is not None and ok else ""
-        return found
-
-    def _note_writes(
-        self, names: set[str] | frozenset[str] = frozenset(), *, all_: bool = False
-    ) -> None:
-        """Count writes of ``self`` attributes (``all_``: of any, by work not followed)."""
-        for n in names:
-            self.attr_writes[n] = self.attr_writes.get(n, 0) + 1
-        if all_:
-            self.epoch += 1
 
     def _flag(self, frame: Frame, cond: Cond) -> FlagRef | None:
         if frame.call.fn.facts.name != "__init__":
@@ -657,7 +551,7 @@ class _Run(ArgumentBinding):
             elif call.parent is not None:
                 self.sim.events[call.parent].unfollowed = True
                 self.blind = True  # (a recursion not followed: it may set anything)
-                self._note_writes(all_=True)
+                self.note_writes(all_=True)
         return None
 
     def _enter(self, call: Call) -> tuple[Frame, Iterator[Call | BodyError]] | BodyError | None:
@@ -827,7 +721,7 @@ class _Run(ArgumentBinding):
             if filled:
                 frame.local_cost[eff.name] = max(frame.local_cost.get(eff.name, NONE), filled)
         self._note_rebinding(frame, ctx)
-        self._note_writes(all_=True)  # (the object may be one a self attribute holds)
+        self.note_writes(all_=True)  # (the object may be one a self attribute holds)
         head, _, rest = eff.name.partition(".")
         frame.changed.add(head)
         in_place = frame.call.env.get(head)
@@ -848,8 +742,8 @@ class _Run(ArgumentBinding):
         facts = frame.call.fn.facts
         if eff.strict and not ctx.shadow and not facts.is_static and not facts.is_classmethod:
             # (a static or class method's first parameter is not the object)
-            unset = next((n for n in sorted(eff.strict) if self._unset(n)), "")
-        self._emit(frame, ctx.effect_index, eff, "touch", "", ctx.status, ctx.flags, ctx.shadow)
+            unset = next((n for n in sorted(eff.strict) if self.surely_unset(n)), "")
+        self.emit(frame, ctx.effect_index, eff, "touch", "", ctx.status, ctx.flags, ctx.shadow)
         if unset:
             self._raise(frame, eff, unset)
 
@@ -857,7 +751,7 @@ class _Run(ArgumentBinding):
         """``del self.x``: the attribute, its value and its cost are gone."""
         eff, status = ctx.effect, ctx.status
         if not ctx.shadow:
-            self._emit(
+            self.emit(
                 frame, ctx.effect_index, eff, "delete", eff.name, status, ctx.flags, ctx.shadow
             )
             if status == TRUE:
@@ -978,7 +872,7 @@ class _Run(ArgumentBinding):
                 self.self_attrs[eff.name] = v if stored.status == TRUE else UNKNOWN
             else:
                 self.self_attrs[eff.name] = UNKNOWN
-        ev = self._emit(
+        ev = self.emit(
             frame,
             ctx.effect_index,
             eff,
@@ -1020,8 +914,8 @@ class _Run(ArgumentBinding):
                 self.set_names.add(named.value)  # super().__setattr__("training", True)
             else:
                 self.opaque = True
-                self._note_writes(all_=True)
-                self._unfollowed(eff)
+                self.note_writes(all_=True)
+                self.note_unfollowed(eff)
             return None
         priced = self.simulator.cost.function_cost(callee, self.sim.mro)
         if isinstance(priced, BodyError):
@@ -1030,7 +924,7 @@ class _Run(ArgumentBinding):
         if isinstance(callee_body, BodyError):
             return callee_body
         key = ", ".join(a.text for a in eff.args)
-        ev = self._emit(
+        ev = self.emit(
             frame,
             ctx.effect_index,
             eff,
@@ -1054,7 +948,7 @@ class _Run(ArgumentBinding):
         if env is None:
             ev.unfollowed = True
             self.opaque = self.blind = True
-            self._note_writes(all_=True)
+            self.note_writes(all_=True)
             return None
         key_args = frame, eff.args, callee_body.params, skip_self
         arg_keys = None
@@ -1083,10 +977,10 @@ class _Run(ArgumentBinding):
         eff, status, flags, shadow = ctx.effect, ctx.status, ctx.flags, ctx.shadow
         i = ctx.effect_index
         callee = self._resolve_super(frame, eff)
-        ev = self._emit(
+        ev = self.emit(
             frame, i, eff, "super_init", "__init__", status, flags, shadow, callee=callee
         )
-        if callee is None:  # (object's, or an unknown class's: _hasattr checks the MRO)
+        if callee is None:  # (object's, or an unknown class's: hasattr_truth checks the MRO)
             self._torch_init(frame, i, eff, status, flags, shadow, ev)
             return None
         callee_body = callee.facts.load()
@@ -1097,7 +991,7 @@ class _Run(ArgumentBinding):
         )
         if env is None:
             self.opaque = self.blind = True
-            self._note_writes(all_=True)
+            self.note_writes(all_=True)
             return None
         passed: KeyArgs | None = frame, eff.args, callee_body.params, True
         if self.inject is not None and frame.call.depth == 0:
@@ -1136,87 +1030,6 @@ class _Run(ArgumentBinding):
         "call": _on_call,
         "super_init": _on_super_init,
     }
-
-    def _emit(
-        self,
-        frame: Frame,
-        i: int,
-        eff: Effect,
-        kind: EffectKind,
-        name: str,
-        status: str,
-        flags: tuple[FlagRef, ...],
-        shadow: tuple[Origin, ...],
-        *,
-        cost: int = NONE,
-        args_key: str = "",
-        callee: FunctionInfo | None = None,
-        value_const: bool = False,
-    ) -> Event:
-        ev = Event(
-            index=len(self.sim.events),
-            kind=kind,
-            name=name,
-            fn=frame.call.fn,
-            effect=eff,
-            effect_index=i,
-            frame=frame.id,
-            status=status,
-            ancestor=frame.call.ancestor,
-            parent=frame.call.parent,
-            expensive=cost > NONE,
-            cost=cost,
-            args_key=args_key,
-            callee=callee,
-            flags=flags,
-            value_const=value_const,
-            shadow=bool(shadow),
-            switched_off_by=shadow,
-            assume=self.assume,
-            literals=self.literals,
-            unkeyed=self.unkeyed,
-        )
-        self.sim.events.append(ev)
-        self._may_set(frame, kind, name, eff)
-        return ev
-
-    def _may_set(self, frame: Frame, kind: EffectKind, name: str, eff: Effect) -> None:
-        """Note what an event may have set (``_unset``, ``_state_key``)."""
-        if kind == "touch":
-            writes = eff.writes
-            if not writes:
-                return
-            self.ever_set.update(writes)
-            counts = self.attr_writes
-            for n in writes:
-                counts[n] = counts.get(n, 0) + 1
-            if EVERYTHING in writes or "__dict__" in writes:
-                self.wild = True
-                self.epoch += 1
-        elif kind in _SETTERS:
-            root = name.partition(".")[0]
-            self.ever_set.add(root)
-            count = self.attr_writes.get(root, 0)
-            if kind == "assign" and root == name:
-                # ``self.pp_group = get_parallel().pp_group`` again, after the ancestor stored
-                # the same: the same object (``_state_key``'s assumption), so no write. The
-                # count may have moved only by this statement's own touch.
-                chain = _getter_chain(eff.value)
-                before = self.getter_stores.get(root)
-                if (
-                    chain is not None
-                    and before is not None
-                    and before[0] == chain
-                    and count in (before[2], before[2] + 1)
-                    and self._getter(frame, chain[0]) == self._getter(before[1], chain[0]) != ""
-                ):
-                    self.attr_writes[root] = before[2]
-                    return
-                if chain is not None:
-                    self.getter_stores[root] = (chain, frame, count + 1)
-                else:
-                    self.getter_stores.pop(root, None)
-            self.attr_writes[root] = count + 1
 
     def _construction_cost(self, frame: Frame, call: Expr) -> Priced:
         """``self.norm = Norm(d, affine=False)``: a project subclass of a torch module (see
@@ -1378,7 +1191,7 @@ class _Run(ArgumentBinding):
                     return "yes"
                 maybe = True
         read = self.self_reads(frame, eff.value)
-        if read and _writes_any(self.sim.events, since, read):
+        if read and writes_any(self.sim.events, since, read):
             return "yes"
         return "maybe" if maybe else ""
 
@@ -1424,7 +1237,7 @@ class _Run(ArgumentBinding):
         holder = self.last_assign.get(eff.name)
         if eff.detail == "__init__":  # the object is constructed again: what that cost
             cost = holder.cost if holder is not None else NONE
-        ev = self._emit(frame, i, eff, "nested", name, status, flags, (), cost=cost)
+        ev = self.emit(frame, i, eff, "nested", name, status, flags, (), cost=cost)
         ev.reads = self.self_reads(frame, eff.value)
         params = frame.body.params
         me = params[0].name if params else "self"
@@ -1510,7 +1323,7 @@ class _Run(ArgumentBinding):
                 )
             )
             self.ever_set.add(name)
-            self._note_writes({name})
+            self.note_writes({name})
 
     def _set_field(self, frame: Frame, eff: Effect, status: str) -> None:
         """``config.n_experts = None``: the object a local names now holds that field, and
@@ -1627,39 +1440,6 @@ def _switchable(mro: tuple[str, ...]) -> bool:
     return any(any(offs for offs in torch_params(q).values()) for q in mro)
 
 
-def _writes_any(events: list[Event], since: int, names: frozenset[str]) -> bool:
-    """Whether the events after ``since`` may change one of the ``self`` attributes
-    ``names``. Assigning an attribute the expression its latest assignment up to ``since``
-    had (``self.hidden = cfg.hidden`` in the subclass as in the base) is no change, by the
-    same measure of equal arguments as equal text."""
-    before: dict[str, Expr | None] = {}
-    for e in events[: since + 1]:
-        if e.kind == "assign" and e.name in names and not e.shadow:
-            before[e.name] = e.effect.value
-    same: set[tuple[int, Span | None, str]] = set()
-    for e in events[since + 1 :]:
-        if e.kind == "assign" and not e.shadow and e.name in before:
-            value = e.effect.value
-            if value is not None and value.kind in ("attr", "name", "const"):
-                if value == before[e.name]:
-                    same.add((e.frame, e.effect.stmt_span, e.name))
-    for e in events[since + 1 :]:
-        if e.shadow:
-            continue
-        if e.kind == "touch":
-            written = e.effect.writes & names
-            if EVERYTHING in e.effect.writes:
-                return True
-            if any((e.frame, e.effect.stmt_span, n) not in same for n in written):
-                return True
-        elif e.kind == "buffer" and e.name in names or e.unfollowed:
-            return True
-        elif e.kind == "assign" and e.name in names:
-            if (e.frame, e.effect.stmt_span, e.name) not in same:
-                return True
-    return False
-
-
 def _names(value: Expr | None) -> set[str]:
     """The plain names an expression reads (a call's callee excluded)."""
     out: set[str] = set()
@@ -1739,22 +1519,6 @@ def _cond_inputs(cond: Cond, names: set[str], attrs: set[str]) -> None:
         _cond_inputs(c, names, attrs)
 
 
-def _class_writes(effects: tuple[Effect, ...]) -> set[str] | None:
-    """The attributes a classmethod's body may set on its class; None when it calls another
-    method of it or passes the class on (what that sets is not read here)."""
-    names: set[str] = set()
-    for e in effects:
-        if e.kind in ("call", "super_init"):
-            return None
-        if e.kind == "touch":
-            if EVERYTHING in e.writes or "__dict__" in e.writes:
-                return None
-            names.update(e.writes)
-        elif e.kind in ("assign", "buffer", "mutate", "delete", "nested"):
-            names.add(e.name)
-    return names
-
-
 def _display(value: Expr | None) -> bool:
     """A list or tuple display of a few plain items (none starred)."""
     return (
@@ -1764,10 +1528,6 @@ def _display(value: Expr | None) -> bool:
         and len(value.children) <= SMALL_NUMEL
         and not any(c.kind == "op" and c.name == "*" for c in value.children)
     )
-
-
-# The events that may set the attribute they name (``_Run._may_set``).
-_SETTERS = frozenset({"assign", "buffer", "delete", "mutate", "nested"})
 
 
 def _test_reads(cond: Cond, roots: set[str], getters: set[str]) -> bool:
@@ -1796,17 +1556,3 @@ def _test_reads(cond: Cond, roots: set[str], getters: set[str]) -> bool:
 
 # ``get_pp_group().is_last_rank``: a dotted name called without arguments, then attributes.
 _GETTER_TEST = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\(\)(?:\.[A-Za-z_]\w*)*")
-
-
-def _getter_chain(value: Expr | None) -> tuple[str, str] | None:
-    """``get_parallel().pp_group``: the dotted name called without arguments, and the
-    attributes read from its result (``".pp_group"``); None for any other value."""
-    attrs: list[str] = []
-    while value is not None and value.kind == "attr" and value.attr:
-        attrs.append(value.attr)
-        value = value.receiver
-    if value is None or value.kind != "call" or value.children or value.keywords:
-        return None
-    if not value.name or not all(part.isidentifier() for part in value.name.split(".")):
-        return None
-    return value.name, "".join(f".{a}" for a in reversed(attrs))

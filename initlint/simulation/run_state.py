@@ -150,7 +150,7 @@ class RunState:
         self.ever_set: set[str] = set()
         self.wild = False
         # A call ran that the simulation did not follow and that may set any attribute (as
-        # ``opaque``, less a classmethod whose own body shows what it sets: ``_unfollowed``).
+        # ``opaque``, less a classmethod whose own body shows what it sets: ``note_unfollowed``).
         self.blind = False
         self.bound_in_class: dict[str, bool] = {}  # _class_may_bind, per name
         # Builds from specs (``simulation/specs.py``): what the constructed class's own

@@ -1,0 +1,274 @@
+"""The run's events as they are recorded (``emit``), and what they say of the object's
+attributes at each point: which ones work so far may have set (``note_writes``, and the
+counts the guards' state keys read), whether ``hasattr(self, name)`` holds
+(``hasattr_truth``), and whether a read of one surely finds it unset (``surely_unset``)."""
+
+from __future__ import annotations
+
+from initlint.facts.model import Body, Effect, EffectKind, Expr, Span
+from initlint.facts.reads import EVERYTHING
+from initlint.index.records import FunctionInfo
+from initlint.simulation.arguments import ArgumentBinding
+from initlint.simulation.levels import NONE
+from initlint.simulation.records import Event, FlagRef
+from initlint.simulation.run_state import Frame
+from initlint.simulation.torch_module import MODULE_CLASSES, MODULE_NAMES
+from initlint.simulation.values import FALSE, MAYBE, TRUE, Origin
+
+# The events that may set the attribute they name (``EventLog._may_set``).
+_SETTERS = frozenset({"assign", "buffer", "delete", "mutate", "nested"})
+
+
+class EventLog(ArgumentBinding):
+    """The events of the run, and what they may have set on the object so far."""
+
+    def emit(
+        self,
+        frame: Frame,
+        i: int,
+        eff: Effect,
+        kind: EffectKind,
+        name: str,
+        status: str,
+        flags: tuple[FlagRef, ...],
+        shadow: tuple[Origin, ...],
+        *,
+        cost: int = NONE,
+        args_key: str = "",
+        callee: FunctionInfo | None = None,
+        value_const: bool = False,
+    ) -> Event:
+        """Record an event of effect ``i`` of ``frame``, under what the effect being applied
+        assumes, and note what it may have set."""
+        ev = Event(
+            index=len(self.sim.events),
+            kind=kind,
+            name=name,
+            fn=frame.call.fn,
+            effect=eff,
+            effect_index=i,
+            frame=frame.id,
+            status=status,
+            ancestor=frame.call.ancestor,
+            parent=frame.call.parent,
+            expensive=cost > NONE,
+            cost=cost,
+            args_key=args_key,
+            callee=callee,
+            flags=flags,
+            value_const=value_const,
+            shadow=bool(shadow),
+            switched_off_by=shadow,
+            assume=self.assume,
+            literals=self.literals,
+            unkeyed=self.unkeyed,
+        )
+        self.sim.events.append(ev)
+        self._may_set(frame, kind, name, eff)
+        return ev
+
+    def _may_set(self, frame: Frame, kind: EffectKind, name: str, eff: Effect) -> None:
+        """Note what an event may have set (``surely_unset``, ``_state_key``)."""
+        if kind == "touch":
+            writes = eff.writes
+            if not writes:
+                return
+            self.ever_set.update(writes)
+            counts = self.attr_writes
+            for n in writes:
+                counts[n] = counts.get(n, 0) + 1
+            if EVERYTHING in writes or "__dict__" in writes:
+                self.wild = True
+                self.epoch += 1
+        elif kind in _SETTERS:
+            root = name.partition(".")[0]
+            self.ever_set.add(root)
+            count = self.attr_writes.get(root, 0)
+            if kind == "assign" and root == name:
+                # ``self.pp_group = get_parallel().pp_group`` again, after the ancestor stored
+                # the same: the same object (``_state_key``'s assumption), so no write. The
+                # count may have moved only by this statement's own touch.
+                chain = _getter_chain(eff.value)
+                before = self.getter_stores.get(root)
+                if (
+                    chain is not None
+                    and before is not None
+                    and before[0] == chain
+                    and count in (before[2], before[2] + 1)
+                    and self.getter_of(frame, chain[0]) == self.getter_of(before[1], chain[0]) != ""
+                ):
+                    self.attr_writes[root] = before[2]
+                    return
+                if chain is not None:
+                    self.getter_stores[root] = (chain, frame, count + 1)
+                else:
+                    self.getter_stores.pop(root, None)
+            self.attr_writes[root] = count + 1
+
+    def note_writes(
+        self, names: set[str] | frozenset[str] = frozenset(), *, all_: bool = False
+    ) -> None:
+        """Count writes of ``self`` attributes (``all_``: of any, by work not followed)."""
+        for n in names:
+            self.attr_writes[n] = self.attr_writes.get(n, 0) + 1
+        if all_:
+            self.epoch += 1
+
+    def getter_of(self, frame: Frame, dotted: str) -> str:
+        """The function an argument-free call ``dotted()`` in ``frame`` names: a project
+        function or an external name (not a class, which builds a new object each time, nor
+        a local or parameter of the frame); "" when it resolves to no such thing."""
+        head = dotted.partition(".")[0]
+        if head in ("self", "cls", "super") or head in frame.call.env:
+            return ""
+        key = (frame.call.fn.module.name, dotted)
+        found = self.simulator.getters.get(key)
+        if found is None:
+            # (a torch name stays external: built-in knowledge judges it)
+            target = self.simulator.index.resolve_value(*key)
+            ok = target is not None and target.kind in ("function", "external")
+            found = self.simulator.getters[key] = target.name if target is not None and ok else ""
+        return found
+
+    def hasattr_truth(self, name: str) -> str:
+        """``hasattr(self, name)`` at this point of the construction: true once the
+        construction has set it, false while nothing has set it and nothing could have
+        (every class of the MRO known, none binding the name, nothing unfollowed run)."""
+        seen = False
+        held = False
+        for ev in self.sim.events:
+            if ev.name != name or ev.shadow:
+                continue
+            if ev.kind in ("assign", "buffer"):
+                held = held or ev.status == TRUE
+                seen = True
+            elif ev.kind == "delete":  # ``del self.x``: gone again (a class attribute may stay)
+                held = False
+                seen = True
+        if held:
+            return TRUE
+        if seen or self.opaque or name in self.set_names or name.startswith("_"):
+            return MAYBE
+        return MAYBE if self._class_may_bind(name) else FALSE
+
+    def _class_may_bind(self, name: str) -> bool:
+        """Whether reading ``self.<name>`` may find something without the construction
+        setting it: a class of the MRO binds it (a method, property, class attribute), may
+        bind anything (unknown, dynamic bases, ``__init_subclass__``), or answers any
+        name (``__getattr__``/``__getattribute__``; torch's Module's serves only what was
+        registered, which the construction's events show)."""
+        known = self.bound_in_class.get(name)
+        if known is not None:
+            return known
+        found = False
+        for qual in self.sim.mro:
+            info = self.simulator.index.class_info(qual)
+            if info is None and qual in MODULE_CLASSES:  # torch not installed
+                if name in MODULE_NAMES:
+                    found = True
+                    break
+                continue
+            if info is None or info.facts.dynamic_bases:
+                found = True
+                break
+            facts = info.facts
+            if facts.method(name) is not None or name in facts.attrs:
+                found = True
+                break
+            hooks: tuple[str, ...] = ("__init_subclass__",)
+            if qual not in MODULE_CLASSES:
+                hooks += ("__getattr__", "__getattribute__")
+            if any(facts.method(h) is not None or h in facts.attrs for h in hooks):
+                found = True
+                break
+        self.bound_in_class[name] = found
+        return found
+
+    def surely_unset(self, name: str) -> bool:
+        """``self.<name>`` is definitely unset at this point: nothing so far may have set it
+        and no class of the MRO provides it (``_class_may_bind``)."""
+        if name in self.ever_set or self.wild or self.blind or name in self.set_names:
+            return False
+        return not name.startswith("_") and not self._class_may_bind(name)
+
+    def note_unfollowed(self, eff: Effect) -> None:
+        """A ``self.<m>()`` the simulation does not run (a classmethod, or nothing found):
+        a classmethod can set only class attributes, ``cls.x = v``; when its body shows
+        them all (it calls no other method of its class), they are what it may have set.
+        Anything else may have set any attribute."""
+        fn = (
+            self.simulator.index.lookup_method(self.sim.mro, eff.name)
+            if eff.detail == "self"
+            else None
+        )
+        body = fn.facts.load() if fn is not None and fn.facts.is_classmethod else None
+        # (a body that does not parse: what it sets is not known, as before it was read)
+        names = _class_writes(body.effects) if isinstance(body, Body) else None
+        if names is None:
+            self.blind = True
+            self.note_writes(all_=True)
+        else:
+            self.ever_set.update(names)
+
+
+def writes_any(events: list[Event], since: int, names: frozenset[str]) -> bool:
+    """Whether the events after ``since`` may change one of the ``self`` attributes
+    ``names``. Assigning an attribute the expression its latest assignment up to ``since``
+    had (``self.hidden = cfg.hidden`` in the subclass as in the base) is no change, by the
+    same measure of equal arguments as equal text."""
+    before: dict[str, Expr | None] = {}
+    for e in events[: since + 1]:
+        if e.kind == "assign" and e.name in names and not e.shadow:
+            before[e.name] = e.effect.value
+    same: set[tuple[int, Span | None, str]] = set()
+    for e in events[since + 1 :]:
+        if e.kind == "assign" and not e.shadow and e.name in before:
+            value = e.effect.value
+            if value is not None and value.kind in ("attr", "name", "const"):
+                if value == before[e.name]:
+                    same.add((e.frame, e.effect.stmt_span, e.name))
+    for e in events[since + 1 :]:
+        if e.shadow:
+            continue
+        if e.kind == "touch":
+            written = e.effect.writes & names
+            if EVERYTHING in e.effect.writes:
+                return True
+            if any((e.frame, e.effect.stmt_span, n) not in same for n in written):
+                return True
+        elif e.kind == "buffer" and e.name in names or e.unfollowed:
+            return True
+        elif e.kind == "assign" and e.name in names:
+            if (e.frame, e.effect.stmt_span, e.name) not in same:
+                return True
+    return False
+
+
+def _class_writes(effects: tuple[Effect, ...]) -> set[str] | None:
+    """The attributes a classmethod's body may set on its class; None when it calls another
+    method of it or passes the class on (what that sets is not read here)."""
+    names: set[str] = set()
+    for e in effects:
+        if e.kind in ("call", "super_init"):
+            return None
+        if e.kind == "touch":
+            if EVERYTHING in e.writes or "__dict__" in e.writes:
+                return None
+            names.update(e.writes)
+        elif e.kind in ("assign", "buffer", "mutate", "delete", "nested"):
+            names.add(e.name)
+    return names
+
+
+def _getter_chain(value: Expr | None) -> tuple[str, str] | None:
+    """``get_parallel().pp_group``: the dotted name called without arguments, and the
+    attributes read from its result (``".pp_group"``); None for any other value."""
+    attrs: list[str] = []
+    while value is not None and value.kind == "attr" and value.attr:
+        attrs.append(value.attr)
+        value = value.receiver
+    if value is None or value.kind != "call" or value.children or value.keywords:
+        return None
+    if not value.name or not all(part.isidentifier() for part in value.name.split(".")):
+        return None
+    return value.name, "".join(f".{a}" for a in reversed(attrs))
