@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from typing import ClassVar
 
@@ -22,10 +21,10 @@ from initlint.index.project import ProjectIndex
 from initlint.index.records import ClassInfo, FunctionInfo, Module, Target
 from initlint.records import dataclass
 from initlint.simulation.arguments import call_args, kwarg_name
-from initlint.simulation.assumptions import Assumption, membership
 from initlint.simulation.binding import SYM, Key, expr_key
 from initlint.simulation.cost import CostModel
-from initlint.simulation.events import EventLog, writes_any
+from initlint.simulation.events import writes_any
+from initlint.simulation.guards import GuardEval, is_dotted
 from initlint.simulation.levels import HEAVY, LIGHT, NONE, Priced
 from initlint.simulation.levels import UNKNOWN as UNKNOWN_COST
 from initlint.simulation.memo import Binding, MemoRoute, View, compare, route_binding
@@ -60,7 +59,6 @@ from initlint.simulation.values import (
     UNKNOWN,
     Origin,
     Val,
-    const,
 )
 
 # Limits of one simulation. Calls run on an explicit stack, so neither is bound by Python's
@@ -278,55 +276,7 @@ class _StoredValue:
     changed: str = ""
 
 
-class _Run(EventLog):
-    # -- guards ----------------------------------------------------------------------------
-    def eval_cond(self, frame: Frame, cond: Cond) -> tuple[str, Val]:
-        """Three-valued evaluation; also returns the deciding value (for its origin)."""
-        op = cond.op
-        if op == "const":
-            return (TRUE if cond.value else FALSE), const(cond.value)
-        if op in ("name", "selfattr") or (op == "unknown" and _is_dotted(cond.name)):
-            if op == "unknown":
-                v: Val | None = self.dotted_value(frame, cond.name)
-            else:
-                env = frame.call.env if op == "name" else self.self_attrs
-                v = env.get(cond.name)
-            if v is None or v.kind != "const":
-                return MAYBE, UNKNOWN
-            return (TRUE if v.value else FALSE), v
-        if op == "hasattr":
-            return self.hasattr_truth(cond.name), UNKNOWN
-        if op == "not":
-            r, v = self.eval_cond(frame, cond.args[0])
-            return {TRUE: FALSE, FALSE: TRUE}.get(r, MAYBE), v
-        if op in ("and", "or"):
-            decisive = FALSE if op == "and" else TRUE
-            result = TRUE if op == "and" else FALSE
-            last = UNKNOWN
-            for c in cond.args:
-                r, v = self.eval_cond(frame, c)
-                if r == decisive:
-                    return r, v
-                if r == MAYBE:
-                    result = MAYBE
-                last = v
-            return result, last
-        if op in ("is", "isnot", "eq", "ne"):
-            left = self._operand(frame, cond.args[0])
-            right = self._operand(frame, cond.args[1])
-            if left is None or right is None:
-                return MAYBE, UNKNOWN
-            if op in ("is", "isnot"):
-                if left.value is not None and right.value is not None:
-                    return MAYBE, UNKNOWN  # identity of non-None constants: do not guess
-                same = left.value is right.value
-            else:
-                same = left.value == right.value
-            positive = op in ("is", "eq")
-            decided = TRUE if same == positive else FALSE
-            return decided, left if left.origin else right
-        return MAYBE, UNKNOWN
-
+class _Run(GuardEval):
     def _raise(self, frame: Frame, eff: Effect, attr: str) -> None:
         """The read of ``self.<attr>`` (definitely unset) in ``frame`` raises AttributeError.
         The frames from there up to the nearest one whose running effect sits under an
@@ -355,9 +305,9 @@ class _Run(EventLog):
         if len(top.maybe) != 1 or any(f.maybe for f in levels[d + 1 :]):
             return
         cond = top.maybe[0]
-        negated = self._assumptions(top, cond, False)
+        negated = self.assumptions(top, cond, False)
         self.after_raise = (*self.after_raise, *(a for a in negated if a not in self.after_raise))
-        literal = self._literal(top, cond)
+        literal = self.literal(top, cond)
         if literal is not None and not literal[0].startswith(f"{top.id}:"):
             # keyed by the value it tests (a truth passed down), not by its text in a frame
             flipped = (literal[0], not literal[1])
@@ -380,135 +330,6 @@ class _Run(EventLog):
                 continue
             return True
         return False
-
-    def _assumptions(self, frame: Frame, cond: Cond, holds: bool) -> tuple[Assumption, ...]:
-        """What an unknown guard assumes of the construction's arguments: each test of a
-        single argument that must come out ``holds`` for the guarded work to run."""
-        op = cond.op
-        if op == "not":
-            return self._assumptions(frame, cond.args[0], not holds)
-        if (op == "and" and holds) or (op == "or" and not holds):
-            # every part must hold (and), or every part must fail (not (a or b))
-            return tuple(a for c in cond.args for a in self._assumptions(frame, c, holds))
-        if op in ("or", "and") and cond.args:
-            # one part holds: ``x == a or x == b`` (``x in (a, b)``), or ``not (x != a and
-            # x != b)``: the argument is among the values
-            parts = [self._assumptions(frame, c, holds) for c in cond.args]
-            if all(len(p) == 1 and p[0][2] for p in parts):
-                syms = {p[0][0] for p in parts}
-                if len(syms) == 1 and all(p[0][1] != "truthy" for p in parts):
-                    return ((syms.pop(), membership([p[0][1] for p in parts]), True),)
-            return ()
-        if op in ("name", "selfattr", "unknown"):
-            v = self._symbolic(frame, cond)
-            return ((v.sym, "truthy", holds),) if v is not None else ()
-        if op in ("is", "isnot", "eq", "ne") and len(cond.args) == 2:
-            left, right = cond.args
-            if left.op == "const":
-                left, right = right, left
-            if right.op != "const":
-                return ()
-            v = self._symbolic(frame, left)
-            if v is None:
-                return ()
-            return ((v.sym, repr(right.value), holds == (op in ("is", "eq"))),)
-        return ()
-
-    def _symbolic(self, frame: Frame, cond: Cond) -> Val | None:
-        if cond.op == "name":
-            v = frame.call.env.get(cond.name)
-        elif cond.op == "selfattr":
-            v = self.self_attrs.get(cond.name)
-        elif cond.op == "unknown" and _is_dotted(cond.name):
-            v = self.dotted_value(frame, cond.name)
-        else:
-            return None
-        return v if v is not None and v.kind == "unknown" and v.sym else None
-
-    def _operand(self, frame: Frame, cond: Cond) -> Val | None:
-        if cond.op == "const":
-            return const(cond.value)
-        if cond.op == "unknown" and _is_dotted(cond.name):
-            found = self.dotted_value(frame, cond.name)
-            return found if found.kind == "const" else None
-        if cond.op in ("name", "selfattr"):
-            v = (
-                frame.call.env.get(cond.name)
-                if cond.op == "name"
-                else self.self_attrs.get(cond.name)
-            )
-            if v is not None and v.kind == "const":
-                return v
-        return None
-
-    def _literal(self, frame: Frame, cond: Cond) -> tuple[str, bool] | None:
-        """The key and truth of an undecided guard (None: none to key it by)."""
-        positive = True
-        while cond.op == "not" and cond.args:
-            positive, cond = not positive, cond.args[0]
-        if cond.op == "name":
-            v = frame.call.env.get(cond.name)
-            if v is not None and v.kind == "sym" and isinstance(v.value, str):
-                return v.value, v.positive == positive
-        key = self._state_key(frame, cond)
-        if key:
-            return key, positive
-        if cond.op in ("name", "is", "isnot", "eq", "ne", "and", "or", "unknown") and cond.name:
-            if cond.op == "unknown" and cond.name == "loop":
-                return None
-            return f"{frame.id}:{cond.name}", positive
-        return None
-
-    def _state_key(self, frame: Frame, cond: Cond) -> str:
-        """A key for a test that two frames share when it gives them the same answer, so that
-        an ancestor's ``if`` and the subclass's ``if`` of the same text are one undecided
-        condition; "" for any other test. The test may read only constants, ``self``
-        attributes (``self.pp_group.is_last_rank``, ``self.n == 1 and self.tied``) and
-        attributes of what an argument-free function of the module returns
-        (``get_pp_group().is_last_rank``): no local, no other call. The key is the text, with
-
-        - the function each call names, resolved (two modules' ``get_pp_group`` must be the
-          same function): a call repeated with the same text is assumed to give the same
-          answer within one construction;
-        - the write count of each ``self`` attribute it reads and of the whole object
-          (``note_writes``; a store of what the attribute already held from the same
-          getter is no write, ``_may_set``)."""
-        facts = frame.call.fn.facts
-        if facts.is_static or facts.is_classmethod:
-            return ""
-        known = self.simulator.state_tests.get(id(cond))
-        if known is None or known[0] is not cond:
-            roots: set[str] = set()
-            getters: set[str] = set()
-            text = f"self.{cond.name}" if cond.op == "selfattr" else cond.name
-            if not _test_reads(cond, roots, getters) or not text or len(text) >= 80:
-                roots.clear()  # (a condition's text is cut at 80 characters)
-                getters.clear()
-            known = (cond, text, tuple(sorted(roots)), tuple(sorted(getters)))
-            self.simulator.state_tests[id(cond)] = known
-        _, text, sorted_roots, getters_read = known
-        if not sorted_roots and not getters_read:
-            return ""
-        called = ""
-        for name in getters_read:
-            target = self.getter_of(frame, name)
-            if not target:
-                return ""
-            called += f"{name}={target};"
-        if not sorted_roots:
-            return f"call|{text}|{called}"
-        marks = ",".join(f"{r}:{self.attr_writes.get(r, 0)}" for r in sorted_roots)
-        return f"self|{text}|{called}|{marks}|{self.epoch}"
-
-    def _flag(self, frame: Frame, cond: Cond) -> FlagRef | None:
-        if frame.call.fn.facts.name != "__init__":
-            return None
-        params = {p.name for p in frame.body.params}
-        if cond.op == "name" and cond.name in params:
-            return FlagRef(frame.call.fn, cond.name, False)
-        if cond.op == "not" and cond.args[0].op == "name" and cond.args[0].name in params:
-            return FlagRef(frame.call.fn, cond.args[0].name, True)
-        return None
 
     # -- execution -------------------------------------------------------------------------
     def execute(
@@ -618,13 +439,13 @@ class _Run(EventLog):
             elif r == MAYBE:
                 status = MAYBE
                 maybe.append(cond)
-                assume = (*assume, *self._assumptions(frame, cond, True))
-                literal = self._literal(frame, cond)
+                assume = (*assume, *self.assumptions(frame, cond, True))
+                literal = self.literal(frame, cond)
                 if literal is not None:
                     literals = (*literals, literal)
                 else:
                     unkeyed = True
-            flag = self._flag(frame, cond)
+            flag = self.flag_of(frame, cond)
             if flag is not None:
                 flags = (*flags, flag)
         frame.current, frame.maybe, frame.shadowed = eff, tuple(maybe), bool(shadow)
@@ -1486,18 +1307,13 @@ def _zero(value: Const) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value == 0
 
 
-def _is_dotted(text: str) -> bool:
-    """``a.b.c``: a plain dotted name (an attribute read a guard can look up)."""
-    return "." in text and all(part.isidentifier() for part in text.split("."))
-
-
 def _stable(cond: Cond) -> bool:
     """A guard whose truth a later test of the same text repeats while the names it reads
     are not written (``_cond_inputs``): no call, loop, ``hasattr`` or unnamed test."""
     if cond.op in ("const", "name", "selfattr"):
         return True
     if cond.op == "unknown":
-        return _is_dotted(cond.name)
+        return is_dotted(cond.name)
     if cond.op in ("not", "and", "or", "is", "isnot", "eq", "ne"):
         return all(_stable(c) for c in cond.args)
     return False
@@ -1509,7 +1325,7 @@ def _cond_inputs(cond: Cond, names: set[str], attrs: set[str]) -> None:
         names.add(cond.name)
     elif cond.op == "selfattr":
         attrs.add(cond.name)
-    elif cond.op == "unknown" and _is_dotted(cond.name):
+    elif cond.op == "unknown" and is_dotted(cond.name):
         head, _, rest = cond.name.partition(".")
         if head == "self":
             attrs.add(rest.partition(".")[0])
@@ -1528,31 +1344,3 @@ def _display(value: Expr | None) -> bool:
         and len(value.children) <= SMALL_NUMEL
         and not any(c.kind == "op" and c.name == "*" for c in value.children)
     )
-
-
-def _test_reads(cond: Cond, roots: set[str], getters: set[str]) -> bool:
-    """Whether ``cond`` tests only constants, ``self`` attributes and attributes of what an
-    argument-free call of a dotted name returns (``get_pp_group().is_last_rank``; no local,
-    no other call). ``roots`` gets the attributes it reads, ``getters`` the called names."""
-    if cond.op == "const":
-        return True
-    if cond.op == "selfattr":
-        roots.add(cond.name)
-        return True
-    if cond.op == "unknown":
-        head, _, rest = cond.name.partition(".")
-        if head == "self" and _is_dotted(cond.name):
-            roots.add(rest.partition(".")[0])
-            return True
-        called = _GETTER_TEST.fullmatch(cond.name)
-        if called is None:
-            return False
-        getters.add(called.group(1))
-        return True
-    if cond.op in ("not", "and", "or", "is", "isnot", "eq", "ne") and cond.args:
-        return all(_test_reads(c, roots, getters) for c in cond.args)
-    return False
-
-
-# ``get_pp_group().is_last_rank``: a dotted name called without arguments, then attributes.
-_GETTER_TEST = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\(\)(?:\.[A-Za-z_]\w*)*")

@@ -1,0 +1,230 @@
+"""Guards: how the conditions around an effect are decided in a frame. ``eval_cond`` is the
+three-valued evaluation (true, false, undecided); an undecided guard is described by what it
+assumes of the constructed class's arguments (``assumptions``) and by a literal that keys it
+across frames (``literal``, a state key for a test of ``self`` or of a getter's result); a
+guard on an ``__init__`` parameter is a flag (``flag_of``)."""
+
+from __future__ import annotations
+
+import re
+
+from initlint.facts.model import Cond
+from initlint.simulation.assumptions import Assumption, membership
+from initlint.simulation.events import EventLog
+from initlint.simulation.records import FlagRef
+from initlint.simulation.run_state import Frame
+from initlint.simulation.values import FALSE, MAYBE, TRUE, UNKNOWN, Val, const
+
+
+class GuardEval(EventLog):
+    """Deciding the guards of an effect, and describing the undecided ones."""
+
+    # -- guards ----------------------------------------------------------------------------
+    def eval_cond(self, frame: Frame, cond: Cond) -> tuple[str, Val]:
+        """Three-valued evaluation; also returns the deciding value (for its origin)."""
+        op = cond.op
+        if op == "const":
+            return (TRUE if cond.value else FALSE), const(cond.value)
+        if op in ("name", "selfattr") or (op == "unknown" and is_dotted(cond.name)):
+            if op == "unknown":
+                v: Val | None = self.dotted_value(frame, cond.name)
+            else:
+                env = frame.call.env if op == "name" else self.self_attrs
+                v = env.get(cond.name)
+            if v is None or v.kind != "const":
+                return MAYBE, UNKNOWN
+            return (TRUE if v.value else FALSE), v
+        if op == "hasattr":
+            return self.hasattr_truth(cond.name), UNKNOWN
+        if op == "not":
+            r, v = self.eval_cond(frame, cond.args[0])
+            return {TRUE: FALSE, FALSE: TRUE}.get(r, MAYBE), v
+        if op in ("and", "or"):
+            decisive = FALSE if op == "and" else TRUE
+            result = TRUE if op == "and" else FALSE
+            last = UNKNOWN
+            for c in cond.args:
+                r, v = self.eval_cond(frame, c)
+                if r == decisive:
+                    return r, v
+                if r == MAYBE:
+                    result = MAYBE
+                last = v
+            return result, last
+        if op in ("is", "isnot", "eq", "ne"):
+            left = self._operand(frame, cond.args[0])
+            right = self._operand(frame, cond.args[1])
+            if left is None or right is None:
+                return MAYBE, UNKNOWN
+            if op in ("is", "isnot"):
+                if left.value is not None and right.value is not None:
+                    return MAYBE, UNKNOWN  # identity of non-None constants: do not guess
+                same = left.value is right.value
+            else:
+                same = left.value == right.value
+            positive = op in ("is", "eq")
+            decided = TRUE if same == positive else FALSE
+            return decided, left if left.origin else right
+        return MAYBE, UNKNOWN
+
+    def assumptions(self, frame: Frame, cond: Cond, holds: bool) -> tuple[Assumption, ...]:
+        """What an unknown guard assumes of the construction's arguments: each test of a
+        single argument that must come out ``holds`` for the guarded work to run."""
+        op = cond.op
+        if op == "not":
+            return self.assumptions(frame, cond.args[0], not holds)
+        if (op == "and" and holds) or (op == "or" and not holds):
+            # every part must hold (and), or every part must fail (not (a or b))
+            return tuple(a for c in cond.args for a in self.assumptions(frame, c, holds))
+        if op in ("or", "and") and cond.args:
+            # one part holds: ``x == a or x == b`` (``x in (a, b)``), or ``not (x != a and
+            # x != b)``: the argument is among the values
+            parts = [self.assumptions(frame, c, holds) for c in cond.args]
+            if all(len(p) == 1 and p[0][2] for p in parts):
+                syms = {p[0][0] for p in parts}
+                if len(syms) == 1 and all(p[0][1] != "truthy" for p in parts):
+                    return ((syms.pop(), membership([p[0][1] for p in parts]), True),)
+            return ()
+        if op in ("name", "selfattr", "unknown"):
+            v = self._symbolic(frame, cond)
+            return ((v.sym, "truthy", holds),) if v is not None else ()
+        if op in ("is", "isnot", "eq", "ne") and len(cond.args) == 2:
+            left, right = cond.args
+            if left.op == "const":
+                left, right = right, left
+            if right.op != "const":
+                return ()
+            v = self._symbolic(frame, left)
+            if v is None:
+                return ()
+            return ((v.sym, repr(right.value), holds == (op in ("is", "eq"))),)
+        return ()
+
+    def _symbolic(self, frame: Frame, cond: Cond) -> Val | None:
+        if cond.op == "name":
+            v = frame.call.env.get(cond.name)
+        elif cond.op == "selfattr":
+            v = self.self_attrs.get(cond.name)
+        elif cond.op == "unknown" and is_dotted(cond.name):
+            v = self.dotted_value(frame, cond.name)
+        else:
+            return None
+        return v if v is not None and v.kind == "unknown" and v.sym else None
+
+    def _operand(self, frame: Frame, cond: Cond) -> Val | None:
+        if cond.op == "const":
+            return const(cond.value)
+        if cond.op == "unknown" and is_dotted(cond.name):
+            found = self.dotted_value(frame, cond.name)
+            return found if found.kind == "const" else None
+        if cond.op in ("name", "selfattr"):
+            v = (
+                frame.call.env.get(cond.name)
+                if cond.op == "name"
+                else self.self_attrs.get(cond.name)
+            )
+            if v is not None and v.kind == "const":
+                return v
+        return None
+
+    def literal(self, frame: Frame, cond: Cond) -> tuple[str, bool] | None:
+        """The key and truth of an undecided guard (None: none to key it by)."""
+        positive = True
+        while cond.op == "not" and cond.args:
+            positive, cond = not positive, cond.args[0]
+        if cond.op == "name":
+            v = frame.call.env.get(cond.name)
+            if v is not None and v.kind == "sym" and isinstance(v.value, str):
+                return v.value, v.positive == positive
+        key = self._state_key(frame, cond)
+        if key:
+            return key, positive
+        if cond.op in ("name", "is", "isnot", "eq", "ne", "and", "or", "unknown") and cond.name:
+            if cond.op == "unknown" and cond.name == "loop":
+                return None
+            return f"{frame.id}:{cond.name}", positive
+        return None
+
+    def _state_key(self, frame: Frame, cond: Cond) -> str:
+        """A key for a test that two frames share when it gives them the same answer, so that
+        an ancestor's ``if`` and the subclass's ``if`` of the same text are one undecided
+        condition; "" for any other test. The test may read only constants, ``self``
+        attributes (``self.pp_group.is_last_rank``, ``self.n == 1 and self.tied``) and
+        attributes of what an argument-free function of the module returns
+        (``get_pp_group().is_last_rank``): no local, no other call. The key is the text, with
+
+        - the function each call names, resolved (two modules' ``get_pp_group`` must be the
+          same function): a call repeated with the same text is assumed to give the same
+          answer within one construction;
+        - the write count of each ``self`` attribute it reads and of the whole object
+          (``note_writes``; a store of what the attribute already held from the same
+          getter is no write, ``_may_set``)."""
+        facts = frame.call.fn.facts
+        if facts.is_static or facts.is_classmethod:
+            return ""
+        known = self.simulator.state_tests.get(id(cond))
+        if known is None or known[0] is not cond:
+            roots: set[str] = set()
+            getters: set[str] = set()
+            text = f"self.{cond.name}" if cond.op == "selfattr" else cond.name
+            if not _test_reads(cond, roots, getters) or not text or len(text) >= 80:
+                roots.clear()  # (a condition's text is cut at 80 characters)
+                getters.clear()
+            known = (cond, text, tuple(sorted(roots)), tuple(sorted(getters)))
+            self.simulator.state_tests[id(cond)] = known
+        _, text, sorted_roots, getters_read = known
+        if not sorted_roots and not getters_read:
+            return ""
+        called = ""
+        for name in getters_read:
+            target = self.getter_of(frame, name)
+            if not target:
+                return ""
+            called += f"{name}={target};"
+        if not sorted_roots:
+            return f"call|{text}|{called}"
+        marks = ",".join(f"{r}:{self.attr_writes.get(r, 0)}" for r in sorted_roots)
+        return f"self|{text}|{called}|{marks}|{self.epoch}"
+
+    def flag_of(self, frame: Frame, cond: Cond) -> FlagRef | None:
+        if frame.call.fn.facts.name != "__init__":
+            return None
+        params = {p.name for p in frame.body.params}
+        if cond.op == "name" and cond.name in params:
+            return FlagRef(frame.call.fn, cond.name, False)
+        if cond.op == "not" and cond.args[0].op == "name" and cond.args[0].name in params:
+            return FlagRef(frame.call.fn, cond.args[0].name, True)
+        return None
+
+
+def is_dotted(text: str) -> bool:
+    """``a.b.c``: a plain dotted name (an attribute read a guard can look up)."""
+    return "." in text and all(part.isidentifier() for part in text.split("."))
+
+
+def _test_reads(cond: Cond, roots: set[str], getters: set[str]) -> bool:
+    """Whether ``cond`` tests only constants, ``self`` attributes and attributes of what an
+    argument-free call of a dotted name returns (``get_pp_group().is_last_rank``; no local,
+    no other call). ``roots`` gets the attributes it reads, ``getters`` the called names."""
+    if cond.op == "const":
+        return True
+    if cond.op == "selfattr":
+        roots.add(cond.name)
+        return True
+    if cond.op == "unknown":
+        head, _, rest = cond.name.partition(".")
+        if head == "self" and is_dotted(cond.name):
+            roots.add(rest.partition(".")[0])
+            return True
+        called = _GETTER_TEST.fullmatch(cond.name)
+        if called is None:
+            return False
+        getters.add(called.group(1))
+        return True
+    if cond.op in ("not", "and", "or", "is", "isnot", "eq", "ne") and cond.args:
+        return all(_test_reads(c, roots, getters) for c in cond.args)
+    return False
+
+
+# ``get_pp_group().is_last_rank``: a dotted name called without arguments, then attributes.
+_GETTER_TEST = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\(\)(?:\.[A-Za-z_]\w*)*")
