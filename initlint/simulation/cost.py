@@ -195,7 +195,7 @@ class CostModel:
 
     def target_cost(self, target: Target, module: Module, mro: tuple[str, ...]) -> Priced:
         """What building the class or function ``target`` costs with arguments initlint
-        does not see: a class a spec possibly holds (``engine._Run._spec_cost``)."""
+        does not see: a class a spec possibly holds (``builds.py``)."""
         call = Expr("call", name=target.name)
         return self._ref_cost(target, call, module, mro, NO_COSTS, NO_COSTS, NO_BOUND)
 

@@ -24,15 +24,14 @@ from initlint.simulation.arguments import call_args, kwarg_name
 from initlint.simulation.binding import SYM, Key, expr_key
 from initlint.simulation.cost import CostModel
 from initlint.simulation.events import writes_any
-from initlint.simulation.guards import GuardEval, is_dotted
 from initlint.simulation.levels import HEAVY, LIGHT, NONE, Priced
 from initlint.simulation.levels import UNKNOWN as UNKNOWN_COST
 from initlint.simulation.memo import Binding, MemoRoute, View, compare, route_binding
+from initlint.simulation.raises import RaiseModel
 from initlint.simulation.records import (
     Builder,
     Event,
     FlagRef,
-    Raise,
     Simulation,
     SimulationLimit,
 )
@@ -93,10 +92,10 @@ class Simulator:
         self._building: set[str] = set()  # classes whose simulation is running (parts_built)
         self._built_cost: dict[tuple[str, str], int] = {}  # construction_cost's results
         self._builders: dict[tuple[str, str], Builder | None] = {}  # builder_of's results
-        # _Run._state_key's reading of each guard, by identity: (guard, text, attributes,
-        # getters called)
+        # The guards' state keys (``GuardEval``): each guard's reading, by identity (guard,
+        # text, attributes, getters called).
         self.state_tests: dict[int, tuple[Cond, str, tuple[str, ...], tuple[str, ...]]] = {}
-        self.getters: dict[tuple[str, str], str] = {}  # _Run.getter_of's resolutions
+        self.getters: dict[tuple[str, str], str] = {}  # ``EventLog.getter_of``'s resolutions
 
     def simulate(
         self, cls: ClassInfo, inject: tuple[str, Const] | None = None
@@ -276,61 +275,7 @@ class _StoredValue:
     changed: str = ""
 
 
-class _Run(GuardEval):
-    def _raise(self, frame: Frame, eff: Effect, attr: str) -> None:
-        """The read of ``self.<attr>`` (definitely unset) in ``frame`` raises AttributeError.
-        The frames from there up to the nearest one whose running effect sits under an
-        undecided guard end; in that one, the rest of that guarded block does not run, and
-        when that guard is the only undecided one, every later effect runs only where it was
-        false. Nothing is assumed where the exception may be caught (a ``try`` or ``with``
-        on the way) or the path is one a flag switched off."""
-        levels: list[Frame] = []
-        cur: Frame | None = frame
-        while cur is not None:
-            levels.append(cur)
-            cur = cur.caller
-        if any(f.shadowed or f.current is None or f.current.protected for f in levels):
-            return
-        d = next((j for j, f in enumerate(levels) if f.maybe), None)
-        self.sim.raises.append(Raise(len(self.sim.events) - 1, attr, certain=d is None))
-        for f in levels if d is None else levels[:d]:
-            f.dead = True
-        if d is None:
-            return
-        top = levels[d]
-        running = top.current
-        assert running is not None  # (checked above)
-        if all(_stable(c) for c in top.maybe):
-            top.dead_blocks.append((running.stmt, running.guard, len(self.sim.events)))
-        if len(top.maybe) != 1 or any(f.maybe for f in levels[d + 1 :]):
-            return
-        cond = top.maybe[0]
-        negated = self.assumptions(top, cond, False)
-        self.after_raise = (*self.after_raise, *(a for a in negated if a not in self.after_raise))
-        literal = self.literal(top, cond)
-        if literal is not None and not literal[0].startswith(f"{top.id}:"):
-            # keyed by the value it tests (a truth passed down), not by its text in a frame
-            flipped = (literal[0], not literal[1])
-            if flipped not in self.after_raise_literals:
-                self.after_raise_literals = (*self.after_raise_literals, flipped)
-
-    def _in_dead_block(self, frame: Frame, eff: Effect) -> bool:
-        """``eff`` sits in a block a raise ended (same top statement, the guard a prefix of
-        its own), and nothing the guard reads was written since: it never runs."""
-        for stmt, guard, at in frame.dead_blocks:
-            if eff.stmt != stmt or eff.guard[: len(guard)] != guard:
-                continue
-            names: set[str] = set()
-            attrs: set[str] = set()
-            for c in guard:
-                _cond_inputs(c, names, attrs)
-            if any(frame.written.get(n, (0, ""))[0] > at for n in names):
-                continue
-            if attrs and writes_any(self.sim.events, at - 1, frozenset(attrs)):
-                continue
-            return True
-        return False
-
+class _Run(RaiseModel):
     # -- execution -------------------------------------------------------------------------
     def execute(
         self,
@@ -427,7 +372,7 @@ class _Run(GuardEval):
         assume = frame.call.assume
         literals = frame.call.literals
         unkeyed = frame.call.unkeyed
-        if frame.dead_blocks and self._in_dead_block(frame, eff):
+        if frame.dead_blocks and self.in_dead_block(frame, eff):
             return None
         maybe: list[Cond] = []
         for cond in eff.guard:
@@ -566,7 +511,7 @@ class _Run(GuardEval):
             unset = next((n for n in sorted(eff.strict) if self.surely_unset(n)), "")
         self.emit(frame, ctx.effect_index, eff, "touch", "", ctx.status, ctx.flags, ctx.shadow)
         if unset:
-            self._raise(frame, eff, unset)
+            self.raise_attribute_error(frame, eff, unset)
 
     def _on_delete(self, frame: Frame, ctx: EffectContext) -> None:
         """``del self.x``: the attribute, its value and its cost are gone."""
@@ -1305,34 +1250,6 @@ def _reads_part(value: Expr | None, me: str, holder: str, part: str) -> bool:
 
 def _zero(value: Const) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value == 0
-
-
-def _stable(cond: Cond) -> bool:
-    """A guard whose truth a later test of the same text repeats while the names it reads
-    are not written (``_cond_inputs``): no call, loop, ``hasattr`` or unnamed test."""
-    if cond.op in ("const", "name", "selfattr"):
-        return True
-    if cond.op == "unknown":
-        return is_dotted(cond.name)
-    if cond.op in ("not", "and", "or", "is", "isnot", "eq", "ne"):
-        return all(_stable(c) for c in cond.args)
-    return False
-
-
-def _cond_inputs(cond: Cond, names: set[str], attrs: set[str]) -> None:
-    """The locals (``names``) and ``self`` attributes (``attrs``) a stable guard reads."""
-    if cond.op == "name":
-        names.add(cond.name)
-    elif cond.op == "selfattr":
-        attrs.add(cond.name)
-    elif cond.op == "unknown" and is_dotted(cond.name):
-        head, _, rest = cond.name.partition(".")
-        if head == "self":
-            attrs.add(rest.partition(".")[0])
-        else:
-            names.add(head)
-    for c in cond.args:
-        _cond_inputs(c, names, attrs)
 
 
 def _display(value: Expr | None) -> bool:

@@ -139,7 +139,7 @@ class Simulation:
     stopped: str = ""
     conflicts: int = 0  # calls that would pass one argument twice (a TypeError at runtime)
     # Reads of an attribute definitely unset at that point: the path raises AttributeError
-    # there, and nothing after it on that path is done (``_Run._raise``).
+    # there, and nothing after it on that path is done (``RaiseModel.raise_attribute_error``).
     raises: list[Raise] = field(default_factory=list)
     # What the layers above compute once per simulation and share (``rules/analyses.py``).
     memo: dict[str, object] = field(default_factory=dict, compare=False, repr=False)

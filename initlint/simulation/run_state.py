@@ -57,7 +57,7 @@ class Call:
     assume: tuple[Assumption, ...] = ()
     literals: tuple[tuple[str, bool], ...] = ()
     # The value keys of the parameters (``binding.expr_key``) as the caller's arguments held
-    # them in its frame, or what to bind them from on first use (``_Run._frame_keys``: the
+    # them in its frame, or what to bind them from on first use (``ArgumentBinding``: the
     # caller's frame, the arguments, the parameters, skip_self); both None for the
     # constructed class's own frame (its ``env`` says).
     keys: dict[str, Key | None] | None = None
@@ -71,7 +71,7 @@ class Frame:
 
     id: int
     call: Call
-    body: Body  # the function's parameters and effects (loaded by ``_Run._enter``)
+    body: Body  # the function's parameters and effects (loaded when the frame is entered)
     local_cost: dict[str, int] = field(default_factory=dict)
     # the self attributes each local's value was computed from (through other locals)
     local_reads: dict[str, frozenset[str]] = field(default_factory=dict)
@@ -86,7 +86,7 @@ class Frame:
     # statement (a ``return`` is fed by the calls in its statement)
     fed: dict[int, list[int]] = field(default_factory=dict)
     stmt_calls: dict[Span | None, list[int]] = field(default_factory=dict)
-    # The raise model (``_Run._raise``): the frame that called this one, the effect being run
+    # The raise model (``raises.py``): the frame that called this one, the effect being run
     # and the guards of it that were undecided, whether a raise ended the frame, and the
     # blocks a raise ended: (top statement, guard, events then), valid while the names the
     # guard reads are not written.
@@ -104,7 +104,7 @@ KeyArgs = tuple[Frame, tuple[Arg, ...], tuple[Param, ...], bool]
 
 
 class EffectContext(NamedTuple):
-    """One effect as its guards decided it (``_Run._effect_context``), for its handler."""
+    """One effect as its guards decided it (``engine``), for its handler."""
 
     effect_index: int  # the effect's place in its frame's body
     effect: Effect
