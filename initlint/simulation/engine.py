@@ -19,15 +19,10 @@ from initlint.facts.model import (
 )
 from initlint.index.project import ProjectIndex
 from initlint.index.records import ClassInfo, FunctionInfo, Module, Target
-from initlint.records import dataclass
-from initlint.simulation.arguments import call_args, kwarg_name
-from initlint.simulation.binding import SYM, Key, expr_key
+from initlint.simulation.arguments import kwarg_name
+from initlint.simulation.builds import BuildPricing, StoredValue
 from initlint.simulation.cost import CostModel
-from initlint.simulation.events import writes_any
 from initlint.simulation.levels import HEAVY, LIGHT, NONE, Priced
-from initlint.simulation.levels import UNKNOWN as UNKNOWN_COST
-from initlint.simulation.memo import Binding, MemoRoute, View, compare, route_binding
-from initlint.simulation.raises import RaiseModel
 from initlint.simulation.records import (
     Builder,
     Event,
@@ -38,14 +33,9 @@ from initlint.simulation.records import (
 from initlint.simulation.run_state import Call, EffectContext, Frame, KeyArgs
 from initlint.simulation.specs import (
     builder_shape,
-    direct_keys,
-    field_of,
-    keys_of,
-    spec_rewritten,
 )
 from initlint.simulation.torch_knowledge import (
     SMALL_NUMEL,
-    keyword_values,
     torch_params,
     torch_shape,
     torch_vector,
@@ -68,19 +58,6 @@ from initlint.simulation.values import (
 # A simulation that reaches either stops, and the class is reported as IL902.
 MAX_DEPTH = 1024
 MAX_FRAMES = 100_000
-
-
-@dataclass(frozen=True)
-class _Built:
-    """A builder's call: the value passed as the class (``held``), the class when it is
-    known (``target``), what the build costs, whether the builder surely returns it, and
-    the spec keys of an unknown one."""
-
-    held: Val
-    target: Target | None
-    cost: int
-    sure: bool
-    keys: frozenset[str]
 
 
 class Simulator:
@@ -259,23 +236,7 @@ class Simulator:
 _EffectHandler = Callable[["_Run", Frame, EffectContext], "Call | BodyError | None"]
 
 
-@dataclass(slots=True)
-class _StoredValue:
-    """A value stored on self (buffer, assign, mutate) as priced: what it costs, the class
-    reference it constructs through and the spec keys it is built from, why it is only
-    possibly that (then its status is MAYBE), and the memoised factory's routes to it."""
-
-    cost: int
-    status: str
-    via: tuple[Val, Target] | None
-    possibly: str
-    spec: frozenset[str]
-    routes: tuple[MemoRoute, ...] = ()
-    bindings: tuple[Binding, ...] = ()
-    changed: str = ""
-
-
-class _Run(RaiseModel):
+class _Run(BuildPricing):
     # -- execution -------------------------------------------------------------------------
     def execute(
         self,
@@ -534,101 +495,13 @@ class _Run(RaiseModel):
     def _on_stored_value(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
         """A value stored on self: ``self.x = v`` (assign), ``register_buffer("x", v)``
         (buffer), or a self attribute changed in place (mutate): price it, then record it."""
-        stored = self._price_stored_value(frame, ctx)
+        stored = self.price_stored_value(frame, ctx)
         if isinstance(stored, BodyError):
             return stored
         self._record_stored_value(frame, ctx, stored)
         return None
 
-    def _stored_value_cost(self, frame: Frame, ctx: EffectContext) -> Priced | BodyError:
-        """What the stored value costs by its expression (a buffer is at least light, an
-        assigned heavy construction is priced by what the class builds)."""
-        eff, kind = ctx.effect, ctx.effect.kind
-        priced = self.value_cost(frame, eff.value)
-        if isinstance(priced, BodyError):
-            return priced
-        cost = priced
-        if kind == "buffer":
-            cost = max(cost, LIGHT)  # a registered tensor, at the least
-            owner = frame.call.fn.owner
-            if owner is not None and torch_vector(owner.qualname, eff.name):
-                cost = LIGHT  # torch's own bias or norm vector (read from its source)
-        elif kind == "assign" and cost == HEAVY and eff.value is not None:
-            priced = self._construction_cost(frame, eff.value)
-            if isinstance(priced, BodyError):
-                return priced
-            cost = priced
-        return cost
-
-    def _price_stored_value(self, frame: Frame, ctx: EffectContext) -> _StoredValue | BodyError:
-        """What the stored value costs, the class it constructs (through a reference or a
-        builder) or the spec it is built from, and why it is only possibly that."""
-        eff, kind = ctx.effect, ctx.effect.kind
-        cost = self._stored_value_cost(frame, ctx)
-        if isinstance(cost, BodyError):
-            return cost
-        via = self._called_ref(frame, eff.value)
-        possibly = ""
-        spec: frozenset[str] = frozenset()
-        if via is None and eff.value is not None and eff.value.kind == "call":
-            built = self._built_by_builder(frame, eff.value)
-            if isinstance(built, BodyError):
-                return built
-            if built is not None and built.target is not None:
-                via = built.held, built.target
-                # the builder's call of what it was given is resolved: no longer unknown
-                cost = built.cost if cost == UNKNOWN_COST else max(cost, built.cost)
-                if not built.sure and cost > NONE:
-                    possibly = f"the builder {eff.value.name}() may return something else"
-            elif built is not None:
-                spec = built.keys
-            else:
-                spec = self._direct_spec(frame, eff.value)
-        if spec and kind == "assign" and not ctx.shadow and cost in (NONE, UNKNOWN_COST):
-            again = self._same_spec(eff.name, spec)
-            if isinstance(again, BodyError):
-                return again
-            if again is not None:
-                cost, possibly = again
-        if via is not None and via[0].maybe_ref and cost > NONE:
-            possibly = (
-                f"the class is the default of the constructed class's own `{via[0].sym}`: "
-                "a caller may pass another"
-            )
-        status = ctx.status
-        if possibly and status == TRUE:
-            status = MAYBE
-        else:
-            possibly = ""  # (an undecided guard says it already)
-        stored = _StoredValue(cost, status, via, possibly, spec)
-        if kind == "assign" and eff.value is not None:
-            failed = self._price_memo_routes(frame, eff.value, ctx, stored)
-            if failed is not None:
-                return failed
-        return stored
-
-    def _price_memo_routes(
-        self, frame: Frame, value: Expr, ctx: EffectContext, stored: _StoredValue
-    ) -> BodyError | None:
-        """An assigned value a memoised factory returns: the routes to its cache, what its
-        key is bound to, and, when that changed (no cached object), what the factory costs."""
-        found = self.simulator.cost.memos.memo_routes(value, frame.call.fn.module)
-        if isinstance(found, BodyError):
-            return found
-        stored.routes = found
-        if not found:
-            return None
-        stored.bindings = self._memo_bindings(frame, value, found)
-        stored.changed = self._memo_changed(frame, ctx.effect, stored.bindings)
-        for route in found if stored.changed else ():  # no cached object: the factory builds
-            if route.fn is not None:
-                priced = self.simulator.cost.body_cost(route.fn)
-                if isinstance(priced, BodyError):
-                    return priced
-                stored.cost = max(stored.cost, priced)
-        return None
-
-    def _record_stored_value(self, frame: Frame, ctx: EffectContext, stored: _StoredValue) -> None:
+    def _record_stored_value(self, frame: Frame, ctx: EffectContext, stored: StoredValue) -> None:
         """The stored value's event, and what the attribute now holds and cost."""
         eff, kind, shadow = ctx.effect, ctx.effect.kind, ctx.shadow
         value_const = eff.value is not None and eff.value.kind == "const"
@@ -796,200 +669,6 @@ class _Run(RaiseModel):
         "call": _on_call,
         "super_init": _on_super_init,
     }
-
-    def _construction_cost(self, frame: Frame, call: Expr) -> Priced:
-        """``self.norm = Norm(d, affine=False)``: a project subclass of a torch module (see
-        ``_switchable``) built with a keyword passed as False costs what simulating its
-        construction with these arguments does (the flag may switch off every tensor it
-        would own). HEAVY otherwise, as the cost model said."""
-        if call.kind != "call" or not call.name or not call.keywords or call.keywords[0] == "*":
-            return HEAVY
-        values = keyword_values(call)
-        if not any(
-            self.eval_arg(frame, v, None).value is False
-            for v in values.values()
-            if v.kind in ("const", "name")
-        ):
-            return HEAVY
-        via = self._called_ref(frame, call)
-        module = frame.call.fn.module
-        target = via[1] if via is not None else self.simulator.index.resolve(module, call.name)
-        info = (
-            self.simulator.index.class_info(target.name)
-            if target and target.kind == "class"
-            else None
-        )
-        if info is None or not _switchable(self.simulator.index.mro(info.qualname).classes):
-            return HEAVY
-        args = call_args(call)  # (never None: a starred call was turned away above)
-        if args is None:
-            return HEAVY
-        return self.simulator.construction_cost(
-            info, lambda params: self.bind_call(frame, args, params, True)
-        )
-
-    def _built_by_builder(self, frame: Frame, call: Expr) -> _Built | BodyError | None:
-        """``build(Attention, d)``, a call of a builder (``Simulator.builder_of``): the value
-        passed as the class, and when it names a class, that class and what building it
-        costs; when it is an unknown of the constructed class's arguments (a spec read from
-        ``submodules.linear_proj``), its spec keys (``simulation/specs.py``). None when the
-        call is no builder's or the value is neither; the error of a body that does not
-        parse, met in pricing what it builds."""
-        if not call.name or (call.receiver is not None and call.receiver.kind != "name"):
-            return None
-        builder = self.simulator.builder_of(frame.call.fn.module, call.name)
-        if builder is None:
-            return None
-        args = call_args(call)
-        if args is None:
-            return None
-        env = self.bind_call(frame, args, builder.params, False, module=builder.fn.module)
-        shape = builder.shape
-        held = env.get(shape.param) if env is not None else None
-        if env is None or held is None:
-            return None
-        if held.ref is None:
-            keys = keys_of(held.sym, shape.fields)
-            return _Built(held, None, NONE, builder.sure, keys) if keys else None
-        if shape.local:
-            if "" not in shape.fields:
-                return None  # the class is read from a field of what was passed
-            env = {**env, shape.local: held}
-        target = self.simulator.index.resolve_value(*held.ref)
-        if target is None:
-            return None
-        cost = self.simulator.cost.expr_cost(
-            builder.spec, builder.fn.module, self.sim.mro, bound=env
-        )
-        if isinstance(cost, BodyError):
-            return cost
-        return _Built(held, target, cost, builder.sure, frozenset())
-
-    def _direct_spec(self, frame: Frame, call: Expr) -> frozenset[str]:
-        """The spec keys of calling an unknown of the constructed class's arguments
-        directly: ``submodules.core_attention(...)``, ``spec.module(...)``."""
-        name = call.name
-        if not name or name.partition(".")[0] == "self":
-            return frozenset()
-        held = self.dotted_value(frame, name) if "." in name else frame.call.env.get(name)
-        if held is None or held.ref is not None:
-            return frozenset()
-        return direct_keys(held.sym)
-
-    def _same_spec(self, name: str, keys: frozenset[str]) -> tuple[int, str] | BodyError | None:
-        """``self.<name>`` built from a spec with ``keys`` after the latest build of it was
-        of the same spec, not changed in place since: both built the same class. What that
-        class possibly costs (the heaviest the project gives the spec's field: ``_spec_cost``)
-        and why, which the earlier build is repriced with too; None when unknown."""
-        prev = self.last_assign.get(name)
-        if prev is None or prev.cost not in (NONE, UNKNOWN_COST):
-            return None
-        common = prev.spec & keys
-        if not common or spec_rewritten(common, self.spec_writes, prev.index):
-            return None
-        priced = self._spec_cost(common)
-        if priced is None or isinstance(priced, BodyError):
-            return priced
-        prev.cost, prev.expensive, prev.possibly = priced[0], True, priced[1]
-        return priced
-
-    def _spec_cost(self, keys: frozenset[str]) -> tuple[int, str] | BodyError | None:
-        """The heaviest class the project gives the field a spec key reads
-        (``submodules.linear_proj`` with ``submodules: Subs``: every ``Subs(linear_proj=X)``,
-        ``ProjectIndex.field_classes``), and the reason text; None when nothing is known."""
-        index = self.simulator.index
-        for key in sorted(keys):
-            split = field_of(key)
-            typed = self.own_types.get(split[0]) if split is not None else None
-            if split is None or typed is None:
-                continue
-            module, annotation = typed
-            best, heaviest, given, holder = NONE, "", 0, ""
-            for written in annotation:
-                target = index.resolve(module, written)
-                if target is None or target.kind != "class":
-                    continue
-                for cls in index.field_classes(target.name, split[1]):
-                    priced = self.simulator.cost.target_cost(cls, module, self.sim.mro)
-                    if isinstance(priced, BodyError):
-                        return priced
-                    given += 1
-                    if priced > best:
-                        best, heaviest, holder = priced, cls.name.rsplit(".", 1)[-1], written
-            if best > NONE:
-                others = f" (the heaviest of {given})" if given > 1 else ""
-                return best, (
-                    f"the class is what `{key}` holds: the project gives "
-                    f"`{holder}({split[1]}=...)` {heaviest}{others}; a caller may give another"
-                )
-        return None
-
-    def _called_ref(self, frame: Frame, value: Expr | None) -> tuple[Val, Target] | None:
-        """When ``value`` calls a name of the frame given a class or function by name
-        (``attn_cls(...)``): that value and what it is. None otherwise."""
-        if value is None or value.kind != "call" or not value.name or "." in value.name:
-            return None
-        held = frame.call.env.get(value.name)
-        if held is None or held.ref is None:
-            return None
-        target = self.simulator.index.resolve_value(*held.ref)
-        return None if target is None else (held, target)
-
-    def _memo_changed(self, frame: Frame, eff: Effect, bindings: tuple[Binding, ...]) -> str:
-        """Whether ``self.x = factory(args)`` gets an object other than the one the previous
-        build of x got from the same memoised factory: "" when that build bound equal
-        arguments to it (``memo.compare``) and nothing the arguments read was written since
-        (the cache returns that object), else "yes", or "maybe" when the only writes sit
-        under undecided guards, or a wrapper on either side may have taken another route. A
-        first build, or one after another kind of build, is "yes": it builds."""
-        prev = self.last_assign.get(eff.name)
-        if prev is None or not prev.memo:
-            return "yes"
-        verdict = compare(prev.memo, bindings)
-        if verdict == "yes":
-            return "yes"
-        since = prev.index
-        maybe = verdict == "maybe"
-        for name in _names(eff.value):
-            at = frame.written.get(name)
-            if at is not None and at[0] > since:
-                if at[1] == TRUE:
-                    return "yes"
-                maybe = True
-        read = self.self_reads(frame, eff.value)
-        if read and writes_any(self.sim.events, since, read):
-            return "yes"
-        return "maybe" if maybe else ""
-
-    def _memo_bindings(
-        self, frame: Frame, call: Expr, routes: tuple[MemoRoute, ...]
-    ) -> tuple[Binding, ...]:
-        """The arguments ``call`` gives each memoised factory it may reach."""
-        visiting: set[str] = set()
-
-        def name_key(name: str) -> Key | None:
-            if name in frame.local_values:  # a local: the value it was bound to
-                value = frame.local_values[name]
-                if value is None or name in visiting:
-                    return None
-                visiting.add(name)
-                try:
-                    return expr_key(value, name_key)
-                finally:
-                    visiting.discard(name)
-            v = frame.call.env.get(name)
-            if v is None:
-                return ("g", name)  # a global or builtin of the module
-            if v.kind == "const":
-                return ("c", repr(v.value))
-            if v.kind == "unknown" and v.sym:
-                return (SYM, v.sym)  # the constructed class's argument it came from
-            return None
-
-        def view(e: Expr) -> View:
-            return expr_key(e, name_key), repr(e)
-
-        return tuple(route_binding(r, call, view) for r in routes)
 
     def _nested(
         self, frame: Frame, i: int, eff: Effect, status: str, flags: tuple[FlagRef, ...]
@@ -1196,32 +875,6 @@ def _only_passes_on(cls: ClassInfo, init: FunctionInfo) -> bool:
         return False
     eff = effects[0]
     return eff.kind == "super_init" and eff.detail == "super" and not eff.args and not eff.guard
-
-
-def _switchable(mro: tuple[str, ...]) -> bool:
-    """Whether a class of ``mro`` is a torch.nn module with a registration a keyword can
-    switch off (``nn.LayerNorm``'s ``elementwise_affine``): only then can a ``False``
-    keyword leave the construction without tensors. (A composite project module, which
-    owns other modules' weights, is judged heavy without simulating it again.)"""
-    return any(any(offs for offs in torch_params(q).values()) for q in mro)
-
-
-def _names(value: Expr | None) -> set[str]:
-    """The plain names an expression reads (a call's callee excluded)."""
-    out: set[str] = set()
-    stack = list(value.children) if value is not None else []
-    if value is not None and value.receiver is not None:
-        stack.append(value.receiver)
-    while stack:
-        cur = stack.pop()
-        if cur.kind == "name":
-            out.add(cur.name)
-        elif cur.kind == "attr" and cur.name and "." in cur.name:
-            out.add(cur.name.partition(".")[0])
-        if cur.receiver is not None:
-            stack.append(cur.receiver)
-        stack.extend(cur.children)
-    return out
 
 
 def _reads_part(value: Expr | None, me: str, holder: str, part: str) -> bool:
