@@ -14,13 +14,11 @@ from initlint.facts.model import (
     Const,
     Effect,
     EffectKind,
-    Expr,
     Param,
 )
 from initlint.index.project import ProjectIndex
 from initlint.index.records import ClassInfo, FunctionInfo, Module, Target
 from initlint.simulation.arguments import kwarg_name
-from initlint.simulation.builds import BuildPricing, StoredValue
 from initlint.simulation.cost import CostModel
 from initlint.simulation.levels import HEAVY, LIGHT, NONE, Priced
 from initlint.simulation.records import (
@@ -34,8 +32,8 @@ from initlint.simulation.run_state import Call, EffectContext, Frame, KeyArgs
 from initlint.simulation.specs import (
     builder_shape,
 )
+from initlint.simulation.stores import StoreEffects
 from initlint.simulation.torch_knowledge import (
-    SMALL_NUMEL,
     torch_params,
     torch_shape,
     torch_vector,
@@ -45,7 +43,6 @@ from initlint.simulation.values import (
     FALSE,
     MAYBE,
     TRUE,
-    UNKNOWN,
     Origin,
     Val,
 )
@@ -236,7 +233,7 @@ class Simulator:
 _EffectHandler = Callable[["_Run", Frame, EffectContext], "Call | BodyError | None"]
 
 
-class _Run(BuildPricing):
+class _Run(StoreEffects):
     # -- execution -------------------------------------------------------------------------
     def execute(
         self,
@@ -364,184 +361,6 @@ class _Run(BuildPricing):
         self.unkeyed = unkeyed
         return EffectContext(i, eff, status, flags, shadow, assume, literals)
 
-    def _note_rebinding(self, frame: Frame, ctx: EffectContext) -> None:
-        """A change in place, or a name bound before rebound (a first binding is how the
-        frame computes a value, as a call's argument text is)."""
-        eff = ctx.effect
-        frame.written[eff.name.partition(".")[0]] = (len(self.sim.events), ctx.status)
-
-    def _on_local(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
-        """``name = value``: what the local costs, reads and holds."""
-        if ctx.shadow:
-            return None  # the branch does not run: its bindings do not happen
-        eff, status = ctx.effect, ctx.status
-        if eff.name in frame.call.env:
-            self._note_rebinding(frame, ctx)
-        local_cost = self.value_cost(frame, eff.value)
-        if isinstance(local_cost, BodyError):
-            return local_cost
-        reads = self.self_reads(frame, eff.value)
-        if ctx.effect_index in frame.fed:
-            reads |= self.fed_reads(frame, ctx.effect_index)
-        frame.local_values[eff.name] = eff.value if status == TRUE else None
-        if status == TRUE:
-            frame.changed.discard(eff.name)  # a new object (``changed`` holds few names)
-        if reads or status == TRUE:
-            if status != TRUE:
-                reads |= frame.local_reads.get(eff.name, frozenset())
-            frame.local_reads[eff.name] = reads
-        if local_cost:
-            if status != TRUE:  # the branch may not run: the name may hold either
-                local_cost = max(local_cost, frame.local_cost.get(eff.name, NONE))
-            frame.local_cost[eff.name] = local_cost
-        elif status == TRUE:
-            frame.local_cost.pop(eff.name, None)
-        if status != TRUE:
-            frame.call.env[eff.name] = UNKNOWN  # the branch may or may not run
-        elif eff.value is not None and eff.value.kind in ("const", "name", "attr"):
-            frame.call.env[eff.name] = self.eval_arg(frame, eff.value, None)
-        elif _display(eff.value):
-            # ``offsets = [0, shard]``: a pack of its items, as ``*offsets`` passes them
-            # (the cost model reads the length of a tensor made from it)
-            assert eff.value is not None  # (_display)
-            items = tuple(self.eval_arg(frame, c, None) for c in eff.value.children)
-            frame.call.env[eff.name] = Val("args", items=items)
-        else:
-            frame.call.env[eff.name] = UNKNOWN
-        return None
-
-    def _on_pop(self, frame: Frame, ctx: EffectContext) -> None:
-        """``kwargs.pop(name)``: the keyword pack loses the key (maybe)."""
-        if ctx.shadow:
-            return  # the branch does not run: its bindings do not happen
-        eff = ctx.effect
-        kwarg = kwarg_name(frame.body.params)
-        frame.changed.add(kwarg)
-        pack = frame.call.env.get(kwarg)
-        if pack is not None and pack.kind == "kwargs":
-            if ctx.status == TRUE:
-                frame.call.env[kwarg] = pack.kw_without(eff.name)
-            elif pack.kw_get(eff.name) is not None:  # maybe popped: value unknown
-                keys = (*pack.kw_without(eff.name).keys, (eff.name, UNKNOWN))
-                frame.call.env[kwarg] = Val("kwargs", keys=keys, open=pack.open)
-
-    def _on_return(self, frame: Frame, ctx: EffectContext) -> None:
-        """``return value``: the self attributes the value reads, for the calling event."""
-        eff = ctx.effect
-        if not ctx.shadow and frame.call.parent is not None and eff.value is not None:
-            got = self.self_reads(frame, eff.value)
-            for c in frame.stmt_calls.get(eff.stmt_span, ()) if frame.stmt_calls else ():
-                got |= self.return_reads.get(c, frozenset())
-            if got:
-                parent = frame.call.parent
-                self.return_reads[parent] = self.return_reads.get(parent, frozenset()) | got
-
-    def _on_objattr(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
-        """``obj.field = v`` or ``obj.append(x)``: an object a name holds changed in place."""
-        if ctx.shadow:
-            return None  # the branch does not run: its bindings do not happen
-        eff = ctx.effect
-        if eff.value is not None and "." not in eff.name:  # a local container filled
-            filled = self.value_cost(frame, eff.value)
-            if isinstance(filled, BodyError):
-                return filled
-            if filled:
-                frame.local_cost[eff.name] = max(frame.local_cost.get(eff.name, NONE), filled)
-        self._note_rebinding(frame, ctx)
-        self.note_writes(all_=True)  # (the object may be one a self attribute holds)
-        head, _, rest = eff.name.partition(".")
-        frame.changed.add(head)
-        in_place = frame.call.env.get(head)
-        if in_place is not None and in_place.sym:  # a spec changed in place (specs.py)
-            self.spec_writes[f"{in_place.sym}.{rest}" if rest else in_place.sym] = len(
-                self.sim.events
-            )
-        held = frame.call.env.get(eff.name)
-        if held is not None and held.kind in ("args", "const"):
-            frame.call.env[eff.name] = UNKNOWN  # ``offsets.append(n)``, ``n += 1``
-        self._set_field(frame, eff, ctx.status)
-        return None
-
-    def _on_touch(self, frame: Frame, ctx: EffectContext) -> None:
-        """Self attributes read and written; reading one that is surely unset raises."""
-        eff = ctx.effect
-        unset = ""
-        facts = frame.call.fn.facts
-        if eff.strict and not ctx.shadow and not facts.is_static and not facts.is_classmethod:
-            # (a static or class method's first parameter is not the object)
-            unset = next((n for n in sorted(eff.strict) if self.surely_unset(n)), "")
-        self.emit(frame, ctx.effect_index, eff, "touch", "", ctx.status, ctx.flags, ctx.shadow)
-        if unset:
-            self.raise_attribute_error(frame, eff, unset)
-
-    def _on_delete(self, frame: Frame, ctx: EffectContext) -> None:
-        """``del self.x``: the attribute, its value and its cost are gone."""
-        eff, status = ctx.effect, ctx.status
-        if not ctx.shadow:
-            self.emit(
-                frame, ctx.effect_index, eff, "delete", eff.name, status, ctx.flags, ctx.shadow
-            )
-            if status == TRUE:
-                self.self_attrs.pop(eff.name, None)
-                self.attr_cost.pop(eff.name, None)
-                self.last_assign.pop(eff.name, None)
-
-    def _on_nested(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
-        """``self.attn.qkv = v``: a part of a self attribute replaced."""
-        if ctx.shadow:
-            return None
-        return self._nested(frame, ctx.effect_index, ctx.effect, ctx.status, ctx.flags)
-
-    def _on_stored_value(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
-        """A value stored on self: ``self.x = v`` (assign), ``register_buffer("x", v)``
-        (buffer), or a self attribute changed in place (mutate): price it, then record it."""
-        stored = self.price_stored_value(frame, ctx)
-        if isinstance(stored, BodyError):
-            return stored
-        self._record_stored_value(frame, ctx, stored)
-        return None
-
-    def _record_stored_value(self, frame: Frame, ctx: EffectContext, stored: StoredValue) -> None:
-        """The stored value's event, and what the attribute now holds and cost."""
-        eff, kind, shadow = ctx.effect, ctx.effect.kind, ctx.shadow
-        value_const = eff.value is not None and eff.value.kind == "const"
-        if kind == "assign" and not shadow:
-            if eff.value is not None and eff.value.kind in ("const", "name", "attr"):
-                v = self.eval_arg(frame, eff.value, None)
-                self.self_attrs[eff.name] = v if stored.status == TRUE else UNKNOWN
-            else:
-                self.self_attrs[eff.name] = UNKNOWN
-        ev = self.emit(
-            frame,
-            ctx.effect_index,
-            eff,
-            kind,
-            eff.name,
-            stored.status,
-            ctx.flags,
-            shadow,
-            cost=stored.cost,
-            value_const=value_const,
-        )
-        ev.reads = self.self_reads(frame, eff.value)
-        if ctx.effect_index in frame.fed:
-            ev.reads |= self.fed_reads(frame, ctx.effect_index)
-        via = stored.via
-        if via is not None and via[1].kind == "class":
-            ev.constructs = via[1].name
-        ev.possibly = stored.possibly
-        ev.spec = stored.spec
-        if stored.routes:
-            ev.memo, ev.memo_changed = stored.bindings, stored.changed
-        if kind != "mutate" and eff.name in ev.reads:
-            ev.derived = True
-        if kind == "mutate":
-            self._fill(ev)
-        elif not shadow:
-            self.attr_cost[eff.name] = stored.cost
-            if kind == "assign":
-                self.last_assign[eff.name] = ev
-
     def _on_call(self, frame: Frame, ctx: EffectContext) -> Call | BodyError | None:
         """``self.method(...)``: its event, and the call to run when it resolves and its
         arguments bind."""
@@ -656,48 +475,19 @@ class _Run(BuildPricing):
     # One handler per effect kind (``_effect``); the three kinds that store a value on self
     # share theirs.
     _EFFECT_HANDLERS: ClassVar[dict[EffectKind, _EffectHandler]] = {
-        "local": _on_local,
-        "pop": _on_pop,
-        "return": _on_return,
-        "objattr": _on_objattr,
-        "touch": _on_touch,
-        "delete": _on_delete,
-        "nested": _on_nested,
-        "buffer": _on_stored_value,
-        "assign": _on_stored_value,
-        "mutate": _on_stored_value,
+        "local": StoreEffects.on_local,
+        "pop": StoreEffects.on_pop,
+        "return": StoreEffects.on_return,
+        "objattr": StoreEffects.on_objattr,
+        "touch": StoreEffects.on_touch,
+        "delete": StoreEffects.on_delete,
+        "nested": StoreEffects.on_nested,
+        "buffer": StoreEffects.on_stored_value,
+        "assign": StoreEffects.on_stored_value,
+        "mutate": StoreEffects.on_stored_value,
         "call": _on_call,
         "super_init": _on_super_init,
     }
-
-    def _nested(
-        self, frame: Frame, i: int, eff: Effect, status: str, flags: tuple[FlagRef, ...]
-    ) -> BodyError | None:
-        """``self.attn.qkv = v``: a part of the object ``self.attn`` holds is replaced. The
-        event names what that object's construction built of the part (``Event.inner``)."""
-        cost = self.value_cost(frame, eff.value)
-        if isinstance(cost, BodyError):
-            return cost
-        name = f"{eff.name}.{eff.detail}"
-        holder = self.last_assign.get(eff.name)
-        if eff.detail == "__init__":  # the object is constructed again: what that cost
-            cost = holder.cost if holder is not None else NONE
-        ev = self.emit(frame, i, eff, "nested", name, status, flags, (), cost=cost)
-        ev.reads = self.self_reads(frame, eff.value)
-        params = frame.body.params
-        me = params[0].name if params else "self"
-        ev.derived = eff.detail != "__init__" and _reads_part(eff.value, me, eff.name, eff.detail)
-        if holder is None or cost == NONE or ev.derived:
-            return None  # (the builds are looked for only where a finding could follow)
-        ev.holder = holder
-        if eff.detail == "__init__":
-            ev.inner = (holder,)  # the construction redone is the holder's own build
-            return None
-        parts = self.simulator.parts_built(holder, eff.detail)
-        if isinstance(parts, BodyError):
-            return parts
-        ev.inner = parts
-        return None
 
     def _torch_init(
         self,
@@ -769,32 +559,6 @@ class _Run(BuildPricing):
             )
             self.ever_set.add(name)
             self.note_writes({name})
-
-    def _set_field(self, frame: Frame, eff: Effect, status: str) -> None:
-        """``config.n_experts = None``: the object a local names now holds that field, and
-        an ancestor that tests it (``if config.n_experts is not None:``) sees the value."""
-        head, _, rest = eff.name.partition(".")
-        env = frame.call.env
-        base = env.get(head, UNKNOWN)
-        if base.kind not in ("unknown", "const") or not rest:
-            return
-        value = UNKNOWN
-        if status == TRUE and eff.value is not None and eff.value.kind == "const":
-            value = self.eval_arg(frame, eff.value, None)
-        kept = tuple((k, v) for k, v in base.fields if k != rest)
-        env[head] = Val("unknown", sym=base.sym, fields=(*kept, (rest, value)))
-
-    def _fill(self, ev: Event) -> None:
-        """``self.layers.append(Block())``: filling a container built earlier in the same
-        call makes that assignment as costly as what went in (``self.layers =
-        nn.ModuleList()`` then a loop)."""
-        target = self.last_assign.get(ev.name)
-        if target is None or target.frame != ev.frame or ev.cost <= target.cost:
-            return  # a container another method fills: that method's call holds the work
-        target.cost = ev.cost
-        target.expensive = True
-        if not ev.shadow:
-            self.attr_cost[ev.name] = max(self.attr_cost.get(ev.name, NONE), ev.cost)
 
     def _inject(
         self,
@@ -877,40 +641,5 @@ def _only_passes_on(cls: ClassInfo, init: FunctionInfo) -> bool:
     return eff.kind == "super_init" and eff.detail == "super" and not eff.args and not eff.guard
 
 
-def _reads_part(value: Expr | None, me: str, holder: str, part: str) -> bool:
-    """Whether ``value`` reads ``<me>.<holder>.<part>``, the part it replaces (a wrapper of
-    it: ``self.attn.qkv = Quantized(self.attn.qkv)`` keeps the built one)."""
-    stack = [value] if value is not None else []
-    while stack:
-        cur = stack.pop()
-        recv = cur.receiver
-        if (
-            cur.kind == "attr"
-            and cur.attr == part
-            and recv is not None
-            and recv.kind == "attr"
-            and recv.attr == holder
-            and recv.receiver is not None
-            and recv.receiver.kind == "name"
-            and recv.receiver.name == me
-        ):
-            return True
-        if recv is not None:
-            stack.append(recv)
-        stack.extend(cur.children)
-    return False
-
-
 def _zero(value: Const) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value == 0
-
-
-def _display(value: Expr | None) -> bool:
-    """A list or tuple display of a few plain items (none starred)."""
-    return (
-        value is not None
-        and value.kind == "op"
-        and value.name == "tuple"
-        and len(value.children) <= SMALL_NUMEL
-        and not any(c.kind == "op" and c.name == "*" for c in value.children)
-    )
