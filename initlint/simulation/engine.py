@@ -1,51 +1,33 @@
-"""Simulate ``C.__init__`` and produce the ordered effect events of constructing C
-(docs/design.md, "The init simulation")."""
+"""The simulator: simulate ``C.__init__`` and produce the ordered effect events of
+constructing C (docs/design.md, "The init simulation").
+
+``Simulator`` is the entry point, one per project, memoising a simulation per class. Each
+simulation is one ``_Run``: an abstract interpreter that runs the ``__init__`` chain's effects
+in order on an explicit stack of frames, decides each effect's guards, and hands the effect
+to the handler of its kind (``_EFFECT_HANDLERS``). The run's parts each live in a module of
+their own, one over the other: ``run_state`` (what a run knows), ``expressions``,
+``arguments`` (binding), ``events`` (recording, and what may be set), ``guards``, ``raises``,
+``builds`` (pricing stored values: builders, specs, memoised factories), ``stores`` and
+``calls`` (the effect handlers)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from typing import ClassVar
 
-from initlint.facts.model import (
-    Arg,
-    Body,
-    BodyError,
-    Cond,
-    Const,
-    Effect,
-    EffectKind,
-    Param,
-)
+from initlint.facts.model import Body, BodyError, Cond, Const, Effect, EffectKind, Param
 from initlint.index.project import ProjectIndex
 from initlint.index.records import ClassInfo, FunctionInfo, Module, Target
-from initlint.simulation.arguments import kwarg_name
+from initlint.simulation.calls import CallEffects
 from initlint.simulation.cost import CostModel
-from initlint.simulation.levels import HEAVY, LIGHT, NONE, Priced
-from initlint.simulation.records import (
-    Builder,
-    Event,
-    FlagRef,
-    Simulation,
-    SimulationLimit,
-)
-from initlint.simulation.run_state import Call, EffectContext, Frame, KeyArgs
-from initlint.simulation.specs import (
-    builder_shape,
-)
+from initlint.simulation.levels import HEAVY, LIGHT, Priced
+from initlint.simulation.records import Builder, Event, FlagRef, Simulation, SimulationLimit
+from initlint.simulation.run_state import Call, EffectContext, Frame
+from initlint.simulation.specs import builder_shape
 from initlint.simulation.stores import StoreEffects
-from initlint.simulation.torch_knowledge import (
-    torch_params,
-    torch_shape,
-    torch_vector,
-)
+from initlint.simulation.torch_knowledge import torch_params
 from initlint.simulation.torch_module import MODULE_CLASSES
-from initlint.simulation.values import (
-    FALSE,
-    MAYBE,
-    TRUE,
-    Origin,
-    Val,
-)
+from initlint.simulation.values import FALSE, MAYBE, TRUE, Origin, Val
 
 # Limits of one simulation. Calls run on an explicit stack, so neither is bound by Python's
 # recursion limit. The super chain of a class moves forward in its MRO at each step, so its
@@ -58,6 +40,10 @@ MAX_FRAMES = 100_000
 
 
 class Simulator:
+    """Simulates constructing the project's classes (``simulate``), sharing what the runs
+    and the rules ask of other classes' constructions: the builds of a part, what a
+    construction costs, whether a function is a builder."""
+
     def __init__(self, index: ProjectIndex, cost: CostModel) -> None:
         self.index = index
         self.cost = cost
@@ -233,8 +219,10 @@ class Simulator:
 _EffectHandler = Callable[["_Run", Frame, EffectContext], "Call | BodyError | None"]
 
 
-class _Run(StoreEffects):
-    # -- execution -------------------------------------------------------------------------
+class _Run(CallEffects):
+    """One simulation: the ``__init__`` chain's effects run in order, each decided by its
+    guards and applied by the handler of its kind."""
+
     def execute(
         self,
         fn: FunctionInfo,
@@ -361,119 +349,8 @@ class _Run(StoreEffects):
         self.unkeyed = unkeyed
         return EffectContext(i, eff, status, flags, shadow, assume, literals)
 
-    def _on_call(self, frame: Frame, ctx: EffectContext) -> Call | BodyError | None:
-        """``self.method(...)``: its event, and the call to run when it resolves and its
-        arguments bind."""
-        eff, status, flags, shadow = ctx.effect, ctx.status, ctx.flags, ctx.shadow
-        callee = self._resolve_call(frame, eff)
-        if callee is None:
-            named = eff.args[0].expr if eff.name == "__setattr__" and eff.args else None
-            if named is not None and named.kind == "const" and isinstance(named.value, str):
-                self.set_names.add(named.value)  # super().__setattr__("training", True)
-            else:
-                self.opaque = True
-                self.note_writes(all_=True)
-                self.note_unfollowed(eff)
-            return None
-        priced = self.simulator.cost.function_cost(callee, self.sim.mro)
-        if isinstance(priced, BodyError):
-            return priced
-        callee_body = callee.facts.load()
-        if isinstance(callee_body, BodyError):
-            return callee_body
-        key = ", ".join(a.text for a in eff.args)
-        ev = self.emit(
-            frame,
-            ctx.effect_index,
-            eff,
-            "call",
-            eff.name,
-            status,
-            flags,
-            shadow,
-            cost=priced,
-            args_key=key,
-            callee=callee,
-        )
-        for j in eff.feeds:
-            frame.fed.setdefault(j, []).append(ev.index)
-        if not eff.feeds:  # (a call in a ``return`` feeds no effect)
-            frame.stmt_calls.setdefault(eff.stmt_span, []).append(ev.index)
-        skip_self = not callee.facts.is_static
-        env = self.bind_call(
-            frame, eff.args, callee_body.params, skip_self=skip_self, module=callee.module
-        )
-        if env is None:
-            ev.unfollowed = True
-            self.opaque = self.blind = True
-            self.note_writes(all_=True)
-            return None
-        key_args = frame, eff.args, callee_body.params, skip_self
-        arg_keys = None
-        if priced > NONE:  # (IL002 compares the costly calls by these)
-            arg_keys = self.bind_keys(*key_args)
-            ev.arg_keys = None if arg_keys is None else tuple(arg_keys.items())
-        return Call(
-            callee,
-            env,
-            frame.call.ancestor,
-            ev.index,
-            status,
-            flags,
-            frame.call.depth + 1,
-            shadow,
-            ctx.assume,
-            ctx.literals,
-            arg_keys,
-            None if arg_keys is not None else key_args,
-            unkeyed=self.unkeyed,
-        )
-
-    def _on_super_init(self, frame: Frame, ctx: EffectContext) -> Call | BodyError | None:
-        """``super().__init__(...)``: its event, and the ancestor's ``__init__`` to run (or
-        what torch's or object's does)."""
-        eff, status, flags, shadow = ctx.effect, ctx.status, ctx.flags, ctx.shadow
-        i = ctx.effect_index
-        callee = self._resolve_super(frame, eff)
-        ev = self.emit(
-            frame, i, eff, "super_init", "__init__", status, flags, shadow, callee=callee
-        )
-        if callee is None:  # (object's, or an unknown class's: hasattr_truth checks the MRO)
-            self._torch_init(frame, i, eff, status, flags, shadow, ev)
-            return None
-        callee_body = callee.facts.load()
-        if isinstance(callee_body, BodyError):
-            return callee_body
-        env = self.bind_call(
-            frame, eff.args, callee_body.params, skip_self=True, module=callee.module
-        )
-        if env is None:
-            self.opaque = self.blind = True
-            self.note_writes(all_=True)
-            return None
-        passed: KeyArgs | None = frame, eff.args, callee_body.params, True
-        if self.inject is not None and frame.call.depth == 0:
-            self._inject(frame, eff, callee_body.params, env, *self.inject)
-            passed = None  # (the frame's keys come from its values, the injected one too)
-        depth = frame.call.depth + 1
-        return Call(
-            callee,
-            env,
-            True,
-            ev.index,
-            status,
-            flags,
-            depth,
-            shadow,
-            ctx.assume,
-            ctx.literals,
-            None,
-            passed,
-            unkeyed=self.unkeyed,
-        )
-
-    # One handler per effect kind (``_effect``); the three kinds that store a value on self
-    # share theirs.
+    # One handler per effect kind (``_effect``): ``stores.py`` and ``calls.py``; the three
+    # kinds that store a value on self share theirs.
     _EFFECT_HANDLERS: ClassVar[dict[EffectKind, _EffectHandler]] = {
         "local": StoreEffects.on_local,
         "pop": StoreEffects.on_pop,
@@ -485,141 +362,9 @@ class _Run(StoreEffects):
         "buffer": StoreEffects.on_stored_value,
         "assign": StoreEffects.on_stored_value,
         "mutate": StoreEffects.on_stored_value,
-        "call": _on_call,
-        "super_init": _on_super_init,
+        "call": CallEffects.on_call,
+        "super_init": CallEffects.on_super_init,
     }
-
-    def _torch_init(
-        self,
-        frame: Frame,
-        i: int,
-        eff: Effect,
-        status: str,
-        flags: tuple[FlagRef, ...],
-        shadow: tuple[Origin, ...],
-        parent: Event,
-    ) -> None:
-        """A super call that reaches a torch.nn module's __init__ (``nn.Linear``): the
-        parameters it registers are ancestor registrations, heavy ones."""
-        start = self._owner_index(frame)
-        if start is None or eff.detail not in ("super", "explicit"):
-            return
-        base = next(
-            (q for q in self.sim.mro[start + 1 :] if self.simulator.index.class_info(q) is None), ""
-        )
-        if eff.detail == "explicit":  # nn.LayerNorm.__init__(self, ...): that class
-            owner = frame.call.fn.owner
-            target = self.simulator.index.resolve(owner.module, eff.target) if owner else None
-            if target is None or target.name not in self.position:
-                return
-            base = target.name
-        switched = {
-            a.keyword
-            for a in eff.args
-            if a.keyword and self.eval_arg(frame, a.expr, a).value is False
-        }
-        fn = FunctionInfo(f"{base}.__init__", frame.call.fn.module, frame.call.fn.facts)
-        positional: list[Arg] = []
-        for a in eff.args:
-            if a.star or a.keyword is not None:
-                break
-            positional.append(a)
-        keywords = {a.keyword: a for a in eff.args if a.keyword is not None and not a.star}
-        for name, offs in torch_params(base).items():
-            if switched.intersection(offs):
-                continue
-            cost = LIGHT if torch_vector(base, name) else HEAVY  # a bias, a norm's vectors
-            for pos, keyword in torch_shape(base, name):
-                arg = positional[pos] if pos < len(positional) else keywords.get(keyword)
-                size = None if arg is None else self.eval_arg(frame, arg.expr, arg)
-                if size is not None and size.kind == "const" and _zero(size.value):
-                    cost = LIGHT  # a size of 0: the tensor holds no data (a lazy placeholder)
-                    break
-            self.sim.events.append(
-                Event(
-                    index=len(self.sim.events),
-                    kind="buffer",
-                    name=name,
-                    fn=fn,
-                    effect=eff,
-                    effect_index=i,
-                    frame=frame.id,
-                    status=status,
-                    ancestor=True,
-                    parent=parent.index,
-                    expensive=True,
-                    cost=cost,
-                    flags=flags,
-                    shadow=bool(shadow),
-                    switched_off_by=shadow,
-                    assume=self.assume,
-                    literals=self.literals,
-                    external=True,
-                )
-            )
-            self.ever_set.add(name)
-            self.note_writes({name})
-
-    def _inject(
-        self,
-        frame: Frame,
-        eff: Effect,
-        callee_params: tuple[Param, ...],
-        env: dict[str, Val],
-        name: str,
-        value: Const,
-    ) -> None:
-        origin = Origin(
-            frame.id, frame.call.fn.qualname, frame.call.fn.module.path, eff.span, name, repr(value)
-        )
-        val = Val("const", value, origin=origin)
-        params = {p.name: p for p in callee_params}
-        if name in params and params[name].kind not in ("vararg", "kwarg"):
-            env[name] = val
-            return
-        kwarg = kwarg_name(callee_params)
-        if kwarg:
-            pack = env.get(kwarg, Val("kwargs"))
-            keys = (*pack.kw_without(name).keys, (name, val))
-            env[kwarg] = Val("kwargs", keys=keys, open=pack.open)
-
-    def _owner_index(self, frame: Frame) -> int | None:
-        owner = frame.call.fn.owner
-        if owner is None:
-            return None
-        return self.position.get(owner.qualname)
-
-    def _resolve_call(self, frame: Frame, eff: Effect) -> FunctionInfo | None:
-        mro = self.sim.mro
-        if eff.detail == "explicit":  # ``Base.method(self)``: that class's own lookup
-            return self.simulator.cost.callee_of(frame.call.fn.module, eff, mro)
-        if eff.detail == "super":
-            idx = self._owner_index(frame)
-            if idx is None:
-                return None
-            return self.simulator.index.lookup_method(mro, eff.name, idx + 1)
-        fn = self.simulator.index.lookup_method(mro, eff.name)
-        if fn is None or fn.facts.is_classmethod:
-            return None
-        return fn
-
-    def _resolve_super(self, frame: Frame, eff: Effect) -> FunctionInfo | None:
-        mro = self.sim.mro
-        if eff.detail == "super":
-            idx = self._owner_index(frame)
-        else:
-            owner = frame.call.fn.owner
-            if owner is None:
-                return None
-            target = self.simulator.index.resolve(owner.module, eff.target)
-            if target is None or target.kind != "class" or target.name not in self.position:
-                return None
-            idx = self.position[target.name]
-            if eff.detail == "explicit":
-                idx -= 1  # Base.__init__ starts the lookup at Base itself
-        if idx is None:
-            return None
-        return self.simulator.index.lookup_method(mro, "__init__", idx + 1)
 
 
 def _only_passes_on(cls: ClassInfo, init: FunctionInfo) -> bool:
@@ -639,7 +384,3 @@ def _only_passes_on(cls: ClassInfo, init: FunctionInfo) -> bool:
         return False
     eff = effects[0]
     return eff.kind == "super_init" and eff.detail == "super" and not eff.args and not eff.guard
-
-
-def _zero(value: Const) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value == 0
