@@ -215,7 +215,8 @@ class Simulator:
         ) and not _only_passes_on(cls, init)
 
 
-# A handler of one effect kind (``_Run._EFFECT_HANDLERS``): what ``_Run._effect`` returns.
+# A handler of one effect kind (``_Run._EFFECT_HANDLERS``): what ``_Run._effect`` returns,
+# the call to run or the error of a body that does not parse.
 _EffectHandler = Callable[["_Run", Frame, EffectContext], "Call | BodyError | None"]
 
 

@@ -68,7 +68,7 @@ class EventLog(ArgumentBinding):
         return ev
 
     def _may_set(self, frame: Frame, kind: EffectKind, name: str, eff: Effect) -> None:
-        """Note what an event may have set (``surely_unset``, ``_state_key``)."""
+        """Note what an event may have set (``surely_unset``, the guards' state keys)."""
         if kind == "touch":
             writes = eff.writes
             if not writes:
@@ -86,7 +86,7 @@ class EventLog(ArgumentBinding):
             count = self.attr_writes.get(root, 0)
             if kind == "assign" and root == name:
                 # ``self.pp_group = get_parallel().pp_group`` again, after the ancestor stored
-                # the same: the same object (``_state_key``'s assumption), so no write. The
+                # the same: the same object (the guards' state keys assume so), so no write. The
                 # count may have moved only by this statement's own touch.
                 chain = _getter_chain(eff.value)
                 before = self.getter_stores.get(root)

@@ -158,7 +158,7 @@ class GuardEval(EventLog):
           answer within one construction;
         - the write count of each ``self`` attribute it reads and of the whole object
           (``note_writes``; a store of what the attribute already held from the same
-          getter is no write, ``_may_set``)."""
+          getter is no write, ``EventLog.emit``)."""
         facts = frame.call.fn.facts
         if facts.is_static or facts.is_classmethod:
             return ""

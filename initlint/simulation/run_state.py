@@ -23,7 +23,7 @@ from initlint.simulation.values import Origin, Val
 
 
 class SimulatorServices(Protocol):
-    """What a run uses of the simulator that started it (``simulator.Simulator``): the
+    """What a run uses of the simulator that started it (``engine.Simulator``): the
     project, the cost model, the tables its runs share, and other classes' simulations."""
 
     index: ProjectIndex
@@ -152,7 +152,8 @@ class RunState:
         # A call ran that the simulation did not follow and that may set any attribute (as
         # ``opaque``, less a classmethod whose own body shows what it sets: ``note_unfollowed``).
         self.blind = False
-        self.bound_in_class: dict[str, bool] = {}  # _class_may_bind, per name
+        # whether a class of the MRO may bind each name (``events.py``)
+        self.bound_in_class: dict[str, bool] = {}
         # Builds from specs (``simulation/specs.py``): what the constructed class's own
         # arguments are annotated with (the holder of a spec's field), and each symbolic
         # value's latest change in place (events so far then).
@@ -162,10 +163,10 @@ class RunState:
         # guard was false (the paths where it was true ended there).
         self.after_raise: tuple[Assumption, ...] = ()
         self.after_raise_literals: tuple[tuple[str, bool], ...] = ()
-        # Writes of each self attribute so far, and of anything (``_state_key``).
+        # Writes of each self attribute so far, and of anything (the guards' state keys).
         self.attr_writes: dict[str, int] = {}
         self.epoch = 0
-        # The getter's result each self attribute holds (``_getter_chain``), the frame that
-        # stored it and the attribute's write count after the store (``_may_set``):
+        # The getter's result each self attribute holds, the frame that stored it and the
+        # attribute's write count after the store (``events.py``):
         # ``self.pp_group = get_parallel().pp_group``.
         self.getter_stores: dict[str, tuple[tuple[str, str], Frame, int]] = {}
