@@ -124,7 +124,9 @@ def _ours(first: Event, second: Event) -> bool:
     reported on the ancestor that does it."""
     if not first.ancestor:
         return True
-    return not second.ancestor and second.value_const
+    # (a registration replaced, by a constant too, is IL001's)
+    plain = first.kind == "assign" and second.kind == "assign"
+    return plain and not second.ancestor and second.value_const
 
 
 def _used(e: Event, mro: tuple[str, ...]) -> tuple[str, ...]:

@@ -184,19 +184,18 @@ class _Walker:
             self.blocks.setdefault(line, path)
             if isinstance(st, ast.Return):
                 self.returns.append((line, path))
-            elif isinstance(st, ast.If):
-                self.tests[line] = ast.unparse(st.test)
+            elif isinstance(st, ast.If) and (test := _text(st.test)):
+                self.tests[line] = test
             elif isinstance(st, ast.Assert):
-                apart = _never_together(st.test)
-                if len(apart) > 1:
-                    names = frozenset(n for part in apart for n in _read_names(part))
-                    texts = frozenset(ast.unparse(part) for part in apart)
-                    self.assertions.append(Assertion(line, path, texts, names))
+                apart = [_text(part) for part in _never_together(st.test)]
+                names = _read_names(st.test)
+                if len(apart) > 1 and all(apart) and names is not None:
+                    self.assertions.append(Assertion(line, path, frozenset(apart), names))
             for node in ast.walk(st) if not _blocks(st) else _own_targets(st):
                 if isinstance(node, ast.Name | ast.Attribute) and isinstance(
                     node.ctx, ast.Store | ast.Del
                 ):
-                    self.writes.append((line, ast.unparse(node)))
+                    self.writes.append((line, _text(node) or "?"))
             for field, body in _blocks(st):
                 self.walk(body, (*path, (line, field)))
 
@@ -226,9 +225,19 @@ def _never_together(test: ast.expr) -> list[ast.expr]:
     return []
 
 
-def _read_names(test: ast.expr) -> set[str]:
-    """The names and attribute chains a test reads (``self._mode``, ``dim``)."""
-    return {ast.unparse(n) for n in ast.walk(test) if isinstance(n, ast.Name | ast.Attribute)}
+def _read_names(test: ast.expr) -> frozenset[str] | None:
+    """The names and attribute chains a test reads (``self._mode``, ``dim``); None when one
+    is too deep to write out."""
+    names = [_text(n) for n in ast.walk(test) if isinstance(n, ast.Name | ast.Attribute)]
+    return frozenset(n for n in names if n) if all(names) else None
+
+
+def _text(node: ast.AST) -> str:
+    """``node``'s source text; "" when it nests too deeply to write out."""
+    try:
+        return ast.unparse(node)
+    except (RecursionError, ValueError):
+        return ""
 
 
 def _blocks(st: ast.stmt) -> list[tuple[str, list[ast.stmt]]]:

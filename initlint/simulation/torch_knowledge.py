@@ -330,7 +330,9 @@ def tensor_cost(last: str, call: Expr, bound: Bound = NO_BOUND) -> int:
         n = literal_numel(first, bound)
         if n is not None:
             return LIGHT if n <= SMALL_NUMEL else HEAVY
-        if first.kind in ("name", "attr"):
+        given = bound.get(first.name) if first.kind == "name" else None
+        packed = given is not None and given.kind == "args"  # a list made here
+        if first.kind == "attr" or (first.kind == "name" and not packed):
             return UNKNOWN  # a copy of data the caller holds, of a size not known here
         return HEAVY
     if last in SIZED_FACTORIES:

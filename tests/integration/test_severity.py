@@ -79,7 +79,9 @@ def test_min_severity_config_and_flag_override(mixed: Project) -> None:
 
 def test_only_warnings_left_exits_clean_under_min_severity_error(project: Project) -> None:
     project.write("pkg/__init__.py", "")
-    project.write("pkg/model.py", MODEL.replace("        self.proj = nn.Linear(dim, 2 * dim)\n", ""))
+    project.write(
+        "pkg/model.py", MODEL.replace("        self.proj = nn.Linear(dim, 2 * dim)\n", "")
+    )
     assert project.check().code == 1
     run = project.check("--min-severity", "error")
     assert run.code == 0
