@@ -7,17 +7,16 @@ import re
 import textwrap
 from pathlib import Path
 
-from initlint.facts.model import BodyError, BodySyntaxError, Effect, Param
+from initlint.facts.model import BodyError, BodySyntaxError, Effect
 from initlint.facts.reads import EVERYTHING
+from initlint.fix.call_edits import add_param, caller_ops, thread_ops
 from initlint.fix.discarded import delete_discarded
 from initlint.fix.state import flag_value, keeps_state
 from initlint.fixplan import (
     AddParam,
     DeleteStatement,
     FixPlan,
-    InsertBefore,
     Op,
-    SetKeyword,
     WrapInIf,
 )
 from initlint.index.records import FunctionInfo
@@ -121,7 +120,7 @@ class Planner:
         if isinstance(kept, str):
             return f"flag `{flag.param}`: {kept}"
         value = flag_value(kept.cond, flag.off_value)
-        ops = _caller_ops(top_super, flag.param, value)
+        ops = caller_ops(top_super, flag.param, value)
         if ops is None:
             return _STAR_ARGS.format(flag.param)
         # A mixin's super call reaches different bases in different classes: never safe.
@@ -174,7 +173,7 @@ class Planner:
             off = False
             if any(p.name == name for p in target_fn.facts.params):
                 return f"{_label(target_fn)} already has a parameter `{name}` (set `flag-name`)"
-            ops.append(_add_param(target_fn, name))
+            ops.append(add_param(target_fn, name))
             new_on.append(_label(target_fn))
             # One wrap a statement, covering every attribute its sites build (two sites can
             # share a statement: `self.pooler = self._build_pooler()` building `self.head` too).
@@ -195,7 +194,7 @@ class Planner:
         for ev in chain[1:]:
             if ev.fn.qualname == target_fn.qualname:
                 break
-            step = _thread_ops(ev, name)
+            step = thread_ops(ev, name)
             if step is None:
                 return (
                     f"{_label(ev.fn)} sets `{name}` itself, or has a parameter `{name}` it "
@@ -212,7 +211,7 @@ class Planner:
                 f"{', '.join(new_on)} (initlint adds constructor parameters for heavy repeats only)"
             )
         value = flag_value(kept.cond, off)
-        caller = _caller_ops(top_super, name, value)
+        caller = caller_ops(top_super, name, value)
         if caller is None:
             return _STAR_ARGS.format(name)
         ops.extend(caller)
@@ -473,76 +472,6 @@ def _flag_for(sim: Simulation, site: Event) -> str:
 def _label(fn: FunctionInfo) -> str:
     parts = fn.qualname.split(".")
     return ".".join(parts[-2:])
-
-
-def _kwarg(fn: FunctionInfo) -> str:
-    return next((p.name for p in fn.facts.params if p.kind == "kwarg"), "")
-
-
-def _forwards_kwargs(eff: Effect, kwarg: str) -> bool:
-    return bool(kwarg) and any(a.star == 2 and a.text == kwarg for a in eff.args)
-
-
-def _positional_index(params: tuple[Param, ...], name: str) -> int | None:
-    pos = [p for p in params if p.kind in ("pos", "posonly")][1:]  # without self
-    for i, p in enumerate(pos):
-        if p.name == name:
-            return i
-    return None
-
-
-def _caller_ops(super_ev: Event, name: str, value: str) -> list[Op] | None:
-    """Pass ``name=value`` in C's super call; pop it from forwarded **kwargs first."""
-    callee = super_ev.callee
-    if callee is None:
-        return None
-    eff = super_ev.effect
-    fn = super_ev.fn
-    positional = _positional_index(callee.facts.params, name)
-    if positional is not None and any(a.star == 1 for a in eff.args):
-        return None  # a forwarded *args may already fill that parameter positionally
-    explicit = eff.detail == "explicit"
-    ops: list[Op] = [
-        SetKeyword(
-            fn.module.path,
-            eff.span.line,
-            eff.span.col,
-            name,
-            value,
-            positional=None if positional is None else positional + (1 if explicit else 0),
-        )
-    ]
-    kwarg = _kwarg(fn)
-    if _forwards_kwargs(eff, kwarg):
-        span = eff.stmt_span or eff.span
-        ops.insert(0, InsertBefore(fn.module.path, span.line, f'{kwarg}.pop("{name}", None)\n'))
-    return ops
-
-
-def _add_param(fn: FunctionInfo, name: str) -> AddParam:
-    kwonly = any(p.kind in ("vararg", "kwonly") for p in fn.facts.params)
-    return AddParam(fn.module.path, fn.facts.span.line, fn.facts.name, name, kwonly)
-
-
-def _thread_ops(ev: Event, name: str) -> list[Op] | None:
-    """Make the intermediate init ``ev.fn`` accept ``name`` and pass it on in its super call."""
-    fn, eff = ev.fn, ev.effect
-    params = {p.name: p for p in fn.facts.params}
-    explicit = [a for a in eff.args if a.keyword == name]
-    passes = any(a.text == name for a in explicit)
-    if name in params and passes:
-        return []
-    if explicit:
-        return None  # it sets the flag itself (e.g. `flag=build`): the caller cannot reach it
-    if name in params:
-        return None  # a parameter of that name it does not pass on: maybe another meaning
-    if _forwards_kwargs(eff, _kwarg(fn)):
-        return []  # it travels in **kwargs
-    ops: list[Op] = []
-    if name not in params:
-        ops.append(_add_param(fn, name))
-    ops.append(SetKeyword(fn.module.path, eff.span.line, eff.span.col, name, name))
-    return ops
 
 
 def _statement_source(ev: Event) -> str | None:
