@@ -201,6 +201,27 @@ class EffectLog:
                     node=sub,
                 )
             elif (
+                isinstance(recv, ast.Call)
+                and isinstance(recv.func, ast.Name)
+                and recv.func.id == "super"
+                and len(recv.args) == 2
+                and self.self_name
+                and is_name(recv.args[1], self.self_name)
+                and (start := dotted(recv.args[0]))
+                and sub.func.attr != "__init__"
+            ):
+                # ``super(X, self).method()``: the method after X in the object's MRO
+                self.add(
+                    "call",
+                    stmt,
+                    guard,
+                    name=sub.func.attr,
+                    detail="super2",
+                    target=start,
+                    args=self.call_args(sub),
+                    node=sub,
+                )
+            elif (
                 self.self_name
                 and sub.func.attr != "__init__"
                 and sub.args

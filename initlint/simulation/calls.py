@@ -240,6 +240,12 @@ class CallEffects(StoreEffects):
             if idx is None:
                 return None
             return self.simulator.index.lookup_method(mro, eff.name, idx + 1)
+        if eff.detail == "super2":  # ``super(X, self).method()``: after X in the MRO
+            owner = frame.call.fn.owner
+            named = self.simulator.index.resolve(owner.module, eff.target) if owner else None
+            if named is None or named.kind != "class" or named.name not in self.position:
+                return None
+            return self.simulator.index.lookup_method(mro, eff.name, self.position[named.name] + 1)
         fn = self.simulator.index.lookup_method(mro, eff.name)
         if fn is None or fn.facts.is_classmethod:
             return None

@@ -391,6 +391,9 @@ SPECS: dict[str, dict[str, Spec]] = {
         "pkg.early:SeededGrid": ((4,), {}),
         "pkg.dropped:WithHead": ((8,), {}),
         "pkg.dropped:Headless": ((8,), {}),
+        "pkg.hooks:Layered": ((8,), {}),
+        "pkg.hooks:WithExtra": ((8,), {}),
+        "pkg.hooks:SkipsExtra": ((8,), {}),
     },
     "discarded_build_deleted": {
         "pkg.layers:Encoder": ((8, 4), {}),
