@@ -110,19 +110,24 @@ def _discard(sim: Simulation, first: Event, after: Sequence[Event]) -> Discard |
             by.append(e)
         elif e.kind not in _STORES:
             break  # a use of the value (``after`` holds only stores of the name and uses)
-    if not by or not _ours(first, by[0]) or _aliased(first) or first.memo:
+    if not by or not _ours(sim, first, by[0]) or _aliased(first) or first.memo:
         # (a memoised factory's object lives on in its cache: shared, not thrown away)
         return None
     return Discard(first, tuple(by), not cut and _covers(first, by))
 
 
-def _ours(first: Event, second: Event) -> bool:
+def _ours(sim: Simulation, first: Event, second: Event) -> bool:
     """Which pairs IL005 reports in this class's simulation: work of the class's own code
-    replaced (by itself, or by the ancestors' afterwards), and an ancestor's build that the
-    class's own code drops for a constant (``self.head = None``). An ancestor's build rebuilt
-    after ``super().__init__()`` is IL001-IL003's; one the ancestors replace themselves is
-    reported on the ancestor that does it."""
+    replaced (by itself, or by the ancestors' afterwards); an ancestor's build replaced,
+    during ``super().__init__()``, by the class's own code (an override of a hook the
+    ancestor calls); and an ancestor's build that the class's own code drops for a constant
+    (``self.head = None``). An ancestor's build rebuilt after ``super().__init__()`` is
+    IL001-IL003's; one the ancestors replace themselves is reported on the ancestor that
+    does it."""
     if not first.ancestor:
+        return True
+    owner = second.fn.owner
+    if second.ancestor and owner is not None and owner.qualname == sim.cls.qualname:
         return True
     # (a registration replaced, by a constant too, is IL001's)
     plain = first.kind == "assign" and second.kind == "assign"

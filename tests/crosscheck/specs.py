@@ -394,6 +394,7 @@ SPECS: dict[str, dict[str, Spec]] = {
         "pkg.hooks:Layered": ((8,), {}),
         "pkg.hooks:WithExtra": ((8,), {}),
         "pkg.hooks:SkipsExtra": ((8,), {}),
+        "pkg.hooks:Rebuilt": ((8,), {}),
     },
     "discarded_build_deleted": {
         "pkg.layers:Encoder": ((8, 4), {}),

@@ -50,6 +50,7 @@ SHAPES = [
     ("early", "SeededGrid", "grid", [(4,)]),
     ("dropped", "Headless", "head", [(8,)]),
     ("hooks", "SkipsExtra", "decoder", [(8,)]),
+    ("hooks", "Rebuilt", "decoder", [(8,)]),
 ]
 # A value that lives on (wrapped, kept in a container) or is built on one path only.
 NEVER_REPEATED = {("wrapped", "mixer"), ("contained", "mixer"), ("exclusive", "mixer")}
