@@ -47,12 +47,11 @@ Checks for a value stored on `self` (an attribute, a submodule, a buffer or a pa
 that the same construction replaces before anything reads it: twice in one `__init__`, in
 a helper method it calls and then in `__init__`, or by the subclass before its
 `super().__init__()` and then by the ancestor; an ancestor's build that the subclass's own
-code replaces during `super().__init__()` (its override of a hook the ancestor calls); or an
-ancestor's build that the subclass
-drops for a constant after `super().__init__()` (`self.head = None`), which no rebuild
-replaces. (An ancestor's build that the subclass builds again is IL001-IL003's.) A build in
-an ancestor has no fix here: other classes run that code too; a flag there can switch it
-off.
+code replaces during `super().__init__()` (its override of a hook the ancestor calls); or
+an ancestor's build that the subclass drops for a constant after `super().__init__()`
+(`self.head = None`), which no rebuild replaces. (An ancestor's build that the subclass
+builds again after `super().__init__()` is IL001-IL003's.) A build in an ancestor has no
+fix here: other classes run that code too; a flag there can switch it off.
 
 Anything that may see the first value between the two stores is a use, and nothing is
 reported: reading `self.x` (wrapping it, `self.x = Wrapper(self.x)`; putting it in a
