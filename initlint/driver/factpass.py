@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from initlint.cache import content_key
-from initlint.driver.forkpool import ForkPool, PoolFuture
 from initlint.facts.cache import FactsCache, pickle_facts, unpickle_facts
 from initlint.facts.extract import read_self_calls
 from initlint.facts.load import (
@@ -26,9 +25,11 @@ from initlint.records import dataclass
 from initlint.sources import UnreadableError, read_bytes
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
     from concurrent.futures import ProcessPoolExecutor as _Pool
 
-# Imported when a pool is needed: it pulls in multiprocessing and logging (~10 ms a run).
+# The pool class, set by tests; else concurrent.futures', imported when a pool starts (it pulls
+# in multiprocessing and logging, which a warm run does without).
 ProcessPoolExecutor: type[_Pool] | None = None
 # Below this many files to parse, a pool costs more than it saves.
 POOL_THRESHOLD = 48
@@ -109,14 +110,12 @@ def _unpack(chunk: Chunk, cache: FactsCache) -> Iterator[FactsOutcome]:
             yield outcome
 
 
-def _pool_class() -> type[_Pool] | type[ForkPool]:
+def _pool_class() -> type[_Pool]:
     if ProcessPoolExecutor is not None:  # set by tests
         return ProcessPoolExecutor
-    if hasattr(os, "fork"):
-        return ForkPool
-    from concurrent.futures import ProcessPoolExecutor as pool  # pragma: no cover - Windows
+    from concurrent.futures import ProcessPoolExecutor as pool
 
-    return pool  # pragma: no cover
+    return pool
 
 
 def _chunks(todo: list[Path], jobs: int) -> list[list[Path]]:
@@ -152,7 +151,7 @@ def compute_facts(
     jobs: int,
     prefilter: bool = True,
     cache: FactsCache | None = None,
-    chunks: list[PoolFuture] | None = None,
+    chunks: list[Future[object]] | None = None,
 ) -> FactPass:
     """Facts for many files, in a process pool when there are enough of them; the pool is
     at work when this returns. Cache hits come first; with a pool, they come once every
@@ -162,7 +161,7 @@ def compute_facts(
     chunk."""
     own = cache is None
     store = FactsCache(root, fingerprint, use_cache) if cache is None else cache
-    futures: list[PoolFuture] = [] if chunks is None else chunks
+    futures: list[Future[object]] = [] if chunks is None else chunks
     todo: list[Path] = []
     hits: list[FactsOutcome] = []
     if store.exists():
@@ -174,7 +173,7 @@ def compute_facts(
                 hits.append(hit)
     else:  # no cache (cold, or --no-cache): nothing to look up here, the workers read all
         todo = list(paths)
-    pool: _Pool | ForkPool | None = None
+    pool: _Pool | None = None
     groups = [todo]
     if jobs > 1 and len(todo) >= POOL_THRESHOLD:
         store.disconnect()  # no connection crosses the fork into the workers
@@ -183,8 +182,6 @@ def compute_facts(
             pool = _pool_class()(max_workers=jobs)
             for chunk in groups:
                 futures.append(pool.submit(_worker, (chunk, store.enabled, prefilter)))
-            if isinstance(pool, ForkPool):
-                pool.start()
         except (OSError, RuntimeError):  # no pool (sandbox, frozen app): serial
             if pool is not None:
                 pool.shutdown(wait=True, cancel_futures=True)
@@ -199,8 +196,8 @@ class FactPass:
 
     def __init__(
         self,
-        pool: _Pool | ForkPool | None,
-        futures: list[PoolFuture],
+        pool: _Pool | None,
+        futures: list[Future[object]],
         groups: list[list[Path]],
         hits: list[FactsOutcome],
         cache: FactsCache,

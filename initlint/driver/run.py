@@ -66,7 +66,7 @@ from initlint.simulation.engine import Simulator
 from initlint.sources import overlay_active
 
 if TYPE_CHECKING:
-    from initlint.driver.forkpool import PoolFuture
+    from concurrent.futures import Future
 
 
 @no_collections
@@ -134,7 +134,7 @@ class _FactPasses:
     def __init__(self, request: _Request, cache: FactsCache) -> None:
         self.request = request
         self.cache = cache
-        self.chunks: list[PoolFuture] = []  # the pool's futures, once it started
+        self.chunks: list[Future[object]] = []  # the pool's futures, once it started
         self.passes: list[FactPass] = []
 
     def start(self, files: Iterable[Path]) -> None:

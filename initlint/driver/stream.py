@@ -10,7 +10,7 @@ from initlint.driver.gctune import age_objects
 from initlint.facts.load import FactsOutcome
 
 if TYPE_CHECKING:
-    from initlint.driver.forkpool import PoolFuture
+    from concurrent.futures import Future
 
 
 class FactsStream:
@@ -18,7 +18,7 @@ class FactsStream:
     check loop and the index's loads share the one pass, and nothing is read twice."""
 
     def __init__(
-        self, outcomes: Iterator[FactsOutcome], paths: Iterable[Path], chunks: list[PoolFuture]
+        self, outcomes: Iterator[FactsOutcome], paths: Iterable[Path], chunks: list[Future[object]]
     ) -> None:
         self._outcomes = outcomes
         self._expected = set(paths)
