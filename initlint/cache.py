@@ -10,7 +10,7 @@ files of the user's that a store's pruning would delete.
 
 :class:`BlobTable` keeps bytes by key in one SQLite file (the facts cache,
 ``initlint.facts.cache``, is one); :class:`BlobCache` keeps pickled values as files (located
-ranges, the last run's per-file results, the walk), each written to a temp file and moved
+ranges, the last run's per-file results), each written to a temp file and moved
 into place with os.replace. Concurrent runs never see a half-written entry; an entry that
 fails to load (truncated, garbage, a foreign object) is ignored, recomputed and rewritten.
 

@@ -62,7 +62,7 @@ def find_dependents(
     """Project file -> a given file it depends on, for every project file outside ``given``
     with a class that inherits, directly or not, from a class of a given file."""
     del jobs  # the search reads bytes only; the few candidates are loaded one by one
-    module_paths = project_modules(root, settings, use_cache)
+    module_paths = project_modules(root, settings)
     given_set = {Path(p) for p in given}
     classes: dict[Path, list[tuple[str, set[str]]]] = {}
     for path, _ in module_paths.values():

@@ -1,4 +1,4 @@
-"""The stamp that keys the results and walk caches to initlint's own source."""
+"""The stamp that keys the results cache to initlint's own source."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ check loop, the forked copy that shares its last part); ``factpass``: the fact
 pass in concurrent.futures' process pool; ``stream``: the fact pass's outcomes as they
 come; ``split``: the forked copy's share of the check;
 ``results``: the last run's per-file results, and which still hold; ``fixes``: fixes'
-edits attached to stored results (JSON, SARIF); ``walk``: the project walk's cache;
+edits attached to stored results (JSON, SARIF); ``walk``: the project walk;
 ``gctune``: rare garbage collections. It imports ``initlint.pipeline``, which never
 imports it (docs/architecture.md).
 """

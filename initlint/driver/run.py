@@ -171,7 +171,7 @@ class _CheckRun:
         root, settings, cwd = request.root, request.settings, request.cwd
         use_cache = request.use_cache
         self.roots = source_roots(root, settings)
-        walked, module_paths = project_map(root, self.roots, settings, use_cache)
+        walked, module_paths = project_map(root, self.roots, settings)
         for file in disc.report:  # a report file the walk did not meet (excluded, outside)
             if str(file) not in walked:
                 named = module_name_for(file, self.roots)
