@@ -9,11 +9,8 @@ through the same launcher with nothing patched. Variants:
 - ``records``: ``initlint.records`` replaced, before anything imports it, by a module whose
   ``dataclass`` is ``dataclasses.dataclass`` (``field_values``: ``attrgetter`` over the
   fields);
-- ``forkpool``: ``factpass._pool_class`` returns ``concurrent.futures.ProcessPoolExecutor``,
-  imported when the first pool starts (a warm run starts none);
 - ``split``: ``split.check_in_two`` / ``split.attach_in_two`` replaced, before the driver
   imports them, by the plain loop (this process checks every file / attaches every fix);
-- ``walk``: ``walk.project_map`` called with ``use_cache=False`` (always walk, store nothing);
 - ``gc``: ``gctune.no_collections`` an identity decorator and ``gctune.age_objects`` a no-op
   (before the driver imports them), and ``cli._no_collections`` a ``nullcontext``;
 - ``exit``: the launcher calls ``initlint.cli.main()`` instead of ``initlint.cli.run()``
@@ -23,6 +20,9 @@ through the same launcher with nothing patched. Variants:
   for an unreadable skeleton: the whole text is parsed;
 - ``partial`` (JSON runs only: the fixer renders edits only for ``--format json``/``sarif``):
   ``transform.rewrite_parts`` returns None, so every fix takes the whole-source libcst parse.
+
+The fork pool and the walk cache were measured too (results/speed_mechanisms.md) and did not
+pay: the code now has the plain way, so there is nothing left to switch off.
 
 Each round runs, in an order rotated from round to round, every variant cold (the
 ``.initlint_cache`` folder removed first: a user's first run, which writes the cache) and
@@ -90,16 +90,6 @@ import initlint
 sys.modules["initlint.records"] = m
 """,
     ),
-    "forkpool": (
-        "fork pool (driver/forkpool.py)",
-        """
-import initlint.driver.factpass as fp
-def _pool_class():  # imported when a pool starts, as the plain way would (not on warm runs)
-    from concurrent.futures import ProcessPoolExecutor
-    return ProcessPoolExecutor
-fp._pool_class = _pool_class
-""",
-    ),
     "split": (
         "forked second half (driver/split.py)",
         PRELOAD
@@ -110,15 +100,6 @@ def check_in_two(rest, run, with_plans):
         run.check(f)
 s.check_in_two = check_in_two
 s.attach_in_two = lambda diags, attach, cache: attach(diags)
-""",
-    ),
-    "walk": (
-        "walk cache (driver/walk.py)",
-        PRELOAD
-        + """
-w = preload("initlint.driver.walk")
-_map = w.project_map
-w.project_map = lambda root, roots, settings, use_cache: _map(root, roots, settings, False)
 """,
     ),
     "gc": (
@@ -153,7 +134,7 @@ t.rewrite_parts = lambda source, ops: None
 # The launcher's patches import modules a check would import under cli._no_collections
 # (GC off) anyway; they do so with GC off too, so that only the mechanism differs. Not for
 # ``gc`` (that is the point) nor ``partial`` (libcst is imported with GC on in a check).
-GC_OFF_WHILE_PATCHING = {"records", "forkpool", "split", "walk", "skeleton"}
+GC_OFF_WHILE_PATCHING = {"records", "split", "skeleton"}
 
 
 def launcher(variant: str, argv: list[str]) -> list[str]:
@@ -210,7 +191,7 @@ def main() -> None:
     ap.add_argument("--target", default="vllm")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--variants", default="base,records,forkpool,split,walk,gc,exit,skeleton")
+    ap.add_argument("--variants", default="base,records,split,gc,exit,skeleton")
     ap.add_argument("--json-variants", default="base,split,partial")
     ap.add_argument("--ruff", default=shutil.which("ruff") or "ruff")
     ap.add_argument("--timeout", type=float, default=600)
@@ -307,7 +288,8 @@ def render(report: dict[str, Any]) -> str:
         "| A / ruff | B / ruff | with CPU s | without CPU s | CPU (B - A)/A | output same |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
-    for name in PATCHES:
+    names = dict.fromkeys(k.split()[1] for k in s if k != "ruff" and k.split()[1] != "base")
+    for name in names:
         for fmt in ("text", "json"):
             for kind in ("cold", "warm"):
                 a, b = s.get(f"{fmt} base {kind}"), s.get(f"{fmt} {name} {kind}")
