@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from initlint.facts.model import Cond
 from initlint.index.records import ClassInfo
 from initlint.rules.base import (
     Analyses,
@@ -35,7 +36,9 @@ construction performs that setup instead.
 
 An attribute that every reader in the class's MRO reads only through `getattr(self, "x",
 default)` or `hasattr(self, "x")` is optional: switching it off leaves nothing missing, and
-is not reported.
+is not reported. Nor is setup in one arm of an `if` whose other arm the flag switches on,
+when that arm builds something (`if deep_stem: self.stem = ... else: self.conv1 = ...`):
+the flag chose one of the ancestor's two setups, and the class gets the other.
 
 Severity: `error` when the missing setup is heavy work (a buffer, a module with parameters),
 `warning` when it is light (see IL003 for what counts).
@@ -104,6 +107,7 @@ class Child(Base):
 def find_disabled(sim: Simulation) -> list[Finding]:
     """IL004: C passes a flag that switches off ancestor setup nothing else performs."""
     performed = {(e.kind, e.name) for e in sim.events if not e.shadow}
+    built = [e for e in sim.events if not e.shadow and e.kind in _BUILDS and e.cost >= LIGHT]
     by_origin: dict[Origin, list[Event]] = {}
     for e in sim.events:
         if not e.shadow or not e.ancestor:
@@ -114,6 +118,8 @@ def find_disabled(sim: Simulation) -> list[Finding]:
                 continue
             if ("buffer", e.name) in performed or ("assign", e.name) in performed:
                 continue
+            if any(_other_arm(e, x) for x in built):
+                continue  # the flag picked the ancestor's other setup
             by_origin.setdefault(origin, []).append(e)
     if by_origin:
         classes = [c for q in sim.mro if (c := _class(sim, q)) is not None]
@@ -140,6 +146,22 @@ def find_disabled(sim: Simulation) -> list[Finding]:
             )
         )
     return out
+
+
+_BUILDS = ("buffer", "assign")
+
+
+def _other_arm(off: Event, on: Event) -> bool:
+    """Whether ``on`` ran in the other arm of an ``if`` that switched ``off`` off: the same
+    call of the same function, under the opposite of one of ``off``'s conditions."""
+    if on.frame != off.frame or on.fn is not off.fn:
+        return False
+    conds = on.effect.guard
+    return any(_opposite(c, d) for c in off.effect.guard for d in conds)
+
+
+def _opposite(a: Cond, b: Cond) -> bool:
+    return (a.op == "not" and a.args == (b,)) or (b.op == "not" and b.args == (a,))
 
 
 def _class(sim: Simulation, qualname: str) -> ClassInfo | None:

@@ -291,6 +291,9 @@ SPECS: dict[str, dict[str, Spec]] = {
         "pkg.cache:CachelessDecoder": ((4,), {}),
         "pkg.cache:MasklessDecoder": ((4,), {}),
     },
+    "flag_picks_other_setup": {
+        f"pkg.stem:{name}": ((4,), {}) for name in ("Backbone", "DeepBackbone", "CachelessBackbone")
+    },
     "own_param_guard": {
         "pkg.proj:Encoder": ((4,), {}),
         "pkg.proj:ProjectedEncoder": ((4, 8), {}),  # the guard holds: a real repeat
