@@ -21,9 +21,12 @@ from initlint.simulation.values import MAYBE
 
 CODE = "IL005"
 _STORES = ("assign", "buffer")
+# What replaces a stored value: a store, or ``del self.x`` (it drops the value, as a store of
+# ``None`` would; it is never a build itself).
+_REPLACES = (*_STORES, "delete")
 # Events that change or hand out the attribute's object in place: what they do to it may
 # matter, so the value counts as used (``self.layers.append(x)``, ``self.a.b = c``).
-_IN_PLACE = ("mutate", "nested", "delete")
+_IN_PLACE = ("mutate", "nested")
 # More undecided conditions than this among the replacements: not enumerated (a "possibly").
 _MAX_KEYS = 8
 
@@ -44,13 +47,16 @@ def find_discards(sim: Simulation) -> list[RepeatFinding]:
     store after it)."""
     stores: dict[str, list[Event]] = {}
     uses: dict[str, list[Event]] = {}  # by name; "*": what may read every attribute
+    # (``del self.x`` reads x only to drop it: its statement's touch is no use of x)
+    dropped = {(e.frame, e.effect.span, e.name) for e in sim.events if e.kind == "delete"}
     for e in sim.events:
         if e.shadow:
             continue
-        if e.kind in _STORES:
+        if e.kind in _REPLACES:
             stores.setdefault(e.name, []).append(e)
         for name in _used(e, sim.mro):
-            uses.setdefault(name, []).append(e)
+            if (e.frame, e.effect.span, name) not in dropped:
+                uses.setdefault(name, []).append(e)
     found: dict[int, Discard] = {}
     for name, built in stores.items():
         if len(built) < 2:
@@ -58,7 +64,7 @@ def find_discards(sim: Simulation) -> list[RepeatFinding]:
         seen = sorted([*uses.get(name, ()), *uses.get("*", ())], key=lambda e: e.index)
         keys = [e.index for e in seen]
         for k, first in enumerate(built[:-1]):
-            if _placeholder(first):
+            if first.kind == "delete" or _placeholder(first):
                 continue
             # the later stores of the name and what may use it, in the construction's order
             after = sorted(
@@ -100,7 +106,7 @@ def _discard(sim: Simulation, first: Event, after: Sequence[Event]) -> Discard |
     for e in after:
         if never_both(first, e) or other_values(first.assume, e.assume):
             continue  # never runs in a construction where ``first`` ran
-        if e.kind in _STORES and e.name == name:
+        if e.kind in _REPLACES and e.name == name:
             how = relation(sim, first, e)
             if how in ("exclusive", "fallback"):
                 continue  # another arm, or an ``except`` handler's store (the build failed)
@@ -108,7 +114,10 @@ def _discard(sim: Simulation, first: Event, after: Sequence[Event]) -> Discard |
                 break  # whenever ``first`` runs, its frame returns before this store
             cut = cut or how == "maybe"
             by.append(e)
-        elif e.kind not in _STORES:
+            if e.kind == "delete" and _runs_with(first, e):
+                break  # the value is gone: what is stored after it replaces nothing
+
+        elif e.kind not in _REPLACES:
             break  # a use of the value (``after`` holds only stores of the name and uses)
     if not by or not _ours(sim, first, by[0]) or _aliased(first) or first.memo:
         # (a memoised factory's object lives on in its cache: shared, not thrown away)
@@ -129,9 +138,16 @@ def _ours(sim: Simulation, first: Event, second: Event) -> bool:
     owner = second.fn.owner
     if second.ancestor and owner is not None and owner.qualname == sim.cls.qualname:
         return True
+    if second.ancestor:
+        return False
+    if second.kind == "delete":  # dropped; rebuilt after the ``del``, it is IL001-IL003's
+        return not any(
+            e.kind in _STORES and e.name == second.name and e.index > second.index
+            for e in sim.events
+            if not e.shadow
+        )
     # (a registration replaced, by a constant too, is IL001's)
-    plain = first.kind == "assign" and second.kind == "assign"
-    return plain and not second.ancestor and second.value_const
+    return first.kind == "assign" and second.kind == "assign" and second.value_const
 
 
 def _used(e: Event, mro: tuple[str, ...]) -> tuple[str, ...]:
@@ -254,6 +270,10 @@ def _no_fix(found: Discard) -> str:
         owner = first.fn.owner
         where = owner.qualname.rsplit(".", 1)[-1] if owner is not None else "an ancestor"
         return f"the build runs in {where}'s code, for its other users too: switch it off there"
+    dropped = next((e for e in found.by if e.kind == "delete"), None)
+    if dropped is not None:
+        line = dropped.effect.span.line
+        return f"`del self.{first.name}` (line {line}) drops it: remove the two together"
     if not found.always:
         return "the build is replaced on some paths only; it is used on the others"
     if first.possibly:

@@ -220,6 +220,8 @@ class Recorder:
         self._stored_count = 0
         self._stores = 0  # storage events so far (buffers, parameters, attributes)
         self.discards: list[Discard] = []
+        # what a drop being recorded held, and its kind (``_dropped``)
+        self._drop_held: tuple[Any, EventKind] | None = None
 
     @property
     def roots(self) -> tuple[str, ...] | None:
@@ -236,6 +238,7 @@ class Recorder:
             ("register_buffer", self._wrap_register("buffer")),
             ("register_parameter", self._wrap_register("parameter")),
             ("__setattr__", self._wrap_setattr),
+            ("__delattr__", self._wrap_delattr),
         ):
             original = module.__dict__[name]
             self._saved.append((module, name, original))
@@ -284,25 +287,14 @@ class Recorder:
 
         @functools.wraps(original)
         def __setattr__(module: Any, name: str, value: Any) -> None:
-            if value is None and not self._inside:
-                held = _held(module, name)
-                if isinstance(held, tensor_type | module_type):
-                    # a module or tensor dropped for nothing: the build that made it is
-                    # thrown away (recorded as a store of nothing, so it shows as a repeat)
-                    if isinstance(held, module_type):
-                        self._discard(module, name, held)
-                    original(module, name, value)
-                    kind: EventKind = "attribute"
-                    if isinstance(held, parameter_type):
-                        kind = "parameter"
-                    elif name in module.__dict__.get("_buffers", ()):
-                        kind = "buffer"
-                    self._add(kind, module, name, value, sys._getframe(1))
-                    self._records[-1].replaced = _weak(held)
-                    return
+            if value is None and not self._inside and self._dropped(module, name):
+                original(module, name, value)
+                self._record_drop(module, name, sys._getframe(1))
+                return
             if self._inside or not isinstance(value, tensor_type | module_type):
                 original(module, name, value)
                 return
+            kind: EventKind
             if isinstance(value, module_type):
                 kind = "attribute"  # a submodule: its bytes are its parameters and buffers
             elif isinstance(value, parameter_type):
@@ -328,6 +320,45 @@ class Recorder:
             self._records[-1].replaced = _weak(held)
 
         return __setattr__
+
+    def _wrap_delattr(self, original: Any) -> Any:
+        @functools.wraps(original)
+        def __delattr__(module: Any, name: str) -> None:
+            frame = sys._getframe(1)
+            # (torch's own re-plumbing, e.g. parametrize moving a weight into its
+            # parametrization, hands the tensor on: not a build thrown away)
+            ours = not str(frame.f_globals.get("__name__", "")).startswith("torch.")
+            if self._inside or not ours or not self._dropped(module, name):
+                original(module, name)
+                return
+            original(module, name)
+            self._record_drop(module, name, frame)
+
+        return __delattr__
+
+    def _dropped(self, module: Any, name: str) -> bool:
+        """Whether ``module.name`` holds a module or tensor (a drop of it throws a build
+        away); if so, what it holds and its kind are kept for :meth:`_record_drop`."""
+        held = _held(module, name)
+        if not isinstance(held, self._torch.Tensor | self._torch.nn.Module):
+            return False
+        kind: EventKind = "attribute"
+        if isinstance(held, self._torch.nn.Parameter):
+            kind = "parameter"
+        elif name in module.__dict__.get("_buffers", ()):
+            kind = "buffer"
+        self._drop_held = (held, kind)
+        return True
+
+    def _record_drop(self, module: Any, name: str, frame: Any) -> None:
+        """A module or tensor dropped (set to None, or deleted): the build that made it is
+        thrown away, recorded as a store of nothing so that it shows as a repeat."""
+        assert self._drop_held is not None  # (set by the _dropped that said yes)
+        (held, kind), self._drop_held = self._drop_held, None
+        if isinstance(held, self._torch.nn.Module):
+            self._discard(module, name, held)
+        self._add(kind, module, name, None, frame)
+        self._records[-1].replaced = _weak(held)
 
     def _discard(self, parent: Any, name: str, old: Any) -> None:
         try:

@@ -394,6 +394,10 @@ SPECS: dict[str, dict[str, Spec]] = {
         "pkg.early:SeededGrid": ((4,), {}),
         "pkg.dropped:WithHead": ((8,), {}),
         "pkg.dropped:Headless": ((8,), {}),
+        **{
+            f"pkg.dropped:{name}": ((8,), {})
+            for name in ("Trimmed", "Swapped", "Scratch", "Probed")
+        },
         "pkg.hooks:Layered": ((8,), {}),
         "pkg.hooks:WithExtra": ((8,), {}),
         "pkg.hooks:SkipsExtra": ((8,), {}),

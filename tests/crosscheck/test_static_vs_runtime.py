@@ -112,6 +112,11 @@ DISAGREEMENTS: dict[tuple[str, str], str] = {
         "and is then filled in; the runtime counts any second store of a module, but an "
         "identity holds nothing and computes nothing (IL005 reports no placeholder)"
     ),
+    ("discarded_builds", "pkg.dropped:Probed"): (
+        "definitions differ, static is right: the mixer is read (its parameters counted) "
+        "before `del self.mixer`, so its build was used; the runtime sees a build and a drop "
+        "and does not see reads"
+    ),
     ("project_class_construction", "pkg.model:Child"): (
         "tracer gap, static is right: IL003 on `self.vocab = Vocab(path)` (the file is read "
         "twice), but a Vocab is not a tensor and Vocab.__init__ runs on another object"
@@ -244,6 +249,10 @@ def _what(code: str, stmt: ast.stmt) -> tuple[str, str]:
         attr = _assigned(stmt)
         if attr is not None:
             return "attribute", attr
+        if isinstance(stmt, ast.Delete) and len(stmt.targets) == 1:
+            deleted = _self_attr(stmt.targets[0])
+            if deleted is not None:
+                return "attribute", deleted  # dropped: recorded as a store of nothing
     elif code == "IL003":
         attr = _assigned(stmt)
         if attr is not None:

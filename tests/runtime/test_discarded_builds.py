@@ -49,6 +49,8 @@ SHAPES = [
     ("paths", "Routed", "norm", [(8, True), (8, False)]),
     ("early", "SeededGrid", "grid", [(4,)]),
     ("dropped", "Headless", "head", [(8,)]),
+    ("dropped", "Trimmed", "head", [(8,)]),
+    ("dropped", "Scratch", "mixer", [(8,)]),
     ("hooks", "SkipsExtra", "decoder", [(8,)]),
     ("hooks", "Rebuilt", "decoder", [(8,)]),
 ]
@@ -64,7 +66,8 @@ def verdicts() -> dict[tuple[str, str], tuple[str, str]]:
     analysis = analyze([CASE], cwd=CASE, jobs=1, use_cache=False)
     out = {}
     for d in analysis.diagnostics:
-        assert d.code == "IL005"
+        if d.code != "IL005":
+            continue  # (a rebuild after `del` is IL003's: tests/crosscheck checks it)
         named = re.match(r"(?:\w+ )?`(?:self\.)?(\w+)`", d.message)
         assert named is not None, d.message
         # (the classes constructed: a statement of an ancestor is reported for its subclass)
