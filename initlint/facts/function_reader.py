@@ -114,6 +114,16 @@ class FunctionReader(EffectLog):
                 self.calls_in(stmt.value, guard, stmt)
                 self.use(stmt.value, None)
                 self.add("return", stmt, guard, value=to_expr(stmt.value))
+        elif isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                module = alias.name if alias.asname else alias.name.partition(".")[0]
+                local = alias.asname or module
+                self.add("import", stmt, guard, name=local, target=module)
+        elif isinstance(stmt, ast.ImportFrom):
+            module = "." * stmt.level + (stmt.module or "")
+            for alias in stmt.names:
+                local = alias.asname or alias.name
+                self.add("import", stmt, guard, name=local, target=module, detail=alias.name)
         elif isinstance(stmt, ast.Delete):
             for target in stmt.targets:
                 key = self.kwargs_key(target)
@@ -237,6 +247,11 @@ class FunctionReader(EffectLog):
                     filled = func.attr in MUTATORS and isinstance(func.value, ast.Name)
                     fill = to_expr(value) if filled else None
                     self.add("objattr", stmt, guard, name=root, value=fill)
+            elif isinstance(func, ast.Attribute) and (held := self.self_attr(func.value)):
+                # A method of an object self holds, called for what it does (a quantisation
+                # method creating the layer's weights): that work is the caller's cost.
+                args = self.call_args(value)
+                self.add("held_call", stmt, guard, name=func.attr, target=held, args=args)
         self.calls_in(value, guard, stmt)
         self.use(value, None)
 

@@ -107,6 +107,8 @@ EffectKind = Literal[
     "nested",
     "delete",
     "touch",
+    "held_call",
+    "import",
 ]
 ParamKind = Literal["posonly", "pos", "vararg", "kwonly", "kwarg"]
 
@@ -126,7 +128,11 @@ class Effect:
     ``scaling.update(...)``, ``n += 1``) |
     ``nested`` (name = the ``self`` attribute holding an object, detail = the part of it
     replaced, value: ``self.attn.qkv = Linear(...)``) | ``delete`` (name = attribute:
-    ``del self.x``) | ``touch`` (reads, writes, strict).
+    ``del self.x``) | ``touch`` (reads, writes, strict) | ``held_call`` (target = the ``self``
+    attribute holding an object, name = the method called on it for its effects, args:
+    ``self.quant_method.create_weights(self, ...)`` as a statement) | ``import`` (an import
+    in the function: name = the local it binds, target = the module, dots for its level,
+    detail = the name imported from it; ``from .unquant import Method``).
 
     A ``touch`` comes first among the effects of a statement (or of an ``if``/loop/``with``
     head) that reads or writes ``self`` attributes: ``reads`` and ``writes`` name them

@@ -149,6 +149,10 @@ class NameResolver(ModuleSet):
         base = pkg_parts[: len(pkg_parts) - (level - 1)]
         return ".".join([*base, module] if module else base) or None
 
+    def resolve_import(self, mod: Module, imp: ImportFacts) -> Target | None:
+        """What the import ``imp``, written in ``mod`` (in a function too), binds."""
+        return self._import_target(mod, imp, 0)
+
     def _import_target(self, mod: Module, imp: ImportFacts, depth: int) -> Target | None:
         name = imp.name
         if name is None:

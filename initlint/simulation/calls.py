@@ -88,6 +88,17 @@ class CallEffects(StoreEffects):
             unkeyed=self.unkeyed,
         )
 
+    def on_held_call(self, frame: Frame, ctx: EffectContext) -> None:
+        """``self.held.method(...)``: work on another object. The cost model prices it as
+        part of the class's construction; the simulation, which follows ``self``, has
+        nothing to record (the statement's touch says what it reads and may change)."""
+        return None
+
+    def on_import(self, frame: Frame, ctx: EffectContext) -> None:
+        """An import inside the function: the simulation resolves names through the module
+        as before; the cost model reads these to find a class the function imports."""
+        return None
+
     def on_super_init(self, frame: Frame, ctx: EffectContext) -> Call | BodyError | None:
         """``super().__init__(...)``: its event, and the ancestor's ``__init__`` to run (or
         what torch's or object's does)."""

@@ -11,7 +11,7 @@ import builtins
 from dataclasses import field
 from fnmatch import fnmatchcase
 
-from initlint.facts.model import Body, BodyError, Effect, Expr
+from initlint.facts.model import Body, BodyError, Effect, Expr, ImportFacts
 from initlint.index.project import ProjectIndex
 from initlint.index.records import NO_BINDINGS, ClassInfo, FunctionInfo, Module, Target
 from initlint.records import dataclass
@@ -51,6 +51,8 @@ class CostModel:
     cheap_calls: tuple[str, ...] = ()
     _fn_memo: dict[tuple[str, str], int] = field(default_factory=dict)
     _cls_memo: dict[str, int] = field(default_factory=dict)
+    # each constructed class's self attributes -> the project classes stored there
+    _held_memo: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
     memos: MemoFinder = field(init=False)  # the memoised factories (``memo_finder``)
 
     def __post_init__(self) -> None:
@@ -353,6 +355,8 @@ class CostModel:
             elif kind == "call":
                 callee = self.callee_of(fn.module, eff, mro)
                 c = NONE if callee is None else self.function_cost(callee, mro)
+            elif kind == "held_call":
+                c = self._held_call_cost(eff, mro)
             elif kind == "objattr" and eff.value is not None and "." not in eff.name:
                 # a local container filled: it holds what went in
                 c = self.expr_cost(eff.value, fn.module, mro, local_cost)
@@ -370,6 +374,65 @@ class CostModel:
                 if result == HEAVY:
                     break
         return result
+
+    def _held_call_cost(self, eff: Effect, mro: tuple[str, ...]) -> Priced:
+        """What ``self.<held>.<method>(...)`` costs: the method's work, for each project
+        class the construction stores in that attribute (``self.quant_method =
+        UnquantizedLinearMethod()``). An object of a class it does not know is not priced."""
+        result: Priced = NONE
+        for qual in self._held_classes(mro).get(eff.target, ()):
+            held_mro = self.index.mro(qual).classes
+            method = self.index.lookup_method(held_mro, eff.name)
+            if method is not None:
+                result = highest(result, self.function_cost(method, held_mro))
+        return result
+
+    def _held_classes(self, mro: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+        """The project classes the ``__init__`` chain of ``mro`` constructs into each ``self``
+        attribute (``self.x = Cls(...)``)."""
+        key = mro[0] if mro else ""
+        known = self._held_memo.get(key)
+        if known is not None:
+            return known
+        held: dict[str, tuple[str, ...]] = {}
+        for qual in mro:
+            cinfo = self.index.class_info(qual)
+            init = cinfo.facts.method("__init__") if cinfo is not None else None
+            if cinfo is None or init is None or qual.startswith("torch."):
+                continue
+            body = init.load()
+            if isinstance(body, BodyError):
+                continue
+            imported = {e.name: e for e in body.effects if e.kind == "import"}
+            made: dict[str, list[Expr]] = {}  # a local's values: ``m = Method()``, ``self.m = m``
+            for eff in body.effects:
+                value = eff.value
+                if eff.kind == "local" and value is not None and value.kind == "call":
+                    made.setdefault(eff.name, []).append(value)
+                if eff.kind != "assign" or value is None:
+                    continue
+                calls = made.get(value.name, []) if value.kind == "name" else [value]
+                for call in calls:
+                    if call.kind != "call":
+                        continue
+                    local = imported.get(call.name)
+                    if local is not None:  # (bound in the function: Python looks there first)
+                        target = self.index.resolve_import(cinfo.module, _import_facts(local))
+                    else:
+                        target = self.index.resolve(cinfo.module, call.name)
+                    if target is not None and target.kind == "class":
+                        held[eff.name] = (*held.get(eff.name, ()), target.name)
+        self._held_memo[key] = held
+        return held
+
+
+def _import_facts(eff: Effect) -> ImportFacts:
+    """The ``import`` effect ``eff`` as the import it is."""
+    module = eff.target.lstrip(".")
+    level = len(eff.target) - len(module)
+    if not eff.detail:  # ``import a.b as c`` (or ``import a``)
+        return ImportFacts(eff.name, module, line=eff.span.line)
+    return ImportFacts(eff.name, module, eff.detail, level, line=eff.span.line)
 
 
 def _made_here(e: Expr, locals_: Costs) -> bool:

@@ -365,6 +365,8 @@ class _Run(CallEffects):
         "mutate": StoreEffects.on_stored_value,
         "call": CallEffects.on_call,
         "super_init": CallEffects.on_super_init,
+        "held_call": CallEffects.on_held_call,
+        "import": CallEffects.on_import,
     }
 
 

@@ -291,6 +291,17 @@ SPECS: dict[str, dict[str, Spec]] = {
         "pkg.cache:CachelessDecoder": ((4,), {}),
         "pkg.cache:MasklessDecoder": ((4,), {}),
     },
+    "cost_held_object": {
+        "pkg.layers:MethodLinear": ((4, 4), {}),
+        "pkg.layers:Block": ((4,), {}),
+        "pkg.layers:WideBlock": ((4,), {}),
+        "pkg.layers:LateLinear": ((4, 4), {}),
+        "pkg.layers:LateBlock": ((4,), {}),
+        "pkg.layers:WideLateBlock": ((4,), {}),
+        "pkg.layers:PickedLinear": ((4, 4), {}),
+        "pkg.layers:PickedBlock": ((4,), {}),
+        "pkg.layers:WidePickedBlock": ((4,), {}),
+    },
     "flag_picks_other_setup": {
         f"pkg.stem:{name}": ((4,), {}) for name in ("Backbone", "DeepBackbone", "CachelessBackbone")
     },
