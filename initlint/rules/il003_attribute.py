@@ -23,7 +23,8 @@ filled in the same method (`self.layers = nn.ModuleList()` then `self.layers.app
 a loop, `self.heads["x"] = ...`) costs what went into it.
 
 Severity follows the ancestor's build that is thrown away:
-- `error` (heavy): a tensor; a module that owns a matrix-sized parameter or buffer
+- `error` (heavy): a tensor of two or more dimensions, or of one whose size is known and
+  larger than one; a module that owns a matrix-sized parameter or buffer
   (`nn.Linear`, `nn.Embedding`, a project module whose construction is heavy, a
   `ModuleList` of such); file I/O; `from_pretrained`/`from_config`/`torch.load`-style
   loading; `copy.deepcopy` of any of these.
@@ -39,6 +40,11 @@ Severity follows the ancestor's build that is thrown away:
   element, or none (a size of 0, an `UninitializedParameter`), a copy of an object
   initlint cannot see into. A module that keeps one tensor stays heavy
   (`nn.Linear(a, b, bias=False)` still owns its weight).
+- `warning`, possibly (unknown): a tensor of one dimension whose size is not known
+  (`torch.ones(hidden)`: a bias or a norm's weight, or a table of positions), or a project
+  module whose heaviest part is one; what initlint cannot follow. A module whose weights a
+  method of an object it holds creates (`self.quant_method.create_weights(self, ...)`) costs
+  what that method builds.
 A memoised factory (`functools.cache`, `lru_cache`, a module-level cache dict, also one
 read through a lookup helper) asked again with equal arguments returns the object it built
 before: no rebuild, no finding. So does a plain wrapper whose every `return` hands back such

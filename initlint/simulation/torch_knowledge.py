@@ -318,8 +318,9 @@ def tensor_cost(last: str, call: Expr, bound: Bound = NO_BOUND) -> int:
     numbers written out in the code: a scalar, a literal list of at most SMALL_NUMEL numbers
     (``torch.tensor([0, shard])``, also through a local holding the list); or a sized one of
     at most one element (``torch.zeros(1)``, ``torch.empty(0)``, a shape whose size argument
-    is bound to 0). Any other size (``torch.zeros(max_num_tokens)``, ``torch.ones(hidden)``,
-    ``torch.zeros(4)``) is HEAVY."""
+    is bound to 0). UNKNOWN for one dimension of a size not known here
+    (``torch.ones(hidden)``, ``torch.zeros(max_num_tokens)``). Any other size
+    (``torch.empty(rows, cols)``, ``torch.zeros(4)``) is HEAVY."""
     args = call.children
     if isinstance(call.value, int) and not isinstance(call.value, bool):
         args = args[: call.value]  # the positional arguments; the rest are keywords
@@ -337,13 +338,26 @@ def tensor_cost(last: str, call: Expr, bound: Bound = NO_BOUND) -> int:
         return HEAVY
     if last in SIZED_FACTORIES:
         shaped = first.kind == "op" and first.name == "tuple"
-        held = first.kind == "name" and (v := bound.get(first.name)) is not None
-        if last == "full" or shaped or (held and v is not None and v.kind == "args"):
+        v = bound.get(first.name) if first.kind == "name" else None
+        packed = v is not None and v.kind == "args"  # a shape held in a local
+        if last == "full" or shaped or packed:
             args = args[:1]  # one shape argument
         n = numel(args, bound)
         if n is not None and n <= 1:
             return LIGHT
+        one = _one_dimension(first, v) if shaped or packed else len(args) == 1
+        if n is None and one:
+            # one dimension of a size not known here: a bias or a norm's weight (light), or
+            # a table of vocabulary or positions (heavy)
+            return UNKNOWN
     return HEAVY
+
+
+def _one_dimension(shape: Expr, held: Val | None) -> bool:
+    """Whether a shape written as a tuple (or held in a local) has exactly one dimension."""
+    items: tuple[object, ...] = held.items if held is not None else shape.children
+    starred = held is None and any(c.kind == "op" and c.name == "*" for c in shape.children)
+    return len(items) == 1 and not starred
 
 
 def library_cost(name: str, call: Expr | None = None, bound: Bound = NO_BOUND) -> int:
