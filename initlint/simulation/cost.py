@@ -8,6 +8,7 @@ memoised factory (``memo_finder``) costs nothing.
 from __future__ import annotations
 
 import builtins
+from collections.abc import Iterator
 from dataclasses import field
 from fnmatch import fnmatchcase
 
@@ -403,27 +404,33 @@ class CostModel:
             body = init.load()
             if isinstance(body, BodyError):
                 continue
-            imported = {e.name: e for e in body.effects if e.kind == "import"}
-            made: dict[str, list[Expr]] = {}  # a local's values: ``m = Method()``, ``self.m = m``
-            for eff in body.effects:
-                value = eff.value
-                if eff.kind == "local" and value is not None and value.kind == "call":
-                    made.setdefault(eff.name, []).append(value)
-                if eff.kind != "assign" or value is None:
-                    continue
-                calls = made.get(value.name, []) if value.kind == "name" else [value]
-                for call in calls:
-                    if call.kind != "call":
-                        continue
-                    local = imported.get(call.name)
-                    if local is not None:  # (bound in the function: Python looks there first)
-                        target = self.index.resolve_import(cinfo.module, _import_facts(local))
-                    else:
-                        target = self.index.resolve(cinfo.module, call.name)
-                    if target is not None and target.kind == "class":
-                        held[eff.name] = (*held.get(eff.name, ()), target.name)
+            for attr, cls in self._stored_classes(cinfo.module, body):
+                held[attr] = (*held.get(attr, ()), cls)
         self._held_memo[key] = held
         return held
+
+    def _stored_classes(self, module: Module, body: Body) -> Iterator[tuple[str, str]]:
+        """(attribute, class) for each ``self.x = Cls(...)`` of ``body``, also through a local
+        (``m = Cls()``, ``self.x = m``) and a class imported in the function (which Python
+        binds there, before the module's names)."""
+        imported = {e.name: e for e in body.effects if e.kind == "import"}
+        made: dict[str, list[Expr]] = {}  # a local's values
+        for eff in body.effects:
+            value = eff.value
+            if eff.kind == "local" and value is not None and value.kind == "call":
+                made.setdefault(eff.name, []).append(value)
+            if eff.kind != "assign" or value is None:
+                continue
+            for call in made.get(value.name, []) if value.kind == "name" else [value]:
+                if call.kind != "call":
+                    continue
+                local = imported.get(call.name)
+                if local is not None:
+                    target = self.index.resolve_import(module, _import_facts(local))
+                else:
+                    target = self.index.resolve(module, call.name)
+                if target is not None and target.kind == "class":
+                    yield eff.name, target.name
 
 
 def _import_facts(eff: Effect) -> ImportFacts:
