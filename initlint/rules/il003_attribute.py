@@ -20,7 +20,11 @@ Checks for `self.attr = <expensive>` after `super().__init__()` when the ancesto
 already assigned an expensive value (a tensor, a submodule, loaded data) to the same attribute.
 Cheap values (constants, names, attribute reads, `None`) are never reported. A container
 filled in the same method (`self.layers = nn.ModuleList()` then `self.layers.append(...)` in
-a loop, `self.heads["x"] = ...`) costs what went into it.
+a loop, `self.heads["x"] = ...`) costs what went into it. A build the ancestors themselves
+then set to a constant on every path (`self.x = None` later in their `__init__`) is gone
+before the class's rebuild, which replaces the constant: not reported. An assignment to a
+property runs its setter (`@x.setter`), which is followed as the method it is: what it
+stores is what counts.
 
 Severity follows the ancestor's build that is thrown away:
 - `error` (heavy): a tensor of two or more dimensions, or of one whose size is known and

@@ -37,6 +37,9 @@ def find_repeats(sim: Simulation) -> list[RepeatFinding]:
     buffers: dict[str, list[Event]] = {}
     assigns: dict[str, list[Event]] = {}
     calls: dict[str, list[Event]] = {}
+    # Constants the ancestors store for sure (``self.x = None``): a build before one is
+    # dropped by the ancestors themselves, and a later rebuild replaces the constant.
+    reset: dict[str, list[int]] = {}
     deletes, created = deletions(sim)
     for e in live:
         if not e.ancestor:
@@ -45,6 +48,8 @@ def find_repeats(sim: Simulation) -> list[RepeatFinding]:
             buffers.setdefault(e.name, []).append(e)
         elif e.kind == "assign" and e.expensive:
             assigns.setdefault(e.name, []).append(e)
+        elif e.kind == "assign" and e.value_const and e.status != MAYBE:
+            reset.setdefault(e.name, []).append(e.index)
         elif e.kind == "call" and e.expensive and e.callee is not None:
             calls.setdefault(e.callee.qualname, []).append(e)
 
@@ -74,6 +79,9 @@ def find_repeats(sim: Simulation) -> list[RepeatFinding]:
             maybe_args = {i for i, v in verdicts.items() if v not in (SAME, DIFFER)}
         # The ancestor's build and this one sit under guards that exclude each other.
         before = [b for b in before if not never_both(b, e)]
+        if code == "IL003":
+            drops = reset.get(e.name, ())
+            before = [b for b in before if not any(b.index < d < e.index for d in drops)]
         before = [b for b in before if ruled_out_by_delete(b, e, deletes, created) is None]
         if not before:
             return None

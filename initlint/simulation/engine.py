@@ -13,9 +13,10 @@ their own, one over the other: ``run_state`` (what a run knows), ``expressions``
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import ClassVar
 
-from initlint.facts.model import Body, BodyError, Cond, Const, Effect, EffectKind, Param
+from initlint.facts.model import Arg, Body, BodyError, Cond, Const, Effect, EffectKind, Param
 from initlint.index.project import ProjectIndex
 from initlint.index.records import ClassInfo, FunctionInfo, Module, Target
 from initlint.simulation.calls import CallEffects
@@ -307,8 +308,19 @@ class _Run(CallEffects):
         ctx = self._effect_context(frame, i, eff)
         if ctx is None:
             return None
+        if eff.kind == "assign" and eff.value is not None and self._setter(eff.name):
+            # ``self.x = v`` on a property runs its setter: the call ``setter(self, v)``
+            arg = Arg(eff.value, eff.name)
+            setter = replace(eff, kind="call", detail="self", args=(arg,), value=None)
+            return CallEffects.on_call(self, frame, ctx._replace(effect=setter))
         handler = _Run._EFFECT_HANDLERS.get(eff.kind)
         return None if handler is None else handler(self, frame, ctx)
+
+    def _setter(self, name: str) -> bool:
+        """Whether ``name`` is a property with a setter on the object under construction (the
+        MRO's last definition of ``name`` is decorated ``@<name>.setter``)."""
+        fn = self.simulator.index.lookup_method(self.sim.mro, name)
+        return fn is not None and f"{name}.setter" in fn.facts.decorators
 
     def _effect_context(self, frame: Frame, i: int, eff: Effect) -> EffectContext | None:
         """Decide the guards of one effect and note them on the frame and the run; None
