@@ -116,7 +116,7 @@ class Planner:
         if resim.conflicts > f.sim.conflicts:
             # the flag would reach a call that already sets it: a TypeError
             return f"passing `{flag.param}` would pass it twice to a call in the chain"
-        kept = keeps_state(f.sim, _under_flag(f.sim, flag), top_super)
+        kept = keeps_state(f.sim, _switched_off(f.sim, resim, flag), top_super)
         if isinstance(kept, str):
             return f"flag `{flag.param}`: {kept}"
         value = flag_value(kept.cond, flag.off_value)
@@ -387,6 +387,26 @@ def _attr(f: RepeatFinding) -> str:
 
 def _what(f: RepeatFinding) -> str:
     return f"self.{f.first.name}()" if f.first.kind == "call" else f"self.{f.first.name}"
+
+
+def _switched_off(sim: Simulation, resim: Simulation, flag: FlagRef) -> list[Event]:
+    """The ancestor work passing the flag switches off: what it guards, and whatever else
+    does not run once it is passed (an ancestor may hand the flag on to its own base, whose
+    work it gates too), found by comparing the construction with the flag and without."""
+    still = {_event_key(e) for e in resim.events if not e.shadow}
+    guarded = _under_flag(sim, flag)
+    seen = {e.index for e in guarded}
+    gone = [
+        e
+        for e in sim.events
+        if e.ancestor and not e.shadow and e.index not in seen and _event_key(e) not in still
+    ]
+    return sorted([*guarded, *gone], key=lambda e: e.index)
+
+
+def _event_key(e: Event) -> tuple[str, int, str, str]:
+    """What identifies a piece of work across two simulations of one class."""
+    return (e.fn.qualname, id(e.effect), e.kind, e.name)
 
 
 def _under_flag(sim: Simulation, flag: FlagRef) -> list[Event]:
