@@ -11,6 +11,7 @@ from pathlib import Path
 
 from initlint.fixplan import DeleteStatement, FixPlan
 from initlint.rules.base import RepeatFinding
+from initlint.simulation.levels import NONE
 from initlint.simulation.reads import statement_events
 from initlint.sources import UnreadableError, read_source
 
@@ -35,6 +36,27 @@ def delete_discarded(f: RepeatFinding) -> FixPlan | str:
     span = first.effect.stmt_span or first.effect.span
     if not _only_stores(first.fn.module.path, span.line, span.end_line, first.name):
         return "the statement that builds it does more than store it"
+    # The value is registered where the replacing store runs, not where it was built: if
+    # other modules or tensors are registered in between, they come first now, and with
+    # them ``parameters()``'s order, which optimizer state saved by position depends on.
+    between = [
+        e.name
+        for e in sim.events
+        if first.index < e.index < f.event.index
+        and e.kind in ("assign", "buffer")
+        and e.name != first.name
+        and e.cost > NONE
+        and not e.shadow
+    ]
+    if between and first.cost > NONE:
+        moved = ", ".join(f"`self.{n}`" for n in dict.fromkeys(between))
+        return FixPlan(
+            "unsafe",
+            f"delete the discarded build (`self.{first.name}` then comes after {moved} "
+            "in the registration order: state_dict() and parameters() are ordered by it)",
+            (DeleteStatement(first.fn.module.path, span.line),),
+            4,
+        )
     return FixPlan(
         "safe",
         "delete the discarded build",

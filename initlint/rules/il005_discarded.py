@@ -118,7 +118,10 @@ class Layer(nn.Module):
 When the discarded build is replaced on every path, and its statement does nothing but
 that store (no other call, no other attribute written, `self` not handed to the code that
 builds the value, no local bound), the fix deletes it: the object
-ends with the same state and no path does more work. The fix is safe. No fix is offered
+ends with the same state and no path does more work. The fix is safe, unless other
+modules or tensors are registered between the build and its replacement: the value is then
+registered after them, which changes the order of `parameters()` (and so how optimizer
+state saved by position lines up); that fix is unsafe, and says so. No fix is offered
 when the build is replaced on some paths only (it is the value the others keep), when the
 replacement is an ancestor's (other subclasses may rely on the ancestor's own build), or
 when the statement does more than the store; the help line says which.

@@ -1,0 +1,42 @@
+"""IL005's delete fix keeps the registration order, or says it does not: deleting a build
+that a later store replaces registers the value where that store runs. With other modules
+registered in between, ``parameters()`` comes out in another order (optimizer state saved by
+position would pair with the wrong tensors), so that fix is unsafe and says why."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from initlint.api import check
+
+SOURCE = """
+from torch import nn
+
+
+class Adjacent(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.score = nn.Linear(d, d)
+        self.score = nn.Linear(d, 2 * d)
+        self.proj = nn.Linear(d, d)
+
+
+class Interleaved(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.score = nn.Linear(d, d)
+        self.proj = nn.Linear(d, d)
+        self.gate = nn.Linear(d, d)
+        self.score = nn.Linear(d, 2 * d)
+"""
+
+
+def test_a_delete_that_moves_a_module_past_others_is_unsafe(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "order"\n')
+    (tmp_path / "layers.py").write_text(SOURCE)
+    report = check([tmp_path], cwd=tmp_path, use_cache=False)
+    fixes = {d.class_name.rsplit(".", 1)[-1]: d.fix for d in report.diagnostics}
+    adjacent, interleaved = fixes["Adjacent"], fixes["Interleaved"]
+    assert adjacent is not None and adjacent.applicability == "safe"
+    assert interleaved is not None and interleaved.applicability == "unsafe"
+    assert "`self.proj`, `self.gate` in the registration order" in interleaved.message
