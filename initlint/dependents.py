@@ -25,6 +25,7 @@ from initlint.driver.walk import project_modules
 from initlint.facts.cache import FactsCache
 from initlint.facts.load import facts_for, facts_or_empty
 from initlint.facts.model import ModuleFacts
+from initlint.index.loading import ProjectFiles
 from initlint.index.project import ProjectIndex
 from initlint.index.records import Module
 from initlint.settings import Settings
@@ -115,7 +116,7 @@ def _confirmed(
         return facts_or_empty(facts_for(path, cache, prefilter=False))
 
     try:
-        index = ProjectIndex(dict(module_paths), load)
+        index = ProjectIndex(dict(module_paths), ProjectFiles(load))
         names = {Path(p): name for name, (p, _) in module_paths.items()}
         out: dict[Path, Path] = {}
         for path, origin in sorted(candidates.items()):

@@ -80,7 +80,7 @@ def old_verify(analysis: Analysis, plan: FixPlan, finding: Finding) -> str | Non
     for op in plan.ops:
         by_file.setdefault(op.path, []).append(op)
     index = analysis.index
-    overlay = ProjectIndex(dict(index.module_paths), index.load)
+    overlay = ProjectIndex(dict(index.module_paths), index.loader)
     try:
         fixed = {p: extract_facts(decode(old_render(p, ops).new)[0]) for p, ops in by_file.items()}
     except (FixError, OSError, UnicodeError, UnreadableError) as exc:

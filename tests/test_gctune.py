@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-import initlint.driver.run as run
+import initlint.pipeline.setup as setup
 from initlint.driver import analyze
 from initlint.driver.gctune import no_collections
 
@@ -47,13 +47,13 @@ def test_a_check_run_collects_nothing_while_it_runs(
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "0"\n')
     (tmp_path / "m.py").write_text("class A:\n    def __init__(self):\n        self.x = 1\n")
     during: list[bool] = []
-    real = run.discover
+    real = setup.discover
 
     def discover(*args: object, **kwargs: object) -> object:
         during.append(gc.isenabled())
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(run, "discover", discover)
+    monkeypatch.setattr(setup, "discover", discover)
     gc.enable()
     analyze([tmp_path], cwd=tmp_path, use_cache=False, jobs=1)
     assert during == [False]

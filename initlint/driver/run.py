@@ -1,20 +1,19 @@
-"""The check run: settings, discovery, the fact pass streaming into the pipeline's check of
-each file, the caches, the report."""
+"""The check run: the set-up, the fact pass streaming into the pipeline's check of each
+file, the caches, the report."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from initlint.diagnostics import Diagnostic
-from initlint.discovery import Discovery, discover, find_root
 from initlint.driver import factpass
 from initlint.driver.factpass import FactPass, compute_facts, default_jobs
 from initlint.driver.fixes import attach_fixes
 from initlint.driver.gctune import age_objects, no_collections
+from initlint.driver.loading import RunLoader
 from initlint.driver.results import (
     FixInputs,
     Previous,
@@ -25,15 +24,10 @@ from initlint.driver.results import (
 from initlint.driver.split import check_in_two
 from initlint.driver.stream import FactsStream
 from initlint.driver.walk import project_map
-from initlint.environment import Distribution, ModuleFinder
 from initlint.facts.cache import FactsCache
-from initlint.facts.load import FactsRead, facts_for, facts_or_empty
-from initlint.facts.model import ModuleFacts
-from initlint.generated import GeneratedCode
+from initlint.facts.load import facts_for
 from initlint.index.modules import module_name_for
-from initlint.index.project import ProjectIndex
 from initlint.index.records import Module
-from initlint.locate import Locator
 from initlint.pipeline.analysis import Analysis, FindingKey, FixAttacher, FixPlanner
 from initlint.pipeline.check import (
     Crashed,
@@ -44,25 +38,23 @@ from initlint.pipeline.check import (
     check_module,
     triage,
 )
-from initlint.pipeline.project import (
-    dependency_facts,
-    enclosing_function,
-    project_environment,
-    source_roots,
-)
 from initlint.pipeline.report import (
     Entry,
     Share,
     comments_of,
-    file_diag,
     finish,
+)
+from initlint.pipeline.setup import (
+    Scope,
+    SetUp,
+    build_analysis,
+    discovery_problems,
+    find_scope,
+    map_project,
 )
 from initlint.progress import Progress
 from initlint.records import dataclass
-from initlint.rules.il900_internal import UnreadableFile
-from initlint.settings import Settings, load_settings
-from initlint.simulation.cost import CostModel
-from initlint.simulation.engine import Simulator
+from initlint.settings import Settings
 from initlint.sources import overlay_active
 
 if TYPE_CHECKING:
@@ -88,27 +80,18 @@ def analyze(
     ``reuse_results``: take a file's diagnostics from the last run while nothing in its
     import closure changed. ``fixes``: attach each fix's edits (JSON, SARIF) before the
     results are stored, so that a reused file's diagnostics come with theirs."""
-    cwd = (cwd or Path.cwd()).absolute()
-    paths = [p if p.is_absolute() else cwd / p for p in paths] or [cwd]
-    root = find_root(paths[0])
-    if settings is None:
-        settings = load_settings(root)
-    if overrides is not None:
-        settings = overrides(settings)
+    scope = find_scope(paths, cwd, settings, overrides)
     jobs = jobs or default_jobs()
-    disc = discover(paths, root, settings.all_excludes, settings.respect_gitignore)
-    generated = GeneratedCode()
-    if not settings.check_templates:
-        # Templates of generated code are never run: their findings are not real.
-        disc = replace(disc, report=tuple(p for p in disc.report if not generated.is_template(p)))
-    request = _Request(cwd, root, settings, jobs, use_cache, fix_planner, progress, reuse_results)
+    request = _Request(scope, jobs, use_cache, fix_planner, progress, reuse_results)
+    root, settings = scope.root, scope.settings
     facts = _FactPasses(request, FactsCache(root, settings.fingerprint(), use_cache))
-    if jobs > 1 and len(disc.report) >= factpass.POOL_THRESHOLD and not facts.cache.exists():
+    report = scope.disc.report
+    if jobs > 1 and len(report) >= factpass.POOL_THRESHOLD and not facts.cache.exists():
         # Cold: every report file is read, so the pool starts now and reads while this
         # process walks the project and builds the index.
-        facts.start(disc.report)
+        facts.start(report)
     try:
-        return _CheckRun(request, disc, facts, fixes).run()
+        return _CheckRun(request, map_project(scope, project_map), facts, fixes).run()
     finally:
         facts.close()
 
@@ -117,9 +100,7 @@ def analyze(
 class _Request:
     """What the caller asked of one run (see :func:`analyze`)."""
 
-    cwd: Path
-    root: Path
-    settings: Settings
+    scope: Scope
     jobs: int
     use_cache: bool
     fix_planner: FixPlanner | None
@@ -142,8 +123,8 @@ class _FactPasses:
         self.passes.append(
             compute_facts(
                 files,
-                req.root,
-                req.settings.fingerprint(),
+                req.scope.root,
+                req.scope.settings.fingerprint(),
                 use_cache=req.use_cache,
                 jobs=req.jobs,
                 cache=self.cache,
@@ -157,57 +138,35 @@ class _FactPasses:
 
 
 class _CheckRun:
-    """One check run, from the project walk to the stored results: the index and the
-    analysis, the fact stream, and what each report file gave. Its methods are the index's
-    loaders and the steps of the check loop; :meth:`run` is the loop and the end."""
+    """One check run, from the set-up to the stored results: the analysis over the run's
+    loader, the fact stream, and what each report file gave. Its methods are the steps of
+    the check loop; :meth:`run` is the loop and the end."""
 
     def __init__(
-        self, request: _Request, disc: Discovery, facts: _FactPasses, fixes: FixAttacher | None
+        self, request: _Request, setup: SetUp, facts: _FactPasses, fixes: FixAttacher | None
     ) -> None:
         self.request = request
-        self.disc = disc
+        self.disc = disc = setup.scope.disc
         self.fixes = fixes
         self.cache = facts.cache
-        root, settings, cwd = request.root, request.settings, request.cwd
+        root, settings, cwd = setup.scope.root, setup.scope.settings, setup.scope.cwd
         use_cache = request.use_cache
-        self.roots = source_roots(root, settings)
-        walked, module_paths = project_map(root, self.roots, settings)
-        for file in disc.report:  # a report file the walk did not meet (excluded, outside)
-            if str(file) not in walked:
-                named = module_name_for(file, self.roots)
-                if named is not None and named[0] not in module_paths:
-                    module_paths[named[0]] = (str(file), named[1])
-        self.module_paths = module_paths
-
-        self.keys: dict[Path, str] = {}  # content hash of each module's cache entry
-        self.environment = environment = project_environment(root, settings, cwd)
-        self._stream: FactsStream | None = None  # this run's fact pass, once started
-        self.index = index = ProjectIndex(
-            module_paths,
-            self.load,
-            finder=ModuleFinder(environment),
-            load_dependency=self.load_dependency,
-        )
+        self.roots = setup.roots
+        self.module_paths = module_paths = setup.module_paths
+        self.loader = loader = RunLoader(self.cache)
+        self.keys = loader.keys  # content hash of each module's cache entry
         # (nothing an editor's buffers yield is stored: each keystroke would add entries)
-        locator = Locator(enclosing_function(index), root, use_cache and not overlay_active())
-        self.sim = Simulator(
-            index, CostModel(index, settings.expensive_calls, settings.cheap_calls)
-        )
-        self.analysis = analysis = Analysis(
-            root, cwd, settings, index, environment, locator, self.sim, files=len(disc.report)
-        )
-        self.diags: list[Diagnostic] = []
-        for problem in disc.problems:
-            self.diags.append(
-                file_diag(analysis, problem.path, UnreadableFile.code, problem.message, 1, 1)
-            )
+        cache_locations = use_cache and not overlay_active()
+        self.analysis = analysis = build_analysis(setup, loader, cache_locations=cache_locations)
+        self.index, self.sim = analysis.index, analysis.simulator
+        self.diags: list[Diagnostic] = discovery_problems(analysis, disc)
 
         # Results with fixes' edits are stored apart: text output's carry none.
         flavour = "+fixes" if fixes is not None else ""
         self.results = ResultsCache(root, settings.fingerprint() + flavour, use_cache)
         self.map_key = ""
         if use_cache and not overlay_active():
-            self.map_key = results_key(module_paths, cwd) + environment.fingerprint()
+            self.map_key = results_key(module_paths, cwd) + setup.environment.fingerprint()
         reuse = request.reuse_results and use_cache
         self.previous = Previous(self.results.read(self.map_key) if reuse else None)
         self.order = {p: i for i, p in enumerate(disc.report)}
@@ -217,7 +176,7 @@ class _CheckRun:
         if not facts.passes:
             facts.start(self.todo)
         self.names = {p: module_name_for(p, self.roots) for p in self.todo}
-        self._stream = FactsStream(facts.passes[0], self.todo, facts.chunks)
+        loader.stream = FactsStream(facts.passes[0], self.todo, facts.chunks)
         self.report_modules: list[Module] = []
         # report files whose results depend on their content only
         self.self_contained: dict[Path, str] = {}
@@ -227,24 +186,9 @@ class _CheckRun:
 
     @property
     def stream(self) -> FactsStream:
-        assert self._stream is not None  # (set before anything is checked)
-        return self._stream
-
-    # -- the index's loaders ---------------------------------------------------------------
-    def load(self, path: Path) -> ModuleFacts:
-        stream = self._stream
-        outcome = stream.wait_for(path) if stream is not None else None
-        if not isinstance(outcome, FactsRead) or outcome.filtered or not outcome.key:
-            outcome = facts_for(path, self.cache, prefilter=False)  # not read in the pass
-        if outcome.key:
-            self.keys[path] = outcome.key
-        return facts_or_empty(outcome)
-
-    def load_dependency(self, path: Path, dist: Distribution) -> ModuleFacts:
-        facts, key = dependency_facts(path, dist, self.cache)
-        if key:
-            self.keys[path] = key
-        return facts
+        stream = self.loader.stream
+        assert stream is not None  # (set before anything is checked)
+        return stream
 
     # -- the steps of the check loop -------------------------------------------------------
     def admit(self, file: Path) -> Module | None:

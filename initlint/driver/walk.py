@@ -1,11 +1,12 @@
-"""The project's module map: its Python files, walked, and their module names."""
+"""The project walk the driver runs: its Python files and their module names."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from initlint.discovery import walk_python_paths
-from initlint.pipeline.project import module_names, source_roots
+from initlint.pipeline import project
+from initlint.pipeline.project import source_roots
 from initlint.settings import Settings
 
 
@@ -17,8 +18,6 @@ def project_modules(root: Path, settings: Settings) -> dict[str, tuple[Path | st
 def project_map(
     root: Path, roots: list[Path], settings: Settings
 ) -> tuple[set[str], dict[str, tuple[Path | str, bool]]]:
-    """The project's Python files and their module names (the first file wins a name)."""
-    files = list(
-        walk_python_paths(root, root, settings.all_excludes, gitignore=settings.respect_gitignore)
-    )
-    return set(files), module_names(files, roots)
+    """The project's Python files and their module names (the first file wins a name), by
+    this module's ``walk_python_paths`` (a test counts the walks a run makes through it)."""
+    return project.project_map(root, roots, settings, walk_python_paths)

@@ -109,7 +109,7 @@ class Planner:
         resim = self.simulator.simulate(f.sim.cls, inject=(flag.param, flag.off_value))
         if isinstance(resim, BodyError):
             # The flag's path reads a body that does not parse: as any failure to plan, the
-            # site is reported as an internal error (``pipeline.report.to_share``'s caller).
+            # site is reported as an internal error (``pipeline.plan.plan_fixes``).
             raise BodySyntaxError(resim)
         if resim is None or _live(resim, f.first) or not _live(resim, f.event):
             return None

@@ -30,6 +30,7 @@ from initlint.fix.keys import finding_key
 from initlint.fix.state import label
 from initlint.fix.transform import FixError
 from initlint.fixplan import FixPlan, Op
+from initlint.index.loading import ProjectFiles
 from initlint.index.project import ProjectIndex
 from initlint.index.records import Module, NameTable
 from initlint.pipeline.analysis import Analysis
@@ -240,7 +241,7 @@ class Verifier:
         suffix = None
         if self._suffix is not None and self._suffix[0] == len(paths):
             suffix = self._suffix[1]
-        return kind.sharing(paths, self._load, modules, tables, suffix)
+        return kind.sharing(paths, ProjectFiles(self._load), modules, tables, suffix)
 
     def _keep_suffix(self, index: ProjectIndex) -> None:
         """The suffix table depends on the module names only: build it once, not per index."""
@@ -255,7 +256,7 @@ class Verifier:
                 self._facts.setdefault(mod.path, mod.facts)
         facts = self._facts.get(path)
         if facts is None:
-            facts = self._facts[path] = self.index.load(path)
+            facts = self._facts[path] = self.index.loader.load(path)
         return facts
 
     def _simulator(self, index: ProjectIndex) -> Simulator:

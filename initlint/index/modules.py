@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import field
 from pathlib import Path
 from typing import Self
 
 from initlint.environment import BLOCKED, STDLIB, Distribution, Found, ModuleFinder
 from initlint.facts.model import ModuleFacts
+from initlint.index.loading import ModuleLoader
 from initlint.index.records import (
     EARLIER,
     NO_BINDINGS,
@@ -74,15 +75,14 @@ class ModuleSet:
     """Holds modules (loaded on demand) and finds classes and functions by qualified name."""
 
     module_paths: dict[str, tuple[Path | str, bool]]  # a str becomes a Path when loaded
-    load: Callable[[Path], ModuleFacts]
+    loader: ModuleLoader  # reads each module's facts when the index first needs them
     modules: dict[str, Module] = field(default_factory=dict)
     _classes: dict[str, ClassInfo | None] = field(default_factory=dict)
     _suffix: dict[str, list[str]] | None = None  # last part -> dotted names, built once
     _tables: dict[str, NameTable] = field(default_factory=dict)
-    # The environment (docs/design.md): where a name the project lacks is looked up, and how a
-    # dependency file's facts are read (lazily, when resolution reaches it).
+    # The environment (docs/design.md): where a name the project lacks is looked up (a
+    # dependency file's facts are read by the loader, lazily, when resolution reaches it).
     finder: ModuleFinder | None = None
-    load_dependency: Callable[[Path, Distribution], ModuleFacts] | None = None
     dependency_paths: set[str] = field(default_factory=set)
     _env: dict[str, Found | None] = field(default_factory=dict)
     _tops: set[str] | None = None  # the project's top-level modules and regular packages
@@ -99,7 +99,7 @@ class ModuleSet:
     def sharing(
         cls,
         module_paths: dict[str, tuple[Path | str, bool]],
-        load: Callable[[Path], ModuleFacts],
+        loader: ModuleLoader,
         modules: dict[str, Module],
         tables: dict[str, NameTable],
         suffix: dict[str, list[str]] | None = None,
@@ -108,7 +108,7 @@ class ModuleSet:
         sharing what depends on them alone: per-module name tables (``tables``, rebuilt here
         for a module whose facts differ) and the suffix map (``suffix``: it depends on the
         module names only, so it holds while ``module_paths`` has the same names)."""
-        return cls(module_paths, load, modules, _suffix=suffix, _tables=tables)
+        return cls(module_paths, loader, modules, _suffix=suffix, _tables=tables)
 
     def name_tables(self) -> dict[str, NameTable]:
         """A copy of the name tables this index has built (see :meth:`sharing`)."""
@@ -128,7 +128,7 @@ class ModuleSet:
         if entry is None:
             return self._dependency_module(name)
         path = Path(entry[0])
-        mod = Module(name, path, entry[1], self.load(path))
+        mod = Module(name, path, entry[1], self.loader.load(path))
         self.modules[name] = mod
         return mod
 
@@ -199,10 +199,10 @@ class ModuleSet:
         if found is None:
             return None
         dist = found.dist or Distribution(name.partition(".")[0], "")
-        if found.namespace or self.load_dependency is None:
+        if found.namespace:
             facts = ModuleFacts()
         else:
-            facts = self.load_dependency(found.path, dist)
+            facts = self.loader.load_dependency(found.path, dist)
         mod = Module(name, found.path, found.is_package, facts, dist)
         self.modules[name] = mod
         self.dependency_paths.add(str(found.path))

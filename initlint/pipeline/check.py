@@ -1,6 +1,7 @@
 """Checking one report file: its facts outcome as one of four kinds, its module's classes
-simulated, and the rules' findings turned into its share of the report. Never raises for a
-file: a failure is that file's IL900/IL901/IL902."""
+simulated, the rules' findings grouped by site, each site's fix planned (``plan.py``), and
+the groups turned into its share of the report. Never raises for a file: a failure is that
+file's IL900/IL901/IL902."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from initlint.facts.model import BodyError, ModuleFacts
 from initlint.index.project import ProjectIndex
 from initlint.index.records import ClassInfo, Module
 from initlint.pipeline.analysis import Analysis, FixPlanner
+from initlint.pipeline.plan import PlanFailed, plan_fixes
 from initlint.pipeline.report import Entry, Share, comments_of, file_diag, finding_site, to_share
 from initlint.records import dataclass
 from initlint.rules import Finding, findings_of
@@ -37,7 +39,8 @@ def check_module(
     analysis: Analysis, sim: Simulator, mod: Module, fix_planner: FixPlanner | None
 ) -> list[Entry]:
     """The diagnostics one report file's classes give (their sites may lie elsewhere), the
-    suppressed ones marked, and the file's suppression comments."""
+    suppressed ones marked, and the file's suppression comments: its classes checked, their
+    findings grouped by site, each site's fix planned, then worded and located."""
     out: list[Entry] = list(comments_of(analysis, mod.path, mod.facts))
     findings: list[Finding] = []
     for info in analysis.index.classes_of(mod):
@@ -60,9 +63,13 @@ def check_module(
     # never reported (docs/design.md, "The environment"), whichever project class reached it.
     findings = [f for f in findings if not analysis.index.is_dependency(finding_site(f)[0])]
     analysis.findings.extend(findings)
-    for group in group_by_site(findings):
+    groups = group_by_site(findings)
+    for group, proposal in zip(groups, plan_fixes(analysis, groups, fix_planner), strict=True):
+        if isinstance(proposal, PlanFailed):
+            out.append(Share(internal_diag(analysis, group[0].sim.cls, proposal.error)))
+            continue
         try:
-            share = to_share(analysis, group, fix_planner)
+            share = to_share(analysis, group, proposal)
         except Exception as exc:  # noqa: BLE001
             out.append(Share(internal_diag(analysis, group[0].sim.cls, describe(exc))))
             continue

@@ -1,13 +1,14 @@
-"""The project around the checked files: source roots, the Python environment installed
-ancestors are read from, and the facts of a dependency's file."""
+"""The project around the checked files: source roots, the walk of its modules, the Python
+environment installed ancestors are read from, and the facts of a dependency's file."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from initlint.cache import content_key
+from initlint.discovery import walk_python_paths
 from initlint.environment import Distribution, Environment, PythonNotRun, find_environment
 from initlint.facts.cache import FactsCache
 from initlint.facts.extract import extract_facts
@@ -131,3 +132,15 @@ def module_names(
         if named is not None and named[0] not in module_paths:
             module_paths[named[0]] = (path, named[1])
     return module_paths
+
+
+def project_map(
+    root: Path,
+    roots: list[Path],
+    settings: Settings,
+    walk: Callable[..., Iterator[str]] = walk_python_paths,
+) -> tuple[set[str], dict[str, tuple[Path | str, bool]]]:
+    """The project's Python files, by ``walk`` (``discovery.walk_python_paths``), and their
+    module names (the first file wins a name)."""
+    files = list(walk(root, root, settings.all_excludes, gitignore=settings.respect_gitignore))
+    return set(files), module_names(files, roots)

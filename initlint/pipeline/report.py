@@ -12,7 +12,7 @@ from initlint.diagnostics import Diagnostic, Fix, Related
 from initlint.environment import Distribution
 from initlint.facts.model import ModuleFacts, Span
 from initlint.index.records import Module
-from initlint.pipeline.analysis import Analysis, FixPlanner, FixProposal, NoFix, Proposed
+from initlint.pipeline.analysis import Analysis, FixProposal, NoFix, Proposed
 from initlint.records import dataclass
 from initlint.rules import REGISTRY, DisabledFinding, Finding, RepeatFinding, select_codes
 from initlint.rules.base import Wording, method_label
@@ -122,8 +122,9 @@ def _owner_name(f: Finding) -> str:
     return fn.owner.qualname if fn.owner is not None else fn.qualname
 
 
-def to_share(analysis: Analysis, group: list[Finding], fix_planner: FixPlanner | None) -> Share:
-    """One file's share of the diagnostic at a site; merge_shares adds the class list."""
+def to_share(analysis: Analysis, group: list[Finding], proposal: FixProposal) -> Share:
+    """One file's share of the diagnostic at a site, with the fixer's ``proposal`` for it
+    (``pipeline/plan.py``); merge_shares adds the class list."""
     f = group[0]
     rule = REGISTRY[f.code]
     path, span = finding_site(f)
@@ -143,9 +144,6 @@ def to_share(analysis: Analysis, group: list[Finding], fix_planner: FixPlanner |
         message += (
             f"; this file is generated from {analysis.display(template)}: make the change there"
         )
-    proposal: FixProposal = NoFix()
-    if fix_planner is not None and rule.fixable and template is None and not first.external:
-        proposal = fix_planner(analysis, f)  # (never a fix on a generated file)
     no_fix = ""
     if template is not None and rule.fixable:
         no_fix = f"the file is generated from {analysis.display(template)}"

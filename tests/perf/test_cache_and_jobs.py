@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+import initlint.driver.loading as loading
 import initlint.driver.run as engine
 import initlint.driver.split as split
 from initlint.cache import CACHE_DIR
@@ -77,6 +78,7 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]:
 
     monkeypatch.setattr(engine, "compute_facts", compute)
     monkeypatch.setattr(engine, "facts_for", facts_for)
+    monkeypatch.setattr(loading, "facts_for", facts_for)  # the index's loads
     yield seen
 
 

@@ -22,6 +22,7 @@ import pytest
 
 from initlint.discovery import _excluded, _rel_str, walk_python_paths
 from initlint.facts.model import ModuleFacts
+from initlint.index.loading import ProjectFiles
 from initlint.index.modules import module_name_for
 from initlint.index.project import ProjectIndex
 from initlint.locate import suppressed_codes
@@ -241,7 +242,7 @@ def _no_load(path: Path) -> ModuleFacts:
 
 
 def _index(names: Iterable[str]) -> ProjectIndex:
-    return ProjectIndex({n: (f"/p/{n}.py", False) for n in names}, _no_load)
+    return ProjectIndex({n: (f"/p/{n}.py", False) for n in names}, ProjectFiles(_no_load))
 
 
 def test_absolute_module_matches_the_suffix_table() -> None:
@@ -266,7 +267,7 @@ def test_absolute_module_table_is_shared_by_indexes_over_the_same_names() -> Non
     assert first.absolute_module("models.mistral") == "pkg.models.mistral"
     assert first.absolute_module("models.llama") is None  # two modules end with it
     assert first._suffix is not None
-    second = ProjectIndex(dict(first.module_paths), first.load, _suffix=first._suffix)
+    second = ProjectIndex(dict(first.module_paths), first.loader, _suffix=first._suffix)
     for q in ["utils", "mistral", "llama", "pkg.models", "nothing", "models"]:
         assert second.absolute_module(q) == old_absolute_module(second, q)
 
