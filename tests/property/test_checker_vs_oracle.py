@@ -13,7 +13,8 @@ side is ``analyze()`` on the written package: the (class, buffer) pairs of its I
 a diagnostic counting for every class in ``Diagnostic.classes``. Tensor attributes
 (``self.freqs = ...``) are compared the same way against IL003, and the ``self._make()`` helper
 call against IL002: called by ancestor code, called again by C's ``__init__``, and its result
-not stored into a buffer/attribute that is itself a repeat (that pair is one finding: see IL002 in docs/rules.md).
+not stored into a buffer/attribute that is itself a repeat (that pair is one finding: IL002 in
+docs/rules.md).
 
 Agreement must be total: the generator only builds constructs the analysis claims to understand.
 Locals and kwargs.pop() under an ``if`` are pinned by the regression tests at the end (they were
