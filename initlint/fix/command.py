@@ -46,7 +46,7 @@ def fix_and_report(request: CheckRequest, load: Callable[[Path], Settings]) -> i
     remaining = list(result.remaining)
     if request.diff:
         for change in result.changes:
-            click.echo(change.diff(_display(change.path, cwd)), nl=False)
+            click.echo(change.diff(_path_as_given(change.path, cwd)), nl=False)
     elif not request.fix_only:
         emit(request, remaining, None)
     to_stderr = request.fmt != "text" or request.output_file is not None or request.fix_only
@@ -70,7 +70,8 @@ def fix_and_report(request: CheckRequest, load: Callable[[Path], Settings]) -> i
     return code
 
 
-def _display(path: Path, cwd: Path) -> str:
+def _path_as_given(path: Path, cwd: Path) -> str:
+    """``path`` as the user would write it from ``cwd`` (the diff's file names)."""
     from initlint.pipeline.analysis import display_path
 
     return display_path(path, cwd)
