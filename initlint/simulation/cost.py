@@ -30,6 +30,7 @@ from initlint.simulation.memo_finder import MemoFinder
 from initlint.simulation.torch_knowledge import (
     CHEAP_NN,
     DATA_CONVERSIONS,
+    GROWING_METHODS,
     IO_CALLS,
     LOADERS,
     METADATA_METHODS,
@@ -142,6 +143,10 @@ class CostModel:
                 best = self.expr_cost(recv, module, mro, locals_, attrs, bound)
                 if isinstance(best, BodyError) or best == HEAVY:
                     return best
+            if call.attr in GROWING_METHODS and best == UNKNOWN:
+                # ``t.outer(f)``, ``row.repeat(n, 1)``: more dimensions than the tensor
+                # it is called on, which is of a size not known here
+                return HEAVY
         if not name:
             # ``REGISTRY[kind](d)``, ``getattr(nn, name)(d)``: a callable computed at run time
             return best if recv is not None else highest(best, UNKNOWN)

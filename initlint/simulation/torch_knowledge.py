@@ -150,6 +150,10 @@ LOADERS = frozenset("from_pretrained from_config from_config_dict from_single_fi
 # Factories whose size arguments decide whether the tensor is small (a light tensor).
 SIZED_FACTORIES = frozenset("zeros ones empty full rand randn".split())
 SCALAR_FACTORIES = frozenset("tensor as_tensor scalar_tensor".split())
+# Tensor methods whose result has more dimensions than the tensor they are called on.
+GROWING_METHODS = frozenset("outer ger kron repeat tile".split())
+# Factories whose result always has one dimension, of a length their arguments give.
+RANGES = frozenset("arange linspace logspace randperm".split())
 # Calls that make an array of the values they are given, without sizes of their own: an
 # array of what a function computed from the values it holds is no bigger than they are.
 DATA_CONVERSIONS = frozenset(
@@ -319,7 +323,8 @@ def tensor_cost(last: str, call: Expr, bound: Bound = NO_BOUND) -> int:
     (``torch.tensor([0, shard])``, also through a local holding the list); or a sized one of
     at most one element (``torch.zeros(1)``, ``torch.empty(0)``, a shape whose size argument
     is bound to 0). UNKNOWN for one dimension of a size not known here
-    (``torch.ones(hidden)``, ``torch.zeros(max_num_tokens)``). Any other size
+    (``torch.ones(hidden)``, ``torch.zeros(max_num_tokens)``, ``torch.arange(0, dim, 2)``).
+    Any other size
     (``torch.empty(rows, cols)``, ``torch.zeros(4)``) is HEAVY."""
     args = call.children
     if isinstance(call.value, int) and not isinstance(call.value, bool):
@@ -350,6 +355,8 @@ def tensor_cost(last: str, call: Expr, bound: Bound = NO_BOUND) -> int:
             # one dimension of a size not known here: a bias or a norm's weight (light), or
             # a table of vocabulary or positions (heavy)
             return UNKNOWN
+    if last in RANGES and not all(_int(a, bound) is not None for a in args):
+        return UNKNOWN  # a range has one dimension too
     return HEAVY
 
 

@@ -58,7 +58,7 @@ class Shape:
     identical: bool  # C's redo computes what the ancestor's did (given the same self.n)
 
     def source(self) -> str:
-        value = "torch.arange(self.n, dtype=torch.float32)"
+        value = "torch.arange(self.n, dtype=torch.float32).outer(torch.ones(2))"
         work = {
             "buffer": f'self.register_buffer("cache", {value})',
             "attr": f"self.cache = {value}",
@@ -83,7 +83,7 @@ class Shape:
             redo = work
         else:
             size = "w" if self.child_reads else "self.n"
-            new = f"torch.ones({size}) * 3"
+            new = f"torch.ones({size}, 2) * 3"
             redo = (
                 f'self.register_buffer("cache", {new})'
                 if self.mode != "attr"
