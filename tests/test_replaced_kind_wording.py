@@ -47,7 +47,7 @@ class Dense(nn.Module):
     def __init__(self, n, bias=True):
         super().__init__()
         if bias:
-            self.bias = nn.Parameter(torch.empty(n))
+            self.bias = nn.Parameter(torch.empty(n, n))
         else:
             self.register_parameter("bias", None)
 

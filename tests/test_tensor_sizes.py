@@ -1,5 +1,6 @@
 """The cost model reads a tensor factory's sizes: empty or one-element tensors are light,
-anything it cannot size is heavy (docs/design.md, "Cost classes")."""
+one dimension it cannot size is unknown (a bias or a table), anything else it cannot size
+heavy (docs/design.md, "Cost classes")."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 from initlint.facts.expressions import to_expr
 from initlint.simulation.cost import CostModel
 from initlint.simulation.levels import HEAVY, LIGHT
+from initlint.simulation.levels import UNKNOWN as UNSIZED
 from initlint.simulation.torch_knowledge import numel
 from initlint.simulation.values import UNKNOWN, Val, const
 
@@ -33,7 +35,7 @@ def _cost(source: str, **bound: Val) -> int:
         ("torch.zeros(n, m)", {"n": const(2), "m": const(3)}, HEAVY),
         ("torch.zeros(shape)", {"shape": Val("args", items=(const(0), UNKNOWN))}, LIGHT),
         ("torch.zeros(shape)", {"shape": Val("args", items=(const(2), const(8)))}, HEAVY),
-        ("torch.zeros(max_num_tokens)", {"max_num_tokens": UNKNOWN}, HEAVY),
+        ("torch.zeros(max_num_tokens)", {"max_num_tokens": UNKNOWN}, UNSIZED),
         # a literal list with a number among its items is a vector of its length (torch
         # allows no ragged data, so the other items are numbers too)
         ("torch.tensor([0, shard], dtype=torch.int32)", {}, LIGHT),
@@ -50,13 +52,18 @@ def _cost(source: str, **bound: Val) -> int:
         ("torch.tensor(list(range(n)))", {}, HEAVY),
         ("torch.empty((n_out, n_in))", {"n_out": const(8), "n_in": UNKNOWN}, HEAVY),
         # keywords are not sizes: device=0 does not make the tensor empty
-        ("torch.zeros(n, device=0)", {}, HEAVY),
+        ("torch.zeros(n, device=0)", {}, UNSIZED),
         # a size beside an unknown one: not known to be small
         ("torch.zeros(1, n)", {}, HEAVY),
-        ("torch.zeros(n + 0)", {"n": UNKNOWN}, HEAVY),
+        ("torch.zeros(n + 0)", {"n": UNKNOWN}, UNSIZED),
         # False is a constant, not the size 0
-        ("torch.empty(flag)", {"flag": const(False)}, HEAVY),
+        ("torch.empty(flag)", {"flag": const(False)}, UNSIZED),
         ("torch.nn.parameter.UninitializedParameter()", {}, LIGHT),
+        # a range is one dimension: unknown unless its bounds are known
+        ("torch.arange(0, dim, 2)", {"dim": UNKNOWN}, UNSIZED),
+        ("torch.arange(0, 8, 2)", {}, HEAVY),
+        ("torch.zeros((n,))", {"n": UNKNOWN}, UNSIZED),
+        ("torch.zeros((n, 2))", {"n": UNKNOWN}, HEAVY),
     ],
 )
 def test_tensor_factory_cost(source: str, bound: dict[str, Val], expected: int) -> None:

@@ -25,7 +25,7 @@ from torch import nn
 class Base(nn.Module):
     def __init__(self, n=4):
         super().__init__()
-        self.register_buffer("cache", torch.zeros(n))
+        self.register_buffer("cache", torch.zeros(n, n))
 """
 REDO = """
 class {name}(Base):

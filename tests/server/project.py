@@ -14,7 +14,7 @@ class RopeBase(nn.Module):
         super().__init__()
         self.dim = dim
         if init_cache:
-            self.register_buffer("cache", torch.zeros(dim), persistent=False)
+            self.register_buffer("cache", torch.zeros(dim, dim), persistent=False)
 """
 
 # The intermediate class swallows ``init_cache``: its subclass's init_cache=False is lost.
@@ -39,7 +39,7 @@ from pkg.mid import Scaled
 class Rope4(Scaled):
     def __init__(self, dim, factor):
         super().__init__(dim, factor, init_cache=False)
-        self.register_buffer("cache", torch.ones(dim), persistent=False)
+        self.register_buffer("cache", torch.ones(dim, dim), persistent=False)
 """
 
 

@@ -133,7 +133,7 @@ async def test_unsaved_subclass_text_is_what_is_checked(
 ) -> None:
     root = make_project(tmp_path / "proj")
     clean = SUB.replace(
-        '        self.register_buffer("cache", torch.ones(dim), persistent=False)\n', ""
+        '        self.register_buffer("cache", torch.ones(dim, dim), persistent=False)\n', ""
     )
     (root / "pkg" / "sub.py").write_text(clean)
     uri = open_doc(client, root / "pkg" / "sub.py")
