@@ -25,7 +25,7 @@ SOURCE = textwrap.dedent(
     class Table(nn.Module):
         def __init__(self, dim, base):
             super().__init__()
-            self.register_buffer("t", torch.arange(dim) / base)
+            self.register_buffer("t", torch.arange(dim).outer(torch.ones(2)) / base)
 
 
     def table(dim, base=10.0, extra=None):
