@@ -57,6 +57,22 @@ class Simulator:
         # text, attributes, getters called).
         self.state_tests: dict[int, tuple[Cond, str, tuple[str, ...], tuple[str, ...]]] = {}
         self.getters: dict[tuple[str, str], str] = {}  # ``EventLog.getter_of``'s resolutions
+        self._setters: dict[str, frozenset[str]] = {}  # setter_names' results, by class
+
+    def setter_names(self, mro: tuple[str, ...]) -> frozenset[str]:
+        """The names the project classes of ``mro`` define a property setter for (a method
+        decorated ``@<name>.setter``): read once per class, not per assignment."""
+        key = mro[0] if mro else ""
+        known = self._setters.get(key)
+        if known is None:
+            known = self._setters[key] = frozenset(
+                m.name
+                for q in mro
+                if (info := self.index.class_info(q)) is not None
+                for m in info.facts.methods
+                if f"{m.name}.setter" in m.decorators
+            )
+        return known
 
     def simulate(
         self, cls: ClassInfo, inject: tuple[str, Const] | None = None
@@ -319,6 +335,8 @@ class _Run(CallEffects):
     def _setter(self, name: str) -> bool:
         """Whether ``name`` is a property with a setter on the object under construction (the
         MRO's last definition of ``name`` is decorated ``@<name>.setter``)."""
+        if name not in self.simulator.setter_names(self.sim.mro):
+            return False
         fn = self.simulator.index.lookup_method(self.sim.mro, name)
         return fn is not None and f"{name}.setter" in fn.facts.decorators
 
