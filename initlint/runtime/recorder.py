@@ -220,8 +220,6 @@ class Recorder:
         self._stored_count = 0
         self._stores = 0  # storage events so far (buffers, parameters, attributes)
         self.discards: list[Discard] = []
-        # what a drop being recorded held, and its kind (``_dropped``)
-        self._drop_held: tuple[Any, EventKind] | None = None
 
     @property
     def roots(self) -> tuple[str, ...] | None:
@@ -287,9 +285,10 @@ class Recorder:
 
         @functools.wraps(original)
         def __setattr__(module: Any, name: str, value: Any) -> None:
-            if value is None and not self._inside and self._dropped(module, name):
+            drop = self._dropped(module, name) if value is None and not self._inside else None
+            if drop is not None:
                 original(module, name, value)
-                self._record_drop(module, name, sys._getframe(1))
+                self._record_drop(module, name, sys._getframe(1), drop)
                 return
             if self._inside or not isinstance(value, tensor_type | module_type):
                 original(module, name, value)
@@ -328,33 +327,31 @@ class Recorder:
             # (torch's own re-plumbing, e.g. parametrize moving a weight into its
             # parametrization, hands the tensor on: not a build thrown away)
             ours = not str(frame.f_globals.get("__name__", "")).startswith("torch.")
-            if self._inside or not ours or not self._dropped(module, name):
-                original(module, name)
-                return
+            drop = self._dropped(module, name) if ours and not self._inside else None
             original(module, name)
-            self._record_drop(module, name, frame)
+            if drop is not None:
+                self._record_drop(module, name, frame, drop)
 
         return __delattr__
 
-    def _dropped(self, module: Any, name: str) -> bool:
-        """Whether ``module.name`` holds a module or tensor (a drop of it throws a build
-        away); if so, what it holds and its kind are kept for :meth:`_record_drop`."""
+    def _dropped(self, module: Any, name: str) -> tuple[Any, EventKind] | None:
+        """What ``module.name`` holds and its kind, when it is a module or tensor (a drop of
+        it throws a build away); None otherwise. Read before the drop: a ``del`` takes the
+        name out of ``_buffers``."""
         held = _held(module, name)
         if not isinstance(held, self._torch.Tensor | self._torch.nn.Module):
-            return False
+            return None
         kind: EventKind = "attribute"
         if isinstance(held, self._torch.nn.Parameter):
             kind = "parameter"
         elif name in module.__dict__.get("_buffers", ()):
             kind = "buffer"
-        self._drop_held = (held, kind)
-        return True
+        return held, kind
 
-    def _record_drop(self, module: Any, name: str, frame: Any) -> None:
+    def _record_drop(self, module: Any, name: str, frame: Any, drop: tuple[Any, EventKind]) -> None:
         """A module or tensor dropped (set to None, or deleted): the build that made it is
         thrown away, recorded as a store of nothing so that it shows as a repeat."""
-        assert self._drop_held is not None  # (set by the _dropped that said yes)
-        (held, kind), self._drop_held = self._drop_held, None
+        held, kind = drop
         if isinstance(held, self._torch.nn.Module):
             self._discard(module, name, held)
         self._add(kind, module, name, None, frame)
