@@ -164,6 +164,21 @@ class EffectLog:
                 )
         return tuple(out)
 
+    def _super_start(self, recv: ast.expr) -> str | None:
+        """For a receiver ``super()``: ""; for ``super(X, self)``: ``X`` as written; else
+        None."""
+        if not (
+            isinstance(recv, ast.Call)
+            and isinstance(recv.func, ast.Name)
+            and recv.func.id == "super"
+        ):
+            return None
+        if not recv.args:
+            return ""
+        if len(recv.args) == 2 and self.self_name and is_name(recv.args[1], self.self_name):
+            return dotted(recv.args[0]) or None
+        return None
+
     def calls_in(self, node: ast.AST, guard: tuple[Cond, ...], stmt: ast.stmt) -> None:
         """Record self-method calls and kwargs pops inside an expression, inner first."""
         if not self.self_name and not self.kwarg:
@@ -184,39 +199,14 @@ class EffectLog:
                     args=self.call_args(sub),
                     node=sub,
                 )
-            elif (
-                isinstance(recv, ast.Call)
-                and isinstance(recv.func, ast.Name)
-                and recv.func.id == "super"
-                and not recv.args
-                and sub.func.attr != "__init__"
-            ):
+            elif sub.func.attr != "__init__" and (start := self._super_start(recv)) is not None:
+                # ``super().method()``; ``super(X, self).method()``: the method after X
                 self.add(
                     "call",
                     stmt,
                     guard,
                     name=sub.func.attr,
-                    detail="super",
-                    args=self.call_args(sub),
-                    node=sub,
-                )
-            elif (
-                isinstance(recv, ast.Call)
-                and isinstance(recv.func, ast.Name)
-                and recv.func.id == "super"
-                and len(recv.args) == 2
-                and self.self_name
-                and is_name(recv.args[1], self.self_name)
-                and (start := dotted(recv.args[0]))
-                and sub.func.attr != "__init__"
-            ):
-                # ``super(X, self).method()``: the method after X in the object's MRO
-                self.add(
-                    "call",
-                    stmt,
-                    guard,
-                    name=sub.func.attr,
-                    detail="super2",
+                    detail="super2" if start else "super",
                     target=start,
                     args=self.call_args(sub),
                     node=sub,
