@@ -119,6 +119,24 @@ class Series:
 ENV: dict[str, str] = {}  # set in main(): bytecode caching on, for every tool alike
 
 
+def wait_tree(
+    proc: subprocess.Popen[bytes], start: float, timeout: float, poll: float = 0.005
+) -> tuple[float, int, Any]:
+    """Wait for ``proc`` (killed past ``timeout``): the seconds since ``start``, its wait
+    status and the resource usage of its process tree (``os.wait4``)."""
+    deadline = start + timeout
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.perf_counter() > deadline:
+            proc.kill()
+            pid, status, usage = os.wait4(proc.pid, 0)
+            break
+        time.sleep(poll)
+    return time.perf_counter() - start, status, usage
+
+
 def run(command: list[str], cwd: Path, timeout: float) -> Sample:
     """Run one command; wall time, CPU time and peak RSS of its process tree (wait4)."""
     start = time.perf_counter()
@@ -126,17 +144,7 @@ def run(command: list[str], cwd: Path, timeout: float) -> Sample:
         proc = subprocess.Popen(
             command, cwd=cwd, stdout=devnull, stderr=subprocess.PIPE, env=ENV or None
         )
-        deadline = start + timeout
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.perf_counter() > deadline:
-                proc.kill()
-                pid, status, usage = os.wait4(proc.pid, 0)
-                break
-            time.sleep(0.005)
-        seconds = time.perf_counter() - start
+        seconds, status, usage = wait_tree(proc, start, timeout)
         proc.returncode = os.waitstatus_to_exitcode(status)
         err = proc.stderr.read().decode("utf-8", "replace") if proc.stderr else ""
         if proc.stderr:

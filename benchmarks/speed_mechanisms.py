@@ -55,7 +55,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
-from check_speed import pick_file_to_edit, python_files  # noqa: E402
+from check_speed import pick_file_to_edit, python_files, wait_tree  # noqa: E402
 
 THRESHOLD = 0.05  # issue 30: a mechanism stays if removing it makes a run this much slower
 
@@ -154,17 +154,7 @@ def run(command: list[str], cwd: Path, env: dict[str, str], timeout: float) -> d
     with tempfile.TemporaryFile() as out:
         start = time.perf_counter()
         proc = subprocess.Popen(command, cwd=cwd, stdout=out, stderr=subprocess.PIPE, env=env)
-        deadline = start + timeout
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.perf_counter() > deadline:
-                proc.kill()
-                pid, status, usage = os.wait4(proc.pid, 0)
-                break
-            time.sleep(0.002)
-        seconds = time.perf_counter() - start
+        seconds, status, usage = wait_tree(proc, start, timeout, poll=0.002)
         err = proc.stderr.read().decode("utf-8", "replace") if proc.stderr else ""
         if proc.stderr:
             proc.stderr.close()
