@@ -1,4 +1,5 @@
-"""IL004's reader test: an attribute read only through getattr/hasattr is optional."""
+"""IL004's reader test: an attribute read only through getattr/hasattr, or not read at all,
+is not read plainly."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from initlint.driver import analyze
-from initlint.rules.readers import only_optional_reads
+from initlint.rules.readers import no_plain_reads
 
 HEAD = """\
 class Owner:
@@ -25,14 +26,14 @@ class Owner:
         ('    def f(self):\n        return getattr(self, "x", None) or self.x\n', False),
         ("    def f(self):\n        self.x += 1\n", False),
         ("    def f(self):\n        return self.x == 1\n", False),
-        ("    def f(self):\n        return self.xy\n", False),  # no reader of x at all
+        ("    def f(self):\n        return self.xy\n", True),  # no reader of x at all
         ('    def f(self):\n        y = getattr(self, "x", None)\n        return self.xy\n', True),
     ],
 )
-def test_only_optional_reads(tmp_path: Path, body: str, optional: bool) -> None:
+def test_no_plain_reads(tmp_path: Path, body: str, optional: bool) -> None:
     (tmp_path / "pyproject.toml").write_text("")
     (tmp_path / "m.py").write_text(HEAD + body)
     analysis = analyze([tmp_path], cwd=tmp_path, use_cache=False)
     info = analysis.index.class_info("m.Owner")
     assert info is not None
-    assert only_optional_reads([info], "x") is optional
+    assert no_plain_reads([info], "x") is optional

@@ -14,7 +14,7 @@ from initlint.rules.base import (
     register,
 )
 from initlint.rules.examples import BASE
-from initlint.rules.readers import only_optional_reads
+from initlint.rules.readers import no_plain_reads
 from initlint.simulation.levels import LIGHT
 from initlint.simulation.records import Event, Simulation
 from initlint.simulation.values import Origin
@@ -34,9 +34,9 @@ Checks for a super call that passes a flag (e.g. `init_cache=False`) which switc
 ancestor's buffer registration or expensive attribute setup, when nothing in the class's
 construction performs that setup instead.
 
-An attribute that every reader in the class's MRO reads only through `getattr(self, "x",
-default)` or `hasattr(self, "x")` is optional: switching it off leaves nothing missing, and
-is not reported. Nor is setup in one arm of an `if` whose other arm the flag switches on,
+An attribute that no class in the MRO reads plainly (`self.x`) leaves nothing missing when it
+is switched off, and is not reported: one that nothing reads, or that every reader reads only
+through `getattr(self, "x", default)` or `hasattr(self, "x")`. Nor is setup in one arm of an `if` whose other arm the flag switches on,
 when that arm builds something (`if deep_stem: self.stem = ... else: self.conv1 = ...`):
 the flag chose one of the ancestor's two setups, and the class gets the other.
 
@@ -124,8 +124,8 @@ def find_disabled(sim: Simulation) -> list[Finding]:
     if by_origin:
         classes = [c for q in sim.mro if (c := _class(sim, q)) is not None]
         for origin, evs in list(by_origin.items()):
-            # An attribute every reader treats as optional is not missing.
-            evs = [e for e in evs if not only_optional_reads(classes, e.name)]
+            # An attribute the classes never read, or read only optionally, is not missing.
+            evs = [e for e in evs if not no_plain_reads(classes, e.name)]
             if evs:
                 by_origin[origin] = evs
             else:

@@ -1,6 +1,6 @@
-"""How a class's code reads an attribute: plainly (``self.x``), or only optionally
-(``getattr(self, "x", None)``, ``hasattr(self, "x")``). IL004 uses it: setup switched off
-for an attribute that every reader treats as optional leaves nothing missing.
+"""Whether a class's code reads an attribute plainly (``self.x``), rather than only
+optionally (``getattr(self, "x", None)``, ``hasattr(self, "x")``) or not at all. IL004 uses
+it: setup switched off for an attribute nothing reads plainly leaves nothing missing.
 
 Read from the source text of the classes in the MRO (IL004 is rare, so this runs seldom).
 """
@@ -29,17 +29,10 @@ def _class_text(info: ClassInfo) -> str:
     return "\n".join(lines[facts.span.line - 1 : end])
 
 
-def only_optional_reads(classes: list[ClassInfo], attr: str) -> bool:
-    """True when the classes read ``self.<attr>`` only through getattr/hasattr (at least
-    once), never plainly. Assignments and registrations are not reads."""
+def no_plain_reads(classes: list[ClassInfo], attr: str) -> bool:
+    """True when the classes never read ``self.<attr>`` plainly: only through
+    getattr/hasattr, or not at all. Assignments and registrations are not reads."""
     name = re.escape(attr)
     # self.x = ... (an assignment) and self.x: T (an annotation) are not reads
     plain = re.compile(rf"\bself\.{name}\b(?!\s*(?:=(?!=)|:))")
-    optional = re.compile(rf"\b(?:getattr|hasattr)\(\s*self\s*,\s*['\"]{name}['\"]")
-    seen_optional = False
-    for info in classes:
-        text = _class_text(info)
-        if plain.search(text):
-            return False
-        seen_optional = seen_optional or bool(optional.search(text))
-    return seen_optional
+    return not any(plain.search(_class_text(info)) for info in classes)
