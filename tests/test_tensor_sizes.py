@@ -1,6 +1,6 @@
 """The cost model reads a tensor factory's sizes: empty or one-element tensors are light,
 one dimension it cannot size is unknown (a bias or a table), anything else it cannot size
-heavy (docs/design.md, "Cost classes")."""
+heavy; a weight matrix with a size of 1 is a vector (docs/design.md, "Cost classes")."""
 
 from __future__ import annotations
 
@@ -53,8 +53,17 @@ def _cost(source: str, **bound: Val) -> int:
         ("torch.empty((n_out, n_in))", {"n_out": const(8), "n_in": UNKNOWN}, HEAVY),
         # keywords are not sizes: device=0 does not make the tensor empty
         ("torch.zeros(n, device=0)", {}, UNSIZED),
-        # a size beside an unknown one: not known to be small
-        ("torch.zeros(1, n)", {}, HEAVY),
+        # a size of 1 adds no dimension: one row of an unknown width is a vector
+        ("torch.zeros(1, n)", {}, UNSIZED),
+        ("torch.zeros((1, n, 1))", {}, UNSIZED),
+        ("torch.zeros(2, n)", {}, HEAVY),
+        # a weight matrix with a size of 1 is a vector: a scoring head is light
+        ("torch.nn.Linear(d, 1)", {}, LIGHT),
+        ("torch.nn.Linear(in_features=d, out_features=1, bias=False)", {}, LIGHT),
+        ("torch.nn.Linear(d, k)", {"k": const(1)}, LIGHT),
+        ("torch.nn.Embedding(n, 1)", {}, LIGHT),
+        ("torch.nn.Linear(d, 2)", {}, HEAVY),
+        ("torch.nn.Conv2d(c, 1, 3)", {}, HEAVY),
         ("torch.zeros(n + 0)", {"n": UNKNOWN}, UNSIZED),
         # False is a constant, not the size 0
         ("torch.empty(flag)", {"flag": const(False)}, UNSIZED),

@@ -211,12 +211,38 @@ def torch_module_cost(last: str, call: Expr | None, bound: Bound = NO_BOUND) -> 
     params = TORCH_PARAMS.get(last)
     if params and all(p in TORCH_VECTORS.get(last, ()) for p in params):
         return LIGHT  # a norm layer: it owns only vectors (weight, bias, running stats)
+    if call is not None and _vector_weight(last, call, bound):
+        return LIGHT  # ``nn.Linear(width, 1)``: a weight of one row is a vector
     if not params or call is None or not call.keywords:
         return HEAVY
     keywords = _kw_consts(call, bound)
     if all(switched_off(offs, keywords) for offs in params.values()):
         return LIGHT
     return HEAVY
+
+
+# Classes whose weight has exactly the dimensions of its two size arguments.
+_MATRIX_WEIGHTS = frozenset({"Linear", "Embedding", "EmbeddingBag"})
+
+
+def _vector_weight(last: str, call: Expr, bound: Bound) -> bool:
+    """Whether the weight matrix ``call`` builds has a size of 1, which makes it a vector of
+    the other size (``nn.Linear(width, 1)``, a scoring head): its numbers grow with one
+    width, as a bias does, not with its square."""
+    if last not in _MATRIX_WEIGHTS:
+        return False
+    shape = TORCH_SHAPES[last]["weight"]
+    given = keyword_values(call)
+    positional = call.children
+    if isinstance(call.value, int) and not isinstance(call.value, bool):
+        positional = positional[: call.value]
+    for position, keyword in shape:
+        size = given.get(keyword) or (
+            positional[position] if position < len(positional) else None
+        )
+        if size is not None and _int(size, bound) == 1:
+            return True
+    return False
 
 
 _ARITH: dict[str, Callable[[int, int], int]] = {
@@ -350,7 +376,7 @@ def tensor_cost(last: str, call: Expr, bound: Bound = NO_BOUND) -> int:
         n = numel(args, bound)
         if n is not None and n <= 1:
             return LIGHT
-        one = _one_dimension(first, v) if shaped or packed else len(args) == 1
+        one = _one_dimension(first, v, bound) if shaped or packed else _one_size(args, bound)
         if n is None and one:
             # one dimension of a size not known here: a bias or a norm's weight (light), or
             # a table of vocabulary or positions (heavy)
@@ -360,11 +386,20 @@ def tensor_cost(last: str, call: Expr, bound: Bound = NO_BOUND) -> int:
     return HEAVY
 
 
-def _one_dimension(shape: Expr, held: Val | None) -> bool:
-    """Whether a shape written as a tuple (or held in a local) has exactly one dimension."""
-    items: tuple[object, ...] = held.items if held is not None else shape.children
-    starred = held is None and any(c.kind == "op" and c.name == "*" for c in shape.children)
-    return len(items) == 1 and not starred
+def _one_size(sizes: tuple[Expr, ...], bound: Bound) -> bool:
+    """Whether the sizes have one dimension besides those of size 1 (``(1, n)`` holds the n
+    numbers of a vector)."""
+    return sum(_int(s, bound) != 1 for s in sizes) == 1
+
+
+def _one_dimension(shape: Expr, held: Val | None, bound: Bound) -> bool:
+    """Whether a shape written as a tuple (or held in a local) has exactly one dimension
+    besides those of size 1."""
+    if held is not None:
+        return sum(not (i.kind == "const" and i.value == 1) for i in held.items) == 1
+    if any(c.kind == "op" and c.name == "*" for c in shape.children):
+        return False
+    return _one_size(shape.children, bound)
 
 
 def library_cost(name: str, call: Expr | None = None, bound: Bound = NO_BOUND) -> int:
