@@ -9,7 +9,12 @@ package's sources (outside the repository; nothing is committed)::
 
 Usage::
 
-    python benchmarks/heldout_check.py /tmp/heldout/test --out-dir /tmp/heldout/out
+    python benchmarks/heldout_check.py /tmp/heldout/test --out-dir /tmp/heldout/out \
+        [--python /tmp/heldout/env/bin/python]
+
+``--python`` names an environment with the packages' dependencies installed (``pip install
+--no-deps`` of their wheels), so ancestors from those libraries are read as a user's
+project would have them.
 
 For every folder under the root it runs, in that folder and one at a time::
 
@@ -39,11 +44,12 @@ def _size(root: Path) -> tuple[int, int]:
     return len(files), lines
 
 
-def check(package: Path, jobs: int) -> list[dict[str, object]]:
+def check(package: Path, jobs: int, python: Path | None) -> list[dict[str, object]]:
     """The findings of one package, as ``--format json`` gives them."""
+    environment = ["--python", str(python)] if python else []
     run = subprocess.run(
         [sys.executable, "-m", "initlint", "check", "--no-cache", "--exit-zero"]
-        + ["--format", "json", "-j", str(jobs), "."],
+        + ["--format", "json", "-j", str(jobs), *environment, "."],
         cwd=package,
         capture_output=True,
         text=True,
@@ -60,12 +66,17 @@ def main() -> None:
     parser.add_argument("root", type=Path, help="a folder holding one folder per package")
     parser.add_argument("--out-dir", type=Path, required=True)
     parser.add_argument("--jobs", "-j", type=int, default=2)
+    parser.add_argument(
+        "--python",
+        type=Path,
+        help="the interpreter of an environment holding the packages' dependencies",
+    )
     args = parser.parse_args()
     args.out_dir.mkdir(parents=True, exist_ok=True)
     print("| package | files | lines | findings | by code, severity, confidence |")
     print("|---|---:|---:|---:|---|")
     for package in sorted(p for p in args.root.iterdir() if p.is_dir()):
-        found = check(package, args.jobs)
+        found = check(package, args.jobs, args.python)
         (args.out_dir / f"{package.name}.json").write_text(json.dumps(found, indent=1) + "\n")
         files, lines = _size(package)
         kinds = collections.Counter(f"{d['code']} {d['severity']} {d['confidence']}" for d in found)
