@@ -36,9 +36,10 @@ construction performs that setup instead.
 
 An attribute that no class in the MRO reads plainly (`self.x`) leaves nothing missing when it
 is switched off, and is not reported: one that nothing reads, or that every reader reads only
-through `getattr(self, "x", default)` or `hasattr(self, "x")`. Nor is setup in one arm of an `if` whose other arm the flag switches on,
-when that arm builds something (`if deep_stem: self.stem = ... else: self.conv1 = ...`):
-the flag chose one of the ancestor's two setups, and the class gets the other.
+through `getattr(self, "x", default)` or `hasattr(self, "x")`. Nor is setup in one arm of an
+`if` whose other arm the flag switches on, when that arm builds something (`if deep_stem:
+self.stem = ... else: self.conv1 = ...`): the flag chose one of the ancestor's two setups,
+and the class gets the other.
 
 Severity: `error` when the missing setup is heavy work (a buffer, a module with parameters),
 `warning` when it is light (see IL003 for what counts).
