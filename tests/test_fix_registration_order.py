@@ -40,3 +40,52 @@ def test_a_delete_that_moves_a_module_past_others_is_unsafe(tmp_path: Path) -> N
     assert adjacent is not None and adjacent.applicability == "safe"
     assert interleaved is not None and interleaved.applicability == "unsafe"
     assert "`self.proj`, `self.gate` in the registration order" in interleaved.message
+
+
+FLAGGED = """
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self, d, build_attn=True):
+        super().__init__()
+        if build_attn:
+            self.attn = nn.Linear(d, d)
+        self.norm = nn.LayerNorm(d)
+        self.ffn = nn.Linear(d, 4 * d)
+
+
+class LastBlock(nn.Module):
+    def __init__(self, d, build_head=True):
+        super().__init__()
+        self.attn = nn.Linear(d, d)
+        if build_head:
+            self.head = nn.Linear(d, d)
+
+
+class WideAttention(Block):
+    def __init__(self, d):
+        super().__init__(d)
+        self.attn = nn.Linear(d, 2 * d)
+
+
+class WideHead(LastBlock):
+    def __init__(self, d):
+        super().__init__(d)
+        self.head = nn.Linear(d, 2 * d)
+"""
+
+
+def test_a_flag_that_moves_a_module_past_others_is_unsafe(tmp_path: Path) -> None:
+    """Switching the ancestor's build off registers the subclass's value where it runs:
+    after the norm and the feed-forward layer (unsafe, and named); a build registered last
+    keeps its place (safe)."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "order"\n')
+    (tmp_path / "blocks.py").write_text(FLAGGED)
+    report = check([tmp_path], cwd=tmp_path, use_cache=False)
+    fixes = {d.class_name.rsplit(".", 1)[-1]: d.fix for d in report.diagnostics}
+    moved, kept = fixes["WideAttention"], fixes["WideHead"]
+    assert moved is not None and moved.applicability == "unsafe"
+    assert "pass `build_attn=False`" in moved.message
+    assert "`self.norm`, `self.ffn` in the registration order" in moved.message
+    assert kept is not None and kept.applicability == "safe"

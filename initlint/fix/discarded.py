@@ -2,7 +2,8 @@
 
 The rule has shown that a later store replaces the value on every path on which it is built
 and that nothing reads it in between; what is left to check here is that the statement does
-nothing but that store, so that deleting it changes no state (docs/design.md, "Fixes")."""
+nothing but that store, so that deleting it changes no state (docs/design.md, "Fixes"); and
+what leaving a build out moves in the registration order, which the flag fixes ask too."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from initlint.fixplan import DeleteStatement, FixPlan
 from initlint.rules.base import RepeatFinding
 from initlint.simulation.levels import NONE
 from initlint.simulation.reads import statement_events
+from initlint.simulation.records import Event, Simulation
 from initlint.sources import UnreadableError, read_source
 
 _REGISTER = ("register_buffer", "register_parameter")
@@ -39,21 +41,11 @@ def delete_discarded(f: RepeatFinding) -> FixPlan | str:
     # The value is registered where the replacing store runs, not where it was built: if
     # other modules or tensors are registered in between, they come first now, and with
     # them ``parameters()``'s order, which optimizer state saved by position depends on.
-    between = [
-        e.name
-        for e in sim.events
-        if first.index < e.index < f.event.index
-        and e.kind in ("assign", "buffer")
-        and e.name != first.name
-        and e.cost > NONE
-        and not e.shadow
-    ]
-    if between and first.cost > NONE:
-        moved = ", ".join(f"`self.{n}`" for n in dict.fromkeys(between))
+    moved = moved_past(sim, first, f.event)
+    if moved:
         return FixPlan(
             "unsafe",
-            f"delete the discarded build (`self.{first.name}` then comes after {moved} "
-            "in the registration order: state_dict() and parameters() are ordered by it)",
+            f"delete the discarded build ({moved})",
             (DeleteStatement(first.fn.module.path, span.line),),
             4,
         )
@@ -62,6 +54,35 @@ def delete_discarded(f: RepeatFinding) -> FixPlan | str:
         "delete the discarded build",
         (DeleteStatement(first.fn.module.path, span.line),),
         4,
+    )
+
+
+def moved_past(
+    sim: Simulation, first: Event, later: Event, also_moved: frozenset[int] = frozenset()
+) -> str:
+    """What a fix that leaves out ``first`` (so that ``later``'s store registers the value)
+    moves it past, worded for the fix's message; "" when nothing. A module's children and
+    tensors keep the order they were first registered in, and ``state_dict()`` and
+    ``parameters()`` follow it (optimizer state saved by position depends on it): a store of
+    another costly value in between, not itself left out (``also_moved``), then comes first."""
+    if first.cost == NONE:
+        return ""
+    between = [
+        e.name
+        for e in sim.events
+        if first.index < e.index < later.index
+        and e.kind in ("assign", "buffer")
+        and e.name != first.name
+        and e.cost > NONE
+        and not e.shadow
+        and e.index not in also_moved
+    ]
+    if not between:
+        return ""
+    names = ", ".join(f"`self.{n}`" for n in dict.fromkeys(between))
+    return (
+        f"`self.{first.name}` then comes after {names} in the registration order: "
+        "state_dict() and parameters() are ordered by it"
     )
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from initlint.facts.model import BodyError, BodySyntaxError, Effect
 from initlint.facts.reads import EVERYTHING
 from initlint.fix.call_edits import add_param, caller_ops, thread_ops
-from initlint.fix.discarded import delete_discarded
+from initlint.fix.discarded import delete_discarded, moved_past
 from initlint.fix.state import flag_value, keeps_state
 from initlint.fixplan import (
     AddParam,
@@ -116,7 +116,8 @@ class Planner:
         if resim.conflicts > f.sim.conflicts:
             # the flag would reach a call that already sets it: a TypeError
             return f"passing `{flag.param}` would pass it twice to a call in the chain"
-        kept = keeps_state(f.sim, _switched_off(f.sim, resim, flag), top_super)
+        switched = _switched_off(f.sim, resim, flag)
+        kept = keeps_state(f.sim, switched, top_super)
         if isinstance(kept, str):
             return f"flag `{flag.param}`: {kept}"
         value = flag_value(kept.cond, flag.off_value)
@@ -126,6 +127,9 @@ class Planner:
         # A mixin's super call reaches different bases in different classes: never safe.
         mixin = f.sim.top_fn is not None and f.sim.top_fn.owner is not f.sim.cls
         msg = f"pass `{flag.param}={value}` to super().__init__()"
+        moved = moved_past(f.sim, f.first, f.event, frozenset(e.index for e in switched))
+        if moved:
+            return FixPlan("unsafe", f"{msg} ({moved})", tuple(ops), 1)
         return FixPlan("unsafe" if mixin else "safe", msg, tuple(ops), 1)
 
     # -- strategy 2 ------------------------------------------------------------------------
@@ -144,7 +148,8 @@ class Planner:
             name, off = f.flag.param, f.flag.off_value
             target_fn = f.flag.function
             threaded_note = ""
-            kept = keeps_state(sim, _under_flag(sim, f.flag), top_super)
+            left_out = _under_flag(sim, f.flag)
+            kept = keeps_state(sim, left_out, top_super)
             if isinstance(kept, str):
                 return f"flag `{name}`: {kept}"
         else:
@@ -164,10 +169,9 @@ class Planner:
                 if any(ev.index == site_ev.index for _, ev, _ in group):
                     sites = group
                     break
+            left_out = [e for s in sites for e in _guarded(sim, *s[1:])]
             if len(sites) > 1:
-                kept = keeps_state(
-                    sim, [e for s in sites for e in _guarded(sim, *s[1:])], top_super
-                )
+                kept = keeps_state(sim, left_out, top_super)
             assert not isinstance(kept, str)
             name = self.flag_name or _flag_for(sim, sites[0][1])
             off = False
@@ -218,6 +222,9 @@ class Planner:
         msg = f"pass `{name}={value}` to super().__init__(){threaded_note}"
         if names:
             msg += f"; thread `{name}` through {', '.join(names)}"
+        moved = moved_past(sim, f.first, f.event, frozenset(e.index for e in left_out))
+        if moved:
+            msg += f" ({moved})"
         return FixPlan("unsafe", msg, tuple(dict.fromkeys(ops)), 2)
 
     def _worth_new_parameter(

@@ -163,7 +163,11 @@ that flag guards; threading or introducing a flag changes signatures and is unsa
 offered when a reader of the attribute (a later ancestor statement, a helper, or the subclass
 before its rebuild) would find it missing. A light rebuild (a `warning`: a parameterless module
 such as `nn.Dropout`) gets no new constructor parameter; when it sits in the same ancestor
-`__init__` as a heavy rebuild, it shares the heavy one's flag.
+`__init__` as a heavy rebuild, it shares the heavy one's flag. A module keeps the place among
+its children where it was first registered, and `state_dict()` and `parameters()` follow
+that order: when the ancestor registers other costly values between its build and the
+subclass's rebuild, switching the build off moves the rebuilt value after them, so the fix
+is unsafe and its message names them.
 """,
     }
     VALID = (
