@@ -153,7 +153,7 @@ def _ours(sim: Simulation, first: Event, second: Event) -> bool:
 def _used(e: Event, mro: tuple[str, ...]) -> tuple[str, ...]:
     """The attributes ``e`` may read or keep the value of ("*": every attribute)."""
     if e.kind == "touch":
-        return tuple(e.effect.reads)
+        return () if _torch_registration(e) else tuple(e.effect.reads)
     if e.kind in _IN_PLACE:
         return (e.name.split(".", 1)[0],)
     # A call not followed (a recursion, or a method initlint cannot resolve) may read anything;
@@ -166,6 +166,22 @@ def _used(e: Event, mro: tuple[str, ...]) -> tuple[str, ...]:
             return ()
         return ("*",)
     return ()
+
+
+# torch.nn.Module's methods that register a value under a name: they look the name up
+# (``hasattr(self, name)``) only to refuse a clash, and read no attribute's value.
+_REGISTRATIONS = frozenset(
+    {"add_module", "register_module", "register_buffer", "register_parameter"}
+)
+
+
+def _torch_registration(e: Event) -> bool:
+    """Whether ``e`` ran in one of torch's registration methods, read from an installed
+    torch."""
+    fn = e.fn
+    if not fn.module.is_dependency or not fn.qualname.startswith("torch."):
+        return False
+    return fn.qualname.rpartition(".")[2] in _REGISTRATIONS
 
 
 def _next_in_mro(e: Event, mro: tuple[str, ...]) -> str:

@@ -49,12 +49,12 @@ a helper method it calls and then in `__init__`, or by the subclass before its
 `super().__init__()` and then by the ancestor; an ancestor's build that the subclass's own
 code replaces during `super().__init__()` (its override of a hook the ancestor calls); or
 an ancestor's build that the subclass drops after `super().__init__()`, for a constant
-(`self.head = None`) or by deleting it (`del self.head`), which no rebuild replaces. A
-`del self.x` of the class's own unread build is a drop too. (An ancestor's build that the
-subclass builds again after `super().__init__()`, with or without a `del` first, is
-IL001-IL003's.) A build in an ancestor has no fix here: other classes run that code too; a
-flag there can switch it off. A build dropped by `del` has no fix either: the build and the
-`del` go together.
+(`self.head = None`) or by deleting it (`del self.head`, `delattr(self, "head")`), which no
+rebuild replaces. A `del self.x` of the class's own unread build is a drop too. (An
+ancestor's build that the subclass builds again after `super().__init__()`, with or without
+a `del` first, is IL001-IL003's.) A build in an ancestor has no fix here: other classes run
+that code too; a flag there can switch it off. A build dropped by `del` has no fix either:
+the build and the `del` go together.
 
 Anything that may see the first value between the two stores is a use, and nothing is
 reported: reading `self.x` (wrapping it, `self.x = Wrapper(self.x)`; putting it in a
