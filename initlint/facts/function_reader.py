@@ -20,6 +20,18 @@ MUTATORS = frozenset("append extend insert add update setdefault add_module".spl
 # Methods that change the object a local name holds in place (an "objattr" effect on the
 # name: ``rope_scaling.update(...)`` makes a later call with ``rope_scaling`` another one).
 IN_PLACE = MUTATORS | frozenset("pop popitem clear remove discard __setitem__".split())
+# Tensor methods that overwrite every number of the tensor they are called on: an
+# initialisation (``w.data.normal_(0, 0.02)``, ``b.zero_()``), as torch.nn.init's functions
+# are (named, like them, with torch's trailing underscore for in place).
+FILLING_METHODS = frozenset(
+    """normal_ uniform_ zero_ fill_ copy_ random_ bernoulli_ exponential_ log_normal_
+    cauchy_ geometric_ fill_diagonal_""".split()
+)
+
+
+def call_positional(call: ast.Call) -> list[ast.expr]:
+    """The positional arguments of ``call``, a starred one as given."""
+    return [a.value if isinstance(a, ast.Starred) else a for a in call.args]
 
 
 class FunctionReader(EffectLog):
@@ -154,7 +166,8 @@ class FunctionReader(EffectLog):
 
     def _mutation(self, call: ast.Call, guard: tuple[Cond, ...], stmt: ast.stmt) -> bool:
         """``self.x.append(v)`` and its kin fill the container ``self.x`` with ``v``;
-        ``self.add_module("x", v)`` and ``setattr(self, "x", v)`` assign attribute ``x``."""
+        ``self.add_module("x", v)`` and ``setattr(self, "x", v)`` assign attribute ``x``;
+        ``delattr(self, "x")`` deletes it."""
         func = call.func
         if isinstance(func, ast.Attribute) and func.attr in MUTATORS:
             attr = self.self_attr(func.value)
@@ -164,6 +177,18 @@ class FunctionReader(EffectLog):
                 idx = self.add("mutate", stmt, guard, name=attr, value=to_expr(value), node=call)
                 self.use(call, idx)
                 return True
+        if (
+            isinstance(func, ast.Name)
+            and func.id == "delattr"
+            and len(call.args) == 2
+            and self.self_name
+            and is_name(call.args[0], self.self_name)
+            and isinstance(call.args[1], ast.Constant)
+            and isinstance(call.args[1].value, str)
+        ):
+            # ``delattr(self, "x")`` is ``del self.x``
+            self.add("delete", stmt, guard, name=call.args[1].value)
+            return True
         named = None
         if (
             isinstance(func, ast.Attribute)
@@ -223,6 +248,7 @@ class FunctionReader(EffectLog):
 
     def _expr_stmt(self, value: ast.expr, guard: tuple[Cond, ...], stmt: ast.stmt) -> None:
         if isinstance(value, ast.Call):
+            self._initialisation(value, guard, stmt)
             handled = (
                 self._special_call(value, guard, stmt)
                 or self._mutation(value, guard, stmt)
@@ -247,6 +273,15 @@ class FunctionReader(EffectLog):
                     filled = func.attr in MUTATORS and isinstance(func.value, ast.Name)
                     fill = to_expr(value) if filled else None
                     self.add("objattr", stmt, guard, name=root, value=fill)
+            elif (
+                isinstance(func, ast.Name)
+                and self.self_name
+                and any(is_name(a, self.self_name) for a in call_positional(value))
+            ):
+                # A function handed the object (``initialize(self, init_type)``): what it
+                # does to it is the caller's work.
+                args = self.call_args(value)
+                self.add("helper", stmt, guard, name=func.id, args=args)
             elif isinstance(func, ast.Attribute) and (held := self.self_attr(func.value)):
                 # A method of an object self holds, called for what it does (a quantisation
                 # method creating the layer's weights): that work is the caller's cost.
@@ -254,6 +289,33 @@ class FunctionReader(EffectLog):
                 self.add("held_call", stmt, guard, name=func.attr, target=held, args=args)
         self.calls_in(value, guard, stmt)
         self.use(value, None)
+
+    def _initialisation(self, call: ast.Call, guard: tuple[Cond, ...], stmt: ast.stmt) -> None:
+        """An ``init`` effect for a statement that fills a tensor in place: the first
+        argument of a function named in torch's in-place way and called by its name or
+        through a module ending in ``init`` (``nn.init.xavier_uniform_(w)``,
+        ``trunc_normal_(w, std=0.02)``), or the tensor a filling method is called on."""
+        func = call.func
+        tensor: ast.expr | None = None
+        if isinstance(func, ast.Name) and func.id.endswith("_") and not func.id.startswith("_"):
+            tensor = call.args[0] if call.args else None
+        elif isinstance(func, ast.Attribute):
+            through = dotted(func.value)
+            if func.attr.endswith("_") and through.rpartition(".")[2] == "init":
+                tensor = call.args[0] if call.args else None
+            elif func.attr in FILLING_METHODS:
+                tensor = func.value
+        if tensor is None or not (root := root_name(tensor)):
+            return
+        if root == self.self_name:
+            node, attr = tensor, ""
+            while isinstance(node, ast.Attribute | ast.Subscript):
+                attr = self.self_attr(node) or attr  # the attribute of self it is part of
+                node = node.value
+            if attr:
+                self.add("init", stmt, guard, detail="self", target=attr, node=call)
+        else:
+            self.add("init", stmt, guard, name=root, node=call)
 
     def _special_call(self, call: ast.Call, guard: tuple[Cond, ...], stmt: ast.stmt) -> bool:
         """register_buffer / register_parameter / super-init. Returns True when consumed."""

@@ -109,6 +109,8 @@ EffectKind = Literal[
     "touch",
     "held_call",
     "import",
+    "init",
+    "helper",
 ]
 ParamKind = Literal["posonly", "pos", "vararg", "kwonly", "kwarg"]
 
@@ -132,7 +134,12 @@ class Effect:
     attribute holding an object, name = the method called on it for its effects, args:
     ``self.quant_method.create_weights(self, ...)`` as a statement) | ``import`` (an import
     in the function: name = the local it binds, target = the module, dots for its level,
-    detail = the name imported from it; ``from .unquant import Method``).
+    detail = the name imported from it; ``from .unquant import Method``) | ``init`` (an
+    in-place initialisation as a statement, ``nn.init.xavier_uniform_(self.weight)``,
+    ``p.data.normal_(0, 0.02)``: detail ``self`` and target = the attribute of ``self`` the
+    tensor filled is part of, or name = the local or argument it is reached through) |
+    ``helper`` (a function called by its name with ``self`` among its arguments, as a
+    statement: name = the function, args: ``initialize(self, init_type)``).
 
     A ``touch`` comes first among the effects of a statement (or of an ``if``/loop/``with``
     head) that reads or writes ``self`` attributes: ``reads`` and ``writes`` name them

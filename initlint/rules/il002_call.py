@@ -18,7 +18,11 @@ class RedundantInitCall(RepeatRule):
 Checks for a call `self.method(args)` after `super().__init__()` where the ancestor chain
 already called the same function (resolved through the class's MRO, so an overridden method
 counts as the same call) with equal arguments, and the function does expensive work (tensor
-factories, module construction, file I/O, or project helpers that do these). A call whose
+factories, module construction, file I/O, initialising weights in place, or project helpers
+that do these). A weight-initialisation pass costs what it fills: `nn.init.xavier_uniform_(
+self.weight)` what the construction built in `self.weight`; a walk over the object
+(`for p in self.parameters(): ...`, `self.apply(self._init_weights)`, a function handed
+`self` that initialises what it is given) the weights the construction holds. A call whose
 result only feeds a registration reported by IL001 is reported once, as IL001.
 
 Arguments are compared by value, not by their text: each call's arguments are bound to the

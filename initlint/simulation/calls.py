@@ -94,6 +94,17 @@ class CallEffects(StoreEffects):
         nothing to record (the statement's touch says what it reads and may change)."""
         return None
 
+    def on_init(self, frame: Frame, ctx: EffectContext) -> None:
+        """``nn.init.xavier_uniform_(self.weight)``: an initialisation in place. The cost
+        model prices it as the work of the function that runs it; the statement's touch
+        says what it writes."""
+        return None
+
+    def on_helper(self, frame: Frame, ctx: EffectContext) -> None:
+        """``initialize(self, ...)``: a function handed the object. The cost model prices
+        what it does; the statement's touch says it may read and change anything."""
+        return None
+
     def on_import(self, frame: Frame, ctx: EffectContext) -> None:
         """An import inside the function: the simulation resolves names through the module
         as before; the cost model reads these to find a class the function imports."""

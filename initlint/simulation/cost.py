@@ -8,7 +8,8 @@ memoised factory (``memo_finder``) costs nothing.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import field
 from fnmatch import fnmatchcase
 
@@ -42,6 +43,11 @@ from initlint.simulation.torch_knowledge import (
 # Operators whose value is a bool (``x is None``, ``not x``, ``bool(x)``): the cost of the
 # names they test is not carried into it.
 _TESTS = frozenset({"test", "not", "bool"})
+# Builtins whose result is a new plain value (a string, a number, a bool, a type).
+_PLAIN_RESULTS = frozenset(
+    """str repr int float bool len hash id type isinstance issubclass callable format round
+    abs""".split()
+)
 # Names Python binds in every module: calling one is no construction work to follow.
 BUILTIN_NAMES = frozenset(dir(builtins))
 
@@ -55,6 +61,10 @@ class CostModel:
     _cls_memo: dict[str, int] = field(default_factory=dict)
     # each constructed class's self attributes -> the project classes stored there
     _held_memo: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
+    # (constructed class, attribute) -> what its __init__ chain builds there
+    _stored_memo: dict[tuple[str, str], int] = field(default_factory=dict)
+    # function -> whether it initialises what it is given (``_initialises_given``)
+    _gives_memo: dict[str, bool] = field(default_factory=dict)
     memos: MemoFinder = field(init=False)  # the memoised factories (``memo_finder``)
 
     def __post_init__(self) -> None:
@@ -108,7 +118,12 @@ class CostModel:
                 if isinstance(priced, BodyError):
                     return priced
                 c = priced
-                stack.extend(cur.children)
+                if cur.receiver is None and cur.name in _PLAIN_RESULTS:
+                    # ``str(model)``: a new plain value, which holds none of what it was
+                    # made from: the names given carry no cost into it
+                    stack.extend(c for c in cur.children if c.kind != "name")
+                else:
+                    stack.extend(cur.children)
             else:
                 continue
             if c > best:
@@ -134,7 +149,9 @@ class CostModel:
         recv = call.receiver
         if recv is not None and recv.kind == "name" and recv.name == "self" and call.attr:
             fn = self.index.lookup_method(mro, call.attr)
-            return NONE if fn is None else self.function_cost(fn, mro)
+            if fn is None or (call.attr in _WALKS and _torch_or_none(fn)):
+                return NONE  # (torch's walk over what the module holds builds nothing)
+            return self.function_cost(fn, mro)
         if call.attr in LOADERS:
             return HEAVY
         best: Priced = NONE
@@ -347,6 +364,8 @@ class CostModel:
 
     def _effects_cost(self, fn: FunctionInfo, body: Body, mro: tuple[str, ...]) -> Priced:
         local_cost: dict[str, int] = {}
+        walks: dict[str, str] = {}  # locals that walk the object's parameters: the part walked
+        given: set[str] = set()  # locals that walk the parameters of an object passed in
         result = NONE
         c: Priced
         for eff in body.effects:
@@ -356,11 +375,27 @@ class CostModel:
                 if isinstance(c, BodyError):
                     return c
                 local_cost[eff.name] = c  # (NONE too: a local made here, ``_made_here``)
+                walks.pop(eff.name, None)
+                given.discard(eff.name)
+                walked = _walk(eff.value)
+                if walked is not None and walked[0] == "self":
+                    walks[eff.name] = walked[1]
+                elif walked is not None:
+                    given.add(eff.name)
             elif kind in ("assign", "return", "buffer", "mutate"):
                 c = self.expr_cost(eff.value, fn.module, mro, local_cost)
             elif kind == "call":
                 callee = self.callee_of(fn.module, eff, mro)
-                c = NONE if callee is None else self.function_cost(callee, mro)
+                if eff.name == "apply" and eff.detail == "self" and _torch_or_none(callee):
+                    c = self._apply_cost(fn, eff, mro)
+                elif eff.name in _WALKS and _torch_or_none(callee):
+                    c = NONE  # ``self.parameters()``: a walk builds nothing
+                else:
+                    c = NONE if callee is None else self.function_cost(callee, mro)
+            elif kind == "init":
+                c = self._init_cost(eff, mro, walks, local_cost.keys() - given)
+            elif kind == "helper":
+                c = self._helper_cost(fn, eff, mro)
             elif kind == "held_call":
                 c = self._held_call_cost(eff, mro)
             elif kind == "objattr" and eff.value is not None and "." not in eff.name:
@@ -380,6 +415,117 @@ class CostModel:
                 if result == HEAVY:
                     break
         return result
+
+    def _init_cost(
+        self, eff: Effect, mro: tuple[str, ...], walks: Mapping[str, str], made: AbstractSet[str]
+    ) -> Priced:
+        """What filling a tensor in place costs: as much as the tensor holds. Part of an
+        attribute of ``self``: what the construction built there; reached through a walk
+        over the object's parameters or modules (``for p in self.parameters()``): the whole
+        object's (or the walked part's) weights; a tensor this function made: nothing more
+        (making it is counted); one it was given: not known here."""
+        if eff.detail == "self":
+            return self._stored_cost(mro, eff.target)
+        if eff.name in walks:
+            return self._stored_cost(mro, walks[eff.name])
+        return NONE if eff.name in made else UNKNOWN
+
+    def _helper_cost(self, fn: FunctionInfo, eff: Effect, mro: tuple[str, ...]) -> Priced:
+        """``initialize(self, ...)``: what the function does; a pass over the object's
+        weights when it initialises what it is given. A function not known here is
+        unknown work; one of Python's builtins none."""
+        target = self.index.resolve(fn.module, eff.name)
+        if target is None or target.kind != "function":
+            return NONE if target is None and eff.name in BUILTIN_NAMES else UNKNOWN
+        helper = self.index.function_info(target.name)
+        if helper is None:
+            return UNKNOWN
+        return self._run_on_self(helper, (), mro)
+
+    def _run_on_self(
+        self, called: FunctionInfo, called_mro: tuple[str, ...], mro: tuple[str, ...]
+    ) -> Priced:
+        """What running ``called`` on the object (or on each module it holds) costs: its
+        own work, and the object's weights when it initialises what it is given."""
+        priced = self.function_cost(called, called_mro)
+        if isinstance(priced, BodyError) or not self._initialises_given(called):
+            return priced
+        return highest(priced, self._stored_cost(mro, ""))
+
+    def _initialises_given(self, fn: FunctionInfo) -> bool:
+        """Whether ``fn`` fills in place a tensor of an object it is given: an argument's
+        (``nn.init.normal_(m.weight)``) or one found by walking an argument's parameters
+        (``for p in model.parameters(): p.data.zero_()``)."""
+        known = self._gives_memo.get(fn.qualname)
+        if known is not None:
+            return known
+        body = fn.facts.load()
+        found = False
+        if not isinstance(body, BodyError):
+            reached = {p.name for p in body.params} - {"self"}
+            for eff in body.effects:
+                if eff.kind == "local":
+                    walked = _walk(eff.value)
+                    if walked is not None and walked[0] in reached:
+                        reached.add(eff.name)
+                elif eff.kind == "init" and eff.detail != "self" and eff.name in reached:
+                    found = True
+                    break
+        self._gives_memo[fn.qualname] = found
+        return found
+
+    def _apply_cost(self, fn: FunctionInfo, eff: Effect, mro: tuple[str, ...]) -> Priced:
+        """``self.apply(init)`` runs ``init`` on every module the object holds: a pass that
+        does work on what it is given (it initialises weights) is a pass over the object's
+        weights; one that does none costs nothing; one not known here is unknown."""
+        arg = eff.args[0].expr if eff.args else None
+        called: FunctionInfo | None = None
+        if arg is not None and arg.kind == "attr" and arg.receiver is not None:
+            if arg.receiver.kind == "name" and arg.receiver.name == "self":
+                called = self.index.lookup_method(mro, arg.attr)
+        elif arg is not None and arg.kind == "name":
+            target = self.index.resolve(fn.module, arg.name)
+            if target is not None and target.kind == "function":
+                called = self.index.function_info(target.name)
+        if called is None:
+            return UNKNOWN
+        return self._run_on_self(called, mro if called.owner is not None else (), mro)
+
+    def _stored_cost(self, mro: tuple[str, ...], attr: str) -> Priced:
+        """What the ``__init__`` chain of ``mro`` builds into ``self.<attr>`` (every
+        attribute for ""); UNKNOWN when it builds nothing there that it shows (the
+        attribute is built elsewhere)."""
+        key = (mro[0] if mro else "", attr)
+        known = self._stored_memo.get(key)
+        if known is not None:
+            return known
+        self._stored_memo[key] = UNKNOWN  # recursion guard
+        result: int | None = None
+        for qual in mro:
+            cinfo = self.index.class_info(qual)
+            init = cinfo.facts.method("__init__") if cinfo is not None else None
+            if cinfo is None or init is None or qual.startswith("torch."):
+                if not attr and qual.startswith("torch.nn") and qual.rpartition(".")[2] != "Module":
+                    result = max(result or NONE, self.external_cost(qual))
+                continue
+            body = init.load()
+            if isinstance(body, BodyError):
+                continue
+            locals_: dict[str, int] = {}
+            for e in body.effects:
+                if e.kind == "local" or (e.kind in _STORES and e.name == attr or not attr):
+                    if e.kind not in ("local", *_STORES):
+                        continue
+                    c = self.expr_cost(e.value, cinfo.module, mro, locals_)
+                    if isinstance(c, BodyError):
+                        continue
+                    if e.kind == "local":
+                        locals_[e.name] = c
+                    else:
+                        result = max(result or NONE, c)
+        priced = UNKNOWN if result is None else result
+        self._stored_memo[key] = priced
+        return priced
 
     def _held_call_cost(self, eff: Effect, mro: tuple[str, ...]) -> Priced:
         """What ``self.<held>.<method>(...)`` costs: the method's work, for each project
@@ -445,6 +591,36 @@ def _import_facts(eff: Effect) -> ImportFacts:
     if not eff.detail:  # ``import a.b as c`` (or ``import a``)
         return ImportFacts(eff.name, module, line=eff.span.line)
     return ImportFacts(eff.name, module, eff.detail, level, line=eff.span.line)
+
+
+# What a construction stores on ``self``.
+_STORES = ("assign", "buffer", "mutate")
+# Methods of a torch module that walk what it holds: its parameters, buffers or modules.
+_WALKS = frozenset(
+    """parameters named_parameters buffers named_buffers modules named_modules children
+    named_children""".split()
+)
+
+
+def _walk(value: Expr | None) -> tuple[str, str] | None:
+    """The object and part a loop or local walks the parameters or modules of: ("self",
+    "") for ``self.parameters()``, ("self", "enc") for ``self.enc.modules()``, ("model",
+    "") for ``model.parameters()``; None when ``value`` is no such walk."""
+    if value is None or value.kind != "call" or value.attr not in _WALKS:
+        return None
+    recv = value.receiver
+    if recv is None:
+        return None
+    if recv.kind == "name":
+        return recv.name, ""
+    if recv.kind == "attr" and recv.receiver is not None and recv.receiver.kind == "name":
+        return recv.receiver.name, recv.attr
+    return None
+
+
+def _torch_or_none(fn: FunctionInfo | None) -> bool:
+    """No project method: torch's own (``nn.Module.apply``), or none found."""
+    return fn is None or (fn.module.is_dependency and fn.qualname.startswith("torch."))
 
 
 def _made_here(e: Expr, locals_: Costs) -> bool:

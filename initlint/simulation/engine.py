@@ -397,6 +397,8 @@ class _Run(CallEffects):
         "super_init": CallEffects.on_super_init,
         "held_call": CallEffects.on_held_call,
         "import": CallEffects.on_import,
+        "init": CallEffects.on_init,
+        "helper": CallEffects.on_helper,
     }
 
 

@@ -237,9 +237,7 @@ def _vector_weight(last: str, call: Expr, bound: Bound) -> bool:
     if isinstance(call.value, int) and not isinstance(call.value, bool):
         positional = positional[: call.value]
     for position, keyword in shape:
-        size = given.get(keyword) or (
-            positional[position] if position < len(positional) else None
-        )
+        size = given.get(keyword) or (positional[position] if position < len(positional) else None)
         if size is not None and _int(size, bound) == 1:
             return True
     return False

@@ -1,0 +1,52 @@
+"""The fact reader's ``init`` and ``helper`` effects: which statements fill a tensor in place,
+and which hand the object to a function (docs/design.md, "Cost classes": weight
+initialisation run again over heavy parameters is heavy)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from initlint.facts.extract import extract_facts
+from initlint.facts.model import Body
+
+
+def _effects(statement: str) -> list[tuple[str, str, str, str]]:
+    source = textwrap.dedent(
+        f"""
+        class M:
+            def reset(self, m, model):
+                {statement}
+        """
+    )
+    (cls,) = extract_facts(source).classes
+    method = cls.method("reset")
+    assert method is not None
+    body = method.load()
+    assert isinstance(body, Body)
+    kept = ("init", "helper")
+    return [(e.kind, e.name, e.detail, e.target) for e in body.effects if e.kind in kept]
+
+
+@pytest.mark.parametrize(
+    ("statement", "expected"),
+    [
+        ("nn.init.xavier_uniform_(self.weight)", [("init", "", "self", "weight")]),
+        ("torch.nn.init.zeros_(self.proj.bias)", [("init", "", "self", "proj")]),
+        ("init.normal_(self.table[0], std=0.02)", [("init", "", "self", "table")]),
+        ("trunc_normal_(self.pos_embed, std=.02)", [("init", "", "self", "pos_embed")]),
+        ("self.weight.data.normal_(0, 0.02)", [("init", "", "self", "weight")]),
+        ("m.weight.data.fill_(1.0)", [("init", "m", "", "")]),
+        ("nn.init.kaiming_normal_(m.weight)", [("init", "m", "", "")]),
+        # not a fill: metadata, or arithmetic a module does not initialise with
+        ("self.weight.requires_grad_(False)", []),
+        ("torch.manual_seed(0)", []),
+        ("nn.init.calculate_gain('relu')", []),
+        # the object handed to a function by its name
+        ("initialize(self, 'xavier')", [("helper", "initialize", "", "")]),
+        ("print(m)", []),
+    ],
+)
+def test_statement_effects(statement: str, expected: list[tuple[str, str, str, str]]) -> None:
+    assert _effects(statement) == expected
