@@ -34,7 +34,7 @@ class CallEffects(StoreEffects):
                 self.note_writes(all_=True)
                 self.note_unfollowed(eff)
             return None
-        priced = self.simulator.cost.function_cost(callee, self.sim.mro)
+        priced = self.simulator.cost.method_cost(frame.call.fn.module, eff, callee, self.sim.mro)
         if isinstance(priced, BodyError):
             return priced
         callee_body = callee.facts.load()

@@ -385,13 +385,7 @@ class CostModel:
             elif kind in ("assign", "return", "buffer", "mutate"):
                 c = self.expr_cost(eff.value, fn.module, mro, local_cost)
             elif kind == "call":
-                callee = self.callee_of(fn.module, eff, mro)
-                if eff.name == "apply" and eff.detail == "self" and _torch_or_none(callee):
-                    c = self._apply_cost(fn, eff, mro)
-                elif eff.name in _WALKS and _torch_or_none(callee):
-                    c = NONE  # ``self.parameters()``: a walk builds nothing
-                else:
-                    c = NONE if callee is None else self.function_cost(callee, mro)
+                c = self.method_cost(fn.module, eff, self.callee_of(fn.module, eff, mro), mro)
             elif kind == "init":
                 c = self._init_cost(eff, mro, walks, local_cost.keys() - given)
             elif kind == "helper":
@@ -474,7 +468,20 @@ class CostModel:
         self._gives_memo[fn.qualname] = found
         return found
 
-    def _apply_cost(self, fn: FunctionInfo, eff: Effect, mro: tuple[str, ...]) -> Priced:
+    def method_cost(
+        self, module: Module, eff: Effect, callee: FunctionInfo | None, mro: tuple[str, ...]
+    ) -> Priced:
+        """What the call effect ``eff`` (in ``module``) on the object costs: the work of the
+        method it runs, ``callee``. torch's own ``apply(fn)`` runs ``fn`` on every module
+        the object holds; torch's walks over it (``self.parameters()``) build nothing."""
+        if eff.detail == "self" and _torch_or_none(callee):
+            if eff.name == "apply":
+                return self._apply_cost(module, eff, mro)
+            if eff.name in _WALKS:
+                return NONE
+        return NONE if callee is None else self.function_cost(callee, mro)
+
+    def _apply_cost(self, module: Module, eff: Effect, mro: tuple[str, ...]) -> Priced:
         """``self.apply(init)`` runs ``init`` on every module the object holds: a pass that
         does work on what it is given (it initialises weights) is a pass over the object's
         weights; one that does none costs nothing; one not known here is unknown."""
@@ -484,7 +491,7 @@ class CostModel:
             if arg.receiver.kind == "name" and arg.receiver.name == "self":
                 called = self.index.lookup_method(mro, arg.attr)
         elif arg is not None and arg.kind == "name":
-            target = self.index.resolve(fn.module, arg.name)
+            target = self.index.resolve(module, arg.name)
             if target is not None and target.kind == "function":
                 called = self.index.function_info(target.name)
         if called is None:

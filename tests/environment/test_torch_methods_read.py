@@ -1,7 +1,7 @@
 """With the real torch installed, torch.nn.Module's own methods are simulated from its
-sources; what they read must not hide work thrown away, nor price a walk over the module:
-``add_module(name, m)`` looks the name up only to refuse a clash, and ``self.parameters()``
-builds nothing. The verdicts match those without torch's sources."""
+sources; what they read must not hide work thrown away, nor misprice a walk over the module:
+``add_module(name, m)`` looks the name up only to refuse a clash, ``self.parameters()``
+builds nothing, and ``self.apply(fn)`` runs ``fn`` over every module the object holds."""
 
 from __future__ import annotations
 
@@ -36,6 +36,27 @@ class Sub(Base):
         super().__init__(d)
         del self.conv2
 """
+APPLIED = """\
+from torch import nn
+
+
+def init_weights(m):
+    if isinstance(m, nn.Linear):
+        nn.init.xavier_uniform_(m.weight)
+
+
+class Base(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.proj = nn.Linear(d, d)
+        self.apply(init_weights)
+
+
+class Sub(Base):
+    def __init__(self, d):
+        super().__init__(d)
+        self.apply(init_weights)
+"""
 PASSES = Path(__file__).parent.parent / "fixtures" / "check" / "init_pass_repeated"
 
 
@@ -64,3 +85,10 @@ def test_initialisation_passes_are_priced_alike_with_and_without_torch(tmp_path:
     with_torch = _found(project, sys.executable)
     assert with_torch == _found(project, str(empty))
     assert len(with_torch) == 5
+
+
+def test_torch_apply_run_again_is_a_pass_over_the_weights(tmp_path: Path) -> None:
+    """``self.apply(init_weights)`` runs torch's ``apply``, read from its sources: priced as
+    the initialiser run on every module the object holds, a heavy repeat."""
+    write_tree(tmp_path, {"pyproject.toml": "", "pkg/__init__.py": "", "pkg/m.py": APPLIED})
+    assert _found(tmp_path, sys.executable) == ["pkg/m.py:19: IL002 error definite"]
