@@ -50,3 +50,38 @@ def _effects(statement: str) -> list[tuple[str, str, str, str]]:
 )
 def test_statement_effects(statement: str, expected: list[tuple[str, str, str, str]]) -> None:
     assert _effects(statement) == expected
+
+
+def _calls(body_text: str) -> list[str]:
+    source = "class M:\n    def __init__(self):\n" + textwrap.indent(
+        textwrap.dedent(body_text), "        "
+    )
+    (cls,) = extract_facts(source).classes
+    method = cls.method("__init__")
+    assert method is not None
+    body = method.load()
+    assert isinstance(body, Body)
+    return [e.name for e in body.effects if e.kind == "call"]
+
+
+def test_a_walk_that_only_initialises_calls_nothing_of_the_object() -> None:
+    """A loop over ``self.modules()`` that only fills what it walks uses no value the object
+    holds: its head is not a call of the object's; a loop that does anything else is."""
+    only_fills = """
+        for m in self.modules():
+            if isinstance(m, nn.Conv2d):
+                nn.init.kaiming_normal_(m.weight, mode="fan_out")
+            elif isinstance(m, nn.Linear):
+                m.reset_parameters()
+        """
+    assert _calls(only_fills) == []
+    lists = """
+        for m in self.modules():
+            self.kinds.append(type(m).__name__)
+        """
+    assert _calls(lists) == ["modules"]
+    reads_self = """
+        for p in self.parameters():
+            nn.init.normal_(p, std=self.scale)
+        """
+    assert _calls(reads_self) == ["parameters"]

@@ -29,6 +29,60 @@ FILLING_METHODS = frozenset(
 )
 
 
+# torch.nn.Module's methods that walk what a module holds: its parameters, buffers, modules.
+MODULE_WALKS = frozenset(
+    """parameters named_parameters buffers named_buffers modules named_modules children
+    named_children""".split()
+)
+
+
+def filled_tensor(call: ast.Call) -> ast.expr | None:
+    """The tensor a call fills in place, as an initialisation does: the first argument of a
+    function named in torch's in-place way and called by its name or through a module
+    ending in ``init`` (``nn.init.xavier_uniform_(w)``, ``trunc_normal_(w, std=0.02)``), or
+    the tensor a filling method is called on (``w.data.normal_(0, 0.02)``); else None."""
+    func = call.func
+    if isinstance(func, ast.Name) and func.id.endswith("_") and not func.id.startswith("_"):
+        return call.args[0] if call.args else None
+    if isinstance(func, ast.Attribute):
+        if func.attr.endswith("_") and dotted(func.value).rpartition(".")[2] == "init":
+            return call.args[0] if call.args else None
+        if func.attr in FILLING_METHODS:
+            return func.value
+    return None
+
+
+def _only_initialises(body: Sequence[ast.stmt], loop_names: set[str], self_name: str) -> bool:
+    """Whether a loop body does nothing but initialise what the loop walks: fills of tensors
+    reached through the loop's names (``nn.init.zeros_(m.bias)``), their modules'
+    ``reset_parameters()``, under tests that read no attribute of the object."""
+    for stmt in body:
+        if isinstance(stmt, ast.Pass | ast.Continue):
+            continue
+        if isinstance(stmt, ast.If):
+            if self_name in names_loaded(stmt.test):
+                return False
+            if not _only_initialises(stmt.body, loop_names, self_name):
+                return False
+            if not _only_initialises(stmt.orelse, loop_names, self_name):
+                return False
+            continue
+        if not isinstance(stmt, ast.Expr) or not isinstance(stmt.value, ast.Call):
+            return False
+        call = stmt.value
+        tensor = filled_tensor(call)
+        if tensor is None and isinstance(call.func, ast.Attribute):
+            if call.func.attr == "reset_parameters" and not call.args:
+                tensor = call.func.value
+        if tensor is None or root_name(tensor) not in loop_names:
+            return False
+        if any(
+            self_name in names_loaded(a) for a in [*call.args, *(k.value for k in call.keywords)]
+        ):
+            return False
+    return True
+
+
 def call_positional(call: ast.Call) -> list[ast.expr]:
     """The positional arguments of ``call``, a starred one as given."""
     return [a.value if isinstance(a, ast.Starred) else a for a in call.args]
@@ -66,7 +120,8 @@ class FunctionReader(EffectLog):
             if isinstance(stmt, ast.For | ast.AsyncFor):
                 heads.append(stmt.target)
             self.touch(heads, guard, stmt, None)
-            self.calls_in(head, guard, stmt)
+            if not self._initialisation_pass(stmt):
+                self.calls_in(head, guard, stmt)
             if isinstance(stmt, ast.For | ast.AsyncFor):
                 self._loop_target(stmt.target, head, (*guard, LOOP_COND), stmt)
             self._block(stmt.body, (*guard, LOOP_COND))
@@ -107,6 +162,21 @@ class FunctionReader(EffectLog):
                         self.effects[i] = replace(e, strict=frozenset())
             return
         self._simple_stmt(stmt, guard)
+
+    def _initialisation_pass(self, stmt: ast.stmt) -> bool:
+        """``for m in self.modules(): nn.init...(m.weight)``: a walk over the object that
+        only initialises what it walks in place. It uses no value the object holds (a build
+        later thrown away is not used by it), so its head is no call of the object's: the
+        loop's own effects say what it does."""
+        if not isinstance(stmt, ast.For) or stmt.orelse or not self.self_name:
+            return False
+        head = stmt.iter
+        if not isinstance(head, ast.Call) or not isinstance(head.func, ast.Attribute):
+            return False
+        if head.func.attr not in MODULE_WALKS or root_name(head.func.value) != self.self_name:
+            return False
+        names = {n.id for n in ast.walk(stmt.target) if isinstance(n, ast.Name)}
+        return _only_initialises(stmt.body, names, self.self_name)
 
     def _simple_stmt(self, stmt: ast.stmt, guard: tuple[Cond, ...]) -> None:
         """A statement with no body of its own: an expression, an assignment, a ``return``,
@@ -291,20 +361,9 @@ class FunctionReader(EffectLog):
         self.use(value, None)
 
     def _initialisation(self, call: ast.Call, guard: tuple[Cond, ...], stmt: ast.stmt) -> None:
-        """An ``init`` effect for a statement that fills a tensor in place: the first
-        argument of a function named in torch's in-place way and called by its name or
-        through a module ending in ``init`` (``nn.init.xavier_uniform_(w)``,
-        ``trunc_normal_(w, std=0.02)``), or the tensor a filling method is called on."""
-        func = call.func
-        tensor: ast.expr | None = None
-        if isinstance(func, ast.Name) and func.id.endswith("_") and not func.id.startswith("_"):
-            tensor = call.args[0] if call.args else None
-        elif isinstance(func, ast.Attribute):
-            through = dotted(func.value)
-            if func.attr.endswith("_") and through.rpartition(".")[2] == "init":
-                tensor = call.args[0] if call.args else None
-            elif func.attr in FILLING_METHODS:
-                tensor = func.value
+        """An ``init`` effect for a statement that fills a tensor in place
+        (``filled_tensor``)."""
+        tensor = filled_tensor(call)
         if tensor is None or not (root := root_name(tensor)):
             return
         if root == self.self_name:

@@ -62,7 +62,11 @@ container; passing it to a function or a constructor; aliasing it, `self.y = sel
 method called on it or a part of it replaced (`self.x.append(...)`, `self.x.w = ...`),
 `self` handed to code that may read anything (`self.apply(fn)`, `init(self)`), and a call
 initlint does not follow. A local stored in the attribute and used elsewhere too
-(`h = Linear()`, `self.h = h`, `self.g = h`) lives on, and is not reported either.
+(`h = Linear()`, `self.h = h`, `self.g = h`) lives on, and is not reported either. Two walks
+see the object's modules without using them: a loop over `self.modules()` (or its
+parameters) that only initialises what it walks in place (`nn.init.kaiming_normal_(
+m.weight)`, `m.reset_parameters()`), and torch's own registration (`self.add_module(name,
+m)`), which looks a name up only to refuse a clash.
 
 A placeholder is never reported: a constant such as `None`, a value that costs nothing,
 `nn.Identity()`, or a tensor given a size of 0 (`torch.empty(0)`). Two stores under

@@ -13,6 +13,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import field
 from fnmatch import fnmatchcase
 
+from initlint.facts.function_reader import MODULE_WALKS
 from initlint.facts.model import Body, BodyError, Effect, Expr, ImportFacts
 from initlint.index.project import ProjectIndex
 from initlint.index.records import NO_BINDINGS, ClassInfo, FunctionInfo, Module, Target
@@ -149,7 +150,7 @@ class CostModel:
         recv = call.receiver
         if recv is not None and recv.kind == "name" and recv.name == "self" and call.attr:
             fn = self.index.lookup_method(mro, call.attr)
-            if fn is None or (call.attr in _WALKS and _torch_or_none(fn)):
+            if fn is None or (call.attr in MODULE_WALKS and _torch_or_none(fn)):
                 return NONE  # (torch's walk over what the module holds builds nothing)
             return self.function_cost(fn, mro)
         if call.attr in LOADERS:
@@ -477,7 +478,7 @@ class CostModel:
         if eff.detail == "self" and _torch_or_none(callee):
             if eff.name == "apply":
                 return self._apply_cost(module, eff, mro)
-            if eff.name in _WALKS:
+            if eff.name in MODULE_WALKS:
                 return NONE
         return NONE if callee is None else self.function_cost(callee, mro)
 
@@ -602,18 +603,13 @@ def _import_facts(eff: Effect) -> ImportFacts:
 
 # What a construction stores on ``self``.
 _STORES = ("assign", "buffer", "mutate")
-# Methods of a torch module that walk what it holds: its parameters, buffers or modules.
-_WALKS = frozenset(
-    """parameters named_parameters buffers named_buffers modules named_modules children
-    named_children""".split()
-)
 
 
 def _walk(value: Expr | None) -> tuple[str, str] | None:
     """The object and part a loop or local walks the parameters or modules of: ("self",
     "") for ``self.parameters()``, ("self", "enc") for ``self.enc.modules()``, ("model",
     "") for ``model.parameters()``; None when ``value`` is no such walk."""
-    if value is None or value.kind != "call" or value.attr not in _WALKS:
+    if value is None or value.kind != "call" or value.attr not in MODULE_WALKS:
         return None
     recv = value.receiver
     if recv is None:
