@@ -304,12 +304,13 @@ class Planner:
         if changed:
             return changed
         span = eff.stmt_span or eff.span
-        return FixPlan(
-            "safe",
-            "delete the repeated statement",
-            (DeleteStatement(ev.fn.module.path, span.line),),
-            3,
-        )
+        op = (DeleteStatement(ev.fn.module.path, span.line),)
+        if ev.callee is not None and self.simulator.cost.fills(ev.callee, f.sim.mro):
+            # The weights then keep the first pass's values: the same kind, other numbers
+            # (fewer random draws), so a seeded run builds other weights.
+            msg = "delete the repeated statement (the weights keep the first pass's draws)"
+            return FixPlan("unsafe", msg, op, 3)
+        return FixPlan("safe", "delete the repeated statement", op, 3)
 
 
 _NO_SUPER = "the class's own super().__init__() call was not found"

@@ -72,6 +72,8 @@ nothing it reads (through the methods it calls too) was written between the two 
 `self.max_pos *= 4` the second call is a different computation: a flag that switches the first
 one off is offered instead (unsafe: it changes a signature), or no fix. A new flag is offered
 only when the repeated call is heavy work (an `error`); for a light one there is no fix.
+Deleting a repeated initialisation pass is unsafe: the weights keep the first pass's values,
+which were drawn earlier in the random stream, so a seeded run builds other numbers.
 """,
     }
     VALID = (

@@ -66,6 +66,8 @@ class CostModel:
     _stored_memo: dict[tuple[str, str], int] = field(default_factory=dict)
     # function -> whether it initialises what it is given (``_initialises_given``)
     _gives_memo: dict[str, bool] = field(default_factory=dict)
+    # (function, constructed class) -> whether it initialises tensors in place (``fills``)
+    _fills_memo: dict[tuple[str, str], bool] = field(default_factory=dict)
     memos: MemoFinder = field(init=False)  # the memoised factories (``memo_finder``)
 
     def __post_init__(self) -> None:
@@ -446,6 +448,35 @@ class CostModel:
         if isinstance(priced, BodyError) or not self._initialises_given(called):
             return priced
         return highest(priced, self._stored_cost(mro, ""))
+
+    def fills(self, fn: FunctionInfo, mro: tuple[str, ...]) -> bool:
+        """Whether running ``fn`` on the object initialises tensors in place, itself or
+        through the methods, helpers and ``apply`` it calls: work whose result depends on
+        the random draws before it."""
+        key = (fn.qualname, mro[0] if mro else "")
+        known = self._fills_memo.get(key)
+        if known is not None:
+            return known
+        self._fills_memo[key] = False  # recursion guard
+        body = fn.facts.load()
+        found = False
+        for eff in () if isinstance(body, BodyError) else body.effects:
+            if eff.kind == "init":
+                found = True
+            elif eff.kind == "call":
+                callee = self.callee_of(fn.module, eff, mro)
+                if eff.name == "apply" and eff.detail == "self" and _torch_or_none(callee):
+                    found = True
+                elif callee is not None and not _torch_or_none(callee):
+                    found = self.fills(callee, mro)
+            elif eff.kind == "helper":
+                target = self.index.resolve(fn.module, eff.name)
+                helper = self.index.function_info(target.name) if target is not None else None
+                found = helper is not None and self.fills(helper, ())
+            if found:
+                break
+        self._fills_memo[key] = found
+        return found
 
     def _initialises_given(self, fn: FunctionInfo) -> bool:
         """Whether ``fn`` fills in place a tensor of an object it is given: an argument's
