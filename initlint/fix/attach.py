@@ -45,13 +45,17 @@ class EditAttacher:
             if entry is None or d.fix is None:
                 continue
             plan, finding = entry
+            why: str | None = None
             try:
                 display = {op.path: analysis.display(op.path) for op in plan.ops}
-                if verifier.verify(plan, finding) is not None:
-                    raise FixError("unsound")
+                why = verifier.verify(plan, finding)
+                if why is not None:
+                    raise FixError(why)
                 out[d] = replace(d, fix=replace(d.fix, edits=edits_for(plan, display)))
             except Exception:  # noqa: BLE001 - libcst can fail anywhere on hostile input
-                out[d] = replace(d, fix=None)
+                # The planned edit did not survive its check: say so rather than go quiet.
+                reason = why or "its edits could not be rendered"
+                out[d] = replace(d, fix=None, no_fix=f"the planned fix failed its check: {reason}")
         return out
 
     @staticmethod

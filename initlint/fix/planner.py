@@ -191,7 +191,7 @@ class Planner:
                 ops.append(WrapInIf(target_fn.module.path, line, name, tuple(attrs)))
             threaded_note = f"; add `{name}: bool = True` to {_label(target_fn)}"
             if len(sites) > 1:
-                what = ", ".join(f"`{_what(g)}`" for g, _, _ in sites)
+                what = ", ".join(dict.fromkeys(f"`{_what(g)}`" for g, _, _ in sites))
                 threaded_note += f" and guard {what} with it"
         # Thread the flag through every __init__ between C's and the one that owns it.
         names = []

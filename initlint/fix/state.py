@@ -92,6 +92,8 @@ def keeps_state(sim: Simulation, switched: Sequence[Event], top_super: Event) ->
             top = _top_statement(sim, redo)
             if top is None or top.status == TRUE or not top.effect.guard:
                 return f"{cls} redoes `self.{n}` only under a condition inside {label(redo.fn)}"
+            if top is redo and redone_on_every_arm(redo, n):
+                continue  # each arm of C's ``if`` chain redoes it, or raises: always redone
             guards.add(top.effect.guard)
             cond_event = top
     if len(guards) > 1:
@@ -112,6 +114,63 @@ def keeps_state(sim: Simulation, switched: Sequence[Event], top_super: Event) ->
     if isinstance(cond, str) and cond.startswith("!"):
         return cond[1:]
     return Kept(cond)
+
+
+def redone_on_every_arm(ev: Event, name: str) -> bool:
+    """Whether the ``if`` chain of C's ``__init__`` that holds ``ev``'s statement stores
+    ``self.<name>`` in every arm or raises there, ``else`` included: whichever arm runs, the
+    value is replaced (``if kind == "a": self.x = A() elif ...: ... else: raise``)."""
+    func = _function_tree(ev.fn)
+    if func is None:
+        return False
+    line = ev.effect.span.line - ev.fn.facts.span.line + 1
+    chain = next(
+        (
+            s
+            for s in func.body
+            if isinstance(s, ast.If) and s.lineno <= line <= (s.end_lineno or s.lineno)
+        ),
+        None,
+    )
+    while isinstance(chain, ast.If):
+        if not _stores_or_raises(chain.body, name):
+            return False
+        rest = chain.orelse
+        if len(rest) == 1 and isinstance(rest[0], ast.If):
+            chain = rest[0]
+            continue
+        return bool(rest) and _stores_or_raises(rest, name)
+    return False
+
+
+def _stores_or_raises(body: Sequence[ast.stmt], name: str) -> bool:
+    """An arm that stores ``self.<name>`` at its top level, or ends in a ``raise``."""
+    if body and isinstance(body[-1], ast.Raise):
+        return True
+    for stmt in body:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else []
+        if isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+            targets = [stmt.target]
+        for t in targets:
+            if isinstance(t, ast.Attribute) and t.attr == name and isinstance(t.value, ast.Name):
+                return t.value.id == "self"
+    return False
+
+
+def _function_tree(fn: FunctionInfo) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The parsed source of ``fn``, its first line at line 1; None when not readable."""
+    try:
+        text = read_source(fn.module.path).text
+    except UnreadableError:
+        return None
+    span = fn.facts.span
+    code = textwrap.dedent("\n".join(text.splitlines()[span.line - 1 : span.end_line]))
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None
+    func = tree.body[0] if tree.body else None
+    return func if isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef) else None
 
 
 def _subtree_end(sim: Simulation, ev: Event) -> int:
@@ -138,21 +197,10 @@ def condition_text(ev: Event, top_super: Event) -> str:
     """The source of the conjunction of ``if`` tests around ``ev``'s statement in C's
     ``__init__``; "!<reason>" when it cannot be computed before the super call."""
     fn = ev.fn
-    try:
-        text = read_source(fn.module.path).text
-    except UnreadableError:
-        return "!the source of the condition cannot be read"
-    lines = text.splitlines()
-    span = fn.facts.span
-    code = textwrap.dedent("\n".join(lines[span.line - 1 : span.end_line]))
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
+    func = _function_tree(fn)
+    if func is None:
         return "!the condition cannot be read"
-    func = tree.body[0]
-    if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
-        return "!the condition cannot be read"
-    line = ev.effect.span.line - span.line + 1
+    line = ev.effect.span.line - fn.facts.span.line + 1
     tests = _enclosing_tests(func.body, line)
     if tests is None or not tests:
         return "!the condition is not a plain `if` around the redo"
