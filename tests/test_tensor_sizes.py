@@ -64,6 +64,10 @@ def _cost(source: str, **bound: Val) -> int:
         ("torch.nn.Embedding(n, 1)", {}, LIGHT),
         ("torch.nn.Linear(d, 2)", {}, HEAVY),
         ("torch.nn.Conv2d(c, 1, 3)", {}, HEAVY),
+        ("torch.nn.Conv2d(c, 1, 1)", {}, LIGHT),
+        ("torch.nn.Conv2d(c, 1, kernel_size=(1, 1))", {}, LIGHT),
+        ("torch.nn.Conv2d(c, 2, 1)", {}, HEAVY),
+        ("torch.nn.Conv2d(c, 1, k)", {}, HEAVY),
         ("torch.zeros(n + 0)", {"n": UNKNOWN}, UNSIZED),
         # False is a constant, not the size 0
         ("torch.empty(flag)", {"flag": const(False)}, UNSIZED),

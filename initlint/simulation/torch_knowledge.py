@@ -223,24 +223,34 @@ def torch_module_cost(last: str, call: Expr | None, bound: Bound = NO_BOUND) -> 
 
 # Classes whose weight has exactly the dimensions of its two size arguments.
 _MATRIX_WEIGHTS = frozenset({"Linear", "Embedding", "EmbeddingBag"})
+_CONVS = frozenset(f"{kind}{d}d" for kind in ("Conv", "ConvTranspose") for d in (1, 2, 3))
 
 
 def _vector_weight(last: str, call: Expr, bound: Bound) -> bool:
-    """Whether the weight matrix ``call`` builds has a size of 1, which makes it a vector of
-    the other size (``nn.Linear(width, 1)``, a scoring head): its numbers grow with one
-    width, as a bias does, not with its square."""
-    if last not in _MATRIX_WEIGHTS:
+    """Whether the weight ``call`` builds has at most one size other than 1, which makes it
+    a vector of that size (``nn.Linear(width, 1)``, a scoring head; ``nn.Conv2d(c, 1, 1)``):
+    its numbers grow with one width, as a bias does, not with its square."""
+    if last not in _MATRIX_WEIGHTS and last not in _CONVS:
         return False
-    shape = TORCH_SHAPES[last]["weight"]
     given = keyword_values(call)
     positional = call.children
     if isinstance(call.value, int) and not isinstance(call.value, bool):
         positional = positional[: call.value]
-    for position, keyword in shape:
-        size = given.get(keyword) or (positional[position] if position < len(positional) else None)
-        if size is not None and _int(size, bound) == 1:
-            return True
-    return False
+
+    def size(position: int, keyword: str) -> Expr | None:
+        return given.get(keyword) or (positional[position] if position < len(positional) else None)
+
+    sizes = [size(p, k) for p, k in TORCH_SHAPES[last]["weight"]]
+    if last in _CONVS:
+        kernel = size(2, "kernel_size")
+        if kernel is None or not all(_int(k, bound) == 1 for k in _sizes_of(kernel)):
+            return False  # a kernel of more than one number, or of a size not known here
+    return any(s is not None and _int(s, bound) == 1 for s in sizes)
+
+
+def _sizes_of(kernel: Expr) -> tuple[Expr, ...]:
+    """The sizes a kernel argument gives: each item of a tuple, or the one number."""
+    return kernel.children if kernel.kind == "op" and kernel.name == "tuple" else (kernel,)
 
 
 _ARITH: dict[str, Callable[[int, int], int]] = {
