@@ -382,6 +382,8 @@ SPECS: dict[str, dict[str, Spec]] = {
         "pkg.layers:DeferredLinear": ((4,), {}),
         "pkg.layers:ResizedLinear": ((4, 4), {}),
     },
+    # replaced only when given another model: the path that throws the first away
+    "cost_plain_result": {"pkg.named:Copied": ((8,), {"other": Made("pkg.named:Embeddings")})},
     "discarded_builds": {
         "pkg.parts:Mixer": ((8,), {}),
         "pkg.parts:Shell": ((Made("pkg.parts:Mixer", (8,)),), {}),
@@ -413,8 +415,10 @@ SPECS: dict[str, dict[str, Spec]] = {
         "pkg.dropped:Headless": ((8,), {}),
         **{
             f"pkg.dropped:{name}": ((8,), {})
-            for name in ("Trimmed", "Swapped", "Scratch", "Probed")
+            for name in ("Trimmed", "Swapped", "Scratch", "Probed", "Detached")
         },
+        "pkg.walked:Backbone": ((8,), {}),
+        "pkg.walked:Encoder": ((8,), {}),
         "pkg.hooks:Layered": ((8,), {}),
         "pkg.hooks:WithExtra": ((8,), {}),
         "pkg.hooks:SkipsExtra": ((8,), {}),

@@ -117,6 +117,10 @@ DISAGREEMENTS: dict[tuple[str, str], str] = {
         "before `del self.mixer`, so its build was used; the runtime sees a build and a drop "
         "and does not see reads"
     ),
+    ("init_pass_repeated", "pkg.passes:Applied"): (
+        "definitions differ, static is right: self.apply runs _init_weights once per module "
+        "(the projection, then the object itself); the runtime counts calls by name"
+    ),
     ("project_class_construction", "pkg.model:Child"): (
         "tracer gap, static is right: IL003 on `self.vocab = Vocab(path)` (the file is read "
         "twice), but a Vocab is not a tensor and Vocab.__init__ runs on another object"
@@ -253,6 +257,14 @@ def _what(code: str, stmt: ast.stmt) -> tuple[str, str]:
             deleted = _self_attr(stmt.targets[0])
             if deleted is not None:
                 return "attribute", deleted  # dropped: recorded as a store of nothing
+        if (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Name)
+            and call.func.id == "delattr"
+            and len(call.args) == 2
+            and isinstance(call.args[1], ast.Constant)
+        ):
+            return "attribute", str(call.args[1].value)  # delattr(self, "x"): as del
     elif code == "IL003":
         attr = _assigned(stmt)
         if attr is not None:

@@ -51,6 +51,8 @@ SHAPES = [
     ("dropped", "Headless", "head", [(8,)]),
     ("dropped", "Trimmed", "head", [(8,)]),
     ("dropped", "Scratch", "mixer", [(8,)]),
+    ("dropped", "Detached", "head", [(8,)]),
+    ("walked", "Encoder", "classifier", [(8,)]),
     ("hooks", "SkipsExtra", "decoder", [(8,)]),
     ("hooks", "Rebuilt", "decoder", [(8,)]),
 ]
