@@ -1,9 +1,9 @@
 """``initlint explain-class pkg.mod:Class``: the simulated construction of one class.
 
 Prints every event of constructing the class, in order and indented by call depth, with its
-site, the code that performed it, its guard status, its cost class and what it reads; then
-the rule decision for each piece of the class's own work: the finding it gives, or why it
-gives none. It is the tool to debug a miss or a false finding.
+site, the code that performed it, its guard status, its cost class and where it comes from,
+and what it reads; then the rule decision for each piece of the class's own work: the
+finding it gives, or why it gives none. It is the tool to debug a miss or a false finding.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from initlint.rules import REGISTRY, findings_of
 from initlint.rules.base import DisabledFinding, RepeatFinding
 from initlint.rules.repeats import deletions, never_both, ruled_out_by_delete
 from initlint.simulation.binding import DIFFER, own_defaults, same_args, why_different
-from initlint.simulation.levels import COST_NAMES
+from initlint.simulation.levels import COST_NAMES, NONE
 from initlint.simulation.records import Event, Raise, Simulation, SimulationLimit
 from initlint.simulation.values import MAYBE
 
@@ -106,7 +106,7 @@ def render_events(analysis: Analysis, sim: Simulation) -> list[str]:
         if ev.possibly:
             bits.append(f"possibly: {ev.possibly}")
         if ev.kind not in ("super_init",):
-            bits.append(f"cost {COST_NAMES[ev.cost]}")
+            bits.append(f"cost {COST_NAMES[ev.cost]}{_cost_source(analysis, sim, ev)}")
         if ev.reads:
             bits.append("reads " + ", ".join(sorted(ev.reads)))
         if ev.derived:
@@ -123,6 +123,24 @@ def render_events(analysis: Analysis, sim: Simulation) -> list[str]:
             f"in {'.'.join(owner[-2:])}  [{'; '.join(bits)}]"
         )
     return out
+
+
+def _cost_source(analysis: Analysis, sim: Simulation, ev: Event) -> str:
+    """Where an event's cost comes from: the method a call runs; for a stored value, its
+    costliest call and why (the construction simulated, what initlint knows of a library,
+    or why it is unknown). "" for work that costs nothing."""
+    if ev.cost == NONE:
+        return ""
+    if ev.kind == "call" and ev.callee is not None:
+        return f": runs {ev.callee.qualname}"
+    if ev.kind in ("assign", "buffer", "mutate", "nested"):
+        level, why = analysis.simulator.cost.why_of(ev.effect.value, ev.fn.module, sim.mro)
+        if why and level == ev.cost:
+            return f": {why}"
+        # (the cost came through what a name of the frame holds: a local, or an argument
+        # bound to a class or a size)
+        return ": from what the frame's locals and arguments hold"
+    return ""
 
 
 def _raise_line(analysis: Analysis, sim: Simulation, ev: Event, r: Raise) -> str:
@@ -282,9 +300,11 @@ def explain_class(target: str, paths: tuple[Path, ...], no_cache: bool) -> None:
     Every event of constructing the class is listed in order, indented by call depth: its
     site, the method that performed it, whether its guard is true, unknown (a "possibly"
     finding) or switched off by a flag, whether it ran in the ancestor part (during
-    super().__init__()) or the class's own, its cost class (none, light, heavy), the self
-    attributes it reads, the flags that guard it and the arguments its guard assumes. Then,
-    for each piece of the class's own work, the finding it gives or why it gives none.
+    super().__init__()) or the class's own, its cost class (none, light, unknown, heavy)
+    and where that comes from (the construction initlint simulated, what it knows of a
+    library, or why it is not known), the self attributes it reads, the flags that guard it
+    and the arguments its guard assumes. Then, for each piece of the class's own work, the
+    finding it gives or why it gives none.
     PATHS (default: the current folder) locate the project.
 
     \b

@@ -68,6 +68,10 @@ class CostModel:
     _gives_memo: dict[str, bool] = field(default_factory=dict)
     # (function, constructed class) -> whether it initialises tensors in place (``fills``)
     _fills_memo: dict[tuple[str, str], bool] = field(default_factory=dict)
+    # the reasons ``_call`` gives, while ``why_of`` asks (None otherwise)
+    notes: list[tuple[str, FunctionInfo | ClassInfo | None]] | None = field(
+        default=None, init=False
+    )
     memos: MemoFinder = field(init=False)  # the memoised factories (``memo_finder``)
 
     def __post_init__(self) -> None:
@@ -145,37 +149,43 @@ class CostModel:
         bound: Bound = NO_BOUND,
     ) -> Priced:
         name = call.name
+        say = self._said
         if self._matches(name, self.cheap_calls):
-            return NONE
+            return say(NONE, "`{}` is in cheap-calls", name)
         if self._matches(name, self.expensive_calls):
-            return HEAVY
+            return say(HEAVY, "`{}` is in expensive-calls", name)
         recv = call.receiver
         if recv is not None and recv.kind == "name" and recv.name == "self" and call.attr:
             fn = self.index.lookup_method(mro, call.attr)
-            if fn is None or (call.attr in MODULE_WALKS and _torch_or_none(fn)):
-                return NONE  # (torch's walk over what the module holds builds nothing)
-            return self.function_cost(fn, mro)
+            if fn is None:
+                return say(NONE, "no such method is found")
+            if call.attr in MODULE_WALKS and _torch_or_none(fn):
+                return say(NONE, "torch's walk over what the module holds builds nothing")
+            return say(self.function_cost(fn, mro), "runs {}", fn)
         if call.attr in LOADERS:
-            return HEAVY
+            return say(HEAVY, "`.{}` loads a model or its weights", call.attr)
         best: Priced = NONE
         if recv is not None and call.attr not in METADATA_METHODS:
             if recv.kind in ("call", "name", "op"):
                 best = self.expr_cost(recv, module, mro, locals_, attrs, bound)
                 if isinstance(best, BodyError) or best == HEAVY:
-                    return best
+                    return say(best, "what it is called on is heavy work")
             if call.attr in GROWING_METHODS and best == UNKNOWN:
                 # ``t.outer(f)``, ``row.repeat(n, 1)``: more dimensions than the tensor
                 # it is called on, which is of a size not known here
-                return HEAVY
+                return say(HEAVY, "`.{}` adds dimensions to a tensor of unknown size", call.attr)
         if not name:
             # ``REGISTRY[kind](d)``, ``getattr(nn, name)(d)``: a callable computed at run time
-            return best if recv is not None else highest(best, UNKNOWN)
+            if recv is not None:
+                return say(best, "a method of a value")
+            return say(highest(best, UNKNOWN), "a callable computed at run time, not followed")
         held = bound.get(name)
         if held is not None and held.ref is not None:  # ``attn_cls(...)``: what it was given
             given = self.index.resolve_value(*held.ref)
             if given is None:
-                return highest(best, UNKNOWN)
-            return highest(best, self._ref_cost(given, call, module, mro, locals_, attrs, bound))
+                return say(highest(best, UNKNOWN), "`{}` holds a callable not found here", name)
+            priced = self._ref_cost(given, call, module, mro, locals_, attrs, bound)
+            return say(highest(best, priced), "`{}` holds {}, as given", name, given.name)
         # Built-in knowledge of torch stays the judge of torch's own classes and functions
         # where torch is installed (nn.ModuleList is cheap, nn.Linear is not); other
         # dependencies are judged from their source, like the project, the modules read
@@ -183,21 +193,24 @@ class CostModel:
         public = self.index.public_name(module, name)
         if public is not None and public.startswith("torch."):
             external = self._external_call(public, call, module, mro, locals_, attrs, bound)
-            return highest(best, external)
+            return say(highest(best, external), "{}, by what initlint knows of torch", public)
         target = self.index.resolve(module, name)
         if target is not None and target.name.startswith("torch."):
             if self.index.in_dependency(target):
-                return highest(best, self.external_cost(public or target.name, call, bound))
+                external = self.external_cost(public or target.name, call, bound)
+                return say(highest(best, external), "{}, by what initlint knows", target.name)
         if target is None:
             if name in IO_CALLS or self._matches(name, self.expensive_calls):
-                return HEAVY
+                return say(HEAVY, "`{}` reads or writes files", name)
             if recv is None and name not in BUILTIN_NAMES:
-                return highest(best, UNKNOWN)  # a local or argument holding some callable
+                # a local or argument holding some callable
+                return say(highest(best, UNKNOWN), "`{}` is not known here", name)
             if recv is not None and recv.kind == "name" and recv.name not in locals_:
                 if self._imported_object(module, recv.name):
                     # ``MODELS.build(cfg)``: a method of an object another module made
-                    return highest(best, UNKNOWN)
-            return best
+                    text = "a method of `{}`, an object another module made"
+                    return say(highest(best, UNKNOWN), text, recv.name)
+            return say(best, "a builtin, or a method of a value")
         if target.kind == "external":
             external = self._external_call(target.name, call, module, mro, locals_, attrs, bound)
             if (
@@ -205,15 +218,86 @@ class CostModel:
                 and not self.index.known_external(target.name)
                 and not self._matches(target.name, self.cheap_calls)
             ):
-                external = UNKNOWN  # a library the environment does not hold: not read
-            return highest(best, external)
+                # a library the environment does not hold: not read
+                text = "{}: nothing initlint could read (not installed, or an object's method)"
+                return say(UNKNOWN, text, target.name)
+            return say(highest(best, external), "{}, by what initlint knows", target.name)
         if target.kind == "class":
             info = self.index.class_info(target.name)
-            return best if info is None else highest(best, self.class_cost(info))
+            if info is None:
+                return say(best, "{}, not read", target.name)
+            return say(highest(best, self.class_cost(info)), "builds {}", info)
         if target.kind == "function":
             fn = self.index.function_info(target.name)
-            return best if fn is None else highest(best, self.function_cost(fn, ()))
-        return best
+            if fn is None:
+                return say(best, "{}, not read", target.name)
+            return say(highest(best, self.function_cost(fn, ())), "runs {}", fn)
+        return say(best, "{}", target.name)
+
+    def _said(self, level: Priced, why: str, *parts: object) -> Priced:
+        """``level``, with the reason ``why`` (a format of ``parts``) noted when ``why_of``
+        is asking: worded only then, as pricing runs hot."""
+        if self.notes is not None:
+            shown = (_place(p) if isinstance(p, FunctionInfo | ClassInfo) else p for p in parts)
+            self.notes.append((why.format(*shown), next(_readable(parts), None)))
+        return level
+
+    def why_of(self, e: Expr | None, module: Module, mro: tuple[str, ...]) -> tuple[int, str]:
+        """Where the cost of evaluating ``e`` comes from, for ``explain-class``: its
+        costliest call and why that call costs what it does (the construction it
+        simulated, what initlint knows of a library, or why it is not known), followed one
+        level into a function or class it runs; with the cost found so. Priced without the
+        values of the frame's names (what an argument holds): "" when no call in ``e``
+        costs anything that way."""
+        return self._why(e, module, mro, 0)
+
+    def _why(
+        self, e: Expr | None, module: Module, mro: tuple[str, ...], depth: int
+    ) -> tuple[int, str]:
+        best, said, inner = NONE, "", None
+        stack = [e] if e is not None else []
+        while stack:
+            cur = stack.pop()
+            stack.extend(c for c in (*cur.children, cur.receiver) if c is not None)
+            if cur.kind != "call":
+                continue
+            self.notes = []
+            try:
+                priced = self._call(cur, module, mro, NO_COSTS, NO_COSTS)
+                reason, ran = self.notes[-1] if self.notes else ("", None)
+            finally:
+                self.notes = None
+            if isinstance(priced, int) and priced > best:
+                best, said, inner = priced, f"{_shown(cur)}: {reason}", ran
+        if inner is not None and best > LIGHT and depth < 1:
+            deeper = self._body_why(inner, mro, depth + 1, best)
+            if deeper:
+                said += f", where {deeper}"
+        return best, said
+
+    def _body_why(
+        self, ran: FunctionInfo | ClassInfo, mro: tuple[str, ...], depth: int, level: int
+    ) -> str:
+        """The reason of the first value of ``ran``'s body (a class's ``__init__``) that
+        costs ``level``."""
+        if isinstance(ran, ClassInfo):
+            mro = self.index.mro(ran.qualname).classes
+            init = ran.facts.method("__init__")
+            if init is None:
+                return ""
+            ran = FunctionInfo(f"{ran.qualname}.__init__", ran.module, init, ran)
+        elif ran.owner is None:
+            mro = ()
+        body = ran.facts.load()
+        if isinstance(body, BodyError):
+            return ""
+        for eff in body.effects:
+            if eff.value is None or eff.kind not in ("local", "assign", "return", *_STORES):
+                continue
+            priced, why = self._why(eff.value, ran.module, mro, depth)
+            if priced == level and why:
+                return f"line {eff.span.line}: {why}"
+        return ""
 
     def _imported_object(self, module: Module, name: str) -> bool:
         """``name`` is imported into ``module`` and resolves to no class, function or module
@@ -650,6 +734,26 @@ def _walk(value: Expr | None) -> tuple[str, str] | None:
     if recv.kind == "attr" and recv.receiver is not None and recv.receiver.kind == "name":
         return recv.receiver.name, recv.attr
     return None
+
+
+def _place(info: FunctionInfo | ClassInfo) -> str:
+    """A function or class by name and where it is defined."""
+    span = info.facts.span
+    return f"{info.qualname} ({info.module.path.name}:{span.line})"
+
+
+def _readable(parts: tuple[object, ...]) -> Iterator[FunctionInfo | ClassInfo]:
+    """The functions and classes among a reason's parts: what the call runs."""
+    return (p for p in parts if isinstance(p, FunctionInfo | ClassInfo))
+
+
+def _shown(call: Expr) -> str:
+    """A call as a short text: ``nn.Linear(...)``, ``self._build(...)``, ``(...)(...)``."""
+    if call.name:
+        return f"{call.name}(...)"
+    if call.attr:
+        return f"....{call.attr}(...)"
+    return "a computed callable(...)"
 
 
 def _torch_or_none(fn: FunctionInfo | None) -> bool:

@@ -23,7 +23,8 @@ def test_events_and_decisions(project: Project) -> None:
     assert "MRO: pkg.attention.LowRankAttention -> pkg.attention.LatentAttention" in out
     assert (
         "  #3     assign self.q_proj  pkg/attention.py:9  in LatentAttention.__init__  "
-        "[guard unknown; ancestor; cost heavy; assumes config.q_lora_rank == None]"
+        "[guard unknown; ancestor; cost heavy: nn.Linear(...): torch.nn.Linear, by what "
+        "initlint knows of torch; assumes config.q_lora_rank == None]"
     ) in out
     assert "#6   no finding: its guard excludes the ancestor's (#3): never both run" in out
 
@@ -84,7 +85,8 @@ def test_a_class_through_a_default_or_a_builder(project: Project) -> None:
     assert (
         "assign self.mixer  pkg/layers.py:16  in Layer.__init__  [guard true; ancestor; "
         "possibly: the class is the default of the constructed class's own `mixer_cls`: a "
-        "caller may pass another; cost heavy]"
+        "caller may pass another; cost heavy: from what the frame's locals and arguments "
+        "hold]"
     ) in out
     assert "IL003 error (possibly): `self.mixer` repeats #" in out
     # an ancestor's default counts: the part the default Mixer built is found
@@ -98,3 +100,33 @@ def test_a_builder_that_may_return_none(project: Project) -> None:
     _copy(project, "builder_spec")
     out = project.invoke("explain-class", "pkg.variants:MlpBlock").stdout
     assert "possibly: the builder build_optional() may return something else" in out
+
+
+def test_where_a_cost_comes_from(project: Project) -> None:
+    """Each cost says where it came from: the construction simulated (one level into it),
+    what initlint knows of torch, or why it is not known."""
+    (project.root / "pkg").mkdir()
+    (project.root / "pkg" / "__init__.py").write_text("")
+    (project.root / "pkg" / "m.py").write_text(
+        "import torch\n"
+        "from torch import nn\n"
+        "from pkg.registry import BUILDERS\n\n\n"
+        "class Block(nn.Module):\n"
+        "    def __init__(self, d):\n"
+        "        super().__init__()\n"
+        "        self.table = torch.zeros(d, d)\n\n\n"
+        "class Model(nn.Module):\n"
+        "    def __init__(self, d, kind='a'):\n"
+        "        super().__init__()\n"
+        "        self.block = Block(d)\n"
+        "        self.head = BUILDERS[kind](d)\n"
+        "        self.bias = torch.zeros(d)\n"
+    )
+    (project.root / "pkg" / "registry.py").write_text("BUILDERS = {}\n")
+    out = project.invoke("explain-class", "pkg.m:Model").stdout
+    assert (
+        "cost heavy: Block(...): builds pkg.m.Block (m.py:6), where line 9: "
+        "torch.zeros(...): torch.zeros, by what initlint knows of torch]"
+    ) in out
+    assert "cost unknown: a computed callable(...): a callable computed at run time" in out
+    assert "cost unknown: torch.zeros(...): torch.zeros, by what initlint knows of torch" in out
