@@ -84,7 +84,25 @@ def relation(sim: Simulation, first: Event, later: Event) -> Relation:
             if mine[: len(block)] == block:
                 return "always"
             verdict = "maybe"
-    return verdict
+    return verdict or _returns_inside(sim, later, b)
+
+
+def _returns_inside(sim: Simulation, later: Event, anchor: Event) -> Relation:
+    """"maybe" when a function ``later`` runs in, below the shared frame, may return before
+    it: ``self._split()`` whose ``if self.section == "test": return`` comes before the store
+    (that path keeps the first value)."""
+    y = later
+    while y is not anchor and y.parent is not None:
+        shape = shape_of(sim, y.fn)
+        if shape is None:
+            return "maybe"
+        y_line = (y.effect.stmt_span or y.effect.span).line
+        here = shape.path(y_line)
+        for line, block in shape.returns:
+            if line < y_line and _split(block, here) != "exclusive":
+                return "maybe"
+        y = sim.events[y.parent]
+    return ""
 
 
 def _split(mine: Path, theirs: Path) -> Relation | None:

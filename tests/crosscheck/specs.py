@@ -409,6 +409,7 @@ SPECS: dict[str, dict[str, Spec]] = {
         "pkg.paths:Matched": ((8,), {"kind": "wide"}),
         "pkg.paths:Fallback": ((8,), {}),
         "pkg.paths:Routed": ((8,), {}),
+        "pkg.paths:Split": ((8,), {}),
         "pkg.early:Grid": ((4,), {}),
         "pkg.early:SeededGrid": ((4,), {}),
         "pkg.dropped:WithHead": ((8,), {}),

@@ -47,6 +47,7 @@ SHAPES = [
     ("paths", "Matched", "mixer", [(8, "dense"), (8, "wide")]),
     ("paths", "Fallback", "mixer", [(8,)]),
     ("paths", "Routed", "norm", [(8, True), (8, False)]),
+    ("paths", "Split", "mixer", [(8, "training"), (8, "test")]),
     ("early", "SeededGrid", "grid", [(4,)]),
     ("dropped", "Headless", "head", [(8,)]),
     ("dropped", "Trimmed", "head", [(8,)]),
