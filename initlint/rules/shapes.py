@@ -88,8 +88,8 @@ def relation(sim: Simulation, first: Event, later: Event) -> Relation:
 
 
 def _returns_inside(sim: Simulation, later: Event, anchor: Event) -> Relation:
-    """"maybe" when a function ``later`` runs in, below the shared frame, may return before
-    it: ``self._split()`` whose ``if self.section == "test": return`` comes before the store
+    """Whether a function ``later`` runs in, below the shared frame, may return before it
+    ("maybe"): ``self._split()`` whose ``if self.section == "test": return`` comes before the store
     (that path keeps the first value)."""
     y = later
     while y is not anchor and y.parent is not None:

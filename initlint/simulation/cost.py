@@ -120,6 +120,12 @@ class CostModel:
                 else:
                     stack.extend(cur.children)
                 continue
+            elif kind == "subscript":
+                # ``read_csv(path)[0]``: the call's work is done whatever part is kept (a
+                # local's part is a view of what the local holds: no work of its own)
+                if cur.receiver is not None and cur.receiver.kind != "name":
+                    stack.append(cur.receiver)
+                continue
             elif kind == "call":
                 priced = self._call(cur, module, mro, locals_, attrs, bound)
                 if isinstance(priced, BodyError):
