@@ -381,13 +381,14 @@ class FunctionReader(EffectLog):
         func = call.func
         if not isinstance(func, ast.Attribute):
             return False
+        keyword = {k.arg: k.value for k in call.keywords if k.arg}
+        named = call.args[0] if call.args else keyword.get("name")
         if (
             func.attr in ("register_buffer", "register_parameter")
             and self.self_name
             and is_name(func.value, self.self_name)
-            and call.args
-            and isinstance(call.args[0], ast.Constant)
-            and isinstance(call.args[0].value, str)
+            and isinstance(named, ast.Constant)
+            and isinstance(named.value, str)
         ):
             first_call = len(self.effects)
             for arg in call.args[1:]:
@@ -401,13 +402,14 @@ class FunctionReader(EffectLog):
             ]
             value = call.args[1] if len(call.args) > 1 else None
             if value is None:
-                value = next((k.value for k in call.keywords if k.arg in ("tensor", "param")), None)
+                given = ("tensor", "param", "parameter")
+                value = next((keyword[k] for k in given if k in keyword), None)
             detail = "buffer" if func.attr == "register_buffer" else "parameter"
             idx = self.add(
                 "buffer",
                 stmt,
                 guard,
-                name=call.args[0].value,
+                name=named.value,
                 detail=detail,
                 value=to_expr(value) if value is not None else Expr("const"),
                 node=call,

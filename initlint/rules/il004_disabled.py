@@ -14,7 +14,7 @@ from initlint.rules.base import (
     register,
 )
 from initlint.rules.examples import BASE
-from initlint.rules.readers import no_plain_reads
+from initlint.rules.readers import no_plain_reads, reads_under, tests_around
 from initlint.simulation.levels import LIGHT
 from initlint.simulation.records import Event, Simulation
 from initlint.simulation.values import Origin
@@ -36,10 +36,11 @@ construction performs that setup instead.
 
 An attribute that no class in the MRO reads plainly (`self.x`) leaves nothing missing when it
 is switched off, and is not reported: one that nothing reads, or that every reader reads only
-through `getattr(self, "x", default)` or `hasattr(self, "x")`. Nor is setup in one arm of an
-`if` whose other arm the flag switches on, when that arm builds something (`if deep_stem:
-self.stem = ... else: self.conv1 = ...`): the flag chose one of the ancestor's two setups,
-and the class gets the other.
+through `getattr(self, "x", default)` or `hasattr(self, "x")`; so is one read only under the
+test it is set up under (`if not self.lazy:` around the setup and around every read). Nor is
+setup in one arm of an `if` whose other arm the flag switches on, when that arm builds
+something (`if deep_stem: self.stem = ... else: self.conv1 = ...`): the flag chose one of
+the ancestor's two setups, and the class gets the other.
 
 Severity: `error` when the missing setup is heavy work (a buffer, a module with parameters),
 `warning` when it is light (see IL003 for what counts).
@@ -125,8 +126,9 @@ def find_disabled(sim: Simulation) -> list[Finding]:
     if by_origin:
         classes = [c for q in sim.mro if (c := _class(sim, q)) is not None]
         for origin, evs in list(by_origin.items()):
-            # An attribute the classes never read, or read only optionally, is not missing.
-            evs = [e for e in evs if not no_plain_reads(classes, e.name)]
+            # An attribute the classes never read, or read only optionally, or only under
+            # the test it is built under, is not missing where it is read.
+            evs = [e for e in evs if not _never_missed(classes, e)]
             if evs:
                 by_origin[origin] = evs
             else:
@@ -163,6 +165,17 @@ def _other_arm(off: Event, on: Event) -> bool:
 
 def _opposite(a: Cond, b: Cond) -> bool:
     return (a.op == "not" and a.args == (b,)) or (b.op == "not" and b.args == (a,))
+
+
+def _never_missed(classes: list[ClassInfo], e: Event) -> bool:
+    """Whether no read of what ``e`` sets up can find it missing: none reads it plainly,
+    or every read sits under a test its setup sits under (``if not self.lazy:`` both)."""
+    if no_plain_reads(classes, e.name):
+        return True
+    owner = e.fn.owner
+    if owner is None:
+        return False
+    return reads_under(classes, e.name, tests_around(owner, e.effect.span.line))
 
 
 def _class(sim: Simulation, qualname: str) -> ClassInfo | None:

@@ -7,7 +7,10 @@ Read from the source text of the classes in the MRO (IL004 is rare, so this runs
 
 from __future__ import annotations
 
+import ast
 import re
+import textwrap
+from collections.abc import Iterator
 
 from initlint.index.records import ClassInfo
 from initlint.sources import UnreadableError, decode, read_bytes
@@ -36,3 +39,76 @@ def no_plain_reads(classes: list[ClassInfo], attr: str) -> bool:
     # self.x = ... (an assignment) and self.x: T (an annotation) are not reads
     plain = re.compile(rf"\bself\.{name}\b(?!\s*(?:=(?!=)|:))")
     return not any(plain.search(_class_text(info)) for info in classes)
+
+
+def reads_under(classes: list[ClassInfo], attr: str, tests: frozenset[str]) -> bool:
+    """True when every plain read of ``self.<attr>`` in the classes sits where one of
+    ``tests`` holds (the body of an ``if`` with that test, or the ``else`` of its
+    negation): an attribute built under a test and read only under the same test is never
+    missing where it is read. False when a class's text does not parse."""
+    if not tests:
+        return False
+    for info in classes:
+        try:
+            tree = ast.parse(textwrap.dedent(_class_text(info)))
+        except SyntaxError:
+            return False
+        for node, held in _loads(tree, frozenset()):
+            if node.attr == attr and not held & tests:
+                return False
+    return True
+
+
+def tests_around(info: ClassInfo, line: int) -> frozenset[str]:
+    """The tests that hold at ``line`` of the class's text (its module's line numbers): each
+    ``if`` around it, as written for its body, ``not (...)`` for its ``else``."""
+    try:
+        tree = ast.parse(textwrap.dedent(_class_text(info)))
+    except SyntaxError:
+        return frozenset()
+    local = line - info.facts.span.line + 1
+    for node, held in _statements(tree, frozenset()):
+        if node.lineno == local:
+            return held
+    return frozenset()
+
+
+def _statements(node: ast.AST, held: frozenset[str]) -> Iterator[tuple[ast.stmt, frozenset[str]]]:
+    for child, inner in _children(node, held):
+        if isinstance(child, ast.stmt):
+            yield child, inner
+        yield from _statements(child, inner)
+
+
+def _loads(node: ast.AST, held: frozenset[str]) -> Iterator[tuple[ast.Attribute, frozenset[str]]]:
+    """Each ``self.<x>`` read under ``node``, with the tests that hold there."""
+    for child, inner in _children(node, held):
+        if (
+            isinstance(child, ast.Attribute)
+            and isinstance(child.ctx, ast.Load)
+            and isinstance(child.value, ast.Name)
+            and child.value.id == "self"
+        ):
+            yield child, inner
+        yield from _loads(child, inner)
+
+
+def _children(node: ast.AST, held: frozenset[str]) -> Iterator[tuple[ast.AST, frozenset[str]]]:
+    """``node``'s children, each with the tests that hold in it."""
+    if isinstance(node, ast.If):
+        test = ast.unparse(node.test)
+        yield node.test, held
+        for stmt in node.body:
+            yield stmt, held | {test}
+        for stmt in node.orelse:
+            yield stmt, held | {_negated(node.test)}
+        return
+    for child in ast.iter_child_nodes(node):
+        yield child, held
+
+
+def _negated(test: ast.expr) -> str:
+    """The text of ``not <test>``, without a double negation."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return ast.unparse(test.operand)
+    return ast.unparse(ast.UnaryOp(op=ast.Not(), operand=test))

@@ -258,14 +258,21 @@ class Recorder:
 
     def _wrap_register(self, kind: EventKind) -> Callable[[Any], Any]:
         def make(original: Any) -> Any:
+            # torch's own parameter names (``register_parameter(name, param)``,
+            # ``register_buffer(name, tensor, persistent)``): the call may name them
+            signature = inspect.signature(original)
+            name_key, value_key = list(signature.parameters)[1:3]
+
             @functools.wraps(original)
-            def register(module: Any, name: str, tensor: Any, *args: Any, **kwargs: Any) -> None:
+            def register(module: Any, *args: Any, **kwargs: Any) -> None:
                 if self._inside:
-                    return original(module, name, tensor, *args, **kwargs)  # type: ignore[no-any-return]
+                    return original(module, *args, **kwargs)  # type: ignore[no-any-return]
+                bound = signature.bind(module, *args, **kwargs).arguments
+                name, tensor = bound[name_key], bound.get(value_key)
                 held = _held(module, name)
                 self._inside += 1
                 try:
-                    original(module, name, tensor, *args, **kwargs)
+                    original(module, *args, **kwargs)
                 finally:
                     self._inside -= 1
                 if tensor is not None:  # a None placeholder is declared, not built
