@@ -75,6 +75,8 @@ def _cost(source: str, **bound: Val) -> int:
         # a range is one dimension: unknown unless its bounds are known
         ("torch.arange(0, dim, 2)", {"dim": UNKNOWN}, UNSIZED),
         ("torch.arange(0, 8, 2)", {}, HEAVY),
+        ("numpy.arange(0, n)", {"n": UNKNOWN}, UNSIZED),
+        ("numpy.zeros((n, n))", {}, HEAVY),
         ("torch.zeros((n,))", {"n": UNKNOWN}, UNSIZED),
         ("torch.zeros((n, 2))", {"n": UNKNOWN}, HEAVY),
     ],

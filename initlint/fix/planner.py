@@ -24,6 +24,7 @@ from initlint.records import dataclass
 from initlint.rules.analyses import analyses_of
 from initlint.rules.base import REGISTRY, Finding, FixStrategy, RepeatFinding, runtime_repeats_of
 from initlint.simulation.engine import Simulator
+from initlint.simulation.levels import LIGHT
 from initlint.simulation.reads import exposed_reads, meet, reads, statement_events, writes
 from initlint.simulation.records import Event, FlagRef, Simulation
 from initlint.sources import UnreadableError, read_source
@@ -210,8 +211,10 @@ class Planner:
                 new_on.append(_label(ev.fn))
             ops.extend(step)
         if new_on and not self._worth_new_parameter(f, sites if f.flag is None else None):
+            # (a cost initlint could not follow is not known to be light either)
+            what = "light work" if f.cost == LIGHT else "work of a cost not known here"
             return (
-                f"{f.what} is light work: not worth a new constructor parameter `{name}` on "
+                f"{f.what} is {what}: not worth a new constructor parameter `{name}` on "
                 f"{', '.join(new_on)} (initlint adds constructor parameters for heavy repeats only)"
             )
         value = flag_value(kept.cond, off)

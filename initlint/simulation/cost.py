@@ -172,7 +172,7 @@ class CostModel:
             return say(HEAVY, "`.{}` loads a model or its weights", call.attr)
         best: Priced = NONE
         if recv is not None and call.attr not in METADATA_METHODS:
-            if recv.kind in ("call", "name", "op"):
+            if recv.kind in ("call", "name", "op", "subscript"):
                 best = self.expr_cost(recv, module, mro, locals_, attrs, bound)
                 if isinstance(best, BodyError) or best == HEAVY:
                     return say(best, "what it is called on is heavy work")
@@ -357,6 +357,13 @@ class CostModel:
                 # an array of the values this function computed: as big as they are, and
                 # what computing them cost is counted where they were computed
                 return LIGHT
+            if data and all(d.kind in ("call", "subscript") for d in data):
+                # an array of values computed right here (``from_numpy(np.arange(n))``):
+                # as costly as computing them
+                priced: Priced = LIGHT
+                for d in data:
+                    priced = highest(priced, self.expr_cost(d, module, mro, locals_, attrs, bound))
+                return priced
         return self.external_cost(name, call, bound)
 
     def _copy_cost(

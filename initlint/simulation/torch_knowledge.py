@@ -432,6 +432,8 @@ def library_cost(name: str, call: Expr | None = None, bound: Bound = NO_BOUND) -
         "torch.distributions",
     ):
         return HEAVY
+    if head == "numpy" and last in RANGES and call is not None:
+        return tensor_cost(last, call, bound)  # a range has one dimension, as torch's does
     if head in ("numpy", "numpy.random") and (last in NUMPY_OPS or head == "numpy.random"):
         return HEAVY
     if head.startswith("torch.nn") and last[:1].isupper() and last not in CHEAP_NN:
