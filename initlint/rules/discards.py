@@ -11,7 +11,7 @@ from initlint.diagnostics import Confidence
 from initlint.facts.model import Expr
 from initlint.records import dataclass
 from initlint.rules.base import RepeatFinding
-from initlint.rules.repeats import never_both
+from initlint.rules.repeats import never_both, tested_absent
 from initlint.rules.shapes import relation
 from initlint.simulation.assumptions import other_values
 from initlint.simulation.levels import LIGHT, NONE, UNKNOWN
@@ -106,6 +106,8 @@ def _discard(sim: Simulation, first: Event, after: Sequence[Event]) -> Discard |
     for e in after:
         if never_both(first, e) or other_values(first.assume, e.assume):
             continue  # never runs in a construction where ``first`` ran
+        if tested_absent(sim, first, e):
+            continue  # runs only if nothing is there: never after ``first``
         if e.kind in _REPLACES and e.name == name:
             how = relation(sim, first, e)
             if how in ("exclusive", "fallback"):

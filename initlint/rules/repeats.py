@@ -3,6 +3,9 @@ simulation (computed once per simulation, ``rules/analyses.py``)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from initlint.facts.model import Cond
 from initlint.rules.base import RepeatFinding, confidence_of, method_label
 from initlint.simulation.assumptions import exclusive
 from initlint.simulation.binding import DIFFER, SAME, own_defaults, same_args
@@ -16,6 +19,40 @@ def never_both(a: Event, b: Event) -> bool:
     by opposite assumptions of one argument (``Event.assume``) or opposite truths of one
     undecided condition (``Event.literals``)."""
     return exclusive(a.assume, b.assume) or literals_exclusive(a, b)
+
+
+def tested_absent(sim: Simulation, first: Event, later: Event) -> bool:
+    """``later`` runs only if ``self.<name> is None``, and ``first`` stored a value there
+    (nothing stores a constant there in between): whenever ``first`` ran, that test is
+    false, so the two never both run (``if self.act is None: self.act = default()`` after
+    an ancestor that set ``self.act`` on some path)."""
+    if first.name != later.name or first.value_const or first.kind not in ("assign", "buffer"):
+        return False
+    if not any(_is_none_test(c, later.name) for c in _conjuncts(later.effect.guard)):
+        return False
+    return not any(
+        e.kind in ("assign", "buffer", "delete")
+        and e.name == later.name
+        and (e.value_const or e.kind == "delete")
+        and not e.shadow
+        for e in sim.events[first.index + 1 : later.index]
+    )
+
+
+def _conjuncts(guard: tuple[Cond, ...]) -> Iterator[Cond]:
+    for c in guard:
+        if c.op == "and":
+            yield from _conjuncts(c.args)
+        else:
+            yield c
+
+
+def _is_none_test(c: Cond, name: str) -> bool:
+    """``self.<name> is None``."""
+    if c.op != "is" or len(c.args) != 2:
+        return False
+    attr, none = c.args
+    return attr.op == "selfattr" and attr.name == name and none.op == "const" and none.value is None
 
 
 def literals_exclusive(a: Event, b: Event) -> bool:
@@ -78,7 +115,7 @@ def find_repeats(sim: Simulation) -> list[RepeatFinding]:
             before = [b for b in before if verdicts[b.index] != DIFFER]
             maybe_args = {i for i, v in verdicts.items() if v not in (SAME, DIFFER)}
         # The ancestor's build and this one sit under guards that exclude each other.
-        before = [b for b in before if not never_both(b, e)]
+        before = [b for b in before if not never_both(b, e) and not tested_absent(sim, b, e)]
         if code == "IL003":
             drops = reset.get(e.name, ())
             before = [b for b in before if not any(b.index < d < e.index for d in drops)]
