@@ -21,8 +21,9 @@ class Base(torch.nn.Module):
 class Child(Base):
     def __init__(self) -> None:
         super().__init__()
-        self.register_parameter(name="points", param=torch.nn.Parameter(torch.ones(4, 4)))
-        self.register_buffer(name="table", tensor=torch.ones(4, 4))
+        # registered again on purpose: the tracer must record both
+        self.register_parameter(name="points", param=torch.nn.Parameter(torch.ones(4, 4)))  # noqa: IL001
+        self.register_buffer(name="table", tensor=torch.ones(4, 4))  # noqa: IL001
 
 
 def test_registrations_by_keyword_are_traced() -> None:
