@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from initlint.api import check
+from initlint.diagnostics import Fix
 
 SOURCE = """
 from torch import nn
@@ -31,11 +32,16 @@ class Interleaved(nn.Module):
 """
 
 
+def _fixes(root: Path, source: str) -> dict[str, Fix | None]:
+    """Each class's fix, checking a project of one module holding ``source``."""
+    (root / "pyproject.toml").write_text('[project]\nname = "order"\n')
+    (root / "layers.py").write_text(source)
+    report = check([root], cwd=root, use_cache=False)
+    return {d.class_name.rsplit(".", 1)[-1]: d.fix for d in report.diagnostics}
+
+
 def test_a_delete_that_moves_a_module_past_others_is_unsafe(tmp_path: Path) -> None:
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "order"\n')
-    (tmp_path / "layers.py").write_text(SOURCE)
-    report = check([tmp_path], cwd=tmp_path, use_cache=False)
-    fixes = {d.class_name.rsplit(".", 1)[-1]: d.fix for d in report.diagnostics}
+    fixes = _fixes(tmp_path, SOURCE)
     adjacent, interleaved = fixes["Adjacent"], fixes["Interleaved"]
     assert adjacent is not None and adjacent.applicability == "safe"
     assert interleaved is not None and interleaved.applicability == "unsafe"
@@ -80,10 +86,7 @@ def test_a_flag_that_moves_a_module_past_others_is_unsafe(tmp_path: Path) -> Non
     """Switching the ancestor's build off registers the subclass's value where it runs:
     after the norm and the feed-forward layer (unsafe, and named); a build registered last
     keeps its place (safe)."""
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "order"\n')
-    (tmp_path / "blocks.py").write_text(FLAGGED)
-    report = check([tmp_path], cwd=tmp_path, use_cache=False)
-    fixes = {d.class_name.rsplit(".", 1)[-1]: d.fix for d in report.diagnostics}
+    fixes = _fixes(tmp_path, FLAGGED)
     moved, kept = fixes["WideAttention"], fixes["WideHead"]
     assert moved is not None and moved.applicability == "unsafe"
     assert "pass `build_attn=False`" in moved.message
