@@ -105,6 +105,13 @@ class StoreEffects(BuildPricing):
         self._note_rebinding(frame, ctx)
         self.note_writes(all_=True)  # (the object may be one a self attribute holds)
         head, _, rest = eff.name.partition(".")
+        if eff.value is not None:
+            # ``wrapper.conv = conv``, ``convs.append(wrapper)``: the object the name holds
+            # now holds what the value was computed from (a rebuild made of the old parts
+            # is derived from them, not a new build)
+            put = self.self_reads(frame, eff.value)
+            if put:
+                frame.local_reads[head] = frame.local_reads.get(head, frozenset()) | put
         frame.changed.add(head)
         in_place = frame.call.env.get(head)
         if in_place is not None and in_place.sym:  # a spec changed in place (specs.py)

@@ -81,6 +81,10 @@ DISAGREEMENTS: dict[tuple[str, str], str] = {
         "definitions differ, static is right: inv_freq and table are registered/assigned "
         "twice, but each new value is computed from the ancestor's: its work was used"
     ),
+    ("clean_derived_value", "pkg.wrapped_parts:NormedPyramid"): (
+        "definitions differ, static is right: the list of convs is replaced, but by wrappers "
+        "holding the same convs: their work was used"
+    ),
     ("derived_through_helper", "pkg.rotary:StretchedRotary"): (
         "definitions differ, static is right: inv_freq is registered twice, but the new "
         "value is the ancestor's divided (read through the helper _stretched): its work was used"
