@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from initlint.driver import analyze
-from initlint.rules.readers import no_plain_reads
+from initlint.rules.readers import no_plain_reads, reads_under
 
 HEAD = """\
 class Owner:
@@ -37,3 +37,29 @@ def test_no_plain_reads(tmp_path: Path, body: str, optional: bool) -> None:
     info = analysis.index.class_info("m.Owner")
     assert info is not None
     assert no_plain_reads([info], "x") is optional
+
+
+@pytest.mark.parametrize(
+    ("body", "under"),
+    [
+        ("    def f(self):\n        if not self.lazy:\n            return self.x\n", True),
+        (
+            "    def f(self):\n        if self.lazy:\n            return 0\n        else:\n"
+            "            return self.x\n",
+            True,
+        ),
+        ("    def f(self):\n        return self.x\n", False),
+        # a read under another test than the setup's may find it missing
+        ("    def f(self):\n        if self.ready:\n            return self.x\n", False),
+        ("    def f(self):\n        self.x += 1\n", False),  # an augmented store reads too
+    ],
+)
+def test_reads_under_every_test_of_the_setup(tmp_path: Path, body: str, under: bool) -> None:
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "m.py").write_text(HEAD + body)
+    analysis = analyze([tmp_path], cwd=tmp_path, use_cache=False)
+    info = analysis.index.class_info("m.Owner")
+    assert info is not None
+    assert reads_under([info], "x", frozenset({"not self.lazy"})) is under
+    # no read sits under both tests of a setup made under both
+    assert reads_under([info], "x", frozenset({"not self.lazy", "self.ready"})) is False

@@ -36,6 +36,10 @@ MODULE_WALKS = frozenset(
 )
 
 
+# The walks among those that yield tensors (the rest yield modules).
+TENSOR_WALKS = frozenset("parameters named_parameters buffers named_buffers".split())
+
+
 def filled_tensor(call: ast.Call) -> ast.expr | None:
     """The tensor a call fills in place, as an initialisation does: the first argument of a
     function named in torch's in-place way and called by its name or through a module
@@ -52,33 +56,35 @@ def filled_tensor(call: ast.Call) -> ast.expr | None:
     return None
 
 
-def _only_initialises(body: Sequence[ast.stmt], loop_names: set[str], self_name: str) -> bool:
-    """Whether a loop body does nothing but initialise what the loop walks: fills of tensors
-    reached through the loop's names (``nn.init.zeros_(m.bias)``), their modules'
-    ``reset_parameters()``, under tests that read no attribute of the object."""
+def _only_initialises(
+    body: Sequence[ast.stmt], loop_names: set[str], self_name: str, modules: bool
+) -> bool:
+    """Whether a loop body does nothing but fill, in place, tensors reached through the
+    loop's names (``nn.init.zeros_(m.bias)``, ``p.data.normal_()``), under tests that read
+    no attribute of the object. Over modules (``modules``), only their tensors: a module
+    itself handed on (``tie_(m)``, ``m.reset_parameters()``) may be the object, whose own
+    methods read anything (``self.modules()`` yields it first)."""
     for stmt in body:
         if isinstance(stmt, ast.Pass | ast.Continue):
             continue
         if isinstance(stmt, ast.If):
             if self_name in names_loaded(stmt.test):
                 return False
-            if not _only_initialises(stmt.body, loop_names, self_name):
+            if not _only_initialises(stmt.body, loop_names, self_name, modules):
                 return False
-            if not _only_initialises(stmt.orelse, loop_names, self_name):
+            if not _only_initialises(stmt.orelse, loop_names, self_name, modules):
                 return False
             continue
         if not isinstance(stmt, ast.Expr) or not isinstance(stmt.value, ast.Call):
             return False
         call = stmt.value
         tensor = filled_tensor(call)
-        if tensor is None and isinstance(call.func, ast.Attribute):
-            if call.func.attr == "reset_parameters" and not call.args:
-                tensor = call.func.value
         if tensor is None or root_name(tensor) not in loop_names:
             return False
-        if any(
-            self_name in names_loaded(a) for a in [*call.args, *(k.value for k in call.keywords)]
-        ):
+        if modules and isinstance(tensor, ast.Name):
+            return False
+        given = [*call.args, *(k.value for k in call.keywords)]
+        if any(self_name in names_loaded(a) for a in given):
             return False
     return True
 
@@ -176,7 +182,8 @@ class FunctionReader(EffectLog):
         if head.func.attr not in MODULE_WALKS or root_name(head.func.value) != self.self_name:
             return False
         names = {n.id for n in ast.walk(stmt.target) if isinstance(n, ast.Name)}
-        return _only_initialises(stmt.body, names, self.self_name)
+        modules = head.func.attr not in TENSOR_WALKS
+        return _only_initialises(stmt.body, names, self.self_name, modules)
 
     def _simple_stmt(self, stmt: ast.stmt, guard: tuple[Cond, ...]) -> None:
         """A statement with no body of its own: an expression, an assignment, a ``return``,
@@ -371,6 +378,10 @@ class FunctionReader(EffectLog):
             while isinstance(node, ast.Attribute | ast.Subscript):
                 attr = self.self_attr(node) or attr  # the attribute of self it is part of
                 node = node.value
+            # ``self.fc.bias``: a part of what self.fc holds (``.data`` is the tensor itself)
+            path = [p for p in dotted(tensor).split(".")[1:] if p != "data"]
+            if len(path) > 1 and path[0] == attr:
+                attr = ".".join(path)
             if attr:
                 self.add("init", stmt, guard, detail="self", target=attr, node=call)
         else:

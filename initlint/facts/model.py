@@ -137,7 +137,8 @@ class Effect:
     detail = the name imported from it; ``from .unquant import Method``) | ``init`` (an
     in-place initialisation as a statement, ``nn.init.xavier_uniform_(self.weight)``,
     ``p.data.normal_(0, 0.02)``: detail ``self`` and target = the attribute of ``self`` the
-    tensor filled is part of, or name = the local or argument it is reached through) |
+    tensor filled is part of, dotted down to the part when written so, ``fc.bias``; or
+    name = the local or argument it is reached through) |
     ``helper`` (a function called by its name with ``self`` among its arguments, as a
     statement: name = the function, args: ``initialize(self, init_type)``).
 

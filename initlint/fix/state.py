@@ -144,17 +144,34 @@ def redone_on_every_arm(ev: Event, name: str) -> bool:
 
 
 def _stores_or_raises(body: Sequence[ast.stmt], name: str) -> bool:
-    """An arm that stores ``self.<name>`` at its top level, or ends in a ``raise``."""
+    """An arm that stores ``self.<name>`` at its top level, reading it nowhere before (the
+    store's value included: the ancestor's value must not be needed), or that ends in a
+    ``raise``."""
     if body and isinstance(body[-1], ast.Raise):
         return True
     for stmt in body:
         targets = stmt.targets if isinstance(stmt, ast.Assign) else []
         if isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
             targets = [stmt.target]
-        for t in targets:
-            if isinstance(t, ast.Attribute) and t.attr == name and isinstance(t.value, ast.Name):
-                return t.value.id == "self"
+        stored = any(_is_self_attr(t, name) for t in targets)
+        value = stmt.value if stored and isinstance(stmt, ast.Assign | ast.AnnAssign) else stmt
+        if value is not None and any(
+            isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and _is_self_attr(n, name)
+            for n in ast.walk(value)
+        ):
+            return False  # the arm reads the ancestor's value before replacing it
+        if stored:
+            return True
     return False
+
+
+def _is_self_attr(node: ast.AST, name: str) -> bool:
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == name
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+    )
 
 
 def _function_tree(fn: FunctionInfo) -> ast.FunctionDef | ast.AsyncFunctionDef | None:

@@ -64,9 +64,10 @@ method called on it or a part of it replaced (`self.x.append(...)`, `self.x.w = 
 initlint does not follow. A local stored in the attribute and used elsewhere too
 (`h = Linear()`, `self.h = h`, `self.g = h`) lives on, and is not reported either. Two walks
 see the object's modules without using them: a loop over `self.modules()` (or its
-parameters) that only initialises what it walks in place (`nn.init.kaiming_normal_(
-m.weight)`, `m.reset_parameters()`), and torch's own registration (`self.add_module(name,
-m)`), which looks a name up only to refuse a clash.
+parameters) that only fills their tensors in place (`nn.init.kaiming_normal_(m.weight)`,
+not `m.reset_parameters()`: the walk yields the object itself first, whose own method may
+read anything), and torch's own registration (`self.add_module(name, m)`), which looks a
+name up only to refuse a clash.
 
 A placeholder is never reported: a constant such as `None`, a value that costs nothing,
 `nn.Identity()`, or a tensor given a size of 0 (`torch.empty(0)`). Two stores under

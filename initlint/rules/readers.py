@@ -42,10 +42,10 @@ def no_plain_reads(classes: list[ClassInfo], attr: str) -> bool:
 
 
 def reads_under(classes: list[ClassInfo], attr: str, tests: frozenset[str]) -> bool:
-    """True when every plain read of ``self.<attr>`` in the classes sits where one of
-    ``tests`` holds (the body of an ``if`` with that test, or the ``else`` of its
-    negation): an attribute built under a test and read only under the same test is never
-    missing where it is read. False when a class's text does not parse."""
+    """True when every plain read of ``self.<attr>`` in the classes (``self.x += 1`` too)
+    sits where all of ``tests`` hold (in the body of an ``if`` with each test, or the
+    ``else`` of its negation): an attribute built under those tests and read only under
+    them is never missing where it is read. False when a class's text does not parse."""
     if not tests:
         return False
     for info in classes:
@@ -54,7 +54,7 @@ def reads_under(classes: list[ClassInfo], attr: str, tests: frozenset[str]) -> b
         except SyntaxError:
             return False
         for node, held in _loads(tree, frozenset()):
-            if node.attr == attr and not held & tests:
+            if node.attr == attr and not tests <= held:
                 return False
     return True
 
@@ -83,14 +83,17 @@ def _statements(node: ast.AST, held: frozenset[str]) -> Iterator[tuple[ast.stmt,
 def _loads(node: ast.AST, held: frozenset[str]) -> Iterator[tuple[ast.Attribute, frozenset[str]]]:
     """Each ``self.<x>`` read under ``node``, with the tests that hold there."""
     for child, inner in _children(node, held):
-        if (
-            isinstance(child, ast.Attribute)
-            and isinstance(child.ctx, ast.Load)
-            and isinstance(child.value, ast.Name)
-            and child.value.id == "self"
-        ):
+        if isinstance(child, ast.Attribute) and _self_read(node, child):
             yield child, inner
         yield from _loads(child, inner)
+
+
+def _self_read(parent: ast.AST, node: ast.Attribute) -> bool:
+    """``self.x`` read: loaded, or the target of ``self.x += 1``."""
+    if not isinstance(node.value, ast.Name) or node.value.id != "self":
+        return False
+    augmented = isinstance(parent, ast.AugAssign) and parent.target is node
+    return isinstance(node.ctx, ast.Load) or augmented
 
 
 def _children(node: ast.AST, held: frozenset[str]) -> Iterator[tuple[ast.AST, frozenset[str]]]:

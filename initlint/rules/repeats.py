@@ -9,7 +9,7 @@ from initlint.facts.model import Cond
 from initlint.rules.base import RepeatFinding, confidence_of, method_label
 from initlint.simulation.assumptions import exclusive
 from initlint.simulation.binding import DIFFER, SAME, own_defaults, same_args
-from initlint.simulation.levels import LIGHT, UNKNOWN
+from initlint.simulation.levels import LIGHT, NONE, UNKNOWN
 from initlint.simulation.records import Event, FlagRef, Simulation
 from initlint.simulation.values import MAYBE
 
@@ -26,10 +26,14 @@ def tested_absent(sim: Simulation, first: Event, later: Event) -> bool:
     (nothing stores a constant there in between): whenever ``first`` ran, that test is
     false, so the two never both run (``if self.act is None: self.act = default()`` after
     an ancestor that set ``self.act`` on some path)."""
-    if first.name != later.name or first.value_const or first.kind not in ("assign", "buffer"):
+    if first.name != later.name or first.kind not in ("assign", "buffer"):
         return False
+    if first.cost == NONE:
+        return False  # (a name or a constant may be None itself)
     if not any(_is_none_test(c, later.name) for c in _conjuncts(later.effect.guard)):
         return False
+    if _same_statement(sim, first, later):
+        return False  # ``first`` runs inside the statement that tests: both run when it holds
     return not any(
         e.kind in ("assign", "buffer", "delete")
         and e.name == later.name
@@ -37,6 +41,16 @@ def tested_absent(sim: Simulation, first: Event, later: Event) -> bool:
         and not e.shadow
         for e in sim.events[first.index + 1 : later.index]
     )
+
+
+def _same_statement(sim: Simulation, first: Event, later: Event) -> bool:
+    """Whether ``first`` ran inside the top-level statement of ``later``'s frame that holds
+    ``later`` (itself, or through a call made there): then it ran after that statement's
+    test was taken."""
+    x: Event | None = first
+    while x is not None and x.frame != later.frame:
+        x = sim.events[x.parent] if x.parent is not None else None
+    return x is not None and x.effect.top_line == later.effect.top_line
 
 
 def _conjuncts(guard: tuple[Cond, ...]) -> Iterator[Cond]:

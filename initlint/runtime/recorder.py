@@ -260,8 +260,11 @@ class Recorder:
         def make(original: Any) -> Any:
             # torch's own parameter names (``register_parameter(name, param)``,
             # ``register_buffer(name, tensor, persistent)``): the call may name them
-            signature = inspect.signature(original)
-            name_key, value_key = list(signature.parameters)[1:3]
+            try:
+                signature = inspect.signature(original)
+                name_key, value_key = list(signature.parameters)[1:3]
+            except (TypeError, ValueError):  # a signature that names neither
+                return original
 
             @functools.wraps(original)
             def register(module: Any, *args: Any, **kwargs: Any) -> None:

@@ -66,8 +66,6 @@ class CostModel:
     _stored_memo: dict[tuple[str, str], int] = field(default_factory=dict)
     # function -> whether it initialises what it is given (``_initialises_given``)
     _gives_memo: dict[str, bool] = field(default_factory=dict)
-    # (function, constructed class) -> whether it initialises tensors in place (``fills``)
-    _fills_memo: dict[tuple[str, str], bool] = field(default_factory=dict)
     # the reasons ``_call`` gives, while ``why_of`` asks (None otherwise)
     notes: list[tuple[str, FunctionInfo | ClassInfo | None]] | None = field(
         default=None, init=False
@@ -519,21 +517,28 @@ class CostModel:
         object's (or the walked part's) weights; a tensor this function made: nothing more
         (making it is counted); one it was given: not known here."""
         if eff.detail == "self":
-            return self._stored_cost(mro, eff.target)
+            attr, _, part = eff.target.partition(".")
+            built = self._stored_cost(mro, attr)
+            # a part of what was built there (``self.fc.bias``): not known to be all of it
+            return min(built, UNKNOWN) if part and isinstance(built, int) else built
         if eff.name in walks:
             return self._stored_cost(mro, walks[eff.name])
         return NONE if eff.name in made else UNKNOWN
 
     def _helper_cost(self, fn: FunctionInfo, eff: Effect, mro: tuple[str, ...]) -> Priced:
         """``initialize(self, ...)``: what the function does; a pass over the object's
-        weights when it initialises what it is given. A function not known here is
-        unknown work; one of Python's builtins none."""
+        weights when it initialises what it is given. A class or a library's function
+        costs what building or calling it does; a name not found here, nothing claimed."""
         target = self.index.resolve(fn.module, eff.name)
-        if target is None or target.kind != "function":
-            return NONE if target is None and eff.name in BUILTIN_NAMES else UNKNOWN
+        if target is None:
+            # (a local or a name initlint cannot find: a logging or hook helper as likely as
+            # work; its call may have side effects, so no repeat of it is claimed)
+            return NONE
+        if target.kind != "function":
+            return self.target_cost(target, fn.module, mro)  # a class, or a library's
         helper = self.index.function_info(target.name)
         if helper is None:
-            return UNKNOWN
+            return NONE
         return self._run_on_self(helper, (), mro)
 
     def _run_on_self(
@@ -549,31 +554,31 @@ class CostModel:
     def fills(self, fn: FunctionInfo, mro: tuple[str, ...]) -> bool:
         """Whether running ``fn`` on the object initialises tensors in place, itself or
         through the methods, helpers and ``apply`` it calls: work whose result depends on
-        the random draws before it."""
-        key = (fn.qualname, mro[0] if mro else "")
-        known = self._fills_memo.get(key)
-        if known is not None:
-            return known
-        self._fills_memo[key] = False  # recursion guard
+        the random draws before it. (Asked only when a fix is planned: not memoised, so
+        that a cycle of calls answers the same whichever function is asked first.)"""
+        return self._fills(fn, mro, set())
+
+    def _fills(self, fn: FunctionInfo, mro: tuple[str, ...], seen: set[str]) -> bool:
+        if fn.qualname in seen:
+            return False
+        seen.add(fn.qualname)
         body = fn.facts.load()
-        found = False
         for eff in () if isinstance(body, BodyError) else body.effects:
             if eff.kind == "init":
-                found = True
-            elif eff.kind == "call":
+                return True
+            if eff.kind == "call":
                 callee = self.callee_of(fn.module, eff, mro)
                 if eff.name == "apply" and eff.detail == "self" and _torch_or_none(callee):
-                    found = True
-                elif callee is not None and not _torch_or_none(callee):
-                    found = self.fills(callee, mro)
+                    return True
+                if callee is not None and not _torch_or_none(callee):
+                    if self._fills(callee, mro, seen):
+                        return True
             elif eff.kind == "helper":
                 target = self.index.resolve(fn.module, eff.name)
                 helper = self.index.function_info(target.name) if target is not None else None
-                found = helper is not None and self.fills(helper, ())
-            if found:
-                break
-        self._fills_memo[key] = found
-        return found
+                if helper is not None and self._fills(helper, (), seen):
+                    return True
+        return False
 
     def _initialises_given(self, fn: FunctionInfo) -> bool:
         """Whether ``fn`` fills in place a tensor of an object it is given: an argument's
@@ -649,9 +654,8 @@ class CostModel:
                 continue
             locals_: dict[str, int] = {}
             for e in body.effects:
-                if e.kind == "local" or (e.kind in _STORES and e.name == attr or not attr):
-                    if e.kind not in ("local", *_STORES):
-                        continue
+                stored = e.kind in _STORES and (not attr or e.name == attr)
+                if e.kind == "local" or stored:
                     c = self.expr_cost(e.value, cinfo.module, mro, locals_)
                     if isinstance(c, BodyError):
                         continue
