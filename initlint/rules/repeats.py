@@ -122,6 +122,7 @@ def find_repeats(sim: Simulation) -> list[RepeatFinding]:
         before = [b for b in builds or () if b.index < e.index]
         maybe_args: set[int] = set()  # calls equal only with the class's own defaults
         if code == "IL002":
+            before = [b for b in before if not b.idle]  # a first run that did nothing
             into = _stored_in(e)
             before = [b for b in before if not _different_targets(into, _stored_in(b))]
             defaults = own_defaults(sim.top_fn.facts.params)

@@ -317,6 +317,8 @@ class _Run(CallEffects):
             call = self._effect(frame, i, eff)
             if call is not None:
                 yield call
+        if not frame.ran and frame.body.effects and frame.call.parent is not None:
+            self.sim.events[frame.call.parent].idle = True
 
     def _effect(self, frame: Frame, i: int, eff: Effect) -> Call | BodyError | None:
         """Apply one effect; a call or super().__init__() comes back as the call to run,
@@ -324,6 +326,8 @@ class _Run(CallEffects):
         ctx = self._effect_context(frame, i, eff)
         if ctx is None:
             return None
+        if eff.kind != "touch":
+            frame.ran = True
         if eff.kind == "assign" and eff.value is not None and self._setter(eff.name):
             # ``self.x = v`` on a property runs its setter: the call ``setter(self, v)``
             arg = Arg(eff.value, eff.name)

@@ -67,6 +67,9 @@ class Event:
     shadow: bool = False  # work that a flag switched off (recorded for IL004)
     switched_off_by: tuple[Origin, ...] = ()
     unfollowed: bool = False  # a call whose body was not run (recursion): reads unknown
+    # a call whose body ran, but none of its statements: each was under a guard found false
+    # (``if hasattr(self, "gain"):`` during the base's ``__init__``), so it did no work
+    idle: bool = False
     # Undecided conditions the event runs under: (key, truth). Two events assuming opposite
     # truths of one key never both run (C's `if cond:` and an ancestor's `if flag:` with
     # `flag=not cond` passed). Kept beside ``assume``: it keys guards by their text in a

@@ -75,6 +75,7 @@ class Frame:
     call: Call
     body: Body  # the function's parameters and effects (loaded when the frame is entered)
     local_cost: dict[str, int] = field(default_factory=dict)
+    ran: bool = False  # some statement of the body ran (not all were under false guards)
     # the self attributes each local's value was computed from (through other locals)
     local_reads: dict[str, frozenset[str]] = field(default_factory=dict)
     # each name's latest rebinding or change in place: (events so far then, guard status)
