@@ -13,16 +13,15 @@ The work switched off is a set of events of C's simulation. It keeps the state w
 from __future__ import annotations
 
 import ast
-import textwrap
 from collections.abc import Sequence
 
 from initlint.facts.reads import EVERYTHING
 from initlint.index.records import FunctionInfo
 from initlint.records import dataclass
+from initlint.rules.shapes import function_tree
 from initlint.simulation.reads import writes
 from initlint.simulation.records import Event, Simulation
 from initlint.simulation.values import TRUE
-from initlint.sources import UnreadableError, read_source
 
 # Calls a condition may make and still be computed before the super call.
 _PURE_CALLS = frozenset({"isinstance", "len", "getattr", "hasattr", "bool", "int", "str"})
@@ -120,7 +119,7 @@ def redone_on_every_arm(ev: Event, name: str) -> bool:
     """Whether the ``if`` chain of C's ``__init__`` that holds ``ev``'s statement stores
     ``self.<name>`` in every arm or raises there, ``else`` included: whichever arm runs, the
     value is replaced (``if kind == "a": self.x = A() elif ...: ... else: raise``)."""
-    func = _function_tree(ev.fn)
+    func = function_tree(ev.fn)
     if func is None:
         return False
     line = ev.effect.span.line - ev.fn.facts.span.line + 1
@@ -174,22 +173,6 @@ def _is_self_attr(node: ast.AST, name: str) -> bool:
     )
 
 
-def _function_tree(fn: FunctionInfo) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    """The parsed source of ``fn``, its first line at line 1; None when not readable."""
-    try:
-        text = read_source(fn.module.path).text
-    except UnreadableError:
-        return None
-    span = fn.facts.span
-    code = textwrap.dedent("\n".join(text.splitlines()[span.line - 1 : span.end_line]))
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return None
-    func = tree.body[0] if tree.body else None
-    return func if isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef) else None
-
-
 def _subtree_end(sim: Simulation, ev: Event) -> int:
     inside = {ev.index}
     last = ev.index
@@ -214,7 +197,7 @@ def condition_text(ev: Event, top_super: Event) -> str:
     """The source of the conjunction of ``if`` tests around ``ev``'s statement in C's
     ``__init__``; "!<reason>" when it cannot be computed before the super call."""
     fn = ev.fn
-    func = _function_tree(fn)
+    func = function_tree(fn)
     if func is None:
         return "!the condition cannot be read"
     line = ev.effect.span.line - fn.facts.span.line + 1

@@ -16,7 +16,7 @@ from initlint.rules.shapes import relation
 from initlint.simulation.assumptions import other_values
 from initlint.simulation.levels import LIGHT, NONE, UNKNOWN
 from initlint.simulation.records import Event, Simulation
-from initlint.simulation.torch_knowledge import SIZED_FACTORIES
+from initlint.simulation.torch_knowledge import SIZED_FACTORIES, positional_values
 from initlint.simulation.values import MAYBE
 
 CODE = "IL005"
@@ -214,7 +214,7 @@ def _no_elements(call: Expr) -> bool:
     """A tensor factory given a size of 0, written out (``torch.zeros(0, width)``)."""
     if call.kind != "call" or _last(call.name) not in SIZED_FACTORIES:
         return False
-    sizes = list(call.children[: call.value] if isinstance(call.value, int) else call.children)
+    sizes = list(positional_values(call))
     if len(sizes) == 1 and sizes[0].kind == "op" and sizes[0].name == "tuple":
         sizes = list(sizes[0].children)
     return any(s.kind == "const" and s.value == 0 and s.value is not False for s in sizes)

@@ -163,7 +163,8 @@ def shape_of(sim: Simulation, fn: FunctionInfo) -> Shape | None:
     return got if isinstance(got, Shape) else None
 
 
-def _read(fn: FunctionInfo) -> Shape | None:
+def function_tree(fn: FunctionInfo) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The parsed source of ``fn``, its first line at line 1; None when not readable."""
     span = fn.facts.span
     try:
         text = read_source(fn.module.path).text
@@ -174,10 +175,16 @@ def _read(fn: FunctionInfo) -> Shape | None:
         tree = ast.parse(textwrap.dedent("\n".join(lines)))
     except SyntaxError:
         return None
-    if not tree.body or not isinstance(tree.body[0], ast.FunctionDef | ast.AsyncFunctionDef):
+    func = tree.body[0] if tree.body else None
+    return func if isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef) else None
+
+
+def _read(fn: FunctionInfo) -> Shape | None:
+    func = function_tree(fn)
+    if func is None:
         return None
-    walker = _Walker(span.line - 1)
-    walker.walk(tree.body[0].body, ())
+    walker = _Walker(fn.facts.span.line - 1)
+    walker.walk(func.body, ())
     return Shape(
         walker.blocks,
         tuple(walker.returns),

@@ -39,6 +39,7 @@ from initlint.simulation.torch_knowledge import (
     NO_BOUND,
     Bound,
     library_cost,
+    positional_values,
 )
 
 # Operators whose value is a bool (``x is None``, ``not x``, ``bool(x)``): the cost of the
@@ -286,10 +287,10 @@ class CostModel:
         costs ``level``."""
         if isinstance(ran, ClassInfo):
             mro = self.index.mro(ran.qualname).classes
-            init = ran.facts.method("__init__")
+            init = self.index.lookup_method((ran.qualname,), "__init__")  # its own only
             if init is None:
                 return ""
-            ran = FunctionInfo(f"{ran.qualname}.__init__", ran.module, init, ran)
+            ran = init
         elif ran.owner is None:
             mro = ()
         body = ran.facts.load()
@@ -350,7 +351,7 @@ class CostModel:
         if name == "copy.deepcopy":
             return self._copy_cost(call, module, mro, locals_, attrs)
         if name in DATA_CONVERSIONS and call.children:
-            data = [c for c in call.children[: call.value if isinstance(call.value, int) else None]]
+            data = list(positional_values(call))
             if data and all(_made_here(d, locals_) for d in data):
                 # an array of the values this function computed: as big as they are, and
                 # what computing them cost is counted where they were computed
@@ -529,17 +530,22 @@ class CostModel:
         """``initialize(self, ...)``: what the function does; a pass over the object's
         weights when it initialises what it is given. A class or a library's function
         costs what building or calling it does; a name not found here, nothing claimed."""
+        helper = self._helper_of(fn.module, eff)
+        if helper is not None:
+            return self._run_on_self(helper, (), mro)
         target = self.index.resolve(fn.module, eff.name)
-        if target is None:
-            # (a local or a name initlint cannot find: a logging or hook helper as likely as
+        if target is None or target.kind == "function":
+            # (a name initlint cannot find or read: a logging or hook helper as likely as
             # work; its call may have side effects, so no repeat of it is claimed)
             return NONE
-        if target.kind != "function":
-            return self.target_cost(target, fn.module, mro)  # a class, or a library's
-        helper = self.index.function_info(target.name)
-        if helper is None:
-            return NONE
-        return self._run_on_self(helper, (), mro)
+        return self.target_cost(target, fn.module, mro)  # a class, or a library's
+
+    def _helper_of(self, module: Module, eff: Effect) -> FunctionInfo | None:
+        """The function a ``helper`` effect calls, where initlint reads its source."""
+        target = self.index.resolve(module, eff.name)
+        if target is None or target.kind != "function":
+            return None
+        return self.index.function_info(target.name)
 
     def _run_on_self(
         self, called: FunctionInfo, called_mro: tuple[str, ...], mro: tuple[str, ...]
@@ -574,8 +580,7 @@ class CostModel:
                     if self._fills(callee, mro, seen):
                         return True
             elif eff.kind == "helper":
-                target = self.index.resolve(fn.module, eff.name)
-                helper = self.index.function_info(target.name) if target is not None else None
+                helper = self._helper_of(fn.module, eff)
                 if helper is not None and self._fills(helper, (), seen):
                     return True
         return False
@@ -642,16 +647,11 @@ class CostModel:
             return known
         self._stored_memo[key] = UNKNOWN  # recursion guard
         result: int | None = None
-        for qual in mro:
-            cinfo = self.index.class_info(qual)
-            init = cinfo.facts.method("__init__") if cinfo is not None else None
-            if cinfo is None or init is None or qual.startswith("torch."):
-                if not attr and qual.startswith("torch.nn") and qual.rpartition(".")[2] != "Module":
+        if not attr:  # the whole object: torch's module classes it is too (``nn.Linear``)
+            for qual in mro:
+                if qual.startswith("torch.nn") and qual.rpartition(".")[2] != "Module":
                     result = max(result or NONE, self.external_cost(qual))
-                continue
-            body = init.load()
-            if isinstance(body, BodyError):
-                continue
+        for cinfo, body in self._init_bodies(mro):
             locals_: dict[str, int] = {}
             for e in body.effects:
                 stored = e.kind in _STORES and (not attr or e.name == attr)
@@ -666,6 +666,19 @@ class CostModel:
         priced = UNKNOWN if result is None else result
         self._stored_memo[key] = priced
         return priced
+
+    def _init_bodies(self, mro: tuple[str, ...]) -> Iterator[tuple[ClassInfo, Body]]:
+        """The ``__init__`` bodies of ``mro``'s project classes (torch's own are judged by
+        what the cost model knows of them), each with its class; bodies that do not parse
+        left out."""
+        for qual in mro:
+            cinfo = self.index.class_info(qual)
+            init = cinfo.facts.method("__init__") if cinfo is not None else None
+            if cinfo is None or init is None or qual.startswith("torch."):
+                continue
+            body = init.load()
+            if not isinstance(body, BodyError):
+                yield cinfo, body
 
     def _held_call_cost(self, eff: Effect, mro: tuple[str, ...]) -> Priced:
         """What ``self.<held>.<method>(...)`` costs: the method's work, for each project
@@ -687,14 +700,7 @@ class CostModel:
         if known is not None:
             return known
         held: dict[str, tuple[str, ...]] = {}
-        for qual in mro:
-            cinfo = self.index.class_info(qual)
-            init = cinfo.facts.method("__init__") if cinfo is not None else None
-            if cinfo is None or init is None or qual.startswith("torch."):
-                continue
-            body = init.load()
-            if isinstance(body, BodyError):
-                continue
+        for cinfo, body in self._init_bodies(mro):
             for attr, cls in self._stored_classes(cinfo.module, body):
                 held[attr] = (*held.get(attr, ()), cls)
         self._held_memo[key] = held

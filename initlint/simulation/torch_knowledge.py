@@ -175,6 +175,13 @@ Bound = Mapping[str, Val]
 NO_BOUND: Bound = {}
 
 
+def positional_values(call: Expr) -> tuple[Expr, ...]:
+    """The positional arguments of ``call`` (``value`` counts them; the rest are keywords)."""
+    if isinstance(call.value, int) and not isinstance(call.value, bool):
+        return call.children[: call.value]
+    return call.children
+
+
 def keyword_values(call: Expr) -> dict[str, Expr]:
     """The keyword arguments of ``call`` by name (``**kw`` left out)."""
     kws = call.keywords[1:] if call.keywords[:1] == ("*",) else call.keywords
@@ -233,9 +240,7 @@ def _vector_weight(last: str, call: Expr, bound: Bound) -> bool:
     if last not in _MATRIX_WEIGHTS and last not in _CONVS:
         return False
     given = keyword_values(call)
-    positional = call.children
-    if isinstance(call.value, int) and not isinstance(call.value, bool):
-        positional = positional[: call.value]
+    positional = positional_values(call)
 
     def size(position: int, keyword: str) -> Expr | None:
         return given.get(keyword) or (positional[position] if position < len(positional) else None)
@@ -360,9 +365,7 @@ def tensor_cost(last: str, call: Expr, bound: Bound = NO_BOUND) -> int:
     (``torch.ones(hidden)``, ``torch.zeros(max_num_tokens)``, ``torch.arange(0, dim, 2)``).
     Any other size
     (``torch.empty(rows, cols)``, ``torch.zeros(4)``) is HEAVY."""
-    args = call.children
-    if isinstance(call.value, int) and not isinstance(call.value, bool):
-        args = args[: call.value]  # the positional arguments; the rest are keywords
+    args = positional_values(call)
     if not args:
         return HEAVY
     first = args[0]
