@@ -154,7 +154,11 @@ def to_expr(node: ast.AST, depth: int = 0) -> Expr:
         # a test: its value is a bool, whatever its operands hold
         kids = [to_expr(c, d) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)]
         return _expr("op", name="test", children=tuple(kids))
-    if isinstance(node, ast.UnaryOp | ast.BoolOp | ast.IfExp):
+    if isinstance(node, ast.IfExp):
+        # ``A if cond else B``: the test, then the two values it picks from
+        picks = (node.test, node.body, node.orelse)
+        return _expr("op", name="if", children=tuple(to_expr(c, d) for c in picks))
+    if isinstance(node, ast.UnaryOp | ast.BoolOp):
         kids = [to_expr(c, d) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)]
         return _expr("op", children=tuple(kids))
     if isinstance(node, ast.Tuple | ast.List):

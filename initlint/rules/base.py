@@ -6,7 +6,7 @@ from typing import ClassVar, Literal, Protocol
 
 from initlint.diagnostics import Confidence, Severity
 from initlint.records import dataclass
-from initlint.simulation.levels import HEAVY, LIGHT
+from initlint.simulation.levels import HEAVY, LIGHT, UNKNOWN
 from initlint.simulation.records import Event, FlagRef, Simulation
 from initlint.simulation.values import MAYBE, Origin
 
@@ -216,6 +216,9 @@ class RepeatRule(Rule):
                 f" (or, on paths initlint cannot tell apart, at {', '.join(wording.alternatives)}"
                 "; the heaviest of these builds is reported)"
             )
+        if finding.cost == UNKNOWN:
+            # sure of the repeat, not of its cost: a warning (``explain-class`` says why)
+            message += "; what that build costs is not known here"
         if isinstance(finding, RepeatFinding) and finding.flag is not None:
             message += (
                 f"; flag `{finding.flag.param}` of "

@@ -14,7 +14,7 @@ from initlint.rules.base import RepeatFinding
 from initlint.rules.repeats import never_both, tested_absent
 from initlint.rules.shapes import relation
 from initlint.simulation.assumptions import other_values
-from initlint.simulation.levels import LIGHT, NONE, UNKNOWN
+from initlint.simulation.levels import LIGHT, NONE
 from initlint.simulation.records import Event, Simulation
 from initlint.simulation.torch_knowledge import SIZED_FACTORIES, positional_values
 from initlint.simulation.values import MAYBE
@@ -82,8 +82,7 @@ def find_discards(sim: Simulation) -> list[RepeatFinding]:
 
 def _finding(sim: Simulation, found: Discard) -> RepeatFinding:
     first = found.first
-    sure = found.always and not first.possibly and first.cost != UNKNOWN
-    # (a build whose cost is not followed is possibly costly, never cheap: as for IL003)
+    sure = found.always and not first.possibly
     confidence: Confidence = "definite" if sure else "possible"
     return RepeatFinding(
         CODE,
@@ -132,9 +131,9 @@ def _ours(sim: Simulation, first: Event, second: Event) -> bool:
     replaced (by itself, or by the ancestors' afterwards); an ancestor's build replaced,
     during ``super().__init__()``, by the class's own code (an override of a hook the
     ancestor calls); and an ancestor's build that the class's own code drops for a constant
-    (``self.head = None``). An ancestor's build rebuilt after ``super().__init__()`` is
-    IL001-IL003's; one the ancestors replace themselves is reported on the ancestor that
-    does it."""
+    (``self.head = None``) or another value that builds nothing. An ancestor's build rebuilt
+    after ``super().__init__()`` is IL001-IL003's; one the ancestors replace themselves is
+    reported on the ancestor that does it."""
     if not first.ancestor:
         return True
     owner = second.fn.owner
@@ -148,8 +147,13 @@ def _ours(sim: Simulation, first: Event, second: Event) -> bool:
             for e in sim.events
             if not e.shadow
         )
-    # (a registration replaced, by a constant too, is IL001's)
-    return first.kind == "assign" and second.kind == "assign" and second.value_const
+    # (a registration replaced, by a constant too, is IL001's; a value that builds nothing
+    # (``self.index = self.image.index``) drops the ancestor's build as a constant does)
+    return (
+        first.kind == "assign"
+        and second.kind == "assign"
+        and (second.value_const or not second.expensive)
+    )
 
 
 def _used(e: Event, mro: tuple[str, ...]) -> tuple[str, ...]:

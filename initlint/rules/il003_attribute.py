@@ -44,7 +44,7 @@ Severity follows the ancestor's build that is thrown away:
   element, or none (a size of 0, an `UninitializedParameter`), a copy of an object
   initlint cannot see into. A module that keeps one tensor stays heavy
   (`nn.Linear(a, b, bias=False)` still owns its weight).
-- `warning`, possibly (unknown): a tensor of one dimension whose size is not known
+- `warning` (unknown): a tensor of one dimension whose size is not known
   (`torch.ones(hidden)`: a bias or a norm's weight, or a table of positions), or a project
   module whose heaviest part is one; what initlint cannot follow. A module whose weights a
   method of an object it holds creates (`self.quant_method.create_weights(self, ...)`) costs
@@ -89,11 +89,17 @@ may also return a call of a local taken from that parameter or from a field of i
 What the simulation cannot follow has an *unknown* cost, never a cheap one: a callable
 computed at run time (`REGISTRY[kind](d)`, `getattr(nn, name)(d)`), a local or argument
 holding one, a class read from a settings object, a library the environment does not hold.
-A rebuild whose discarded build is unknown is reported as `possibly` and as a `warning`: it
-is at least light work and may be heavy, and an `error` claims heavy work the simulation
-established, so the errors stay trustworthy while nothing unknown is dropped (say what it
-costs with `expensive-calls` or `cheap-calls`). A lambda handed to a function counts as
-called: `make_layers(n, lambda i: Block(d))` costs what building a `Block` costs.
+A rebuild whose discarded build is unknown is reported as a `warning` whose message says
+the cost is not known (`possibly` only when the path is): it is at least light work and may
+be heavy, and an `error` claims heavy work the simulation established, so the errors stay
+trustworthy while nothing unknown is dropped (say what it costs with `expensive-calls` or
+`cheap-calls`). A value that is one of several classes written in the code is followed:
+`conv = nn.ConvTranspose3d if transpose else nn.Conv3d`, an item of a tuple of classes
+(`types[dim - 1]`), or what a function returns when each of its `return`s gives such a class
+(`conv = get_conv_layer(dim)`). Calling it costs what those classes cost where they agree
+(all heavy, or none more than light); where they differ, which one runs is not known.
+A lambda handed to a function counts as called: `make_layers(n, lambda i: Block(d))` costs
+what building a `Block` costs.
 A build from a *spec*, an unknown argument of the constructed class read through a field
 (`build_module(submodules.linear_proj, ...)`, `submodules.core_attention(...)`,
 `spec.module(...)`), followed by a build of the *same* spec (the same argument, read through

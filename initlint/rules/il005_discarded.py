@@ -16,6 +16,7 @@ from initlint.rules.base import (
     register,
 )
 from initlint.rules.discards import find_discards
+from initlint.simulation.levels import UNKNOWN
 from initlint.simulation.records import Simulation
 
 # The examples' base: a project ``__init__`` above each class (as in a real model package).
@@ -49,8 +50,10 @@ a helper method it calls and then in `__init__`, or by the subclass before its
 `super().__init__()` and then by the ancestor; an ancestor's build that the subclass's own
 code replaces during `super().__init__()` (its override of a hook the ancestor calls); or
 an ancestor's build that the subclass drops after `super().__init__()`, for a constant
-(`self.head = None`) or by deleting it (`del self.head`, `delattr(self, "head")`), which no
-rebuild replaces. A `del self.x` of the class's own unread build is a drop too. (An
+(`self.head = None`), for a value that builds nothing (an object it already holds:
+`self.index = self.image.index`) or by deleting it (`del self.head`,
+`delattr(self, "head")`), which no rebuild replaces. A `del self.x` of the class's own
+unread build is a drop too. (An
 ancestor's build that the subclass builds again after `super().__init__()`, with or without
 a `del` first, is IL001-IL003's.) A build in an ancestor has no fix here: other classes run
 that code too; a flag there can switch it off. A build dropped by `del` has no fix either:
@@ -187,4 +190,6 @@ class Layer(Unit):
         )
         if wording.alternatives:
             message += f" (replaced again at {', '.join(wording.alternatives)})"
+        if finding.cost == UNKNOWN:
+            message += "; what that build costs is not known here"
         return message

@@ -9,7 +9,7 @@ from initlint.facts.model import Cond
 from initlint.rules.base import RepeatFinding, confidence_of, method_label
 from initlint.simulation.assumptions import exclusive
 from initlint.simulation.binding import DIFFER, SAME, own_defaults, same_args
-from initlint.simulation.levels import LIGHT, NONE, UNKNOWN
+from initlint.simulation.levels import LIGHT, NONE
 from initlint.simulation.records import Event, FlagRef, Simulation
 from initlint.simulation.values import MAYBE
 
@@ -150,8 +150,6 @@ def find_repeats(sim: Simulation) -> list[RepeatFinding]:
         if e.memo_changed == "maybe":  # the arguments change only under an undecided guard
             confidence = "possible"
         if nearest.index in maybe_args:  # equal arguments only if the caller passes defaults
-            confidence = "possible"
-        if cost == UNKNOWN:  # work the simulation cannot follow: possibly costly, never cheap
             confidence = "possible"
         return RepeatFinding(
             code,

@@ -18,6 +18,7 @@ from initlint.facts.model import Body, BodyError, Effect, Expr, ImportFacts
 from initlint.index.project import ProjectIndex
 from initlint.index.records import NO_BINDINGS, ClassInfo, FunctionInfo, Module, Target
 from initlint.records import dataclass
+from initlint.simulation.choices import ChoiceFinder
 from initlint.simulation.levels import (
     HEAVY,
     LIGHT,
@@ -41,6 +42,8 @@ from initlint.simulation.torch_knowledge import (
     library_cost,
     positional_values,
 )
+from initlint.simulation.values import UNKNOWN as UNKNOWN_VALUE
+from initlint.simulation.values import Val
 
 # Operators whose value is a bool (``x is None``, ``not x``, ``bool(x)``): the cost of the
 # names they test is not carried into it.
@@ -72,9 +75,11 @@ class CostModel:
         default=None, init=False
     )
     memos: MemoFinder = field(init=False)  # the memoised factories (``memo_finder``)
+    choices: ChoiceFinder = field(init=False)  # classes a value may hold (``choices``)
 
     def __post_init__(self) -> None:
         self.memos = MemoFinder(self.index)
+        self.choices = ChoiceFinder(self.index)
 
     def _matches(self, name: str, patterns: tuple[str, ...]) -> bool:
         return bool(patterns) and any(fnmatchcase(name, p) for p in patterns)
@@ -191,6 +196,13 @@ class CostModel:
                 return say(highest(best, UNKNOWN), "`{}` holds a callable not found here", name)
             priced = self._ref_cost(given, call, module, mro, locals_, attrs, bound)
             return say(highest(best, priced), "`{}` holds {}, as given", name, given.name)
+        if held is not None and held.choices:  # ``conv = A if transposed else B``
+            priced = self._chosen_cost(held.choices, call, module, mro, locals_, attrs, bound)
+            names = ", ".join(n for _, n in held.choices)
+            return say(highest(best, priced), "`{}` holds one of {}", name, names)
+        if held is not None and recv is None:
+            # an argument or a local: not the module-level name it may shadow
+            return say(highest(best, UNKNOWN), "`{}` holds a callable not known here", name)
         # Built-in knowledge of torch stays the judge of torch's own classes and functions
         # where torch is installed (nn.ModuleList is cheap, nn.Linear is not); other
         # dependencies are judged from their source, like the project, the modules read
@@ -338,6 +350,37 @@ class CostModel:
         fn = self.index.function_info(target.name)
         return NONE if fn is None else self.function_cost(fn, ())
 
+    def _chosen_cost(
+        self,
+        choices: tuple[tuple[str, str], ...],
+        call: Expr,
+        module: Module,
+        mro: tuple[str, ...],
+        locals_: Costs,
+        attrs: Costs,
+        bound: Bound,
+    ) -> Priced:
+        """What calling a value that is one of ``choices`` costs: what they all cost when
+        they agree on heavy work, the most any of them costs when none is more than light,
+        and unknown otherwise (which one runs is not known), or when one is not found or
+        is a library initlint cannot read."""
+        levels: list[int] = []
+        for written_in, dotted in choices:
+            target = self.index.resolve_value(written_in, dotted)
+            if target is None:
+                return UNKNOWN
+            if target.kind == "external" and not (
+                target.name.startswith("torch.") or self.index.known_external(target.name)
+            ):
+                return UNKNOWN
+            priced = self._ref_cost(target, call, module, mro, locals_, attrs, bound)
+            if isinstance(priced, BodyError):
+                return priced
+            levels.append(priced)
+        if min(levels) == HEAVY or max(levels) <= LIGHT:
+            return max(levels)
+        return UNKNOWN
+
     def _external_call(
         self,
         name: str,
@@ -463,6 +506,9 @@ class CostModel:
 
     def _effects_cost(self, fn: FunctionInfo, body: Body, mro: tuple[str, ...]) -> Priced:
         local_cost: dict[str, int] = {}
+        # what the names hold, where that is classes written in the code (the arguments:
+        # not known, whatever module-level name they shadow)
+        held: dict[str, Val] = dict.fromkeys((p.name for p in body.params), UNKNOWN_VALUE)
         walks: dict[str, str] = {}  # locals that walk the object's parameters: the part walked
         given: set[str] = set()  # locals that walk the parameters of an object passed in
         result = NONE
@@ -470,10 +516,12 @@ class CostModel:
         for eff in body.effects:
             kind = eff.kind
             if kind == "local":
-                c = self.expr_cost(eff.value, fn.module, mro, local_cost)
+                c = self.expr_cost(eff.value, fn.module, mro, local_cost, bound=held)
                 if isinstance(c, BodyError):
                     return c
                 local_cost[eff.name] = c  # (NONE too: a local made here, ``_made_here``)
+                holds = self.choices.held(fn.module, eff.value, held)
+                held[eff.name] = UNKNOWN_VALUE if holds is None else holds
                 walks.pop(eff.name, None)
                 given.discard(eff.name)
                 walked = _walk(eff.value)
@@ -482,7 +530,7 @@ class CostModel:
                 elif walked is not None:
                     given.add(eff.name)
             elif kind in ("assign", "return", "buffer", "mutate"):
-                c = self.expr_cost(eff.value, fn.module, mro, local_cost)
+                c = self.expr_cost(eff.value, fn.module, mro, local_cost, bound=held)
             elif kind == "call":
                 c = self.method_cost(fn.module, eff, self.callee_of(fn.module, eff, mro), mro)
             elif kind == "init":

@@ -103,6 +103,17 @@ class EventLog(ArgumentBinding):
                     self.getter_stores[root] = (chain, frame, count + 1)
                 else:
                     self.getter_stores.pop(root, None)
+                # ``self.config = config`` again, the argument the ancestor stored: the same
+                # object, so no write either
+                sym = _argument_sym(frame, eff.value)
+                stored = self.arg_stores.get(root)
+                if sym and stored is not None and stored[0] == sym and count in stored[1:]:
+                    self.attr_writes[root] = stored[1]
+                    return
+                if sym:
+                    self.arg_stores[root] = (sym, count + 1, count + 2)
+                else:
+                    self.arg_stores.pop(root, None)
             self.attr_writes[root] = count + 1
 
     def note_writes(
@@ -258,6 +269,17 @@ def _class_writes(effects: tuple[Effect, ...]) -> set[str] | None:
         elif e.kind in ("assign", "buffer", "mutate", "delete", "nested"):
             names.add(e.name)
     return names
+
+
+def _argument_sym(frame: Frame, value: Expr | None) -> str:
+    """The argument of the constructed class a plain name holds, unchanged (its ``sym``),
+    or "" for anything else."""
+    if value is None or value.kind != "name":
+        return ""
+    held = frame.call.env.get(value.name)
+    if held is None or held.kind != "unknown" or held.fields or held.open:
+        return ""
+    return held.sym
 
 
 def _getter_chain(value: Expr | None) -> tuple[str, str] | None:

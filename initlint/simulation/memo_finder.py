@@ -188,10 +188,10 @@ def _alias_names(values: list[Expr | None]) -> list[str]:
             return []
         if v.kind == "name":
             out.append(v.name)
-        elif v.kind == "op" and not v.name and v.children:
-            if any(c.kind != "name" for c in v.children):
+        elif v.kind == "op" and v.name == "if" and len(v.children) == 3:
+            if any(c.kind != "name" for c in v.children[1:]):
                 return []
-            out += [c.name for c in v.children]
+            out += [c.name for c in v.children[1:]]
         else:
             return []
     return out

@@ -173,3 +173,6 @@ class RunState:
         # attribute's write count after the store (``events.py``):
         # ``self.pp_group = get_parallel().pp_group``.
         self.getter_stores: dict[str, tuple[tuple[str, str], Frame, int]] = {}
+        # an attribute holding an argument of the constructed class, as stored last: its
+        # ``sym``, and the write counts at which storing it again is no change
+        self.arg_stores: dict[str, tuple[str, int, int]] = {}

@@ -62,7 +62,9 @@ class StoreEffects(BuildPricing):
             items = tuple(self.eval_arg(frame, c, None) for c in eff.value.children)
             frame.call.env[eff.name] = Val("args", items=items)
         else:
-            frame.call.env[eff.name] = UNKNOWN
+            # ``conv = get_conv_layer(dim)``, ``A if cond else B``: the classes it may hold
+            held = self.simulator.cost.choices.held(frame.call.fn.module, eff.value, frame.call.env)
+            frame.call.env[eff.name] = UNKNOWN if held is None else held
         return None
 
     def on_pop(self, frame: Frame, ctx: EffectContext) -> None:

@@ -52,6 +52,9 @@ class Val:
     # a caller initlint does not see may replace (docs/design.md, "Guards").
     ref: tuple[str, str] | None = None
     maybe_ref: bool = False
+    # A value that is one of several such names (``A if cond else B``, an item of a tuple
+    # of classes, what a function returning one of them gave): calling it builds one.
+    choices: tuple[tuple[str, str], ...] = ()
 
     def field(self, name: str) -> Val | None:
         for k, v in self.fields:

@@ -1,0 +1,157 @@
+"""Which classes or functions a value holds, where it is one of several written in the code
+(docs/design.md, "Cost classes"): ``conv = nn.ConvTranspose2d if transpose else nn.Conv2d``,
+``types = (nn.Conv1d, nn.Conv2d); layer = types[dim - 1]``, or the result of a function every
+``return`` of which gives one (``conv = get_conv_layer(dim)``). Calling such a value builds
+one of them, so it costs what they cost where they agree (``CostModel``); a value whose
+choices are not all known stays unknown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import field
+
+from initlint.facts.model import BodyError, Expr
+from initlint.index.project import ProjectIndex
+from initlint.index.records import FunctionInfo, Module
+from initlint.records import dataclass
+from initlint.simulation.values import Val
+
+# A choice: the module a name was written in, and the dotted name (``Val.ref``).
+Choice = tuple[str, str]
+# How many function returns deep a value is followed (``get_layer`` returning ``_pick()``).
+MAX_DEPTH = 3
+
+
+@dataclass
+class ChoiceFinder:
+    """The classes a value may hold, each function's returns read once per run."""
+
+    index: ProjectIndex
+    _returns: dict[str, tuple[Choice, ...]] = field(default_factory=dict)
+
+    def held(
+        self, module: Module, e: Expr | None, held: Mapping[str, Val], depth: int = 0
+    ) -> Val | None:
+        """What a local bound to ``e`` holds when that is a class or function written in
+        the code, one of several, or a tuple of them to pick from (a pack of ``ref``
+        items); None for anything else. ``held`` holds what the frame's names hold."""
+        if e is None:
+            return None
+        if e.kind == "op" and e.name == "tuple" and e.children:
+            items = [self.choices(module, c, held, depth) for c in e.children]
+            if all(items):
+                return Val("args", items=tuple(Val("unknown", choices=i) for i in items))
+            return None
+        found = self.choices(module, e, held, depth)
+        if not found:
+            return None
+        if len(found) == 1:
+            return Val("unknown", ref=found[0])
+        return Val("unknown", choices=found)
+
+    def choices(
+        self, module: Module, e: Expr, held: Mapping[str, Val], depth: int = 0
+    ) -> tuple[Choice, ...]:
+        """The classes or functions calling ``e`` may run: () when any of them is not
+        known (a value computed at run time, a function returning something else)."""
+        kind = e.kind
+        if kind in ("name", "attr") and e.name:
+            head = e.name.partition(".")[0]
+            if head in held:
+                val = held[head]
+                if head != e.name:
+                    return ()
+                if val.ref is not None:
+                    return (val.ref,)
+                return val.choices
+            if head == "self":
+                return ()
+            target = self.index.resolve_value(module.name, e.name)
+            if target is None or target.kind not in ("class", "function", "external"):
+                return ()
+            return ((module.name, e.name),)
+        if kind == "op" and e.name == "if" and len(e.children) == 3:
+            return _all(self.choices(module, c, held, depth) for c in e.children[1:])
+        if kind == "subscript" and e.receiver is not None:
+            return self._picked(module, e.receiver, held, depth)
+        if kind == "call" and e.name and e.receiver is None and depth < MAX_DEPTH:
+            target = self.index.resolve(module, e.name)
+            if target is None or target.kind != "function":
+                return ()
+            fn = self.index.function_info(target.name)
+            return () if fn is None else self.returned(fn, depth + 1)
+        return ()
+
+    def _picked(
+        self, module: Module, table: Expr, held: Mapping[str, Val], depth: int
+    ) -> tuple[Choice, ...]:
+        """What an item of ``table`` may be: a tuple or list of classes, written there or
+        held by a local."""
+        if table.kind == "op" and table.name == "tuple" and table.children:
+            return _all(self.choices(module, c, held, depth) for c in table.children)
+        if table.kind == "name" and table.name in held:
+            pack = held[table.name]
+            if pack.kind == "args" and pack.items:
+                return _all(i.choices or ((i.ref,) if i.ref else ()) for i in pack.items)
+        return ()
+
+    def returned(self, fn: FunctionInfo, depth: int = 0) -> tuple[Choice, ...]:
+        """What every ``return`` of ``fn`` gives, when each gives classes written in the
+        code (the locals they name taken at any of their bindings); () otherwise."""
+        key = fn.qualname
+        found = self._returns.get(key)
+        if found is not None:
+            return found
+        self._returns[key] = ()  # recursion guard
+        body = fn.facts.load()
+        if isinstance(body, BodyError):
+            del self._returns[key]
+            return ()
+        params = {p.name for p in body.params}
+        bindings: dict[str, list[Val | None]] = {}
+        out: list[tuple[Choice, ...]] = []
+        for eff in body.effects:
+            if eff.kind == "local":
+                here = dict.fromkeys(params, Val("unknown"))
+                here.update({n: v for n, vs in bindings.items() if (v := _merge(vs))})
+                bindings.setdefault(eff.name, []).append(
+                    self.held(fn.module, eff.value, here, depth)
+                )
+            elif eff.kind == "return":
+                if eff.value is None:
+                    out.append(())
+                    break
+                here = dict.fromkeys(params, Val("unknown"))
+                here.update({n: v for n, vs in bindings.items() if (v := _merge(vs))})
+                out.append(self.choices(fn.module, eff.value, here, depth))
+        result = _all(out) if out else ()
+        self._returns[key] = result
+        return result
+
+
+def _all(parts: Iterable[tuple[Choice, ...]]) -> tuple[Choice, ...]:
+    """The union of the choices of each part, () when any part has none."""
+    out: list[Choice] = []
+    for part in parts:
+        if not part:
+            return ()
+        out.extend(c for c in part if c not in out)
+    return tuple(out)
+
+
+def _merge(vals: list[Val | None] | None) -> Val | None:
+    """What a local bound several times may hold: any of its bindings' classes (None
+    when one of them holds something else)."""
+    if not vals or any(v is None for v in vals):
+        return None
+    if len(vals) == 1:
+        return vals[0]
+    picks: list[Choice] = []
+    for v in vals:
+        assert v is not None
+        got = (v.ref,) if v.ref is not None else v.choices
+        if not got:
+            return None
+        picks.extend(c for c in got if c not in picks)
+    return Val("unknown", choices=tuple(picks))
