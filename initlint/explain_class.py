@@ -16,11 +16,13 @@ import click
 from initlint.driver import analyze
 from initlint.facts.model import BodyError
 from initlint.index.records import ClassInfo
+from initlint.options import PYTHON_OPTION, python_override
 from initlint.pipeline.analysis import Analysis
 from initlint.pipeline.check import body_syntax_diag
 from initlint.rules import REGISTRY, findings_of
 from initlint.rules.base import DisabledFinding, RepeatFinding
 from initlint.rules.repeats import deletions, never_both, ruled_out_by_delete
+from initlint.settings import with_overrides
 from initlint.simulation.binding import DIFFER, own_defaults, same_args, why_different
 from initlint.simulation.levels import COST_NAMES, NONE
 from initlint.simulation.records import Event, Raise, Simulation, SimulationLimit
@@ -78,6 +80,8 @@ def _label(ev: Event) -> str:
         return f"delete self.{ev.name}"
     if ev.kind == "nested":
         return f"replace self.{ev.name}"
+    if ev.kind == "init":
+        return f"initialise self.{ev.name} in place"
     return f"assign self.{ev.name}"
 
 
@@ -286,7 +290,8 @@ def _discard_line(analysis: Analysis, f: RepeatFinding, num: dict[int, int]) -> 
     return (
         f"  #{num[f.event.index]:<3} {f.code} {f.severity}{maybe}: "
         f"{REGISTRY[f.code].decision(f)}: #{num[f.first.index]} at {_where(analysis, f.first)}, "
-        f"replaced here{f' (and at {also[2:]})' if also else ''} (cost {COST_NAMES[f.cost]})"
+        f"{'filled again' if f.event.kind == 'init' else 'replaced'} here"
+        f"{f' (and at {also[2:]})' if also else ''} (cost {COST_NAMES[f.cost]})"
     )
 
 
@@ -294,6 +299,7 @@ def _discard_line(analysis: Analysis, f: RepeatFinding, num: dict[int, int]) -> 
 @click.argument("target")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path, exists=True))
 @click.option("--no-cache", is_flag=True, help="Neither read nor write .initlint_cache/.")
+@PYTHON_OPTION
 def explain_class(target: str, paths: tuple[Path, ...], no_cache: bool) -> None:
     """Print the simulated construction of TARGET (pkg.mod:Class) and each rule decision.
 
@@ -310,8 +316,14 @@ def explain_class(target: str, paths: tuple[Path, ...], no_cache: bool) -> None:
     \b
     Example:
       initlint explain-class pkg.models.llama:LlamaAttention src/
+      initlint explain-class --python .venv pkg.models.llama:LlamaAttention
     """
-    analysis = analyze(list(paths) or [Path.cwd()], use_cache=not no_cache)
+    over = python_override({})  # the environment ``check --python`` would read
+    analysis = analyze(
+        list(paths) or [Path.cwd()],
+        use_cache=not no_cache,
+        overrides=(lambda settings: with_overrides(settings, over)) if over else None,
+    )
     info = _find_class(analysis, target)
     if info is None:
         click.echo(f"error: no class {target!r} in the project at {analysis.root}", err=True)

@@ -64,4 +64,5 @@ def test_a_conversion_of_a_range_is_a_range(tmp_path: Path) -> None:
     (tmp_path / "steps.py").write_text(STEPS)
     report = check([tmp_path], cwd=tmp_path, use_cache=False)
     found = [(d.code, d.severity, d.confidence) for d in report.diagnostics]
-    assert found == [("IL005", "warning", "possible")]
+    assert found == [("IL005", "warning", "definite")]
+    assert "what that build costs is not known here" in report.diagnostics[0].message

@@ -374,16 +374,20 @@ class FunctionReader(EffectLog):
         if tensor is None or not (root := root_name(tensor)):
             return
         if root == self.self_name:
-            node, attr = tensor, ""
+            node, attr, whole = tensor, "", True
             while isinstance(node, ast.Attribute | ast.Subscript):
                 attr = self.self_attr(node) or attr  # the attribute of self it is part of
+                whole = whole and not isinstance(node, ast.Subscript)
                 node = node.value
             # ``self.fc.bias``: a part of what self.fc holds (``.data`` is the tensor itself)
             path = [p for p in dotted(tensor).split(".")[1:] if p != "data"]
             if len(path) > 1 and path[0] == attr:
                 attr = ".".join(path)
             if attr:
-                self.add("init", stmt, guard, detail="self", target=attr, node=call)
+                # ``name``: the attribute again when every number of it is filled (no rows
+                # picked out: ``self.weight[0].zero_()`` fills a part)
+                name = attr if whole else ""
+                self.add("init", stmt, guard, name=name, detail="self", target=attr, node=call)
         else:
             self.add("init", stmt, guard, name=root, node=call)
 

@@ -137,7 +137,8 @@ class Effect:
     detail = the name imported from it; ``from .unquant import Method``) | ``init`` (an
     in-place initialisation as a statement, ``nn.init.xavier_uniform_(self.weight)``,
     ``p.data.normal_(0, 0.02)``: detail ``self`` and target = the attribute of ``self`` the
-    tensor filled is part of, dotted down to the part when written so, ``fc.bias``; or
+    tensor filled is part of, dotted down to the part when written so, ``fc.bias``, and name
+    = the target again when the whole tensor is filled (no subscript picks a part); or
     name = the local or argument it is reached through) |
     ``helper`` (a function called by its name with ``self`` among its arguments, as a
     statement: name = the function, args: ``initialize(self, init_type)``).
@@ -515,6 +516,9 @@ class AliasFacts:
     local: str
     target: str
     line: int
+    # Bound in an ``except`` handler (``except ImportError: Base = BaseModule``): taken only
+    # when the ``try`` block's binding failed (``ImportFacts.fallback``).
+    fallback: bool = False
 
 
 @_by_fields

@@ -113,7 +113,8 @@ class ModuleReader:
                     # `_Base = LlamaDecoderLayer`: the name is bound to that class from here on
                     target = dotted(stmt.value)
                     if target and target != targets[0].id:
-                        self.aliases.append(AliasFacts(targets[0].id, target, stmt.lineno))
+                        bound = AliasFacts(targets[0].id, target, stmt.lineno, fallback)
+                        self.aliases.append(bound)
                 for t in targets:
                     for n in ast.walk(t):
                         if isinstance(n, ast.Name):

@@ -16,6 +16,9 @@ from initlint.facts.walk import children
 
 EVERYTHING = "*"
 _BY_NAME = {"getattr": "read", "hasattr": "read", "setattr": "write", "delattr": "write"}
+# torch.nn.init's helpers that look only at a tensor's shape (``fan_in`` for a bias's
+# bound): no read of the numbers it holds.
+SHAPE_ONLY = frozenset({"_calculate_fan_in_and_fan_out", "_calculate_correct_fan"})
 
 
 def _root_attr(node: ast.AST, self_name: str) -> str | None:
@@ -69,6 +72,14 @@ def self_access(
                 writes.add(root)  # self.x.y = v, self.x[k] = v, del self.x[k]
         elif isinstance(node, ast.Call):
             func = node.func
+            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if called in SHAPE_ONLY and node.args:
+                shaped = node.args[0]
+                if isinstance(shaped, ast.Attribute) and isinstance(shaped.value, ast.Name):
+                    if shaped.value.id == self_name:
+                        stack.extend(node.args[1:])
+                        stack.extend(k.value for k in node.keywords)
+                        continue
             if isinstance(func, ast.Attribute):
                 root = _root_attr(func.value, self_name)
                 if root is not None:

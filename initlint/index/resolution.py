@@ -68,7 +68,7 @@ class NameResolver(ModuleSet):
                 if bound is not None:
                     found, found_line = bound, imp.line
         for alias in table.aliases.get(name, ()):
-            if alias.line > found_line:
+            if alias.line > found_line and _rebinds(alias, found):
                 bound = self._alias_target(mod, alias, depth)
                 if bound is not None:
                     found, found_line = bound, alias.line
@@ -120,7 +120,7 @@ class NameResolver(ModuleSet):
                 if bound is not None:
                     found, found_line = bound, imp.line
         for alias in table.aliases.get(name, ()):
-            if found_line < alias.line < line:
+            if found_line < alias.line < line and _rebinds(alias, found):
                 bound = self._alias_target(mod, alias, depth)
                 if bound is not None:
                     found, found_line = bound, alias.line
@@ -279,8 +279,9 @@ class NameResolver(ModuleSet):
         return [self.resolve_base(info, b) for b in info.facts.bases]
 
 
-def _rebinds(imp: ImportFacts, found: Target | None) -> bool:
-    """Whether ``imp`` replaces the binding ``found`` above it. An import in an ``except``
-    handler runs only when the ``try`` block failed: after an alternative that resolves to
-    code initlint reads, it never runs (Python binds the first alternative that imports)."""
+def _rebinds(imp: ImportFacts | AliasFacts, found: Target | None) -> bool:
+    """Whether ``imp`` replaces the binding ``found`` above it. An import or assignment in
+    an ``except`` handler runs only when the ``try`` block failed: after an alternative that
+    resolves to code initlint reads, it never runs (Python binds the first alternative that
+    imports)."""
     return not imp.fallback or found is None or found.kind == "external"

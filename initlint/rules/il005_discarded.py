@@ -16,8 +16,9 @@ from initlint.rules.base import (
     register,
 )
 from initlint.rules.discards import find_discards
+from initlint.rules.refills import find_refills
 from initlint.simulation.levels import UNKNOWN
-from initlint.simulation.records import Simulation
+from initlint.simulation.records import Event, Simulation
 
 # The examples' base: a project ``__init__`` above each class (as in a real model package).
 _UNIT = """
@@ -53,11 +54,21 @@ an ancestor's build that the subclass drops after `super().__init__()`, for a co
 (`self.head = None`), for a value that builds nothing (an object it already holds:
 `self.index = self.image.index`) or by deleting it (`del self.head`,
 `delattr(self, "head")`), which no rebuild replaces. A `del self.x` of the class's own
-unread build is a drop too. (An
-ancestor's build that the subclass builds again after `super().__init__()`, with or without
-a `del` first, is IL001-IL003's.) A build in an ancestor has no fix here: other classes run
-that code too; a flag there can switch it off. A build dropped by `del` has no fix either:
-the build and the `del` go together.
+unread build is a drop too. (An ancestor's build that the subclass builds again after
+`super().__init__()`, with or without a `del` first, is IL001-IL003's.)
+
+The numbers of a tensor are a value too: a tensor of `self` that an ancestor's code
+initialised in place (`init.kaiming_uniform_(self.weight)` in torch's
+`Linear.reset_parameters`, a project base's init pass) and that the class's own code fills
+again, every number of it (`nn.init.xavier_uniform_(self.weight)`, `self.weight.data.normal_()`),
+before anything reads them, throws the ancestor's pass away; it costs what the tensor is
+(an `error` over a 2-D weight). Reading only the tensor's shape (torch's
+`_calculate_fan_in_and_fan_out`) is no read of its numbers; filling a part of it
+(`self.weight[0].zero_()`) is no refill.
+
+A build in an ancestor has no fix here: other classes run that code too; a flag there can
+switch it off. A build dropped by `del` has no fix either: the build and the `del` go
+together.
 
 Anything that may see the first value between the two stores is a use, and nothing is
 reported: reading `self.x` (wrapping it, `self.x = Wrapper(self.x)`; putting it in a
@@ -171,14 +182,18 @@ class Layer(Unit):
     )
 
     def detect(self, sim: Simulation, shared: Analyses) -> list[Finding]:
-        return list(find_discards(sim))
+        return [*find_discards(sim), *find_refills(sim)]
 
     def decision(self, finding: Finding) -> str:
-        return f"{finding.what} replaced before anything read it"
+        init = isinstance(finding, RepeatFinding) and finding.event.kind == "init"
+        again = "done again" if init else "replaced"
+        return f"{finding.what} {again} before anything read it"
 
     def message(self, finding: Finding, wording: Wording) -> str:
         if not isinstance(finding, RepeatFinding):  # (its detect makes no other kind)
             raise TypeError(f"{self.code} words discarded builds, not a {finding.code} finding")
+        if finding.event.kind == "init":
+            return self._refilled(finding, wording)
         done = "deleted" if finding.event.kind == "delete" else "replaced"
         if finding.confidence == "possible":
             how = f"possibly {done} here (on some paths)"
@@ -192,4 +207,22 @@ class Layer(Unit):
             message += f" (replaced again at {', '.join(wording.alternatives)})"
         if finding.cost == UNKNOWN:
             message += "; what that build costs is not known here"
+        return message
+
+    def note_for(self, first: Event) -> str:
+        if first.kind == "init":
+            return "filled here, and the fill thrown away"
+        return self.first_note
+
+    def _refilled(self, finding: RepeatFinding, wording: Wording) -> str:
+        """An ancestor's initialisation of a tensor, done again by the class's own code."""
+        again = "possibly filled again here (on some paths)"
+        if finding.confidence != "possible":
+            again = "filled again here"
+        message = (
+            f"{finding.what} by {wording.first_fn} at {wording.first_where} is {again} "
+            "before anything reads it: that pass is thrown away"
+        )
+        if finding.cost == UNKNOWN:
+            message += "; what the tensor costs to fill is not known here"
         return message

@@ -95,10 +95,15 @@ class CallEffects(StoreEffects):
         return None
 
     def on_init(self, frame: Frame, ctx: EffectContext) -> None:
-        """``nn.init.xavier_uniform_(self.weight)``: an initialisation in place. The cost
-        model prices it as the work of the function that runs it; the statement's touch
-        says what it writes."""
-        return None
+        """``nn.init.xavier_uniform_(self.weight)``: an initialisation in place, an event
+        when it fills a whole attribute of the object (IL005 finds one filled twice). The
+        cost model prices it as the work of the function that runs it; the statement's
+        touch says what it writes."""
+        eff = ctx.effect
+        if eff.detail == "self" and eff.name and "." not in eff.name:
+            self.emit(
+                frame, ctx.effect_index, eff, "init", eff.name, ctx.status, ctx.flags, ctx.shadow
+            )
 
     def on_helper(self, frame: Frame, ctx: EffectContext) -> None:
         """``initialize(self, ...)``: a function handed the object. The cost model prices

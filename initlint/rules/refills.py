@@ -1,0 +1,88 @@
+"""IL005's second analysis: a tensor of ``self`` that an ancestor's code filled in place
+(its initialisation pass: ``init.kaiming_uniform_(self.weight)`` in ``Linear.reset_parameters``)
+and the class's own code fills again, every number of it, before anything reads it. The
+ancestor's pass is thrown away: work that allocates nothing, priced as the tensor it fills."""
+
+from __future__ import annotations
+
+from initlint.rules.base import RepeatFinding, confidence_of
+from initlint.rules.repeats import never_both
+from initlint.simulation.levels import LIGHT, UNKNOWN
+from initlint.simulation.records import Event, Simulation
+
+CODE = "IL005"
+# Events that store the attribute anew: a fill before them filled another tensor.
+_STORES = ("assign", "buffer", "delete")
+
+
+def find_refills(sim: Simulation) -> list[RepeatFinding]:
+    """One finding per own fill of a whole attribute that an ancestor's fill of it, not read
+    since, precedes."""
+    # (a fill statement reads the tensor it fills: that touch is no use of its numbers)
+    filling = {(e.frame, e.effect.stmt_span) for e in sim.events if e.kind == "init"}
+    filled: dict[str, Event] = {}  # attribute -> the ancestor's fill not read since
+    built: dict[str, Event] = {}  # attribute -> the store that made what it holds
+    out: list[RepeatFinding] = []
+    for e in sim.events:
+        if e.shadow:
+            continue
+        if e.kind == "init":
+            first = filled.get(e.name)
+            if e.ancestor:
+                filled[e.name] = e
+            elif first is not None and not never_both(first, e) and not _called_again(sim, e):
+                out.append(_finding(sim, first, e, built.get(e.name)))
+                del filled[e.name]
+            continue
+        if e.kind in _STORES:
+            filled.pop(e.name, None)
+            built[e.name] = e
+        elif e.kind == "touch":
+            if (e.frame, e.effect.stmt_span) in filling:
+                continue
+            reads = e.effect.reads | e.effect.writes
+            if "*" in reads:
+                filled.clear()
+            for name in reads:
+                filled.pop(name, None)
+        elif e.kind in ("mutate", "nested"):
+            filled.pop(e.name.partition(".")[0], None)
+        elif e.kind in ("call", "super_init") and (e.unfollowed or e.callee is None):
+            if e.kind == "call":  # code not followed may read anything
+                filled.clear()
+    return out
+
+
+def _called_again(sim: Simulation, e: Event) -> bool:
+    """Whether ``e`` runs in a method the ancestors called too (``self.reset_parameters()``
+    again): the whole call is the repeat, IL002's."""
+    ancestors_called = {
+        c.callee.qualname for c in sim.events if c.kind == "call" and c.ancestor and c.callee
+    }
+    parent = e.parent
+    while parent is not None:
+        call = sim.events[parent]
+        if call.kind == "call" and call.callee is not None:
+            if call.callee.qualname in ancestors_called:
+                return True
+        parent = call.parent
+    return False
+
+
+def _finding(sim: Simulation, first: Event, again: Event, store: Event | None) -> RepeatFinding:
+    """The ancestor's pass ``first`` over ``self.<name>``, filled again by ``again``: priced
+    as what the tensor is (the store that made it), unknown when no store shows it."""
+    cost = store.cost if store is not None else UNKNOWN
+    owner = first.fn.owner
+    where = owner.qualname.rsplit(".", 1)[-1] if owner is not None else "an ancestor"
+    return RepeatFinding(
+        CODE,
+        sim,
+        again,
+        first,
+        confidence_of(first, again),
+        f"the initialisation of `self.{again.name}`",
+        cost=max(cost, LIGHT),
+        no_fix=f"the first pass runs in {where}'s code, for its other users too: "
+        "switch it off there, or fill the tensor once",
+    )
