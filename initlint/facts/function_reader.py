@@ -544,9 +544,10 @@ class FunctionReader(EffectLog):
             # rope_scaling["type"] = "yarn": the object the name holds is changed
             self.add("objattr", stmt, guard, name=root)
         elif isinstance(target, ast.Subscript) and self.self_attr(target.value):
-            # self.x[k] = v: the container self.x is filled with v
+            # self.x[k] = v: the container self.x is filled with v (at a key or index it
+            # may already hold: ``detail`` "item")
             name = self.self_attr(target.value)
-            idx = self.add("mutate", stmt, guard, name=name, value=vexpr)
+            idx = self.add("mutate", stmt, guard, name=name, detail="item", value=vexpr)
             for origin in carried:
                 self.feeds.setdefault(origin, []).append(idx)
             return

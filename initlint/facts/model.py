@@ -124,7 +124,8 @@ class Effect:
     self|super, args) | ``assign`` (name = attribute, value) | ``super_init`` (detail
     super|super2|explicit, target = class expression, args) | ``local`` (name, value) |
     ``pop`` (name = key) | ``return`` (value) | ``mutate`` (name = attribute holding a
-    container, value = what goes in: ``self.x.append(v)``, ``self.x[k] = v``) | ``objattr``
+    container, value = what goes in: ``self.x.append(v)``, ``self.x[k] = v``, the latter with
+    detail ``item``) | ``objattr``
     (name = dotted target on a local or argument, value: ``config.n_experts = None``; or the
     bare name of a local whose object changes in place: ``scaling["type"] = v``,
     ``scaling.update(...)``, ``n += 1``) |

@@ -72,6 +72,14 @@ class) throws that build away. It is reported only when `self.attn` was built du
 offered: skipping the part would need a new parameter on the submodule's class. Likewise
 `self.attn.__init__(...)` on the object the ancestors built sets the whole object up again
 (every tensor it owns is built twice): reported at the cost of that construction, no fix.
+An item of a list the ancestor chain built counts too: `self.convs[i] = nn.Conv2d(...)`
+after `self.convs = nn.Sequential(*convs)` (torch's `ModuleList`, `Sequential` and
+`ParameterList`, or a list display) replaces the item at that index. Rated by the lower of
+the list's cost and the new item's (the item thrown away is not shown apart from its
+list; one of a costly list put back as costly work was costly, a light new item may replace
+a light one). Not for a mapping (a key may add an item), nor for an item made from the
+list's own (`Wrap(self.convs[i])`). No fix is offered: one item of a list cannot be
+switched off by a flag.
 A field the subclass sets on the object it passes to `super().__init__()` (a copied config:
 `cfg.n_shared = None`, `setattr(cfg, "n_shared", None)` or `object.__setattr__(cfg,
 "n_shared", None)`, with a literal name) decides the ancestor's tests of it.

@@ -189,6 +189,8 @@ def find_repeats(sim: Simulation) -> list[RepeatFinding]:
                 finding = repeat("IL003", e, assigns.get(e.name), f"`self.{e.name}`")
         elif e.kind == "nested":
             finding = nested_repeat(sim, e)
+        elif e.kind == "mutate" and e.expensive and e.effect.detail == "item":
+            finding = item_repeat(sim, e)
         if finding is not None:
             findings.append(finding)
             by_event[e.index] = finding
@@ -267,6 +269,55 @@ def nested_repeat(sim: Simulation, e: Event) -> RepeatFinding | None:
             f"through {by}, which initlint does not propose"
         ),
     )
+
+
+# torch's list-like module containers: an item stored at an index replaces the one there.
+_LISTS = frozenset({"ModuleList", "Sequential", "ParameterList"})
+
+
+def item_repeat(sim: Simulation, e: Event) -> RepeatFinding | None:
+    """``self.convs[i] = Block(...)`` after the ancestor chain stored in ``self.convs`` a
+    list of what it built (``nn.ModuleList([...])``, ``nn.Sequential(*convs)``, a list): an
+    item there is replaced, and its build discarded (IL003). Not when the new item is made
+    from the list (``Wrap(self.convs[i])``), nor for a mapping (a new key may add an item).
+    Rated by the lower of the list's cost and the new item's: an item of a costly list, put
+    back as costly work, was costly; a light new item may replace a light one."""
+    if e.name in e.reads:
+        return None
+    stores = [b for b in sim.events if b.index < e.index and b.name == e.name and not b.shadow]
+    stores = [b for b in stores if b.kind in ("assign", "buffer", "delete")]
+    if not stores:
+        return None
+    first = stores[-1]
+    if first.kind != "assign" or not first.ancestor or not first.expensive:
+        return None
+    if never_both(first, e) or not _list_like(first):
+        return None
+    by = method_label(first.fn.qualname)
+    return RepeatFinding(
+        "IL003",
+        sim,
+        e,
+        first,
+        confidence_of(e, first),
+        f"an item of `self.{e.name}`",
+        None,
+        cost=max(min(first.cost, e.cost), LIGHT),
+        no_fix=(
+            f"the item replaces one of the list {by} builds into `self.{e.name}`: skipping "
+            "it there needs a parameter of that class, which initlint does not propose"
+        ),
+    )
+
+
+def _list_like(build: Event) -> bool:
+    """Whether ``build`` stores a list: torch's list-like containers, or a list display."""
+    value = build.effect.value
+    if value is None:
+        return False
+    if value.kind == "op" and value.name == "tuple":
+        return True
+    return value.kind == "call" and (value.attr or value.name).rpartition(".")[2] in _LISTS
 
 
 def _reinit(sim: Simulation, e: Event, holder: Event) -> RepeatFinding:
