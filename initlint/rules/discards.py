@@ -149,11 +149,11 @@ def _ours(sim: Simulation, first: Event, second: Event) -> bool:
         )
     # (a registration replaced, by a constant too, is IL001's; a value that builds nothing
     # (``self.index = self.image.index``) drops the ancestor's build as a constant does)
-    return (
-        first.kind == "assign"
-        and second.kind == "assign"
-        and (second.value_const or not second.expensive)
-    )
+    if first.kind != "assign" or second.kind != "assign":
+        return False
+    # (a light build dropped for another cheap value, ``self.init_cfg = dict(...)`` over a
+    # copied config, is one setting for another: only more than light work is reported)
+    return second.value_const or (not second.expensive and first.cost > LIGHT)
 
 
 def _used(e: Event, mro: tuple[str, ...]) -> tuple[str, ...]:

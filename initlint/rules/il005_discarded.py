@@ -51,10 +51,11 @@ a helper method it calls and then in `__init__`, or by the subclass before its
 `super().__init__()` and then by the ancestor; an ancestor's build that the subclass's own
 code replaces during `super().__init__()` (its override of a hook the ancestor calls); or
 an ancestor's build that the subclass drops after `super().__init__()`, for a constant
-(`self.head = None`), for a value that builds nothing (an object it already holds:
-`self.index = self.image.index`) or by deleting it (`del self.head`,
-`delattr(self, "head")`), which no rebuild replaces. A `del self.x` of the class's own
-unread build is a drop too. (An ancestor's build that the subclass builds again after
+(`self.head = None`), for a value that builds nothing when what it drops is more than
+light work (an object it already holds: `self.index = self.image.index`) or by deleting
+it (`del self.head`, `delattr(self, "head")`), which no rebuild replaces. A `del self.x`
+of the class's own unread build is a drop too. (An ancestor's build that the subclass
+builds again after
 `super().__init__()`, with or without a `del` first, is IL001-IL003's.)
 
 The numbers of a tensor are a value too: a tensor of `self` that an ancestor's code
