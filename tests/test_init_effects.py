@@ -32,11 +32,12 @@ def _effects(statement: str) -> list[tuple[str, str, str, str]]:
 @pytest.mark.parametrize(
     ("statement", "expected"),
     [
-        ("nn.init.xavier_uniform_(self.weight)", [("init", "", "self", "weight")]),
-        ("torch.nn.init.zeros_(self.proj.bias)", [("init", "", "self", "proj.bias")]),
-        ("self.weight.data.normal_(0, 0.02)", [("init", "", "self", "weight")]),
+        # (name: the target again when every number of it is filled)
+        ("nn.init.xavier_uniform_(self.weight)", [("init", "weight", "self", "weight")]),
+        ("torch.nn.init.zeros_(self.proj.bias)", [("init", "proj.bias", "self", "proj.bias")]),
+        ("self.weight.data.normal_(0, 0.02)", [("init", "weight", "self", "weight")]),
         ("init.normal_(self.table[0], std=0.02)", [("init", "", "self", "table")]),
-        ("trunc_normal_(self.pos_embed, std=.02)", [("init", "", "self", "pos_embed")]),
+        ("trunc_normal_(self.pos_embed, std=.02)", [("init", "pos_embed", "self", "pos_embed")]),
         ("m.weight.data.fill_(1.0)", [("init", "m", "", "")]),
         ("nn.init.kaiming_normal_(m.weight)", [("init", "m", "", "")]),
         # not a fill: metadata, or arithmetic a module does not initialise with

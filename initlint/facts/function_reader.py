@@ -203,6 +203,8 @@ class FunctionReader(EffectLog):
                 self.calls_in(stmt.value, guard, stmt)
                 self.use(stmt.value, None)
                 self.add("return", stmt, guard, value=to_expr(stmt.value))
+            else:  # a bare ``return``: it ends the function all the same
+                self.add("return", stmt, guard)
         elif isinstance(stmt, ast.Import):
             for alias in stmt.names:
                 module = alias.name if alias.asname else alias.name.partition(".")[0]

@@ -334,6 +334,10 @@ class _Run(CallEffects):
             setter = replace(eff, kind="call", detail="self", args=(arg,), value=None)
             return CallEffects.on_call(self, frame, ctx._replace(effect=setter))
         handler = _Run._EFFECT_HANDLERS.get(eff.kind)
+        if eff.kind == "return":
+            done = handler(self, frame, ctx) if handler is not None else None
+            self.return_from(frame, eff)
+            return done
         return None if handler is None else handler(self, frame, ctx)
 
     def _setter(self, name: str) -> bool:
@@ -374,6 +378,13 @@ class _Run(CallEffects):
             flag = self.flag_of(frame, cond)
             if flag is not None:
                 flags = (*flags, flag)
+        if frame.returned:  # a return under an undecided guard may have ended the frame
+            status = MAYBE
+            assume = (*assume, *(a for a in frame.after_return if a not in assume))
+            if frame.after_return_literals:
+                literals = (*literals, *frame.after_return_literals)
+            else:
+                unkeyed = True
         frame.current, frame.maybe, frame.shadowed = eff, tuple(maybe), bool(shadow)
         if self.after_raise:
             assume = (*assume, *(a for a in self.after_raise if a not in assume))

@@ -2,7 +2,7 @@
 (``raise_attribute_error``). The frames up to the nearest undecided guard end; the guarded
 block that raised never runs again while what its guard reads is unchanged
 (``in_dead_block``); and when one undecided guard alone led there, every later effect
-assumes it was false."""
+assumes it was false. A ``return`` ends its frame the same way (``return_from``)."""
 
 from __future__ import annotations
 
@@ -52,6 +52,32 @@ class RaiseModel(GuardEval):
             flipped = (literal[0], not literal[1])
             if flipped not in self.after_raise_literals:
                 self.after_raise_literals = (*self.after_raise_literals, flipped)
+
+    def return_from(self, frame: Frame, eff: Effect) -> None:
+        """A ``return`` ends its frame. Reached with no undecided guard of its own, the rest
+        of the body never runs; under undecided guards, the rest runs only where the return
+        did not (``possibly``), and where one guard alone led there, it assumes that guard
+        false. Nothing is assumed inside a ``try`` (its ``finally`` still runs)."""
+        if eff.protected or frame.shadowed:
+            return
+        if not frame.maybe:
+            frame.dead = True
+            return
+        frame.returned = True
+        if len(frame.maybe) != 1:
+            return
+        cond = frame.maybe[0]
+        negated = self.assumptions(frame, cond, False)
+        frame.after_return = (
+            *frame.after_return,
+            *(a for a in negated if a not in frame.after_return),
+        )
+        literal = self.literal(frame, cond)
+        if literal is not None and (literal[0], not literal[1]) not in frame.after_return_literals:
+            frame.after_return_literals = (
+                *frame.after_return_literals,
+                (literal[0], not literal[1]),
+            )
 
     def in_dead_block(self, frame: Frame, eff: Effect) -> bool:
         """``eff`` sits in a block a raise ended (same top statement, the guard a prefix of

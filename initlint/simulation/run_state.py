@@ -99,6 +99,11 @@ class Frame:
     shadowed: bool = False
     dead: bool = False
     dead_blocks: list[tuple[int, tuple[Cond, ...], int]] = field(default_factory=list)
+    # A ``return`` under undecided guards ran (``RaiseModel.return_from``): the rest of the
+    # body runs only where it did not, and assumes so when one guard alone led there.
+    returned: bool = False
+    after_return: tuple[Assumption, ...] = ()
+    after_return_literals: tuple[tuple[str, bool], ...] = ()
 
 
 # What a frame's parameter keys are bound from (``Call.key_args``): the caller's frame, the
