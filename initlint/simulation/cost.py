@@ -216,6 +216,14 @@ class CostModel:
             if self.index.in_dependency(target):
                 external = self.external_cost(public or target.name, call, bound)
                 return say(highest(best, external), "{}, by what initlint knows", target.name)
+        if recv is not None and call.attr and (target is None or target.kind == "attribute"):
+            inherited = self._class_method(module, recv, locals_, bound, call.attr)
+            if inherited is not None:  # ``Model.from_config_dict(cfg)``: through its MRO
+                fn, owner_mro = inherited
+                return say(highest(best, self.function_cost(fn, owner_mro)), "runs {}", fn)
+            if target is not None:  # a value a class or module holds, called
+                text = "`{}`: a value of a class or module, not followed"
+                return say(highest(best, UNKNOWN), text, name)
         if target is None:
             if name in IO_CALLS or self._matches(name, self.expensive_calls):
                 return say(HEAVY, "`{}` reads or writes files", name)
@@ -250,6 +258,24 @@ class CostModel:
                 return say(best, "{}, not read", target.name)
             return say(highest(best, self.function_cost(fn, ())), "runs {}", fn)
         return say(best, "{}", target.name)
+
+    def _class_method(
+        self, module: Module, recv: Expr, locals_: Costs, bound: Bound, attr: str
+    ) -> tuple[FunctionInfo, tuple[str, ...]] | None:
+        """The method ``attr`` of the class ``recv`` names, found through that class's MRO
+        as Python finds it (a classmethod inherited from a mixin), and that MRO; None when
+        ``recv`` names no project class or the method is not found."""
+        if recv.kind not in ("name", "attr") or not recv.name:
+            return None
+        head = recv.name.partition(".")[0]
+        if head in locals_ or head in bound or head == "self":
+            return None
+        owner = self.index.resolve(module, recv.name)
+        if owner is None or owner.kind != "class":
+            return None
+        owner_mro = self.index.mro(owner.name).classes
+        fn = self.index.lookup_method(owner_mro, attr)
+        return None if fn is None else (fn, owner_mro)
 
     def _said(self, level: Priced, why: str, *parts: object) -> Priced:
         """``level``, with the reason ``why`` (a format of ``parts``) noted when ``why_of``

@@ -146,7 +146,9 @@ def torch_params(qualname: str) -> dict[str, tuple[str, ...]]:
 
 
 # Calls that load a model or its weights, whatever the class they are called on.
-LOADERS = frozenset("from_pretrained from_config from_config_dict from_single_file".split())
+# (A factory that builds whatever class a config names, ``from_config_dict``, is no load:
+# priced by what its body builds, unknown where that is not known.)
+LOADERS = frozenset("from_pretrained from_config from_single_file".split())
 # Factories whose size arguments decide whether the tensor is small (a light tensor).
 SIZED_FACTORIES = frozenset("zeros ones empty full rand randn".split())
 SCALAR_FACTORIES = frozenset("tensor as_tensor scalar_tensor".split())
