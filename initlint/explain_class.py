@@ -14,6 +14,7 @@ from pathlib import Path
 import click
 
 from initlint.driver import analyze
+from initlint.errors import ConfigError
 from initlint.facts.model import BodyError
 from initlint.index.records import ClassInfo
 from initlint.options import PYTHON_OPTION, python_override
@@ -319,11 +320,15 @@ def explain_class(target: str, paths: tuple[Path, ...], no_cache: bool) -> None:
       initlint explain-class --python .venv pkg.models.llama:LlamaAttention
     """
     over = python_override({})  # the environment ``check --python`` would read
-    analysis = analyze(
-        list(paths) or [Path.cwd()],
-        use_cache=not no_cache,
-        overrides=(lambda settings: with_overrides(settings, over)) if over else None,
-    )
+    try:
+        analysis = analyze(
+            list(paths) or [Path.cwd()],
+            use_cache=not no_cache,
+            overrides=(lambda settings: with_overrides(settings, over)) if over else None,
+        )
+    except ConfigError as exc:  # a bad --python or configuration, said as check says it
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_ERROR)
     info = _find_class(analysis, target)
     if info is None:
         click.echo(f"error: no class {target!r} in the project at {analysis.root}", err=True)

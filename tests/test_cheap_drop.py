@@ -34,6 +34,20 @@ class Flat(Tower):
         self.index = self.embed.weight
 
 
+class Given(nn.Module):
+    def __init__(self, d=8, encoder=None):
+        super().__init__()
+        self.encoder = encoder if encoder is not None else nn.Linear(d, d)
+
+
+class Passed(Given):
+    \"\"\"Stores again the encoder it was given: maybe the very object, nothing built.\"\"\"
+
+    def __init__(self, encoder, d=8):
+        super().__init__(d, encoder=encoder)
+        self.encoder = encoder
+
+
 def get_group():
     return GROUP
 
@@ -87,6 +101,10 @@ def test_a_value_that_builds_nothing_drops_the_ancestors_build(tmp_path: Path) -
         ("Flat", "IL005", "error", _line("self.mergers = nn.ModuleList()")),
         ("Flat", "IL005", "error", _line("self.index = self.embed.weight")),
     ]
+
+
+def test_an_argument_the_ancestor_may_have_kept_is_no_drop(tmp_path: Path) -> None:
+    assert [f for f in _found(tmp_path) if f[0] == "Passed"] == []
 
 
 def test_restoring_the_same_argument_keeps_the_arms_paired(tmp_path: Path) -> None:

@@ -70,6 +70,25 @@ class Down(Block):
         self.act = REGISTRY[kind](c)
 
 
+def make_head(d, big=False):
+    layer = nn.Identity
+    if big:
+        layer = nn.Linear
+    return layer(d, d)
+
+
+class Guarded(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.head = make_head(c)
+
+
+class GuardedAgain(Guarded):
+    def __init__(self, c):
+        super().__init__(c)
+        self.head = make_head(c)
+
+
 class Shadowed(nn.Module):
     def __init__(self, c, Conv2d=None):
         super().__init__()
@@ -117,6 +136,13 @@ def test_choices_that_disagree_or_are_not_all_known_stay_unknown(tmp_path: Path)
     assert "not known" in found[("Down", "extra")][2]
     # a registry filled at run time: unknown, and still sure it is rebuilt
     assert found[("Down", "act")][:2] == ("warning", "definite")
+
+
+def test_a_local_bound_on_some_paths_holds_either_value(tmp_path: Path) -> None:
+    found = _found(tmp_path, HEADER + SOURCE)
+    severity, _, message = found[("GuardedAgain", "head")]
+    assert severity == "warning"  # an identity by default, a linear layer if asked
+    assert "not known" in message
 
 
 def test_an_argument_is_not_the_module_level_class_it_shadows(tmp_path: Path) -> None:

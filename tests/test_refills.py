@@ -52,6 +52,20 @@ class PartOnly(Base):
             self.weight[0].zero_()
 
 
+class Normalised(Base):
+    def __init__(self, d=8):
+        super().__init__(d)
+        with torch.no_grad():
+            self.weight.copy_(nn.functional.normalize(self.weight, dim=1))
+
+
+class Diagonal(Base):
+    def __init__(self, d=8):
+        super().__init__(d)
+        with torch.no_grad():
+            self.weight.fill_diagonal_(1.0)
+
+
 class Rebuilt(Base):
     def __init__(self, d=8):
         super().__init__(d)
@@ -93,6 +107,8 @@ def test_a_read_a_part_or_a_new_tensor_is_no_refill(tmp_path: Path) -> None:
     found = _found(tmp_path)
     assert "ReadFirst" not in found
     assert "PartOnly" not in found
+    assert "Normalised" not in found  # made from the ancestor's numbers
+    assert "Diagonal" not in found  # the rest of the numbers kept
     assert "Rebuilt" not in found
 
 

@@ -386,8 +386,14 @@ class FunctionReader(EffectLog):
             if len(path) > 1 and path[0] == attr:
                 attr = ".".join(path)
             if attr:
-                # ``name``: the attribute again when every number of it is filled (no rows
-                # picked out: ``self.weight[0].zero_()`` fills a part)
+                # ``name``: the attribute again when every number of it is filled anew (no
+                # rows picked out, ``self.weight[0].zero_()``; not the diagonal only; not
+                # from its own numbers, ``self.weight.copy_(normalize(self.weight))``)
+                rest = [a for a in call.args if a is not tensor] + [k.value for k in call.keywords]
+                whole = whole and _method_name(call) != "fill_diagonal_"
+                whole = whole and not any(
+                    self.self_attr(n) == attr for a in rest for n in ast.walk(a)
+                )
                 name = attr if whole else ""
                 self.add("init", stmt, guard, name=name, detail="self", target=attr, node=call)
         else:
@@ -555,3 +561,11 @@ class FunctionReader(EffectLog):
             return
         for origin in carried:
             self.feeds_other.add(origin)
+
+
+def _method_name(call: ast.Call) -> str:
+    """The last part of the name a call is made by (``fill_`` for ``w.data.fill_(0)``)."""
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return func.id if isinstance(func, ast.Name) else ""

@@ -54,16 +54,20 @@ class ModuleReader:
 
     def _body(self, body: Sequence[ast.stmt], top: bool) -> None:
         # Iterative over nested blocks (if/try at module level) to bind conditional imports;
-        # each statement carries whether it sits in an ``except`` handler (a fallback binding).
-        stack: list[tuple[ast.stmt, bool]] = [(s, False) for s in reversed(body)]
+        # each statement carries the names whose binding there is a fallback: bound in an
+        # ``except`` handler of a ``try`` whose body binds them too
+        stack: list[tuple[ast.stmt, frozenset[str]]] = [(s, frozenset()) for s in reversed(body)]
         while stack:
-            stmt, fallback = stack.pop()
+            stmt, fallbacks = stack.pop()
             if isinstance(stmt, ast.Import):
                 for alias in stmt.names:
                     if alias.asname:
                         self.imports.append(
                             ImportFacts(
-                                alias.asname, alias.name, line=stmt.lineno, fallback=fallback
+                                alias.asname,
+                                alias.name,
+                                line=stmt.lineno,
+                                fallback=alias.asname in fallbacks,
                             )
                         )
                     else:
@@ -74,7 +78,7 @@ class ModuleReader:
                                 alias.name,
                                 bind_top=True,
                                 line=stmt.lineno,
-                                fallback=fallback,
+                                fallback=top_name in fallbacks,
                             )
                         )
             elif isinstance(stmt, ast.ImportFrom):
@@ -87,7 +91,7 @@ class ModuleReader:
                             alias.name,
                             stmt.level,
                             line=stmt.lineno,
-                            fallback=fallback,
+                            fallback=local in fallbacks,
                         )
                     )
             elif isinstance(stmt, ast.ClassDef):
@@ -113,7 +117,8 @@ class ModuleReader:
                     # `_Base = LlamaDecoderLayer`: the name is bound to that class from here on
                     target = dotted(stmt.value)
                     if target and target != targets[0].id:
-                        bound = AliasFacts(targets[0].id, target, stmt.lineno, fallback)
+                        fell = targets[0].id in fallbacks
+                        bound = AliasFacts(targets[0].id, target, stmt.lineno, fell)
                         self.aliases.append(bound)
                 for t in targets:
                     for n in ast.walk(t):
@@ -124,17 +129,20 @@ class ModuleReader:
                 # does not exist at run time and must not hide what the other branch (or the
                 # code around it) binds: the base a class really has.
                 branch = stmt.orelse if typed else stmt.body
-                stack.extend((s, fallback) for s in reversed(branch))
+                stack.extend((s, fallbacks) for s in reversed(branch))
             elif isinstance(stmt, ast.If | ast.Try) or type(stmt).__name__ == "TryStar":
-                blocks: list[tuple[list[ast.stmt], bool]] = [
-                    (stmt.body, fallback),  # type: ignore[attr-defined]
-                    (stmt.orelse, fallback),  # type: ignore[attr-defined]
+                blocks: list[tuple[list[ast.stmt], frozenset[str]]] = [
+                    (stmt.body, fallbacks),  # type: ignore[attr-defined]
+                    (stmt.orelse, fallbacks),  # type: ignore[attr-defined]
                 ]
                 if not isinstance(stmt, ast.If):
-                    blocks += [(h.body, True) for h in stmt.handlers]  # type: ignore[attr-defined]
-                    blocks.append((stmt.finalbody, fallback))  # type: ignore[attr-defined]
-                for block, in_handler in reversed(blocks):
-                    stack.extend((s, in_handler) for s in reversed(block))
+                    # (a name the body binds: its binding in a handler is the fallback)
+                    body_names = (n for s in stmt.body for n in _bound_names(s))  # type: ignore[attr-defined]
+                    tried = fallbacks | frozenset(body_names)
+                    blocks += [(h.body, tried) for h in stmt.handlers]  # type: ignore[attr-defined]
+                    blocks.append((stmt.finalbody, fallbacks))  # type: ignore[attr-defined]
+                for block, names in reversed(blocks):
+                    stack.extend((s, names) for s in reversed(block))
 
     def _function(
         self, fn: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str, is_method: bool

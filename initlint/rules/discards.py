@@ -152,8 +152,21 @@ def _ours(sim: Simulation, first: Event, second: Event) -> bool:
     if first.kind != "assign" or second.kind != "assign":
         return False
     # (a light build dropped for another cheap value, ``self.init_cfg = dict(...)`` over a
-    # copied config, is one setting for another: only more than light work is reported)
-    return second.value_const or (not second.expensive and first.cost > LIGHT)
+    # copied config, is one setting for another: only more than light work is reported; a
+    # build the ancestor only picks when no object is given, ``enc if enc is not None else
+    # Linear(d, d)``, may be the very object stored again)
+    if second.value_const:
+        return True
+    return not second.expensive and first.cost > LIGHT and not _picked(first.effect.value)
+
+
+def _picked(value: Expr | None) -> bool:
+    """Whether ``value`` picks between a name it is given and a build (``a if c else B()``,
+    ``a or B()``): the object stored may be the one given."""
+    if value is None or value.kind != "op" or value.name not in ("if", ""):
+        return False
+    parts = value.children[1:] if value.name == "if" else value.children
+    return any(p.kind in ("name", "attr") for p in parts)
 
 
 def _used(e: Event, mro: tuple[str, ...]) -> tuple[str, ...]:

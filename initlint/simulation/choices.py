@@ -108,22 +108,21 @@ class ChoiceFinder:
         if isinstance(body, BodyError):
             del self._returns[key]
             return ()
-        params = {p.name for p in body.params}
+        # what each name may hold: the arguments nothing known, each local any of its
+        # bindings so far (``_merge``), kept up to date as the bindings are read
+        here: dict[str, Val] = {p.name: Val("unknown") for p in body.params}
         bindings: dict[str, list[Val | None]] = {}
         out: list[tuple[Choice, ...]] = []
         for eff in body.effects:
             if eff.kind == "local":
-                here = dict.fromkeys(params, Val("unknown"))
-                here.update({n: v for n, vs in bindings.items() if (v := _merge(vs))})
-                bindings.setdefault(eff.name, []).append(
-                    self.held(fn.module, eff.value, here, depth)
-                )
+                got = bindings.setdefault(eff.name, [])
+                got.append(self.held(fn.module, eff.value, here, depth))
+                merged = merge(got)
+                here[eff.name] = merged if merged is not None else Val("unknown")
             elif eff.kind == "return":
                 if eff.value is None:
                     out.append(())
                     break
-                here = dict.fromkeys(params, Val("unknown"))
-                here.update({n: v for n, vs in bindings.items() if (v := _merge(vs))})
                 out.append(self.choices(fn.module, eff.value, here, depth))
         result = _all(out) if out else ()
         self._returns[key] = result
@@ -140,9 +139,9 @@ def _all(parts: Iterable[tuple[Choice, ...]]) -> tuple[Choice, ...]:
     return tuple(out)
 
 
-def _merge(vals: list[Val | None] | None) -> Val | None:
+def merge(vals: list[Val | None] | None) -> Val | None:
     """What a local bound several times may hold: any of its bindings' classes (None
-    when one of them holds something else)."""
+    when one of them holds something else, or nothing known)."""
     if not vals or any(v is None for v in vals):
         return None
     if len(vals) == 1:

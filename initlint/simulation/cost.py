@@ -12,13 +12,14 @@ from collections.abc import Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import field
 from fnmatch import fnmatchcase
+from typing import Literal
 
 from initlint.facts.function_reader import MODULE_WALKS
 from initlint.facts.model import Body, BodyError, Effect, Expr, ImportFacts
 from initlint.index.project import ProjectIndex
 from initlint.index.records import NO_BINDINGS, ClassInfo, FunctionInfo, Module, Target
 from initlint.records import dataclass
-from initlint.simulation.choices import ChoiceFinder
+from initlint.simulation.choices import ChoiceFinder, merge
 from initlint.simulation.levels import (
     HEAVY,
     LIGHT,
@@ -218,6 +219,8 @@ class CostModel:
                 return say(highest(best, external), "{}, by what initlint knows", target.name)
         if recv is not None and call.attr and (target is None or target.kind == "attribute"):
             inherited = self._class_method(module, recv, locals_, bound, call.attr)
+            if inherited == "missing":  # as for ``self.method()``: a base initlint cannot read
+                return say(best, "no such method is found")
             if inherited is not None:  # ``Model.from_config_dict(cfg)``: through its MRO
                 fn, owner_mro = inherited
                 return say(highest(best, self.function_cost(fn, owner_mro)), "runs {}", fn)
@@ -261,10 +264,11 @@ class CostModel:
 
     def _class_method(
         self, module: Module, recv: Expr, locals_: Costs, bound: Bound, attr: str
-    ) -> tuple[FunctionInfo, tuple[str, ...]] | None:
+    ) -> tuple[FunctionInfo, tuple[str, ...]] | Literal["missing"] | None:
         """The method ``attr`` of the class ``recv`` names, found through that class's MRO
-        as Python finds it (a classmethod inherited from a mixin), and that MRO; None when
-        ``recv`` names no project class or the method is not found."""
+        as Python finds it (a classmethod inherited from a mixin), and that MRO; "missing"
+        when the class has no such method initlint reads; None when ``recv`` names no
+        class."""
         if recv.kind not in ("name", "attr") or not recv.name:
             return None
         head = recv.name.partition(".")[0]
@@ -275,7 +279,7 @@ class CostModel:
             return None
         owner_mro = self.index.mro(owner.name).classes
         fn = self.index.lookup_method(owner_mro, attr)
-        return None if fn is None else (fn, owner_mro)
+        return "missing" if fn is None else (fn, owner_mro)
 
     def _said(self, level: Priced, why: str, *parts: object) -> Priced:
         """``level``, with the reason ``why`` (a format of ``parts``) noted when ``why_of``
@@ -547,6 +551,9 @@ class CostModel:
                     return c
                 local_cost[eff.name] = c  # (NONE too: a local made here, ``_made_here``)
                 holds = self.choices.held(fn.module, eff.value, held)
+                before = held.get(eff.name)
+                if eff.guard and before is not None:  # bound on some paths: either value
+                    holds = merge([before, holds])
                 held[eff.name] = UNKNOWN_VALUE if holds is None else holds
                 walks.pop(eff.name, None)
                 given.discard(eff.name)

@@ -130,3 +130,13 @@ def test_where_a_cost_comes_from(project: Project) -> None:
     ) in out
     assert "cost unknown: a computed callable(...): a callable computed at run time" in out
     assert "cost unknown: torch.zeros(...): torch.zeros, by what initlint knows of torch" in out
+
+
+def test_python_option_reads_the_environment_and_a_bad_one_is_an_error(project: Project) -> None:
+    _copy(project, "exclusive_guards")
+    run = project.invoke(
+        "explain-class", "--python", str(project.root / "missing"), "pkg.attention:LowRankAttention"
+    )
+    assert run.code == 2
+    assert run.stderr.startswith("error: --python:"), run.stderr
+    assert "internal error" not in run.stderr
