@@ -60,3 +60,34 @@ def test_work_after_a_return_runs_only_where_it_did_not(tmp_path: Path) -> None:
     )
     # Early.prepare returns before registering: EarlyChild's table is the only one
     assert found == [("Child", "IL001", "error", "possible")]
+
+
+BUILDS_EITHER_WAY = """
+import torch.nn as nn
+
+
+class Base(nn.Module):
+    def __init__(self, d=8, tiny=False):
+        super().__init__()
+        if tiny:
+            self.head = nn.Linear(2, 2)
+            return
+        self.head = nn.Linear(d, d)
+
+
+class Sub(Base):
+    def __init__(self, d=8, tiny=False):
+        super().__init__(d, tiny)
+        self.head = nn.Linear(d, 4 * d)
+"""
+
+
+def test_a_flag_that_skips_one_of_the_builds_is_no_fix(tmp_path: Path) -> None:
+    # the base builds a head on both paths: passing tiny=False only picks the other build
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "heads"\n')
+    (tmp_path / "heads.py").write_text(BUILDS_EITHER_WAY)
+    report = check([tmp_path], cwd=tmp_path, use_cache=False)
+    (found,) = report.diagnostics
+    assert found.code == "IL003"
+    assert "tiny" not in found.message
+    assert found.fix is None or "tiny" not in str(found.fix)

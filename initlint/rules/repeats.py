@@ -77,8 +77,14 @@ def literals_exclusive(a: Event, b: Event) -> bool:
     return any((key, not truth) in b_literals for key, truth in a.literals)
 
 
-def _flag(first: Event) -> FlagRef | None:
-    return first.flags[-1] if first.flags else None
+def _flag(first: Event, discarded: tuple[Event, ...] = ()) -> FlagRef | None:
+    """The flag that switches ``first`` off, when it switches off every build that may be
+    the one discarded too (an ancestor that builds on every path, ``if tiny: ...; return``
+    then another build, has no flag that skips them all)."""
+    flag = first.flags[-1] if first.flags else None
+    if flag is not None and any(flag not in b.flags for b in discarded):
+        return None
+    return flag
 
 
 def find_repeats(sim: Simulation) -> list[RepeatFinding]:
@@ -158,7 +164,7 @@ def find_repeats(sim: Simulation) -> list[RepeatFinding]:
             first,
             confidence,
             what,
-            _flag(first),
+            _flag(first, (nearest, *others)),
             cost=max(cost, LIGHT),
             nearest=nearest if nearest is not first else None,
             earlier=tuple(b for b in before if b.index < nearest.index and b not in others),
