@@ -54,7 +54,7 @@ def find_discards(sim: Simulation) -> list[RepeatFinding]:
             continue
         if e.kind in _REPLACES:
             stores.setdefault(e.name, []).append(e)
-        for name in _used(e, sim.mro):
+        for name in attribute_uses(e, sim.mro):
             if (e.frame, e.effect.span, name) not in dropped:
                 uses.setdefault(name, []).append(e)
     found: dict[int, Discard] = {}
@@ -169,8 +169,9 @@ def _picked(value: Expr | None) -> bool:
     return any(p.kind in ("name", "attr") for p in parts)
 
 
-def _used(e: Event, mro: tuple[str, ...]) -> tuple[str, ...]:
-    """The attributes ``e`` may read or keep the value of ("*": every attribute)."""
+def attribute_uses(e: Event, mro: tuple[str, ...]) -> tuple[str, ...]:
+    """The attributes ``e`` may read or keep the value of ("*": every attribute); the
+    numbers of a tensor filled in place too (``refills.py``)."""
     if e.kind == "touch":
         return () if _torch_registration(e) else tuple(e.effect.reads)
     if e.kind in _IN_PLACE:

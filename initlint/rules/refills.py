@@ -6,6 +6,7 @@ ancestor's pass is thrown away: work that allocates nothing, priced as the tenso
 from __future__ import annotations
 
 from initlint.rules.base import RepeatFinding, confidence_of
+from initlint.rules.discards import attribute_uses
 from initlint.rules.repeats import never_both
 from initlint.simulation.levels import LIGHT, UNKNOWN
 from initlint.simulation.records import Event, Simulation
@@ -39,19 +40,12 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
         if e.kind in _STORES:
             filled.pop(e.name, None)
             built[e.name] = e
-        elif e.kind == "touch":
-            if (e.frame, e.effect.stmt_span) in filling:
-                continue
-            reads = e.effect.reads | e.effect.writes
-            if "*" in reads:
+        elif e.kind != "touch" or (e.frame, e.effect.stmt_span) not in filling:
+            used = attribute_uses(e, sim.mro)
+            if "*" in used:
                 filled.clear()
-            for name in reads:
+            for name in used:
                 filled.pop(name, None)
-        elif e.kind in ("mutate", "nested"):
-            filled.pop(e.name.partition(".")[0], None)
-        elif e.kind in ("call", "super_init") and (e.unfollowed or e.callee is None):
-            if e.kind == "call":  # code not followed may read anything
-                filled.clear()
     return out
 
 

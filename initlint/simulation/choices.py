@@ -28,7 +28,9 @@ class ChoiceFinder:
     """The classes a value may hold, each function's returns read once per run."""
 
     index: ProjectIndex
-    _returns: dict[str, tuple[Choice, ...]] = field(default_factory=dict)
+    # (by function and depth: deeper, fewer calls are followed, and what one asker found
+    # must not depend on which asked first)
+    _returns: dict[tuple[str, int], tuple[Choice, ...]] = field(default_factory=dict)
 
     def held(
         self, module: Module, e: Expr | None, held: Mapping[str, Val], depth: int = 0
@@ -60,11 +62,7 @@ class ChoiceFinder:
             head = e.name.partition(".")[0]
             if head in held:
                 val = held[head]
-                if head != e.name:
-                    return ()
-                if val.ref is not None:
-                    return (val.ref,)
-                return val.choices
+                return named(val) if head == e.name else ()
             if head == "self":
                 return ()
             target = self.index.resolve_value(module.name, e.name)
@@ -93,13 +91,13 @@ class ChoiceFinder:
         if table.kind == "name" and table.name in held:
             pack = held[table.name]
             if pack.kind == "args" and pack.items:
-                return _all(i.choices or ((i.ref,) if i.ref else ()) for i in pack.items)
+                return _all(named(i) for i in pack.items)
         return ()
 
     def returned(self, fn: FunctionInfo, depth: int = 0) -> tuple[Choice, ...]:
         """What every ``return`` of ``fn`` gives, when each gives classes written in the
         code (the locals they name taken at any of their bindings); () otherwise."""
-        key = fn.qualname
+        key = (fn.qualname, depth)
         found = self._returns.get(key)
         if found is not None:
             return found
@@ -109,7 +107,7 @@ class ChoiceFinder:
             del self._returns[key]
             return ()
         # what each name may hold: the arguments nothing known, each local any of its
-        # bindings so far (``_merge``), kept up to date as the bindings are read
+        # bindings so far (``merge``), kept up to date as the bindings are read
         here: dict[str, Val] = {p.name: Val("unknown") for p in body.params}
         bindings: dict[str, list[Val | None]] = {}
         out: list[tuple[Choice, ...]] = []
@@ -127,6 +125,11 @@ class ChoiceFinder:
         result = _all(out) if out else ()
         self._returns[key] = result
         return result
+
+
+def named(v: Val) -> tuple[Choice, ...]:
+    """The classes or functions ``v`` is given by: its one ``ref``, or its ``choices``."""
+    return (v.ref,) if v.ref is not None else v.choices
 
 
 def _all(parts: Iterable[tuple[Choice, ...]]) -> tuple[Choice, ...]:
@@ -149,7 +152,7 @@ def merge(vals: list[Val | None] | None) -> Val | None:
     picks: list[Choice] = []
     for v in vals:
         assert v is not None
-        got = (v.ref,) if v.ref is not None else v.choices
+        got = named(v)
         if not got:
             return None
         picks.extend(c for c in got if c not in picks)

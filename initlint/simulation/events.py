@@ -85,36 +85,37 @@ class EventLog(ArgumentBinding):
             self.ever_set.add(root)
             count = self.attr_writes.get(root, 0)
             if kind == "assign" and root == name:
-                # ``self.pp_group = get_parallel().pp_group`` again, after the ancestor stored
-                # the same: the same object (the guards' state keys assume so), so no write. The
-                # count may have moved only by this statement's own touch.
-                chain = _getter_chain(eff.value)
-                before = self.getter_stores.get(root)
+                # ``self.pp_group = get_parallel().pp_group`` or ``self.config = config``
+                # again, after the ancestor stored the same: the same object (the guards'
+                # state keys assume so), so no write. The count may have moved only by this
+                # statement's own touch.
+                same = self._same_object(frame, eff.value)
+                before = self.same_stores.get(root)
                 if (
-                    chain is not None
+                    same
                     and before is not None
-                    and before[0] == chain
-                    and count in (before[2], before[2] + 1)
-                    and self.getter_of(frame, chain[0]) == self.getter_of(before[1], chain[0]) != ""
+                    and before[0] == same
+                    and count - before[1] in (0, 1)
                 ):
-                    self.attr_writes[root] = before[2]
+                    self.attr_writes[root] = before[1]
                     return
-                if chain is not None:
-                    self.getter_stores[root] = (chain, frame, count + 1)
+                if same:
+                    self.same_stores[root] = (same, count + 1)
                 else:
-                    self.getter_stores.pop(root, None)
-                # ``self.config = config`` again, the argument the ancestor stored: the same
-                # object, so no write either
-                sym = _argument_sym(frame, eff.value)
-                stored = self.arg_stores.get(root)
-                if sym and stored is not None and stored[0] == sym and count in stored[1:]:
-                    self.attr_writes[root] = stored[1]
-                    return
-                if sym:
-                    self.arg_stores[root] = (sym, count + 1, count + 2)
-                else:
-                    self.arg_stores.pop(root, None)
+                    self.same_stores.pop(root, None)
             self.attr_writes[root] = count + 1
+
+    def _same_object(self, frame: Frame, value: Expr | None) -> str:
+        """What names the object ``value`` stores, where storing it again stores the same
+        object: an argument-free getter's result (its text, the function it resolves to,
+        the attributes read from it) or an unchanged argument of the constructed class
+        (its ``sym``); "" for anything else."""
+        chain = _getter_chain(value)
+        if chain is not None:
+            getter = self.getter_of(frame, chain[0])
+            return f"call:{chain[0]}={getter}{chain[1]}" if getter else ""
+        sym = _argument_sym(frame, value)
+        return f"arg:{sym}" if sym else ""
 
     def note_writes(
         self, names: set[str] | frozenset[str] = frozenset(), *, all_: bool = False

@@ -174,10 +174,7 @@ class RunState:
         # Writes of each self attribute so far, and of anything (the guards' state keys).
         self.attr_writes: dict[str, int] = {}
         self.epoch = 0
-        # The getter's result each self attribute holds, the frame that stored it and the
-        # attribute's write count after the store (``events.py``):
-        # ``self.pp_group = get_parallel().pp_group``.
-        self.getter_stores: dict[str, tuple[tuple[str, str], Frame, int]] = {}
-        # an attribute holding an argument of the constructed class, as stored last: its
-        # ``sym``, and the write counts at which storing it again is no change
-        self.arg_stores: dict[str, tuple[str, int, int]] = {}
+        # What each self attribute holds where storing it again stores the same object
+        # (``EventLog._same_object``: ``self.pp_group = get_parallel().pp_group``,
+        # ``self.config = config``), and the attribute's write count after that store.
+        self.same_stores: dict[str, tuple[str, int]] = {}
