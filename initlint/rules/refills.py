@@ -21,8 +21,6 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
     since, precedes."""
     # (a fill statement reads the tensor it fills: that touch is no use of its numbers)
     filling = {(e.frame, e.effect.stmt_span) for e in sim.events if e.kind == "init"}
-    if not filling:
-        return []  # (most constructions fill nothing in place)
     filled: dict[str, Event] = {}  # attribute -> the ancestor's fill not read since
     built: dict[str, Event] = {}  # attribute -> the store that made what it holds
     out: list[RepeatFinding] = []
