@@ -140,6 +140,8 @@ def _cost_source(analysis: Analysis, sim: Simulation, ev: Event) -> str:
         return f": runs {ev.callee.qualname}"
     if ev.kind in ("assign", "buffer", "mutate", "nested"):
         level, why = analysis.simulator.cost.why_of(ev.effect.value, ev.fn.module, sim.mro)
+        if why and ev.heavy_when:  # priced heavy on its heaviest path, light on its cheapest
+            return f": {why}; {ev.heavy_when}"
         if why and level == ev.cost:
             return f": {why}"
         # (the cost came through what a name of the frame holds: a local, or an argument

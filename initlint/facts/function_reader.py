@@ -205,6 +205,12 @@ class FunctionReader(EffectLog):
                 self.add("return", stmt, guard, value=to_expr(stmt.value))
             else:  # a bare ``return``: it ends the function all the same
                 self.add("return", stmt, guard)
+        elif isinstance(stmt, ast.Raise):
+            for child in ast.iter_child_nodes(stmt):
+                if isinstance(child, ast.expr):
+                    self.calls_in(child, guard, stmt)
+                    self.use(child, None)
+            self.add("raise", stmt, guard)  # the path ends here: nothing after it runs
         elif isinstance(stmt, ast.Import):
             for alias in stmt.names:
                 module = alias.name if alias.asname else alias.name.partition(".")[0]

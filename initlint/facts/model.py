@@ -102,6 +102,7 @@ EffectKind = Literal[
     "local",
     "pop",
     "return",
+    "raise",
     "mutate",
     "objattr",
     "nested",
@@ -123,7 +124,8 @@ class Effect:
     kind: ``buffer`` (name, detail buffer|parameter, value) | ``call`` (name = method, detail
     self|super, args) | ``assign`` (name = attribute, value) | ``super_init`` (detail
     super|super2|explicit, target = class expression, args) | ``local`` (name, value) |
-    ``pop`` (name = key) | ``return`` (value) | ``mutate`` (name = attribute holding a
+    ``pop`` (name = key) | ``return`` (value) | ``raise`` (a ``raise`` statement: the path
+    ends there) | ``mutate`` (name = attribute holding a
     container, value = what goes in: ``self.x.append(v)``, ``self.x[k] = v``, the latter with
     detail ``item``) | ``objattr``
     (name = dotted target on a local or argument, value: ``config.n_experts = None``; or the

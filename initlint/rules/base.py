@@ -25,6 +25,16 @@ RuntimeKind = Literal["buffer", "parameter", "attribute", "call"]
 STORAGE: frozenset[RuntimeKind] = frozenset({"buffer", "parameter", "attribute"})
 
 
+def unknown_cost_why(finding: RepeatFinding | DisabledFinding) -> str:
+    """Why a finding's build is only possibly heavy: its construction is heavy on some of its
+    own paths only, or what it costs is not known here."""
+    events = (finding.event, finding.first) if isinstance(finding, RepeatFinding) else ()
+    for ev in events:
+        if ev.heavy_when:
+            return f"that build is {ev.heavy_when}"
+    return "what that build costs is not known here"
+
+
 class _Graded:
     """What every finding says of its cost class and of the build it is about."""
 
@@ -223,7 +233,7 @@ class RepeatRule(Rule):
             )
         if finding.cost == UNKNOWN:
             # sure of the repeat, not of its cost: a warning (``explain-class`` says why)
-            message += "; what that build costs is not known here"
+            message += "; " + unknown_cost_why(finding)
         if isinstance(finding, RepeatFinding) and finding.flag is not None:
             message += (
                 f"; flag `{finding.flag.param}` of "

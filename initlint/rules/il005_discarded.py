@@ -14,6 +14,7 @@ from initlint.rules.base import (
     Rule,
     Wording,
     register,
+    unknown_cost_why,
 )
 from initlint.rules.discards import find_discards
 from initlint.rules.refills import find_refills
@@ -207,7 +208,7 @@ class Layer(Unit):
         if wording.alternatives:
             message += f" (replaced again at {', '.join(wording.alternatives)})"
         if finding.cost == UNKNOWN:
-            message += "; what that build costs is not known here"
+            message += "; " + unknown_cost_why(finding)
         return message
 
     def note_for(self, first: Event) -> str:

@@ -3,7 +3,9 @@ A heavy construction with a flag passed as False is simulated with those argumen
 builder's call (``Simulator.builder_of``) builds the class it is given; a build from a spec
 (``specs.py``) built again of the same spec is priced by what the project gives the spec's
 field; a memoised factory's result (``memo.py``) costs nothing when its cache returns the
-object an earlier build of the attribute got."""
+object an earlier build of the attribute got. A construction that is heavy only on some
+paths of its own (not on the one its parameters' defaults take) is possibly heavy: unknown,
+not heavy."""
 
 from __future__ import annotations
 
@@ -21,6 +23,9 @@ from initlint.simulation.run_state import EffectContext, Frame
 from initlint.simulation.specs import direct_keys, field_of, keys_of, spec_rewritten
 from initlint.simulation.torch_knowledge import keyword_values, torch_params, torch_vector
 from initlint.simulation.values import MAYBE, TRUE, Val
+
+# Why a build priced heavy is only possibly that (the finding's message says it).
+HEAVY_WHEN = "heavy only on some paths of its construction, not with its parameters' defaults"
 
 
 @dataclass(frozen=True)
@@ -50,14 +55,16 @@ class StoredValue:
     routes: tuple[MemoRoute, ...] = ()
     bindings: tuple[Binding, ...] = ()
     changed: str = ""
+    heavy_when: str = ""  # (``Event.heavy_when``)
 
 
 class BuildPricing(RaiseModel):
     """Pricing the values stored on self by what they build."""
 
-    def _stored_value_cost(self, frame: Frame, ctx: EffectContext) -> Priced | BodyError:
+    def _stored_value_cost(self, frame: Frame, ctx: EffectContext) -> tuple[int, str] | BodyError:
         """What the stored value costs by its expression (a buffer is at least light, an
-        assigned heavy construction is priced by what the class builds)."""
+        assigned heavy construction is priced by what the class builds), and why it is only
+        possibly heavy when it is heavy on some paths of what it runs only."""
         eff, kind = ctx.effect, ctx.effect.kind
         priced = self.value_cost(frame, eff.value)
         if isinstance(priced, BodyError):
@@ -73,15 +80,29 @@ class BuildPricing(RaiseModel):
             if isinstance(priced, BodyError):
                 return priced
             cost = priced
-        return cost
+        if cost == HEAVY and kind in ("assign", "mutate"):
+            least = self.simulator.cost.cheapest().expr_cost(
+                eff.value,
+                frame.call.fn.module,
+                self.sim.mro,
+                frame.local_cost,
+                self.attr_cost,
+                frame.call.env,
+            )
+            if isinstance(least, BodyError):
+                return least
+            if least <= LIGHT:  # (a path of unknown cost may be heavy too: no reason)
+                return UNKNOWN_COST, HEAVY_WHEN
+        return cost, ""
 
     def price_stored_value(self, frame: Frame, ctx: EffectContext) -> StoredValue | BodyError:
         """What the stored value costs, the class it constructs (through a reference or a
         builder) or the spec it is built from, and why it is only possibly that."""
         eff, kind = ctx.effect, ctx.effect.kind
-        cost = self._stored_value_cost(frame, ctx)
-        if isinstance(cost, BodyError):
-            return cost
+        priced = self._stored_value_cost(frame, ctx)
+        if isinstance(priced, BodyError):
+            return priced
+        cost, heavy_when = priced
         via = self._called_ref(frame, eff.value)
         possibly = ""
         spec: frozenset[str] = frozenset()
@@ -115,7 +136,7 @@ class BuildPricing(RaiseModel):
             status = MAYBE
         else:
             possibly = ""  # (an undecided guard says it already)
-        stored = StoredValue(cost, status, via, possibly, spec)
+        stored = StoredValue(cost, status, via, possibly, spec, heavy_when=heavy_when)
         if kind == "assign" and eff.value is not None:
             failed = self._price_memo_routes(frame, eff.value, ctx, stored)
             if failed is not None:

@@ -14,8 +14,8 @@ from dataclasses import field
 from fnmatch import fnmatchcase
 from typing import Literal
 
-from initlint.facts.function_reader import MODULE_WALKS
-from initlint.facts.model import Body, BodyError, Effect, Expr, ImportFacts
+from initlint.facts.function_reader import LOOP_COND, MODULE_WALKS
+from initlint.facts.model import Body, BodyError, Cond, Const, Effect, Expr, ImportFacts, Param
 from initlint.index.project import ProjectIndex
 from initlint.index.records import NO_BINDINGS, ClassInfo, FunctionInfo, Module, Target
 from initlint.records import dataclass
@@ -77,10 +77,23 @@ class CostModel:
     )
     memos: MemoFinder = field(init=False)  # the memoised factories (``memo_finder``)
     choices: ChoiceFinder = field(init=False)  # classes a value may hold (``choices``)
+    # Pricing the cheapest path (``cheapest``): every function and class priced by the
+    # least work a run of it does, each parameter keeping its default and every other
+    # undecided test going either way; ``A if c else B`` the cheaper of the two.
+    least: bool = False
+    _cheapest: CostModel | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self.memos = MemoFinder(self.index)
         self.choices = ChoiceFinder(self.index)
+
+    def cheapest(self) -> CostModel:
+        """The model that prices the cheapest path (its own memos: a price differs)."""
+        if self._cheapest is None:
+            self._cheapest = CostModel(
+                self.index, self.expensive_calls, self.cheap_calls, least=True
+            )
+        return self._cheapest
 
     def _matches(self, name: str, patterns: tuple[str, ...]) -> bool:
         return bool(patterns) and any(fnmatchcase(name, p) for p in patterns)
@@ -119,6 +132,14 @@ class CostModel:
             kind = cur.kind
             if kind == "name":
                 c = locals_.get(cur.name, NONE)
+            elif kind == "op" and self.least and cur.name == "if" and len(cur.children) == 3:
+                test, picked, other = cur.children
+                stack.append(test)
+                a = self.expr_cost(picked, module, mro, locals_, attrs, bound)
+                b = self.expr_cost(other, module, mro, locals_, attrs, bound)
+                if isinstance(a, BodyError) or isinstance(b, BodyError):
+                    return highest(a, b)
+                c = min(a, b)  # the cheaper pick
             elif kind == "op":
                 if cur.name in _TESTS:  # a bool: naming a costly local builds nothing
                     stack.extend(c for c in cur.children if c.kind != "name")
@@ -541,6 +562,7 @@ class CostModel:
         held: dict[str, Val] = dict.fromkeys((p.name for p in body.params), UNKNOWN_VALUE)
         walks: dict[str, str] = {}  # locals that walk the object's parameters: the part walked
         given: set[str] = set()  # locals that walk the parameters of an object passed in
+        priced: list[tuple[Effect, int]] = []  # (pricing the cheapest path) each effect's cost
         result = NONE
         c: Priced
         for eff in body.effects:
@@ -549,6 +571,8 @@ class CostModel:
                 c = self.expr_cost(eff.value, fn.module, mro, local_cost, bound=held)
                 if isinstance(c, BodyError):
                     return c
+                if self.least and eff.name in local_cost and _path_guard(eff.guard):
+                    c = min(c, local_cost[eff.name])  # bound here on some paths only
                 local_cost[eff.name] = c  # (NONE too: a local made here, ``_made_here``)
                 holds = self.choices.held(fn.module, eff.value, held)
                 before = held.get(eff.name)
@@ -572,6 +596,8 @@ class CostModel:
                 c = self._helper_cost(fn, eff, mro)
             elif kind == "held_call":
                 c = self._held_call_cost(eff, mro)
+            elif kind == "raise":
+                c = NONE
             elif kind == "objattr" and eff.value is not None and "." not in eff.name:
                 # a local container filled: it holds what went in
                 c = self.expr_cost(eff.value, fn.module, mro, local_cost)
@@ -584,11 +610,13 @@ class CostModel:
                 continue
             if isinstance(c, BodyError):
                 return c
-            if c > result:
+            if self.least:
+                priced.append((eff, c))
+            elif c > result:
                 result = c
                 if result == HEAVY:
                     break
-        return result
+        return _cheapest_path(body.params, priced) if self.least else result
 
     def _init_cost(
         self, eff: Effect, mro: tuple[str, ...], walks: Mapping[str, str], made: AbstractSet[str]
@@ -884,3 +912,82 @@ def _made_here(e: Expr, locals_: Costs) -> bool:
         parts = [*e.children, *((e.receiver,) if e.receiver is not None else ())]
         return all(_made_here(c, locals_) for c in parts)
     return False
+
+
+# A path that reaches a ``raise``: no object is made on it (above every cost level).
+_NO_PATH = HEAVY + 1
+
+
+def _cheapest_path(params: tuple[Param, ...], priced: list[tuple[Effect, int]]) -> int:
+    """The least work a run of a body does: each ``if`` takes its cheaper branch, one whose
+    test reads only parameters taking the branch their defaults choose, a loop runs, and a
+    branch that reaches a ``raise`` (out of any ``try``) is not taken. Two tests of one
+    condition are taken apart, and an early ``return`` is not followed: the price is at
+    most the cheapest path's."""
+    defaults = {p.name: p.default.value for p in params if p.default and p.default.kind == "const"}
+    least = _cheapest_block(priced, 0, defaults)
+    return max((c for _, c in priced), default=NONE) if least >= _NO_PATH else least
+
+
+def _cheapest_block(
+    priced: list[tuple[Effect, int]], depth: int, defaults: Mapping[str, Const]
+) -> int:
+    """The least work of the effects under one branch, all guarded by the same ``depth``
+    conditions: what runs there, and the cheaper branch of each ``if`` nested in it."""
+    cost = NONE
+    nested: dict[Cond, list[tuple[Effect, int]]] = {}
+    for eff, c in priced:
+        if len(eff.guard) == depth:
+            cost = max(cost, _NO_PATH if eff.kind == "raise" and not eff.protected else c)
+        else:
+            test, _ = _test_of(eff.guard[depth])
+            nested.setdefault(test, []).append((eff, c))
+    for test, inner in nested.items():
+        truth = True if test == LOOP_COND else _default_truth(test, defaults)
+        taken = (True, False) if truth is None else (truth,)
+        branches = [
+            _cheapest_block(
+                [(eff, c) for eff, c in inner if _test_of(eff.guard[depth])[1] == holds],
+                depth + 1,
+                defaults,
+            )
+            for holds in taken
+        ]
+        cost = max(cost, min(branches))
+    return cost
+
+
+def _test_of(cond: Cond) -> tuple[Cond, bool]:
+    """The test a guard condition makes, and whether it holds when the test comes out true
+    (``not x``: the test ``x``, holding when it is false)."""
+    holds = True
+    while cond.op == "not" and cond.args:
+        cond, holds = cond.args[0], not holds
+    return cond, holds
+
+
+def _default_truth(test: Cond, defaults: Mapping[str, Const]) -> bool | None:
+    """How ``test`` comes out when the parameters it reads keep their defaults (``norm``,
+    ``lm is None``, ``mode == "greedy"``); None when it reads anything else."""
+    if test.op == "name" and test.name in defaults:
+        return bool(defaults[test.name])
+    if test.op in ("is", "isnot", "eq", "ne") and len(test.args) == 2:
+        left, right = test.args
+        if left.op == "const":
+            left, right = right, left
+        if left.op != "name" or left.name not in defaults or right.op != "const":
+            return None
+        value = defaults[left.name]
+        if test.op in ("is", "isnot"):
+            if value is not None and right.value is not None:
+                return None  # identity of two non-None constants: not guessed
+            same = value is right.value
+        else:
+            same = value == right.value
+        return same == (test.op in ("is", "eq"))
+    return None
+
+
+def _path_guard(guard: tuple[Cond, ...]) -> bool:
+    """Whether ``guard`` holds on some paths only (a loop's body is taken to run)."""
+    return any(c != LOOP_COND for c in guard)

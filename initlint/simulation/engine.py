@@ -323,6 +323,8 @@ class _Run(CallEffects):
     def _effect(self, frame: Frame, i: int, eff: Effect) -> Call | BodyError | None:
         """Apply one effect; a call or super().__init__() comes back as the call to run,
         a body that does not parse (met in pricing, or a callee's) as its error."""
+        if eff.kind == "raise":
+            return None  # (where a raise ends a path matters to pricing only: cost.py)
         ctx = self._effect_context(frame, i, eff)
         if ctx is None:
             return None

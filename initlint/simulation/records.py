@@ -46,6 +46,8 @@ class Event:
     parent: int | None  # index of the call/super event whose frame performed this
     expensive: bool = False
     cost: int = NONE  # levels.NONE | LIGHT | HEAVY: what this work costs (mutations included)
+    # Why a build heavy on some paths of its construction is priced unknown (``builds.py``).
+    heavy_when: str = ""
     args_key: str = ""  # a call's argument text (for messages; IL002 compares arg_keys)
     # A call's parameters, bound to its arguments, as value keys of what they held in the
     # frame the call ran in (``binding.same_args``); None when they could not be bound.

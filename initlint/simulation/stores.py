@@ -217,6 +217,7 @@ class StoreEffects(BuildPricing):
             value_const=value_const,
         )
         ev.reads = self.self_reads(frame, eff.value)
+        ev.heavy_when = stored.heavy_when
         if ctx.effect_index in frame.fed:
             ev.reads |= self.fed_reads(frame, ctx.effect_index)
         via = stored.via
