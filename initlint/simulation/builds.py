@@ -89,9 +89,9 @@ class BuildPricing(RaiseModel):
                 self.attr_cost,
                 frame.call.env,
             )
-            if isinstance(least, BodyError):
-                return least
-            if least <= LIGHT:  # (a path of unknown cost may be heavy too: no reason)
+            # (a path of unknown cost may be heavy too: no reason to lower; nor is a body
+            # on the cheapest path that does not parse, which the heaviest never reached)
+            if not isinstance(least, BodyError) and least <= LIGHT:
                 return UNKNOWN_COST, HEAVY_WHEN
         return cost, ""
 
