@@ -246,6 +246,10 @@ def to_cond(node: ast.AST, depth: int = 0) -> Cond:
             ast.IsNot: "isnot",
             ast.Eq: "eq",
             ast.NotEq: "ne",
+            ast.Lt: "lt",
+            ast.LtE: "le",
+            ast.Gt: "gt",
+            ast.GtE: "ge",
         }
         name = ops.get(type(node.ops[0]))
         if name:
@@ -258,6 +262,10 @@ def to_cond(node: ast.AST, depth: int = 0) -> Cond:
         member = _membership(node, d)
         if member is not None:
             return member
+    if isinstance(node, ast.BinOp) and type(node.op) in _ARITH_OPS:
+        # ``num_blocks - att_layer_num``: folded where both operands are known numbers
+        sides = (to_cond(node.left, d), to_cond(node.right, d))
+        return Cond("arith", sides, value=_ARITH_OPS[type(node.op)], name=expr_text(node)[:80])
     if (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name)
@@ -271,6 +279,16 @@ def to_cond(node: ast.AST, depth: int = 0) -> Cond:
     ):
         return Cond("hasattr", name=node.args[1].value)
     return Cond("unknown", name=expr_text(node)[:80])
+
+
+# The arithmetic a guard's operands may be computed with (``simulation/folding.py``).
+_ARITH_OPS: dict[type[ast.operator], str] = {
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.FloorDiv: "//",
+    ast.Mod: "%",
+}
 
 
 def _membership(node: ast.Compare, depth: int) -> Cond | None:

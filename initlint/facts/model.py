@@ -64,14 +64,34 @@ class Expr:
 
 # What a guard condition is (see Cond).
 CondOp = Literal[
-    "const", "name", "selfattr", "not", "and", "or", "is", "isnot", "eq", "ne", "hasattr", "unknown"
+    "const",
+    "name",
+    "selfattr",
+    "not",
+    "and",
+    "or",
+    "is",
+    "isnot",
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "arith",
+    "hasattr",
+    "unknown",
 ]
 
 
 @_by_fields
 @dataclass(frozen=True, slots=True)
 class Cond:
-    """A guard condition. op: const|name|selfattr|not|and|or|is|isnot|eq|ne|hasattr|unknown.
+    """A guard condition. op: const|name|selfattr|not|and|or|is|isnot|eq|ne|lt|le|gt|ge|
+    arith|hasattr|unknown.
+
+    ``lt``/``le``/``gt``/``ge``: an ordering test of two operands; ``arith``: an operand
+    computed from two (``value`` the operator: ``+ - * // %``).
 
     ``hasattr``: ``hasattr(self, "<name>")`` with a literal name."""
 

@@ -20,6 +20,7 @@ from initlint.index.project import ProjectIndex
 from initlint.index.records import NO_BINDINGS, ClassInfo, FunctionInfo, Module, Target
 from initlint.records import dataclass
 from initlint.simulation.choices import ChoiceFinder, merge
+from initlint.simulation.folding import ORDERS, UNFOLDED, fold, order
 from initlint.simulation.levels import (
     HEAVY,
     LIGHT,
@@ -968,9 +969,15 @@ def _test_of(cond: Cond) -> tuple[Cond, bool]:
 
 def _default_truth(test: Cond, defaults: Mapping[str, Const]) -> bool | None:
     """How ``test`` comes out when the parameters it reads keep their defaults (``norm``,
-    ``lm is None``, ``mode == "greedy"``); None when it reads anything else."""
+    ``lm is None``, ``mode == "greedy"``, ``n - k > 0``); None when it reads anything else."""
     if test.op == "name" and test.name in defaults:
         return bool(defaults[test.name])
+    if test.op in ORDERS and len(test.args) == 2:
+
+        def lookup(c: Cond) -> object:
+            return defaults[c.name] if c.op == "name" and c.name in defaults else UNFOLDED
+
+        return order(test.op, fold(test.args[0], lookup), fold(test.args[1], lookup))
     if test.op in ("is", "isnot", "eq", "ne") and len(test.args) == 2:
         left, right = test.args
         if left.op == "const":

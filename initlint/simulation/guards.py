@@ -11,6 +11,7 @@ import re
 from initlint.facts.model import Cond
 from initlint.simulation.assumptions import Assumption, membership
 from initlint.simulation.events import EventLog
+from initlint.simulation.folding import ORDERS, UNFOLDED, fold, order
 from initlint.simulation.records import FlagRef
 from initlint.simulation.run_state import Frame
 from initlint.simulation.values import FALSE, MAYBE, TRUE, UNKNOWN, Val, const
@@ -36,6 +37,8 @@ class GuardEval(EventLog):
             return (TRUE if v.value else FALSE), v
         if op == "hasattr":
             return self.hasattr_truth(cond.name), UNKNOWN
+        if op in ORDERS or op == "arith":
+            return self._folded(frame, cond)
         if op == "not":
             r, v = self.eval_cond(frame, cond.args[0])
             return {TRUE: FALSE, FALSE: TRUE}.get(r, MAYBE), v
@@ -66,6 +69,27 @@ class GuardEval(EventLog):
             decided = TRUE if same == positive else FALSE
             return decided, left if left.origin else right
         return MAYBE, UNKNOWN
+
+    def _folded(self, frame: Frame, cond: Cond) -> tuple[str, Val]:
+        """An ordering test (``n - k <= 0``), or arithmetic tested for truth, over operands
+        the frame knows: decided as Python would; undecided otherwise."""
+        if cond.op == "arith":
+            value = self._fold(frame, cond)
+            if value is UNFOLDED:
+                return MAYBE, UNKNOWN
+            return (TRUE if value else FALSE), UNKNOWN
+        left, right = (self._fold(frame, c) for c in cond.args[:2])
+        decided = order(cond.op, left, right) if len(cond.args) == 2 else None
+        if decided is None:
+            return MAYBE, UNKNOWN
+        return (TRUE if decided else FALSE), UNKNOWN
+
+    def _fold(self, frame: Frame, cond: Cond) -> object:
+        def lookup(c: Cond) -> object:
+            v = self._operand(frame, c)
+            return UNFOLDED if v is None else v.value
+
+        return fold(cond, lookup)
 
     def assumptions(self, frame: Frame, cond: Cond, holds: bool) -> tuple[Assumption, ...]:
         """What an unknown guard assumes of the construction's arguments: each test of a
@@ -114,6 +138,9 @@ class GuardEval(EventLog):
     def _operand(self, frame: Frame, cond: Cond) -> Val | None:
         if cond.op == "const":
             return const(cond.value)
+        if cond.op == "arith":
+            value = self._fold(frame, cond)
+            return None if value is UNFOLDED else const(value)  # type: ignore[arg-type]
         if cond.op == "unknown" and is_dotted(cond.name):
             found = self.dotted_value(frame, cond.name)
             return found if found.kind == "const" else None
@@ -139,7 +166,7 @@ class GuardEval(EventLog):
         key = self._state_key(frame, cond)
         if key:
             return key, positive
-        if cond.op in ("name", "is", "isnot", "eq", "ne", "and", "or", "unknown") and cond.name:
+        if cond.op in ("name", *_TESTS, "and", "or", "unknown") and cond.name:
             if cond.op == "unknown" and cond.name == "loop":
                 return None
             return f"{frame.id}:{cond.name}", positive
@@ -221,10 +248,13 @@ def _test_reads(cond: Cond, roots: set[str], getters: set[str]) -> bool:
             return False
         getters.add(called.group(1))
         return True
-    if cond.op in ("not", "and", "or", "is", "isnot", "eq", "ne") and cond.args:
+    if cond.op in ("not", "and", "or", *_TESTS, "arith") and cond.args:
         return all(_test_reads(c, roots, getters) for c in cond.args)
     return False
 
+
+# Tests of two operands (keyed by their text where undecided).
+_TESTS = ("is", "isnot", "eq", "ne", *ORDERS)
 
 # ``get_pp_group().is_last_rank``: a dotted name called without arguments, then attributes.
 _GETTER_TEST = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\(\)(?:\.[A-Za-z_]\w*)*")
