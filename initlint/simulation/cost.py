@@ -43,6 +43,8 @@ from initlint.simulation.torch_knowledge import (
     Bound,
     library_cost,
     positional_values,
+    torch_params,
+    torch_vector,
 )
 from initlint.simulation.values import UNKNOWN as UNKNOWN_VALUE
 from initlint.simulation.values import Val
@@ -761,6 +763,11 @@ class CostModel:
             for qual in mro:
                 if qual.startswith("torch.nn") and qual.rpartition(".")[2] != "Module":
                     result = max(result or NONE, self.external_cost(qual))
+        for qual in mro if attr else ():
+            # a tensor torch's own class registers (``nn.Linear``'s weight): a vector is
+            # light, any other (a matrix, a kernel, an embedding table) heavy
+            if attr in torch_params(qual):
+                result = max(result or NONE, LIGHT if torch_vector(qual, attr) else HEAVY)
         for cinfo, body in self._init_bodies(mro):
             locals_: dict[str, int] = {}
             for e in body.effects:
