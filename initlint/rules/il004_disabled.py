@@ -37,7 +37,8 @@ construction performs that setup instead.
 An attribute that no class in the MRO reads plainly (`self.x`) leaves nothing missing when it
 is switched off, and is not reported: one that nothing reads, or that every reader reads only
 through `getattr(self, "x", default)` or `hasattr(self, "x")`; so is one read only under the
-test it is set up under (`if not self.lazy:` around the setup and around every read). Nor is
+test it is set up under (`if not self.lazy:` around the setup and around every read, or
+around every call of a helper method that reads it). Nor is
 setup in one arm of an `if` whose other arm the flag switches on, when that arm builds
 something (`if deep_stem: self.stem = ... else: self.conv1 = ...`): the flag chose one of
 the ancestor's two setups, and the class gets the other.

@@ -44,19 +44,40 @@ def no_plain_reads(classes: list[ClassInfo], attr: str) -> bool:
 def reads_under(classes: list[ClassInfo], attr: str, tests: frozenset[str]) -> bool:
     """True when every plain read of ``self.<attr>`` in the classes (``self.x += 1`` too)
     sits where all of ``tests`` hold (in the body of an ``if`` with each test, or the
-    ``else`` of its negation): an attribute built under those tests and read only under
-    them is never missing where it is read. False when a class's text does not parse."""
+    ``else`` of its negation), or in a method whose every use is a call ``self.m(...)`` made
+    where they hold: an attribute built under those tests and read only under them is never
+    missing where it is read. False when a class's text does not parse."""
     if not tests:
         return False
+    trees: list[ast.AST] = []
     for info in classes:
         try:
-            tree = ast.parse(textwrap.dedent(_class_text(info)))
+            trees.append(ast.parse(textwrap.dedent(_class_text(info))))
         except SyntaxError:
             return False
-        for node, held in _loads(tree, frozenset()):
+    outside: set[str] = set()  # methods holding a read where the tests may not hold
+    for tree in trees:
+        for node, held, method in _loads(tree, frozenset(), ""):
             if node.attr == attr and not tests <= held:
+                if not method or method.startswith("__"):
+                    return False  # (a special method runs without a call written here)
+                outside.add(method)
+    return all(_called_only_under(trees, method, tests) for method in outside)
+
+
+def _called_only_under(trees: list[ast.AST], method: str, tests: frozenset[str]) -> bool:
+    """Whether ``self.<method>`` is used somewhere, and only as a call made where all of
+    ``tests`` hold (one level: a call inside another method must itself sit under them)."""
+    used = False
+    for tree in trees:
+        called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+        for node, held, _ in _loads(tree, frozenset(), ""):
+            if node.attr != method:
+                continue
+            if id(node) not in called or not tests <= held:
                 return False
-    return True
+            used = True
+    return used
 
 
 def tests_around(info: ClassInfo, line: int) -> frozenset[str]:
@@ -80,12 +101,16 @@ def _statements(node: ast.AST, held: frozenset[str]) -> Iterator[tuple[ast.stmt,
         yield from _statements(child, inner)
 
 
-def _loads(node: ast.AST, held: frozenset[str]) -> Iterator[tuple[ast.Attribute, frozenset[str]]]:
-    """Each ``self.<x>`` read under ``node``, with the tests that hold there."""
+def _loads(
+    node: ast.AST, held: frozenset[str], method: str
+) -> Iterator[tuple[ast.Attribute, frozenset[str], str]]:
+    """Each ``self.<x>`` read under ``node``, with the tests that hold there and the
+    function it is read in ("" outside any)."""
     for child, inner in _children(node, held):
         if isinstance(child, ast.Attribute) and _self_read(node, child):
-            yield child, inner
-        yield from _loads(child, inner)
+            yield child, inner, method
+        within = child.name if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef) else method
+        yield from _loads(child, inner, within)
 
 
 def _self_read(parent: ast.AST, node: ast.Attribute) -> bool:
