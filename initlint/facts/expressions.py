@@ -263,9 +263,10 @@ def to_cond(node: ast.AST, depth: int = 0) -> Cond:
         if member is not None:
             return member
     if isinstance(node, ast.BinOp) and type(node.op) in _ARITH_OPS:
-        # ``num_blocks - att_layer_num``: folded where both operands are known numbers
+        # ``num_blocks - att_layer_num``: folded where both operands are known numbers (no
+        # text: an undecided test is keyed by the comparison around it)
         sides = (to_cond(node.left, d), to_cond(node.right, d))
-        return Cond("arith", sides, value=_ARITH_OPS[type(node.op)], name=expr_text(node)[:80])
+        return Cond("arith", sides, value=_ARITH_OPS[type(node.op)])
     if (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name)

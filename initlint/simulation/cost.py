@@ -14,6 +14,7 @@ from dataclasses import field
 from fnmatch import fnmatchcase
 from typing import Literal
 
+from initlint.facts.expressions import UNKNOWN_COND
 from initlint.facts.function_reader import LOOP_COND, MODULE_WALKS
 from initlint.facts.model import Body, BodyError, Cond, Const, Effect, Expr, ImportFacts, Param
 from initlint.index.project import ProjectIndex
@@ -951,7 +952,10 @@ def _cheapest_block(
             test, _ = _test_of(eff.guard[depth])
             nested.setdefault(test, []).append((eff, c))
     for test, inner in nested.items():
-        truth = True if test == LOOP_COND else _default_truth(test, defaults)
+        # a loop runs; so, for this price, does an ``except`` handler or a ``match`` case
+        # (their test is one unnamed condition for all of them: no branch of one ``if``)
+        runs = test in (LOOP_COND, UNKNOWN_COND)
+        truth = True if runs else _default_truth(test, defaults)
         taken = (True, False) if truth is None else (truth,)
         branches = [
             _cheapest_block(

@@ -41,7 +41,7 @@ def fold(cond: Cond, lookup: Callable[[Cond], object]) -> object:
             return UNFOLDED
         try:
             return apply(left, right)  # type: ignore[arg-type]
-        except ZeroDivisionError:
+        except ArithmeticError:  # a division by zero, an int too large for a float
             return UNFOLDED
     return lookup(cond)
 

@@ -78,8 +78,9 @@ class GuardEval(EventLog):
             if value is UNFOLDED:
                 return MAYBE, UNKNOWN
             return (TRUE if value else FALSE), UNKNOWN
-        left, right = (self._fold(frame, c) for c in cond.args[:2])
-        decided = order(cond.op, left, right) if len(cond.args) == 2 else None
+        if len(cond.args) != 2:
+            return MAYBE, UNKNOWN
+        decided = order(cond.op, *(self._fold(frame, c) for c in cond.args))
         if decided is None:
             return MAYBE, UNKNOWN
         return (TRUE if decided else FALSE), UNKNOWN
