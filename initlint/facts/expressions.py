@@ -292,6 +292,15 @@ _ARITH_OPS: dict[type[ast.operator], str] = {
 }
 
 
+def test_of(cond: Cond) -> tuple[Cond, bool]:
+    """The test a guard condition makes, and whether the condition holds when the test comes
+    out true (``not x``: the test ``x``, holding when it is false)."""
+    holds = True
+    while cond.op == "not" and cond.args:
+        cond, holds = cond.args[0], not holds
+    return cond, holds
+
+
 def _membership(node: ast.Compare, depth: int) -> Cond | None:
     """``x in (a, b)`` over written-out constants is ``x == a or x == b`` (``not in``: ``x !=
     a and x != b``), as Python evaluates it for plain values: the guards then decide it, and

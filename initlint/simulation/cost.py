@@ -14,14 +14,14 @@ from dataclasses import field
 from fnmatch import fnmatchcase
 from typing import Literal
 
-from initlint.facts.expressions import UNKNOWN_COND
+from initlint.facts.expressions import UNKNOWN_COND, test_of
 from initlint.facts.function_reader import LOOP_COND, MODULE_WALKS
 from initlint.facts.model import Body, BodyError, Cond, Const, Effect, Expr, ImportFacts, Param
 from initlint.index.project import ProjectIndex
 from initlint.index.records import NO_BINDINGS, ClassInfo, FunctionInfo, Module, Target
 from initlint.records import dataclass
 from initlint.simulation.choices import ChoiceFinder, merge
-from initlint.simulation.folding import ORDERS, UNFOLDED, fold, order
+from initlint.simulation.folding import ORDERS, UNFOLDED, compare, fold
 from initlint.simulation.levels import (
     HEAVY,
     LIGHT,
@@ -944,38 +944,23 @@ def _cheapest_block(
     """The least work of the effects under one branch, all guarded by the same ``depth``
     conditions: what runs there, and the cheaper branch of each ``if`` nested in it."""
     cost = NONE
-    nested: dict[Cond, list[tuple[Effect, int]]] = {}
+    # each test of the ``depth``-th conditions: the effects under it, by the truth they need
+    nested: dict[Cond, dict[bool, list[tuple[Effect, int]]]] = {}
     for eff, c in priced:
         if len(eff.guard) == depth:
             cost = max(cost, _NO_PATH if eff.kind == "raise" and not eff.protected else c)
         else:
-            test, _ = _test_of(eff.guard[depth])
-            nested.setdefault(test, []).append((eff, c))
-    for test, inner in nested.items():
+            test, holds = test_of(eff.guard[depth])
+            nested.setdefault(test, {}).setdefault(holds, []).append((eff, c))
+    for test, arms in nested.items():
         # a loop runs; so, for this price, does an ``except`` handler or a ``match`` case
         # (their test is one unnamed condition for all of them: no branch of one ``if``)
         runs = test in (LOOP_COND, UNKNOWN_COND)
         truth = True if runs else _default_truth(test, defaults)
         taken = (True, False) if truth is None else (truth,)
-        branches = [
-            _cheapest_block(
-                [(eff, c) for eff, c in inner if _test_of(eff.guard[depth])[1] == holds],
-                depth + 1,
-                defaults,
-            )
-            for holds in taken
-        ]
+        branches = [_cheapest_block(arms.get(holds, []), depth + 1, defaults) for holds in taken]
         cost = max(cost, min(branches))
     return cost
-
-
-def _test_of(cond: Cond) -> tuple[Cond, bool]:
-    """The test a guard condition makes, and whether it holds when the test comes out true
-    (``not x``: the test ``x``, holding when it is false)."""
-    holds = True
-    while cond.op == "not" and cond.args:
-        cond, holds = cond.args[0], not holds
-    return cond, holds
 
 
 def _default_truth(test: Cond, defaults: Mapping[str, Const]) -> bool | None:
@@ -988,21 +973,14 @@ def _default_truth(test: Cond, defaults: Mapping[str, Const]) -> bool | None:
         def lookup(c: Cond) -> object:
             return defaults[c.name] if c.op == "name" and c.name in defaults else UNFOLDED
 
-        return order(test.op, fold(test.args[0], lookup), fold(test.args[1], lookup))
+        return compare(test.op, fold(test.args[0], lookup), fold(test.args[1], lookup))
     if test.op in ("is", "isnot", "eq", "ne") and len(test.args) == 2:
         left, right = test.args
         if left.op == "const":
             left, right = right, left
         if left.op != "name" or left.name not in defaults or right.op != "const":
             return None
-        value = defaults[left.name]
-        if test.op in ("is", "isnot"):
-            if value is not None and right.value is not None:
-                return None  # identity of two non-None constants: not guessed
-            same = value is right.value
-        else:
-            same = value == right.value
-        return same == (test.op in ("is", "eq"))
+        return compare(test.op, defaults[left.name], right.value)
     return None
 
 

@@ -1,5 +1,5 @@
-"""Folding a guard's arithmetic and ordering tests over known constants, as Python evaluates
-them: ``num_blocks - att_layer_num <= 0`` with both parameters at their defaults (6, 6) is
+"""Folding a guard's arithmetic and its tests of two values over known constants, as Python
+evaluates them: ``num_blocks - att_layer_num <= 0`` with both parameters at their defaults (6, 6) is
 true. Only numbers are folded; anything else (a string's order, a division by zero, a value
 not known) stays undecided."""
 
@@ -46,8 +46,16 @@ def fold(cond: Cond, lookup: Callable[[Cond], object]) -> object:
     return lookup(cond)
 
 
-def order(op: str, left: object, right: object) -> bool | None:
-    """``left < right`` and its kin for two numbers; None for anything else."""
+def compare(op: str, left: object, right: object) -> bool | None:
+    """How the test ``op`` of two known values comes out: ``is``/``isnot`` (where one is
+    None: the identity of two other constants is not guessed), ``eq``/``ne``, and the orders
+    of two numbers; None where it is not decided so."""
+    if op in ("is", "isnot"):
+        if left is not None and right is not None:
+            return None
+        return (left is right) == (op == "is")
+    if op in ("eq", "ne"):
+        return (left == right) == (op == "eq")
     test = ORDERS.get(op)
     if test is None or not _number(left) or not _number(right):
         return None

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import re
 
+from initlint.facts.expressions import test_of
 from initlint.facts.model import Cond
 from initlint.simulation.assumptions import Assumption, membership
 from initlint.simulation.events import EventLog
-from initlint.simulation.folding import ORDERS, UNFOLDED, fold, order
+from initlint.simulation.folding import ORDERS, UNFOLDED, compare, fold
 from initlint.simulation.records import FlagRef
 from initlint.simulation.run_state import Frame
 from initlint.simulation.values import FALSE, MAYBE, TRUE, UNKNOWN, Val, const
@@ -59,15 +60,10 @@ class GuardEval(EventLog):
             right = self._operand(frame, cond.args[1])
             if left is None or right is None:
                 return MAYBE, UNKNOWN
-            if op in ("is", "isnot"):
-                if left.value is not None and right.value is not None:
-                    return MAYBE, UNKNOWN  # identity of non-None constants: do not guess
-                same = left.value is right.value
-            else:
-                same = left.value == right.value
-            positive = op in ("is", "eq")
-            decided = TRUE if same == positive else FALSE
-            return decided, left if left.origin else right
+            same = compare(op, left.value, right.value)
+            if same is None:
+                return MAYBE, UNKNOWN
+            return (TRUE if same else FALSE), left if left.origin else right
         return MAYBE, UNKNOWN
 
     def _folded(self, frame: Frame, cond: Cond) -> tuple[str, Val]:
@@ -80,7 +76,7 @@ class GuardEval(EventLog):
             return (TRUE if value else FALSE), UNKNOWN
         if len(cond.args) != 2:
             return MAYBE, UNKNOWN
-        decided = order(cond.op, *(self._fold(frame, c) for c in cond.args))
+        decided = compare(cond.op, *(self._fold(frame, c) for c in cond.args))
         if decided is None:
             return MAYBE, UNKNOWN
         return (TRUE if decided else FALSE), UNKNOWN
@@ -157,9 +153,7 @@ class GuardEval(EventLog):
 
     def literal(self, frame: Frame, cond: Cond) -> tuple[str, bool] | None:
         """The key and truth of an undecided guard (None: none to key it by)."""
-        positive = True
-        while cond.op == "not" and cond.args:
-            positive, cond = not positive, cond.args[0]
+        cond, positive = test_of(cond)
         if cond.op == "name":
             v = frame.call.env.get(cond.name)
             if v is not None and v.kind == "sym" and isinstance(v.value, str):
