@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from initlint.facts.function_reader import LOOP_COND
 from initlint.facts.model import Cond
 from initlint.rules.base import RepeatFinding, confidence_of, method_label
 from initlint.simulation.assumptions import exclusive
@@ -128,6 +129,8 @@ def find_repeats(sim: Simulation) -> list[RepeatFinding]:
         before = [b for b in builds or () if b.index < e.index]
         maybe_args: set[int] = set()  # calls equal only with the class's own defaults
         if code == "IL002":
+            if e.idle:
+                return None  # a second run that did nothing: each statement's guard was false
             before = [b for b in before if not b.idle]  # a first run that did nothing
             into = _stored_in(e)
             before = [b for b in before if not _different_targets(into, _stored_in(b))]
@@ -151,6 +154,8 @@ def find_repeats(sim: Simulation) -> list[RepeatFinding]:
         if code == "IL001":
             cost = max(cost, LIGHT)
         confidence = confidence_of(e, nearest)
+        if code == "IL002" and not _surely_works(events, e):
+            confidence = "possible"  # the call runs, its work only under undecided guards
         if others:  # another build may be the one discarded
             confidence = "possible"
         if e.memo_changed == "maybe":  # the arguments change only under an undecided guard
@@ -410,3 +415,28 @@ def _fold_calls(
                 continue
         out.append(f)
     return out
+
+
+def _surely_works(events: list[Event], call: Event) -> bool:
+    """Whether the run of ``call`` surely does work: a piece of work (a store, a fill, a
+    costly call) inside it, at any depth, runs whenever the call does (a loop's body
+    counted as run, as for the call's own cost); True when its run shows no such piece at
+    all (its work is not simulated there, only priced)."""
+    inside = {call.index}
+    sure = {call.index}
+    found = False
+    for ev in events[call.index + 1 :]:
+        if ev.parent not in inside:
+            continue
+        inside.add(ev.index)
+        runs = ev.status != MAYBE or (
+            ev.parent in sure and all(c == LOOP_COND for c in ev.effect.guard)
+        )
+        if runs:
+            sure.add(ev.index)
+        if ev.kind in ("touch", "super_init") or (ev.cost == NONE and ev.kind != "init"):
+            continue
+        if runs:
+            return True
+        found = True
+    return not found

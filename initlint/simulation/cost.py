@@ -42,8 +42,10 @@ from initlint.simulation.torch_knowledge import (
     METADATA_METHODS,
     NO_BOUND,
     Bound,
+    legacy_sized,
     library_cost,
     positional_values,
+    tensor_cost,
     torch_params,
     torch_vector,
 )
@@ -448,6 +450,9 @@ class CostModel:
     ) -> Priced:
         if name == "copy.deepcopy":
             return self._copy_cost(call, module, mro, locals_, attrs)
+        if legacy_sized(name, call):
+            # ``torch.Tensor(out, in, *k)``: an uninitialised tensor of that shape
+            return tensor_cost("empty", call, bound)
         if name in DATA_CONVERSIONS and call.children:
             data = list(positional_values(call))
             if data and all(_made_here(d, locals_) for d in data):
@@ -532,15 +537,29 @@ class CostModel:
                 return NONE if memo is True else memo
         return self.body_cost(fn, mro)
 
-    def callee_of(self, module: Module, eff: Effect, mro: tuple[str, ...]) -> FunctionInfo | None:
+    def callee_of(
+        self, module: Module, eff: Effect, mro: tuple[str, ...], caller: FunctionInfo | None = None
+    ) -> FunctionInfo | None:
         """The method a call effect runs on the object: through the class it names
-        (``Base.method(self)``), else through the object's MRO."""
+        (``Base.method(self)``); after the ``caller``'s class in the object's MRO for
+        ``super().method()`` (after the class named for ``super(X, self)``); else through
+        the object's MRO."""
         if eff.detail == "explicit":
             owner = self.index.resolve(module, eff.target)
             if owner is None or owner.kind != "class":
                 return None
             return self.index.lookup_method(self.index.mro(owner.name).classes, eff.name)
-        return self.index.lookup_method(mro, eff.name) if mro else None
+        if not mro:
+            return None
+        if eff.detail in ("super", "super2"):
+            after = caller.owner.qualname if caller is not None and caller.owner else None
+            if eff.detail == "super2":
+                named = self.index.resolve(module, eff.target)
+                after = named.name if named is not None and named.kind == "class" else None
+            if after not in mro:
+                return None
+            return self.index.lookup_method(mro, eff.name, mro.index(after) + 1)
+        return self.index.lookup_method(mro, eff.name)
 
     def body_cost(self, fn: FunctionInfo, mro: tuple[str, ...] = ()) -> Priced:
         """What running ``fn``'s body costs, a memoised function's too: the work a call
@@ -593,7 +612,8 @@ class CostModel:
             elif kind in ("assign", "return", "buffer", "mutate"):
                 c = self.expr_cost(eff.value, fn.module, mro, local_cost, bound=held)
             elif kind == "call":
-                c = self.method_cost(fn.module, eff, self.callee_of(fn.module, eff, mro), mro)
+                callee = self.callee_of(fn.module, eff, mro, fn)
+                c = self.method_cost(fn.module, eff, callee, mro)
             elif kind == "init":
                 c = self._init_cost(eff, mro, walks, local_cost.keys() - given)
             elif kind == "helper":
@@ -686,7 +706,7 @@ class CostModel:
             if eff.kind == "init":
                 return True
             if eff.kind == "call":
-                callee = self.callee_of(fn.module, eff, mro)
+                callee = self.callee_of(fn.module, eff, mro, fn)
                 if eff.name == "apply" and eff.detail == "self" and _torch_or_none(callee):
                     return True
                 if callee is not None and not _torch_or_none(callee):

@@ -19,6 +19,7 @@ from typing import ClassVar
 from initlint.facts.model import Arg, Body, BodyError, Cond, Const, Effect, EffectKind, Param
 from initlint.index.project import ProjectIndex
 from initlint.index.records import ClassInfo, FunctionInfo, Module, Target
+from initlint.simulation.assumptions import exclusive
 from initlint.simulation.calls import CallEffects
 from initlint.simulation.cost import CostModel
 from initlint.simulation.levels import HEAVY, LIGHT, Priced
@@ -387,6 +388,8 @@ class _Run(CallEffects):
                 literals = (*literals, *frame.after_return_literals)
             else:
                 unkeyed = True
+        if self.after_raise and exclusive(assume[len(frame.call.assume) :], self.after_raise):
+            return None  # its guards need a path that raised before reaching it
         frame.current, frame.maybe, frame.shadowed = eff, tuple(maybe), bool(shadow)
         if self.after_raise:
             assume = (*assume, *(a for a in self.after_raise if a not in assume))

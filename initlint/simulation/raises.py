@@ -7,10 +7,15 @@ assumes it was false. A ``return`` ends its frame the same way (``return_from``)
 from __future__ import annotations
 
 from initlint.facts.model import Cond, Effect
+from initlint.facts.reads import EVERYTHING
 from initlint.simulation.events import writes_any
 from initlint.simulation.guards import GuardEval, is_dotted
-from initlint.simulation.records import Raise
+from initlint.simulation.records import Event, Raise
 from initlint.simulation.run_state import Frame
+from initlint.simulation.values import TRUE
+
+# The events that write the attribute they name.
+_WRITES = frozenset({"assign", "buffer", "delete", "mutate", "nested"})
 
 
 class RaiseModel(GuardEval):
@@ -52,6 +57,30 @@ class RaiseModel(GuardEval):
             flipped = (literal[0], not literal[1])
             if flipped not in self.after_raise_literals:
                 self.after_raise_literals = (*self.after_raise_literals, flipped)
+
+    def delete_of(self, frame: Frame, eff: Effect, name: str) -> None:
+        """``del self.<name>``, run on every path so far, reads the attribute: where nothing
+        set it, that path raises AttributeError. Surely unset, it is a read that raises;
+        set by one store alone, under undecided guards, the paths where that store did not
+        run raise, so every later effect assumes what the store assumed."""
+        if self.surely_unset(name):
+            self.raise_attribute_error(frame, eff, name)
+            return
+        if eff.protected or frame.shadowed or self.wild or self.blind:
+            return
+        if name in self.set_names or name.startswith("_") or self._class_may_bind(name):
+            return
+        store = _only_store(self.sim.events[:-1], name, (frame.id, eff.stmt))
+        if store is None or store.status == TRUE or store.unkeyed:
+            return
+        if not store.assume and not store.literals:
+            return
+        added = tuple(a for a in store.assume if a not in self.after_raise)
+        self.after_raise = (*self.after_raise, *added)
+        self.after_raise_literals = (
+            *self.after_raise_literals,
+            *(x for x in store.literals if x not in self.after_raise_literals),
+        )
 
     def return_from(self, frame: Frame, eff: Effect) -> None:
         """A ``return`` ends its frame. Reached with no undecided guard of its own, the rest
@@ -95,6 +124,26 @@ class RaiseModel(GuardEval):
                 continue
             return True
         return False
+
+
+def _only_store(events: list[Event], name: str, deleting: tuple[int, int]) -> Event | None:
+    """The one event that may have set ``self.<name>`` before the statement ``deleting``
+    (frame, statement) deletes it: a store of it, with no other store, deletion or write
+    of it by another statement; None otherwise."""
+    stores: list[Event] = []
+    writers: set[tuple[int, int]] = set()
+    for ev in events:
+        if ev.shadow:
+            continue
+        if ev.kind == "touch":
+            if name in ev.effect.writes or EVERYTHING in ev.effect.writes:
+                writers.add((ev.frame, ev.effect.stmt))
+        elif ev.name.partition(".")[0] == name and ev.kind in _WRITES:
+            stores.append(ev)
+    if len(stores) != 1 or stores[0].kind not in ("assign", "buffer"):
+        return None
+    found = stores[0]
+    return found if writers <= {(found.frame, found.effect.stmt), deleting} else None
 
 
 def _stable(cond: Cond) -> bool:

@@ -146,6 +146,7 @@ class StoreEffects(BuildPricing):
                 frame, ctx.effect_index, eff, "delete", eff.name, status, ctx.flags, ctx.shadow
             )
             if status == TRUE:
+                self.delete_of(frame, eff, eff.name)
                 self.self_attrs.pop(eff.name, None)
                 self.attr_cost.pop(eff.name, None)
                 self.last_assign.pop(eff.name, None)

@@ -162,6 +162,11 @@ DATA_CONVERSIONS = frozenset(
     """numpy.array numpy.asarray numpy.concatenate numpy.stack torch.tensor torch.as_tensor
     torch.Tensor torch.from_numpy torch.cat torch.concat torch.concatenate torch.stack""".split()
 )
+# torch's legacy tensor constructors: ``torch.Tensor(*sizes)`` or ``torch.Tensor(data)``.
+LEGACY_TENSORS = frozenset(
+    """Tensor FloatTensor DoubleTensor HalfTensor BFloat16Tensor LongTensor IntTensor
+    ShortTensor ByteTensor CharTensor BoolTensor""".split()
+)
 # A tensor whose every number the code writes out, at most this many (``torch.tensor([0,
 # shard])``), is LIGHT: a few bytes. A factory sized by a number (``torch.zeros(4)``, a
 # stand-in for any size) is LIGHT only when it holds at most one element.
@@ -413,6 +418,17 @@ def _one_dimension(shape: Expr, held: Val | None, bound: Bound) -> bool:
     if any(c.kind == "op" and c.name == "*" for c in shape.children):
         return False
     return _one_size(shape.children, bound)
+
+
+def legacy_sized(name: str, call: Expr) -> bool:
+    """``torch.Tensor(out, in)``, ``torch.FloatTensor(n, *k)``: the legacy constructors given
+    sizes (two or more, or one unpacked) make an uninitialised tensor of that shape; given
+    one value they convert data (``torch.Tensor([1, 2])``) or make a vector."""
+    head, _, last = name.rpartition(".")
+    if head != "torch" or last not in LEGACY_TENSORS:
+        return False
+    args = positional_values(call)
+    return len(args) >= 2 or call.keywords[:1] == ("*",)
 
 
 def library_cost(name: str, call: Expr | None = None, bound: Bound = NO_BOUND) -> int:
