@@ -266,6 +266,7 @@ class EffectLog:
         reads: frozenset[str] = frozenset(),
         writes: frozenset[str] = frozenset(),
         strict: frozenset[str] = frozenset(),
+        fan: bool = False,
     ) -> int:
         """Record one effect of the statement ``stmt`` (at ``node`` within it); its index."""
         self.effects.append(
@@ -286,6 +287,7 @@ class EffectLog:
                 writes=writes,
                 strict=strict,
                 protected=self.protect > 0,
+                fan=fan,
             )
         )
         return len(self.effects) - 1

@@ -23,6 +23,11 @@ IN_PLACE = MUTATORS | frozenset("pop popitem clear remove discard __setitem__".s
 # Tensor methods that overwrite every number of the tensor they are called on: an
 # initialisation (``w.data.normal_(0, 0.02)``, ``b.zero_()``), as torch.nn.init's functions
 # are (named, like them, with torch's trailing underscore for in place).
+# torch's initialisations that compute a tensor's fans, and raise for one of fewer than two
+# dimensions.
+FAN_INITS = frozenset(
+    """kaiming_normal_ kaiming_uniform_ xavier_normal_ xavier_uniform_ orthogonal_""".split()
+)
 FILLING_METHODS = frozenset(
     """normal_ uniform_ zero_ fill_ copy_ random_ bernoulli_ exponential_ log_normal_
     cauchy_ geometric_ fill_diagonal_""".split()
@@ -367,6 +372,15 @@ class FunctionReader(EffectLog):
                 # does to it is the caller's work.
                 args = self.call_args(value)
                 self.add("helper", stmt, guard, name=func.id, args=args)
+            elif (
+                isinstance(func, ast.Name)
+                and filled_tensor(value) is None  # (a fill is an ``init`` effect)
+                and (handed := next(filter(None, map(self.self_attr, call_positional(value))), ""))
+            ):
+                # A function handed an object self holds (``kaiming_init(self.conv)``): what
+                # it does to that object is the caller's work too.
+                args = self.call_args(value)
+                self.add("helper", stmt, guard, name=func.id, target=handed, args=args)
             elif isinstance(func, ast.Attribute) and (held := self.self_attr(func.value)):
                 # A method of an object self holds, called for what it does (a quantisation
                 # method creating the layer's weights): that work is the caller's cost.
@@ -381,6 +395,7 @@ class FunctionReader(EffectLog):
         tensor = filled_tensor(call)
         if tensor is None or not (root := root_name(tensor)):
             return
+        fan = _method_name(call) in FAN_INITS
         if root == self.self_name:
             node, attr, whole = tensor, "", True
             while isinstance(node, ast.Attribute | ast.Subscript):
@@ -401,9 +416,11 @@ class FunctionReader(EffectLog):
                     self.self_attr(n) == attr for a in rest for n in ast.walk(a)
                 )
                 name = attr if whole else ""
-                self.add("init", stmt, guard, name=name, detail="self", target=attr, node=call)
+                self.add(
+                    "init", stmt, guard, name=name, detail="self", target=attr, node=call, fan=fan
+                )
         else:
-            self.add("init", stmt, guard, name=root, node=call)
+            self.add("init", stmt, guard, name=root, node=call, fan=fan)
 
     def _special_call(self, call: ast.Call, guard: tuple[Cond, ...], stmt: ast.stmt) -> bool:
         """register_buffer / register_parameter / super-init. Returns True when consumed."""

@@ -649,27 +649,33 @@ class CostModel:
         attribute of ``self``: what the construction built there; reached through a walk
         over the object's parameters or modules (``for p in self.parameters()``): the whole
         object's (or the walked part's) weights; a tensor this function made: nothing more
-        (making it is counted); one it was given: not known here."""
+        (making it is counted); one it was given: not known here, unless the fill computes
+        fans, which only a tensor of two or more dimensions has: a pass over a weight."""
+        filled: Priced
         if eff.detail == "self":
             attr, _, part = eff.target.partition(".")
             built = self._stored_cost(mro, attr)
             # a part of what was built there (``self.fc.bias``): not known to be all of it
-            return min(built, UNKNOWN) if part and isinstance(built, int) else built
-        if eff.name in walks:
-            return self._stored_cost(mro, walks[eff.name])
-        return NONE if eff.name in made else UNKNOWN
+            filled = min(built, UNKNOWN) if part and isinstance(built, int) else built
+        elif eff.name in walks:
+            filled = self._stored_cost(mro, walks[eff.name])
+        else:
+            filled = NONE if eff.name in made else UNKNOWN
+        return HEAVY if eff.fan and filled == UNKNOWN else filled
 
     def _helper_cost(self, fn: FunctionInfo, eff: Effect, mro: tuple[str, ...]) -> Priced:
-        """``initialize(self, ...)``: what the function does; a pass over the object's
-        weights when it initialises what it is given. A class or a library's function
+        """``initialize(self, ...)``, ``kaiming_init(self.conv)``: what the function does; a
+        pass over the weights it is handed (the object's, or what the attribute holds) when
+        it initialises what it is given. A class or a library's function handed the object
         costs what building or calling it does; a name not found here, nothing claimed."""
         helper = self._helper_of(fn.module, eff)
         if helper is not None:
-            return self._run_on_self(helper, (), mro)
+            return self._run_on_self(helper, (), mro, eff.target)
         target = self.index.resolve(fn.module, eff.name)
-        if target is None or target.kind == "function":
+        if target is None or target.kind == "function" or eff.target:
             # (a name initlint cannot find or read: a logging or hook helper as likely as
-            # work; its call may have side effects, so no repeat of it is claimed)
+            # work; its call may have side effects, so no repeat of it is claimed; one
+            # handed a part of the object is priced by what it does, where it is read)
             return NONE
         return self.target_cost(target, fn.module, mro)  # a class, or a library's
 
@@ -681,14 +687,19 @@ class CostModel:
         return self.index.function_info(target.name)
 
     def _run_on_self(
-        self, called: FunctionInfo, called_mro: tuple[str, ...], mro: tuple[str, ...]
+        self,
+        called: FunctionInfo,
+        called_mro: tuple[str, ...],
+        mro: tuple[str, ...],
+        attr: str = "",
     ) -> Priced:
-        """What running ``called`` on the object (or on each module it holds) costs: its
-        own work, and the object's weights when it initialises what it is given."""
+        """What running ``called`` on the object (or on each module it holds; on what its
+        attribute ``attr`` holds, when given that) costs: its own work, and the weights it
+        is given when it initialises them."""
         priced = self.function_cost(called, called_mro)
         if isinstance(priced, BodyError) or not self._initialises_given(called):
             return priced
-        return highest(priced, self._stored_cost(mro, ""))
+        return highest(priced, self._stored_cost(mro, attr))
 
     def fills(self, fn: FunctionInfo, mro: tuple[str, ...]) -> bool:
         """Whether running ``fn`` on the object initialises tensors in place, itself or
