@@ -10,8 +10,8 @@ from itertools import product
 from initlint.diagnostics import Confidence
 from initlint.facts.model import Expr
 from initlint.records import dataclass
-from initlint.rules.base import RepeatFinding
-from initlint.rules.repeats import never_both, tested_absent
+from initlint.rules.base import RepeatFinding, confidence_of
+from initlint.rules.repeats import never_both, part_of, tested_absent
 from initlint.rules.shapes import relation
 from initlint.simulation.assumptions import other_values
 from initlint.simulation.levels import LIGHT, NONE
@@ -77,7 +77,73 @@ def find_discards(sim: Simulation) -> list[RepeatFinding]:
             known = found.get(got.by[0].index)
             if known is None or got.first.cost > known.first.cost:
                 found[got.by[0].index] = got
-    return [_finding(sim, found[k]) for k in sorted(found)]
+    return sorted(
+        [*(_finding(sim, found[k]) for k in found), *_part_discards(sim)],
+        key=lambda f: f.event.index,
+    )
+
+
+def _part_discards(sim: Simulation) -> Iterator[RepeatFinding]:
+    """A part of an object the class's own code stored (``self.model = resnet50()``),
+    replaced (``self.model.fc = nn.Linear(...)``) or dropped (``= None``) before anything
+    used the object: the part that object's own construction builds whatever it is given
+    is thrown away. So is a part of an ancestor's object that the class drops (a rebuild of
+    it is IL003's)."""
+    for e in sim.events:
+        holder = e.holder
+        if e.kind != "nested" or holder is None or e.shadow or e.derived or not e.inner:
+            continue
+        if e.effect.detail == "__init__" or not (e.value_const or not holder.ancestor):
+            continue
+        if e.ancestor or never_both(holder, e) or _used_between(sim, holder, e):
+            continue
+        first = e.inner[-1]
+        if first.status == MAYBE:
+            # (the object was simulated without the arguments it was given, which may be
+            # the ones that leave the part out: ``nn.Linear(a, b, bias=False)``)
+            continue
+        cls, by, what = part_of(e, holder)
+        part = e.effect.detail
+        yield RepeatFinding(
+            CODE,
+            sim,
+            e,
+            first,
+            confidence_of(e, holder, first),
+            what,
+            cost=max(first.cost, LIGHT),
+            holder=holder,
+            no_fix=(
+                f"`{part}` is built by {cls}'s own construction (the object {by} stores in "
+                f"`self.{holder.name}`): building it without `{part}` needs an argument of "
+                f"{cls} that switches the part off, which initlint does not propose"
+            ),
+        )
+
+
+def _used_between(sim: Simulation, holder: Event, e: Event) -> bool:
+    """Whether anything between storing ``holder`` and replacing its part ``e`` may use
+    the object (a call on it, a read of it handed on); the statements that replace its
+    parts read it only to reach them."""
+    name = holder.name
+    parts = {
+        (x.frame, x.effect.stmt)
+        for x in sim.events
+        if x.kind == "nested" and x.name.split(".", 1)[0] == name
+    }
+    for x in sim.events[holder.index + 1 : e.index]:
+        if x.shadow or (x.kind == "touch" and (x.frame, x.effect.stmt) in parts):
+            continue
+        if x.kind == "nested" and x.name.split(".", 1)[0] == name:
+            if x.name == e.name:
+                return True  # replaced before: this replaces that one
+            continue
+        if x.kind in _REPLACES and x.name == name:
+            return True  # another object there
+        uses = attribute_uses(x, sim.mro)
+        if name in uses or "*" in uses:
+            return True
+    return False
 
 
 def _finding(sim: Simulation, found: Discard) -> RepeatFinding:

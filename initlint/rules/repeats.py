@@ -257,11 +257,7 @@ def nested_repeat(sim: Simulation, e: Event) -> RepeatFinding | None:
     if part == "__init__":
         return _reinit(sim, e, holder)
     code = "IL001" if nearest.kind == "buffer" else "IL003"
-    value = holder.effect.value
-    built = holder.constructs or (value.name if value is not None else holder.name)
-    cls = built.rsplit(".", 1)[-1]  # (``attn_cls(...)``: the class the name held)
-    by = method_label(holder.fn.qualname)
-    what = f"`self.{e.name}` (a part of the {cls} that {by} stores in `self.{holder.name}`)"
+    cls, by, what = part_of(e, holder)
     return RepeatFinding(
         code,
         sim,
@@ -280,6 +276,18 @@ def nested_repeat(sim: Simulation, e: Event) -> RepeatFinding | None:
             f"through {by}, which initlint does not propose"
         ),
     )
+
+
+def part_of(e: Event, holder: Event) -> tuple[str, str, str]:
+    """For ``self.attn.qkv = v`` (``e``) and the store of ``self.attn`` (``holder``): the
+    class built there (or the factory that built it), the method that stored it, and the
+    part named as messages name it."""
+    value = holder.effect.value
+    built = holder.constructs or (value.name if value is not None else holder.name)
+    cls = built.rsplit(".", 1)[-1]  # (``attn_cls(...)``: the class the name held)
+    by = method_label(holder.fn.qualname)
+    what = f"`self.{e.name}` (a part of the {cls} that {by} stores in `self.{holder.name}`)"
+    return cls, by, what
 
 
 # torch's list-like module containers: an item stored at an index replaces the one there.

@@ -16,7 +16,17 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import ClassVar
 
-from initlint.facts.model import Arg, Body, BodyError, Cond, Const, Effect, EffectKind, Param
+from initlint.facts.model import (
+    Arg,
+    Body,
+    BodyError,
+    Cond,
+    Const,
+    Effect,
+    EffectKind,
+    Expr,
+    Param,
+)
 from initlint.index.project import ProjectIndex
 from initlint.index.records import ClassInfo, FunctionInfo, Module, Target
 from initlint.simulation.assumptions import exclusive
@@ -39,6 +49,8 @@ from initlint.simulation.values import FALSE, MAYBE, TRUE, Origin, Val
 # A simulation that reaches either stops, and the class is reported as IL902.
 MAX_DEPTH = 1024
 MAX_FRAMES = 100_000
+# How many factory calls deep a stored object's class is looked for (``parts_built``).
+FACTORY_DEPTH = 3
 
 
 class Simulator:
@@ -132,6 +144,8 @@ class Simulator:
             target: Target | None = Target("class", holder.constructs)
         else:
             target = self.index.resolve(holder.fn.module, value.name)
+        if target is not None and target.kind == "function":
+            target = self._returned_class(target.name, FACTORY_DEPTH)
         if target is None or target.kind != "class":
             return ()
         info = self.index.class_info(target.name)
@@ -153,6 +167,34 @@ class Simulator:
             and not e.shadow
             and ((e.kind == "assign" and e.expensive) or (e.kind == "buffer" and not e.value_const))
         )
+
+    def _returned_class(self, function: str, depth: int) -> Target | None:
+        """The class a factory's every ``return`` constructs (``return ResNet(...)``, a local
+        it built, ``model = ResNet(...)`` ... ``return model``, or another such factory's
+        result, ``depth`` calls deep); None when a return gives anything else or they
+        disagree."""
+        fn = self.index.function_info(function)
+        body = fn.facts.load() if fn is not None else None
+        if fn is None or body is None or isinstance(body, BodyError) or depth <= 0:
+            return None
+        bound: dict[str, Expr | None] = {}
+        found: set[str] = set()
+        for eff in body.effects:
+            if eff.kind == "local":  # (bound twice: not one value)
+                bound[eff.name] = eff.value if eff.name not in bound else None
+            elif eff.kind == "return":
+                value = eff.value
+                if value is not None and value.kind == "name":
+                    value = bound.get(value.name)
+                if value is None or value.kind != "call" or not value.name:
+                    return None
+                target = self.index.resolve(fn.module, value.name)
+                if target is not None and target.kind == "function":
+                    target = self._returned_class(target.name, depth - 1)
+                if target is None or target.kind != "class":
+                    return None
+                found.add(target.name)
+        return Target("class", found.pop()) if len(found) == 1 else None
 
     def construction_cost(
         self, info: ClassInfo, bind: Callable[[tuple[Param, ...]], dict[str, Val] | None]

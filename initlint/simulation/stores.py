@@ -169,12 +169,15 @@ class StoreEffects(BuildPricing):
         holder = self.last_assign.get(eff.name)
         if eff.detail == "__init__":  # the object is constructed again: what that cost
             cost = holder.cost if holder is not None else NONE
-        ev = self.emit(frame, i, eff, "nested", name, status, flags, (), cost=cost)
+        dropped = eff.value is not None and eff.value.kind == "const"  # ``= None``
+        ev = self.emit(
+            frame, i, eff, "nested", name, status, flags, (), cost=cost, value_const=dropped
+        )
         ev.reads = self.self_reads(frame, eff.value)
         params = frame.body.params
         me = params[0].name if params else "self"
         ev.derived = eff.detail != "__init__" and _reads_part(eff.value, me, eff.name, eff.detail)
-        if holder is None or cost == NONE or ev.derived:
+        if holder is None or (cost == NONE and not dropped) or ev.derived:
             return None  # (the builds are looked for only where a finding could follow)
         ev.holder = holder
         if eff.detail == "__init__":

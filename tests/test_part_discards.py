@@ -1,0 +1,103 @@
+"""A part of an object the class itself built, replaced or dropped before anything used the
+object (``self.model = resnet50(); self.model.fc = nn.Linear(...)``), throws away the part
+the object's own construction built: IL005, also when a factory built the object (its every
+``return`` constructs one class). An object used in between (a checkpoint loaded into it)
+is not reported; an ancestor's object whose part the class drops (``= None``) is."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from initlint.api import check
+
+SOURCE = """
+import torch.nn as nn
+
+
+class ResNet(nn.Module):
+    def __init__(self, layers, num_classes=1000):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 64, 7)
+        self.fc = nn.Linear(2048, num_classes)
+
+
+def _resnet(layers, weights, **kwargs):
+    model = ResNet(layers, **kwargs)
+    if weights is not None:
+        model.load_state_dict(weights)
+    return model
+
+
+def resnet50(weights=None, **kwargs):
+    return _resnet([3, 4, 6, 3], weights, **kwargs)
+
+
+class ByClass(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.model = ResNet([3, 4, 6, 3])
+        self.model.fc = nn.Linear(2048, n)
+
+
+class ByFactory(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.model = resnet50()
+        self.model.fc = nn.Linear(2048, n)
+
+
+class LoadedFirst(nn.Module):
+    def __init__(self, n, state):
+        super().__init__()
+        self.model = resnet50()
+        self.model.load_state_dict(state)
+        self.model.fc = nn.Linear(2048, n)
+
+
+class Wrapped(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.model = resnet50()
+        self.model.fc = Head(self.model.fc)
+
+
+class Head(nn.Module):
+    def __init__(self, inner):
+        super().__init__()
+        self.inner = inner
+
+
+class Backbone(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = ResNet([2, 2, 2, 2])
+
+
+class Headless(Backbone):
+    def __init__(self):
+        super().__init__()
+        self.net.fc = None
+"""
+
+
+def _found(tmp_path: Path) -> dict[str, tuple[str, str]]:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "nets"\n')
+    (tmp_path / "nets.py").write_text(SOURCE)
+    report = check([tmp_path], cwd=tmp_path, use_cache=False)
+    return {d.class_name.rpartition(".")[2]: (d.code, d.severity) for d in report.diagnostics}
+
+
+def test_a_part_of_an_object_built_here_replaced_unused_is_discarded(tmp_path: Path) -> None:
+    found = _found(tmp_path)
+    assert found["ByClass"] == ("IL005", "error")
+    assert found["ByFactory"] == ("IL005", "error")
+
+
+def test_a_part_of_an_ancestor_object_dropped_is_discarded(tmp_path: Path) -> None:
+    assert _found(tmp_path)["Headless"] == ("IL005", "error")
+
+
+def test_an_object_used_first_or_a_part_kept_is_not_reported(tmp_path: Path) -> None:
+    found = _found(tmp_path)
+    assert "LoadedFirst" not in found
+    assert "Wrapped" not in found
