@@ -106,11 +106,6 @@ DISAGREEMENTS: dict[tuple[str, str], str] = {
         "definitions differ, static is right: weight is registered twice, but the new "
         "Parameter is converted from torch's (self.weight.data.half()): a conversion"
     ),
-    ("nested_part_rebuilt", "pkg.blocks:OwnMixerBlock"): (
-        "definitions differ, static is right: the class builds its mixer itself and then "
-        "replaces the mixer's input projection: work done twice in its own __init__, not "
-        "ancestor work done again (the runtime counts any repeat on the mixer)"
-    ),
     ("discarded_builds", "pkg.placeholder:Placeholders"): (
         "definitions differ, static is right: `self.norm = nn.Identity()` declares the name "
         "and is then filled in; the runtime counts any second store of a module, but an "

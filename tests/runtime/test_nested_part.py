@@ -43,7 +43,7 @@ def test_a_rebuilt_part_is_repeated_on_the_submodule_and_linked(blocks: Path) ->
     assert seen(traced(blocks, "SharpBlock")) == {("mixer", "act", 0, "blocks.py:37")}
     # the possible one, with its flag on
     assert seen(traced(blocks, "Gated", wide=True)) == {
-        ("mixer", "inp", LINEAR_INP, "blocks.py:64")
+        ("mixer", "inp", LINEAR_INP, "blocks.py:65")
     }
     assert seen(traced(blocks, "Gated")) == set()
 
@@ -52,10 +52,10 @@ def test_a_wrapped_or_new_part_is_no_repeat(blocks: Path) -> None:
     assert seen(traced(blocks, "TiedBlock")) == set()
 
 
-def test_own_work_done_twice_is_outside_the_rule(blocks: Path) -> None:
-    """The class builds the mixer itself, then changes it: the runtime sees the repeat, the
-    checker (ancestor work only) reports nothing."""
-    assert seen(traced(blocks, "OwnMixerBlock")) == {("mixer", "inp", LINEAR_INP, None)}
+def test_own_work_done_twice_is_linked_to_the_discard(blocks: Path) -> None:
+    """The class builds the mixer itself, then replaces a part of it: the runtime sees the
+    repeat, and IL005 (a part thrown away in one construction) predicted it."""
+    assert seen(traced(blocks, "OwnMixerBlock")) == {("mixer", "inp", LINEAR_INP, "blocks.py:56")}
 
 
 def test_a_live_object_set_up_again_repeats_all_it_built(
