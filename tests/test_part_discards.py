@@ -6,7 +6,10 @@ is not reported; an ancestor's object whose part the class drops (``= None``) is
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+
+import pytest
 
 from initlint.api import check
 
@@ -101,3 +104,30 @@ def test_an_object_used_first_or_a_part_kept_is_not_reported(tmp_path: Path) -> 
     found = _found(tmp_path)
     assert "LoadedFirst" not in found
     assert "Wrapped" not in found
+
+
+TIED = """
+import torch.nn as nn
+
+
+class Tied(nn.Module):
+    def __init__(self, vocab, d, tie=True):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, d)
+        self.head = nn.Linear(d, vocab, bias=False)
+        if tie:
+            self.head.weight = self.embed.weight
+"""
+
+
+def test_a_tied_weight_throws_away_the_one_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)  # torch's Linear, read from its source
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "tied"\n')
+    (tmp_path / "tied.py").write_text(TIED)
+    report = check([tmp_path], cwd=tmp_path, use_cache=False)
+    found = [
+        (d.code, d.severity, d.confidence, d.message.split("`")[1]) for d in report.diagnostics
+    ]
+    assert found == [("IL005", "error", "possible", "self.head.weight")]

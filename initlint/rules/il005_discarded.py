@@ -61,14 +61,15 @@ builds again after
 
 A part of an object counts too. An object the class's own code stored (`self.model =
 ResNet(...)`, or a factory's result, `self.model = resnet50()`, followed through every
-`return` of the factory to the one class they construct), whose part it then replaces or
-drops (`self.model.fc = nn.Linear(d, n)`, `self.model.fc = None`) before anything uses the
-object, throws away the part that object's construction built: the severity is that
-part's. Only a part the construction builds on every path is counted, as the object is
-simulated without the arguments it was given (`nn.Linear(a, b, bias=False)` builds no
-bias). An ancestor's object whose part the class drops is reported the same way (one whose
-part it rebuilds is IL003's). No fix is offered: leaving the part out needs an argument of
-that class, where it has one (`num_classes`).
+`return` of the factory to the one class they construct), whose part it then replaces, drops
+or ties to another (`self.model.fc = nn.Linear(d, n)`, `self.model.fc = None`,
+`self.head.weight = self.embed.weight`) before anything uses the object, throws away the
+part that object's construction built: the severity is that part's. Only a part the
+construction builds on every path is counted, as the object is simulated without the
+arguments it was given (`nn.Linear(a, b, bias=False)` builds no bias). An ancestor's object
+whose part the class drops is reported the same way (one whose part it rebuilds is IL003's).
+No fix is offered: leaving the part out needs an argument of that class, where it has one
+(`num_classes`).
 
 The numbers of a tensor are a value too: a tensor of `self` that an ancestor's code
 initialised in place (`init.kaiming_uniform_(self.weight)` in torch's

@@ -177,8 +177,11 @@ class StoreEffects(BuildPricing):
         params = frame.body.params
         me = params[0].name if params else "self"
         ev.derived = eff.detail != "__init__" and _reads_part(eff.value, me, eff.name, eff.detail)
-        if holder is None or (cost == NONE and not dropped) or ev.derived:
-            return None  # (the builds are looked for only where a finding could follow)
+        if holder is None or ev.derived or (cost == NONE and not dropped and holder.ancestor):
+            # (the builds are looked for only where a finding could follow: an ancestor's
+            # part rebuilt or dropped, any part of the class's own object replaced, by a
+            # tied weight too, ``self.head.weight = self.embed.weight``)
+            return None
         ev.holder = holder
         if eff.detail == "__init__":
             ev.inner = (holder,)  # the construction redone is the holder's own build
