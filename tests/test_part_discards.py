@@ -64,6 +64,27 @@ class Wrapped(nn.Module):
         self.model.fc = Head(self.model.fc)
 
 
+class Resized(nn.Module):
+    \"\"\"Reads how the head is shaped, then swaps it: the torchvision fine-tuning idiom.\"\"\"
+
+    def __init__(self, n):
+        super().__init__()
+        self.model = resnet50()
+        width = self.model.fc.in_features
+        self.model.fc = nn.Linear(width, n)
+
+
+class Copied(nn.Module):
+    \"\"\"Reads the head's weight before swapping it: the old part is used.\"\"\"
+
+    def __init__(self, n):
+        super().__init__()
+        self.model = resnet50()
+        kept = self.model.fc.weight[:n].clone()
+        self.model.fc = nn.Linear(2048, n)
+        self.kept = kept
+
+
 class Head(nn.Module):
     def __init__(self, inner):
         super().__init__()
@@ -104,6 +125,11 @@ def test_an_object_used_first_or_a_part_kept_is_not_reported(tmp_path: Path) -> 
     found = _found(tmp_path)
     assert "LoadedFirst" not in found
     assert "Wrapped" not in found
+    assert "Copied" not in found
+
+
+def test_reading_how_a_part_is_shaped_is_no_use_of_it(tmp_path: Path) -> None:
+    assert _found(tmp_path)["Resized"] == ("IL005", "error")
 
 
 TIED = """

@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 from itertools import product
 
 from initlint.diagnostics import Confidence
-from initlint.facts.model import Expr
+from initlint.facts.model import BodyError, Expr
 from initlint.records import dataclass
 from initlint.rules.base import RepeatFinding, confidence_of
 from initlint.rules.repeats import never_both, part_of, tested_absent
@@ -16,7 +16,7 @@ from initlint.rules.shapes import relation
 from initlint.simulation.assumptions import other_values
 from initlint.simulation.levels import LIGHT, NONE
 from initlint.simulation.records import Event, Simulation
-from initlint.simulation.torch_knowledge import SIZED_FACTORIES, positional_values
+from initlint.simulation.torch_knowledge import CONFIG_ATTRS, SIZED_FACTORIES, positional_values
 from initlint.simulation.values import MAYBE
 
 CODE = "IL005"
@@ -134,6 +134,8 @@ def _used_between(sim: Simulation, holder: Event, e: Event) -> bool:
     for x in sim.events[holder.index + 1 : e.index]:
         if x.shadow or (x.kind == "touch" and (x.frame, x.effect.stmt) in parts):
             continue
+        if x.kind == "touch" and _reads_configuration(x, name):
+            continue  # ``d = self.model.fc.in_features``: how a part is shaped, no weight
         if x.kind == "nested" and x.name.split(".", 1)[0] == name:
             if x.name == e.name:
                 return True  # replaced before: this replaces that one
@@ -381,3 +383,34 @@ def _no_fix(found: Discard) -> str:
     if first.possibly:
         return "what the build constructs is decided by the caller"
     return ""
+
+
+def _reads_configuration(touch: Event, name: str) -> bool:
+    """Whether the statement of ``touch`` reads the object in ``self.<name>`` only for
+    how its parts are configured (``self.model.fc.in_features``, ``.weight.shape``): every
+    mention of it in the statement's values ends in one of torch's configuration
+    attributes, and there is at least one."""
+    body = touch.fn.facts.load()
+    if isinstance(body, BodyError) or not body.params:
+        return False
+    prefix = f"{body.params[0].name}.{name}"
+    found = [
+        ok
+        for eff in body.effects
+        if eff.stmt == touch.effect.stmt and eff.kind != "touch"
+        for x in (eff.value, *(a.expr for a in eff.args))
+        if x is not None
+        for ok in _mentions(x, prefix)
+    ]
+    return bool(found) and all(found)
+
+
+def _mentions(x: Expr, prefix: str) -> Iterator[bool]:
+    """For each mention of the dotted ``prefix`` in ``x``: whether it only reads a
+    configuration attribute of a part below it."""
+    if x.name == prefix or x.name.startswith(f"{prefix}."):
+        yield x.kind == "attr" and x.name != prefix and x.attr in CONFIG_ATTRS
+        return
+    for child in (x.receiver, *x.children):
+        if child is not None:
+            yield from _mentions(child, prefix)

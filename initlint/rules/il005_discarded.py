@@ -63,8 +63,9 @@ A part of an object counts too. An object the class's own code stored (`self.mod
 ResNet(...)`, or a factory's result, `self.model = resnet50()`, followed through every
 `return` of the factory to the one class they construct), whose part it then replaces, drops
 or ties to another (`self.model.fc = nn.Linear(d, n)`, `self.model.fc = None`,
-`self.head.weight = self.embed.weight`) before anything uses the object, throws away the
-part that object's construction built: the severity is that part's. Only a part the
+`self.head.weight = self.embed.weight`) before anything uses the object (reading how its
+parts are configured, `self.model.fc.in_features` or a weight's `shape`, is no use), throws
+away the part that object's construction built: the severity is that part's. Only a part the
 construction builds on every path is counted, as the object is simulated without the
 arguments it was given (`nn.Linear(a, b, bias=False)` builds no bias). An ancestor's object
 whose part the class drops is reported the same way (one whose part it rebuilds is IL003's).

@@ -37,6 +37,13 @@ METADATA_METHODS = frozenset(
     """size dim numel item tolist nelement element_size stride data_ptr is_contiguous
     get_device ndimension keys values items""".split()
 )
+# What torch's modules and tensors keep of how they were configured: reading one reads no
+# weight (``self.model.fc.in_features`` before the part is swapped).
+CONFIG_ATTRS = frozenset(
+    """in_features out_features in_channels out_channels kernel_size stride padding dilation
+    groups num_features num_embeddings embedding_dim padding_idx normalized_shape embed_dim
+    num_heads shape dtype device""".split()
+)
 # torch.nn classes that are containers or wrappers: cheap themselves.
 CHEAP_NN = frozenset(
     "Module ModuleList ModuleDict Sequential ParameterList ParameterDict Identity Parameter"
