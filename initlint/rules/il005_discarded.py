@@ -111,7 +111,11 @@ The control flow between the two stores is read from the function that holds bot
 the calls they run under): an early `return` after the first build ends the frame on its
 paths (the later store belongs to the other paths; under a guard of its own, the finding is
 `possibly`), the arms of a `match` never both run, and a store in an `except` handler of the
-`try` that built the value is the fallback for a build that raised. A value a memoised
+`try` that built the value is the fallback for a build that raised. So is a retry: with
+`ok = self._load()`, where every `return` of `_load` gives a true constant and its body ends
+in one, then `if ok: return` and a second `self._load()` (a loader that downloads what it
+could not read), the second call runs only where the first raised, never after the first's
+work completed. A value a memoised
 factory returned (`get_rope(...)`, see IL003) lives on in the factory's cache: shared, not
 thrown away, and not reported. When one store replaces several builds (each arm of an `if`
 before it), one finding names the heaviest.

@@ -7,6 +7,7 @@ changed in place (``on_objattr``), self attributes read and written (``on_touch`
 from __future__ import annotations
 
 from initlint.facts.model import BodyError, Effect, Expr
+from initlint.index.records import FunctionInfo
 from initlint.simulation.arguments import kwarg_name
 from initlint.simulation.builds import BuildPricing, StoredValue
 from initlint.simulation.levels import NONE
@@ -38,6 +39,8 @@ class StoreEffects(BuildPricing):
         reads = self.self_reads(frame, eff.value)
         if ctx.effect_index in frame.fed:
             reads |= self.fed_reads(frame, ctx.effect_index)
+        if status == TRUE:
+            self._note_attempts(frame, ctx)
         frame.local_values[eff.name] = eff.value if status == TRUE else None
         if status == TRUE:
             frame.changed.discard(eff.name)  # a new object (``changed`` holds few names)
@@ -66,6 +69,37 @@ class StoreEffects(BuildPricing):
             held = self.simulator.cost.choices.held(frame.call.fn.module, eff.value, frame.call.env)
             frame.call.env[eff.name] = UNKNOWN if held is None else held
         return None
+
+    def _note_attempts(self, frame: Frame, ctx: EffectContext) -> None:
+        """``ok = self._load()`` where every ``return`` of ``_load`` gives a true constant
+        and its body ends in one: wherever the work of that call completed, ``ok`` is true,
+        so a later ``if ok: return`` keeps a retry (``if not ok: self._load()``) off every
+        path on which it ran. Its events are keyed so; what a retry redoes after the first
+        attempt raised is the fallback of a failed attempt, not a repeat."""
+        eff = ctx.effect
+        value = eff.value
+        if value is None or value.kind != "call" or value.receiver is None:
+            return
+        if value.receiver.kind != "name" or value.receiver.name != "self":
+            return
+        literal = (f"{frame.id}:{eff.name}", True)
+        events = self.sim.events
+        call = None  # the call of this statement, run just before its result is bound
+        for ev in reversed(events):
+            if ev.frame != frame.id:
+                continue  # (the callee's own work)
+            if ev.effect.stmt_span != eff.stmt_span:
+                break  # an earlier statement of this frame
+            if ev.kind == "call" and ev.name == value.attr:
+                call = ev
+                break
+        if call is not None and call.callee is not None and _returns_true(call.callee):
+            inside = {call.index}
+            for ev in events[call.index + 1 :]:
+                if ev.parent in inside:
+                    inside.add(ev.index)
+                    if literal not in ev.literals:
+                        ev.literals = (*ev.literals, literal)
 
     def on_pop(self, frame: Frame, ctx: EffectContext) -> None:
         """``kwargs.pop(name)``: the keyword pack loses the key (maybe)."""
@@ -303,3 +337,18 @@ def _reads_part(value: Expr | None, me: str, holder: str, part: str) -> bool:
             stack.append(recv)
         stack.extend(cur.children)
     return False
+
+
+def _returns_true(fn: FunctionInfo) -> bool:
+    """Every ``return`` of ``fn`` gives a true constant, and its last statement is one (no
+    path falls off its end with None)."""
+    body = fn.facts.load()
+    if isinstance(body, BodyError) or not body.effects:
+        return False
+    returns = [e for e in body.effects if e.kind == "return"]
+    last = body.effects[-1]
+    if not returns or last.kind != "return" or last.guard:
+        return False
+    return all(
+        e.value is not None and e.value.kind == "const" and bool(e.value.value) for e in returns
+    )
