@@ -23,14 +23,14 @@ IN_PLACE = MUTATORS | frozenset("pop popitem clear remove discard __setitem__".s
 # Tensor methods that overwrite every number of the tensor they are called on: an
 # initialisation (``w.data.normal_(0, 0.02)``, ``b.zero_()``), as torch.nn.init's functions
 # are (named, like them, with torch's trailing underscore for in place).
+FILLING_METHODS = frozenset(
+    """normal_ uniform_ zero_ fill_ copy_ random_ bernoulli_ exponential_ log_normal_
+    cauchy_ geometric_ fill_diagonal_""".split()
+)
 # torch's initialisations that compute a tensor's fans, and raise for one of fewer than two
 # dimensions.
 FAN_INITS = frozenset(
     """kaiming_normal_ kaiming_uniform_ xavier_normal_ xavier_uniform_ orthogonal_""".split()
-)
-FILLING_METHODS = frozenset(
-    """normal_ uniform_ zero_ fill_ copy_ random_ bernoulli_ exponential_ log_normal_
-    cauchy_ geometric_ fill_diagonal_""".split()
 )
 
 

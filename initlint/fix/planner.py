@@ -529,14 +529,7 @@ def _writes(sim: Simulation, ev: Event) -> set[str]:
     """Names of buffers/attributes written by ``ev`` or by the frames it called."""
     if ev.kind in ("buffer", "assign"):
         return {ev.name}
-    inside: set[int] = {ev.index}
-    names: set[str] = set()
-    for e in sim.events[ev.index + 1 :]:
-        if e.parent in inside:
-            inside.add(e.index)
-            if e.kind in ("buffer", "assign"):
-                names.add(e.name)
-    return names
+    return {e.name for e in sim.inside(ev) if e.kind in ("buffer", "assign")}
 
 
 def _written_between(sim: Simulation, first: Event, ev: Event) -> bool:

@@ -11,7 +11,7 @@ from initlint.rules.base import RepeatFinding, confidence_of, method_label
 from initlint.simulation.assumptions import exclusive
 from initlint.simulation.binding import DIFFER, SAME, own_defaults, same_args
 from initlint.simulation.levels import LIGHT, NONE
-from initlint.simulation.records import Event, FlagRef, Simulation
+from initlint.simulation.records import Event, FlagRef, Simulation, events_inside
 from initlint.simulation.values import MAYBE
 
 
@@ -430,13 +430,9 @@ def _surely_works(events: list[Event], call: Event) -> bool:
     costly call) inside it, at any depth, runs whenever the call does (a loop's body
     counted as run, as for the call's own cost); True when its run shows no such piece at
     all (its work is not simulated there, only priced)."""
-    inside = {call.index}
     sure = {call.index}
     found = False
-    for ev in events[call.index + 1 :]:
-        if ev.parent not in inside:
-            continue
-        inside.add(ev.index)
+    for ev in events_inside(events, call):
         runs = ev.status != MAYBE or (
             ev.parent in sure and all(c == LOOP_COND for c in ev.effect.guard)
         )

@@ -4,6 +4,7 @@ ordered ``Event``s, the flags they carry, the reads that raise, and the builders
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import field
 
 from initlint.facts.model import Effect, EffectKind, Expr, Param
@@ -149,9 +150,24 @@ class Simulation:
     # What the layers above compute once per simulation and share (``rules/analyses.py``).
     memo: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
 
+    def inside(self, call: Event) -> Iterator[Event]:
+        """The events ``call`` made, at any depth: its frame's and those of the calls it
+        ran, in order."""
+        return events_inside(self.events, call)
+
     def frames_events(self, frame: int) -> dict[int, list[Event]]:
         out: dict[int, list[Event]] = {}
         for ev in self.events:
             if ev.frame == frame:
                 out.setdefault(ev.effect_index, []).append(ev)
         return out
+
+
+def events_inside(events: list[Event], call: Event) -> Iterator[Event]:
+    """The events among ``events`` that ``call`` made, at any depth, in order (while the
+    run is still recording them too)."""
+    inside = {call.index}
+    for ev in events[call.index + 1 :]:
+        if ev.parent in inside:
+            inside.add(ev.index)
+            yield ev

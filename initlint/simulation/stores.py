@@ -11,7 +11,7 @@ from initlint.index.records import FunctionInfo
 from initlint.simulation.arguments import kwarg_name
 from initlint.simulation.builds import BuildPricing, StoredValue
 from initlint.simulation.levels import NONE
-from initlint.simulation.records import Event, FlagRef
+from initlint.simulation.records import Event, FlagRef, events_inside
 from initlint.simulation.run_state import EffectContext, Frame
 from initlint.simulation.torch_knowledge import SMALL_NUMEL
 from initlint.simulation.values import TRUE, UNKNOWN, Val
@@ -94,12 +94,9 @@ class StoreEffects(BuildPricing):
                 call = ev
                 break
         if call is not None and call.callee is not None and _returns_true(call.callee):
-            inside = {call.index}
-            for ev in events[call.index + 1 :]:
-                if ev.parent in inside:
-                    inside.add(ev.index)
-                    if literal not in ev.literals:
-                        ev.literals = (*ev.literals, literal)
+            for ev in events_inside(events, call):
+                if literal not in ev.literals:
+                    ev.literals = (*ev.literals, literal)
 
     def on_pop(self, frame: Frame, ctx: EffectContext) -> None:
         """``kwargs.pop(name)``: the keyword pack loses the key (maybe)."""
