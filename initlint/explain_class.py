@@ -83,6 +83,10 @@ def _label(ev: Event) -> str:
         return f"replace self.{ev.name}"
     if ev.kind == "init":
         return f"initialise self.{ev.name} in place"
+    if ev.kind == "local":
+        return f"build into local {ev.name}"
+    if ev.kind == "objattr":
+        return f"replace {ev.name} (a part of a local's object)"
     return f"assign self.{ev.name}"
 
 

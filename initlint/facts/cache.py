@@ -18,13 +18,21 @@ def _code_fingerprint() -> str:
         expressions,
         extract,
         function_reader,
+        local_uses,
         model,
         module_reader,
         skeleton,
     )
 
     return source_fingerprint(
-        extract, module_reader, function_reader, effect_log, expressions, model, skeleton
+        extract,
+        module_reader,
+        function_reader,
+        local_uses,
+        effect_log,
+        expressions,
+        model,
+        skeleton,
     )
 
 

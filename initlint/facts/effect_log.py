@@ -69,6 +69,8 @@ class EffectLog:
             self.self_name = params[0].name
         self.kwarg = next((p.name for p in params if p.kind == "kwarg"), "")
         self.effects: list[Effect] = []
+        # the locals the function builds by a call (``local_uses.built_locals``)
+        self.built: frozenset[str] = frozenset()
         self.stmt_index = 0
         self.top = (0, False)
         self.stmt_span: Span | None = None

@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from initlint.facts.effect_log import EffectLog, is_name, names_loaded
 from initlint.facts.expressions import UNKNOWN_COND, dotted, root_name, span_of, to_cond, to_expr
+from initlint.facts.local_uses import built_locals, uses_in
 from initlint.facts.model import Cond, Effect, Expr
 from initlint.facts.strict import closes_over
 
@@ -103,6 +104,7 @@ class FunctionReader(EffectLog):
     """Turns one function body into its ordered effects."""
 
     def read(self) -> tuple[Effect, ...]:
+        self.built = built_locals(self.fn)
         for i, stmt in enumerate(self.fn.body):
             self.stmt_index = i
             self.top = (stmt.lineno, isinstance(stmt, ast.With | ast.AsyncWith))
@@ -119,6 +121,7 @@ class FunctionReader(EffectLog):
         strictness, any other through ``_simple_stmt``."""
         if isinstance(stmt, ast.If):
             self.touch([stmt.test], guard, stmt, None)
+            self._local_uses(stmt.test, guard, stmt)
             self.calls_in(stmt.test, guard, stmt)
             cond = to_cond(stmt.test)
             self._block(stmt.body, (*guard, cond))
@@ -131,6 +134,7 @@ class FunctionReader(EffectLog):
             if isinstance(stmt, ast.For | ast.AsyncFor):
                 heads.append(stmt.target)
             self.touch(heads, guard, stmt, None)
+            self._local_uses(head, guard, stmt)
             if not self._initialisation_pass(stmt):
                 self.calls_in(head, guard, stmt)
             if isinstance(stmt, ast.For | ast.AsyncFor):
@@ -141,6 +145,8 @@ class FunctionReader(EffectLog):
         if isinstance(stmt, ast.With | ast.AsyncWith):
             self.stmt_span = span_of(stmt)
             self.touch(list(stmt.items), guard, stmt, None)
+            for item in stmt.items:
+                self._local_uses(item.context_expr, guard, stmt)
             for item in stmt.items:
                 if isinstance(item.optional_vars, ast.Name):
                     self._assign([item.optional_vars], item.context_expr, guard, stmt)
@@ -161,11 +167,13 @@ class FunctionReader(EffectLog):
             return
         if isinstance(stmt, ast.Match):
             self.touch([stmt.subject], guard, stmt, None)
+            self._local_uses(stmt.subject, guard, stmt)
             self.calls_in(stmt.subject, guard, stmt)
             for case in stmt.cases:
                 self._block(case.body, (*guard, UNKNOWN_COND))
             return
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            self._local_uses(stmt, guard, stmt)  # (a mention there hands the object on)
             if self.strict and closes_over([stmt], self.self_name):
                 self.strict = False  # calling it may set attributes: no read is strict now,
                 for i, e in enumerate(self.effects):  # nor earlier in its statement (a loop)
@@ -173,6 +181,16 @@ class FunctionReader(EffectLog):
                         self.effects[i] = replace(e, strict=frozenset())
             return
         self._simple_stmt(stmt, guard)
+
+    def _local_uses(
+        self, node: ast.AST, guard: tuple[Cond, ...], stmt: ast.stmt, statement: bool = False
+    ) -> None:
+        """A ``local_use`` effect for each mention in ``node`` of a local the function built
+        by a call (``local_uses.py``)."""
+        if not self.built:
+            return
+        for name, how, detail in uses_in(node, self.built, statement):
+            self.add("local_use", stmt, guard, name=name, target=how, detail=detail)
 
     def _initialisation_pass(self, stmt: ast.stmt) -> bool:
         """``for m in self.modules(): nn.init...(m.weight)``: a walk over the object that
@@ -196,6 +214,10 @@ class FunctionReader(EffectLog):
         self.stmt_span = span_of(stmt)
         skip = stmt.value if isinstance(stmt, ast.Expr) else None
         self.touch([stmt], guard, stmt, skip)
+        if isinstance(stmt, ast.Expr):
+            self._local_uses(stmt.value, guard, stmt, statement=True)
+        else:
+            self._local_uses(stmt, guard, stmt)
         if isinstance(stmt, ast.Expr):
             self._expr_stmt(stmt.value, guard, stmt)
         elif isinstance(stmt, ast.Assign):

@@ -132,6 +132,7 @@ EffectKind = Literal[
     "import",
     "init",
     "helper",
+    "local_use",
 ]
 ParamKind = Literal["posonly", "pos", "vararg", "kwonly", "kwarg"]
 
@@ -164,7 +165,10 @@ class Effect:
     = the target again when the whole tensor is filled (no subscript picks a part); or
     name = the local or argument it is reached through) |
     ``helper`` (a function called by its name with ``self`` among its arguments, as a
-    statement: name = the function, args: ``initialize(self, init_type)``).
+    statement: name = the function, args: ``initialize(self, init_type)``) | ``local_use`` (a
+    mention of a local the function built by a call, ``net = resnet50()``: name = the local,
+    target = how it is used, part | call | whole | drop, detail = the dotted part read or
+    the method called; ``facts/local_uses.py``).
 
     A ``touch`` comes first among the effects of a statement (or of an ``if``/loop/``with``
     head) that reads or writes ``self`` attributes: ``reads`` and ``writes`` name them

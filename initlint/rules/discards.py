@@ -78,7 +78,7 @@ def find_discards(sim: Simulation) -> list[RepeatFinding]:
             if known is None or got.first.cost > known.first.cost:
                 found[got.by[0].index] = got
     return sorted(
-        [*(_finding(sim, found[k]) for k in found), *_part_discards(sim)],
+        [*(_finding(sim, found[k]) for k in found), *_part_discards(sim), *_local_discards(sim)],
         key=lambda f: f.event.index,
     )
 
@@ -119,6 +119,69 @@ def _part_discards(sim: Simulation) -> Iterator[RepeatFinding]:
                 f"{cls} that switches the part off, which initlint does not propose"
             ),
         )
+
+
+def _local_discards(sim: Simulation) -> Iterator[RepeatFinding]:
+    """An object the class's own code built into a local (``net = resnet50()``) and kept
+    only in part: a part replaced (``net.fc = nn.Linear(...)``) before the object was used,
+    or parts left behind when the frame took others (``self.body = net.layer4``) and
+    dropped the local. The builds of what the object's construction made of those parts,
+    on every path, are thrown away; one finding per replaced part, one per dropped local
+    (about the heaviest part left)."""
+    for e in sim.events:
+        if e.shadow or not e.inner:
+            continue
+        if e.kind == "objattr" and e.holder is not None:
+            first = e.inner[-1]
+            if first.status == MAYBE or never_both(e.holder, e):
+                continue
+            local, _, part = e.name.partition(".")
+            cls = _built_class(e.holder)
+            yield RepeatFinding(
+                CODE,
+                sim,
+                e,
+                first,
+                confidence_of(e, e.holder, first),
+                f"`{e.name}` (a part of the object `{cls}(...)` built into the local `{local}`)",
+                cost=max(first.cost, LIGHT),
+                holder=e.holder,
+                no_fix=_no_part_fix(cls, part),
+            )
+        elif e.kind == "local":
+            first = max(e.inner, key=lambda p: p.cost)  # (the earliest among equals)
+            if first.cost <= LIGHT:
+                continue  # a parameterless part left behind: nothing of weight lost
+            cls = _built_class(e)
+            left = sorted({p.name for p in e.inner if p.cost > LIGHT})
+            named = ", ".join(f"`{n}`" for n in left[:3]) + (" and more" if left[3:] else "")
+            yield RepeatFinding(
+                CODE,
+                sim,
+                e,
+                first,
+                confidence_of(e, first),
+                f"{named} of the object `{cls}(...)` built into the local `{e.name}`",
+                cost=first.cost,
+                holder=e,
+                no_fix=(
+                    f"only some parts of the object `{cls}(...)` are kept: build those parts "
+                    f"alone, or give `{cls}(...)` an argument that leaves `{first.name}` out"
+                ),
+            )
+
+
+def _built_class(holder: Event) -> str:
+    value = holder.effect.value
+    built = holder.constructs or (value.name if value is not None else holder.name)
+    return built.rsplit(".", 1)[-1]
+
+
+def _no_part_fix(cls: str, part: str) -> str:
+    return (
+        f"`{part}` is built by the construction of `{cls}(...)`: building it without `{part}` "
+        "needs an argument there that switches the part off, which initlint does not propose"
+    )
 
 
 def _used_between(sim: Simulation, holder: Event, e: Event) -> bool:

@@ -72,6 +72,15 @@ whose part the class drops is reported the same way (one whose part it rebuilds 
 No fix is offered: leaving the part out needs an argument of that class, where it has one
 (`num_classes`).
 
+The same holds for an object the class's own code builds into a local on every path (`net =
+resnet50()`): a part of it replaced before the object is used (`net.fc = nn.Linear(d, n)`),
+and the parts left behind when the code takes some (`self.body = net.layer4`,
+`nn.Sequential(net.stem, net.body)`) and never hands the object itself on (no argument,
+return, store, container, loop over it or method that hands parts out, such as
+`net.children()`; `net.eval()` or `net.load_state_dict(sd)` keep it where it is). The
+finding is on the line that builds the local and names the costliest parts left; a part with
+no weights left behind (a pooling layer) is not reported. No fix is offered.
+
 The numbers of a tensor are a value too: a tensor of `self` that an ancestor's code
 initialised in place (`init.kaiming_uniform_(self.weight)` in torch's
 `Linear.reset_parameters`, a project base's init pass) and that the class's own code fills
@@ -205,6 +214,8 @@ class Layer(Unit):
 
     def decision(self, finding: Finding) -> str:
         init = isinstance(finding, RepeatFinding) and finding.event.kind == "init"
+        if isinstance(finding, RepeatFinding) and finding.event.kind == "local":
+            return f"{finding.what} never kept"
         again = "done again" if init else "replaced"
         return f"{finding.what} {again} before anything read it"
 
@@ -213,6 +224,8 @@ class Layer(Unit):
             raise TypeError(f"{self.code} words discarded builds, not a {finding.code} finding")
         if finding.event.kind == "init":
             return self._refilled(finding, wording)
+        if finding.event.kind == "local":
+            return self._left(finding, wording)
         done = "deleted" if finding.event.kind == "delete" else "replaced"
         if finding.confidence == "possible":
             how = f"possibly {done} here (on some paths)"
@@ -232,6 +245,17 @@ class Layer(Unit):
         if first.kind == "init":
             return "filled here, and the fill thrown away"
         return self.first_note
+
+    def _left(self, finding: RepeatFinding, wording: Wording) -> str:
+        """Parts of an object built into a local that the frame never takes."""
+        message = (
+            f"{finding.what} (built by {wording.first_fn} at {wording.first_where}) is never "
+            "kept: only other parts of the object are taken before the local is dropped, so "
+            "that build is thrown away"
+        )
+        if finding.cost == UNKNOWN:
+            message += "; " + unknown_cost_why(finding)
+        return message
 
     def _refilled(self, finding: RepeatFinding, wording: Wording) -> str:
         """An ancestor's initialisation of a tensor, done again by the class's own code."""

@@ -130,10 +130,11 @@ class Simulator:
         error = run.execute(init, env, ancestor=False, parent=None, status=TRUE, flags=(), depth=0)
         return sim if error is None else error
 
-    def parts_built(self, holder: Event, part: str) -> tuple[Event, ...] | BodyError:
+    def parts_built(self, holder: Event, part: str | None) -> tuple[Event, ...] | BodyError:
         """The builds of ``part`` that constructing the object ``holder`` stored made: for
         ``self.attn = Attention(d)``, Attention's simulation's costly stores of ``part``
-        (``self.qkv = Linear(...)``), in order. () when the value is not a call of a project
+        (``self.qkv = Linear(...)``), in order; of every part for None (the builds on
+        every path of those stored under a plain name). () when the value is not a call of a project
         or dependency class, or its simulation is not at hand (a cycle, a limit). The
         holder's construction reading a body that does not parse: that error (so does
         this one's construction)."""
@@ -163,7 +164,7 @@ class Simulator:
         return tuple(
             e
             for e in inner.events
-            if e.name == part
+            if (e.name == part if part is not None else "." not in e.name and e.status == TRUE)
             and not e.shadow
             and ((e.kind == "assign" and e.expensive) or (e.kind == "buffer" and not e.value_const))
         )
@@ -362,6 +363,10 @@ class _Run(CallEffects):
                 yield call
         if not frame.ran and frame.body.effects and frame.call.parent is not None:
             self.sim.events[frame.call.parent].idle = True
+        if frame.built:
+            error = self.close_locals(frame)
+            if error is not None:
+                yield error
 
     def _effect(self, frame: Frame, i: int, eff: Effect) -> Call | BodyError | None:
         """Apply one effect; a call or super().__init__() comes back as the call to run,
@@ -371,7 +376,7 @@ class _Run(CallEffects):
         ctx = self._effect_context(frame, i, eff)
         if ctx is None:
             return None
-        if eff.kind != "touch":
+        if eff.kind not in ("touch", "local_use"):  # (a mention alone does no work)
             frame.ran = True
         if eff.kind == "assign" and eff.value is not None and self._setter(eff.name):
             # ``self.x = v`` on a property runs its setter: the call ``setter(self, v)``
@@ -461,6 +466,7 @@ class _Run(CallEffects):
         "import": CallEffects.on_import,
         "init": CallEffects.on_init,
         "helper": CallEffects.on_helper,
+        "local_use": CallEffects.on_local_use,
     }
 
 

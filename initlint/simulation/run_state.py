@@ -33,7 +33,7 @@ class SimulatorServices(Protocol):
     state_tests: dict[int, tuple[Cond, str, tuple[str, ...], tuple[str, ...]]]
     getters: dict[tuple[str, str], str]  # ``EventLog.getter_of``'s resolutions
 
-    def parts_built(self, holder: Event, part: str) -> tuple[Event, ...] | BodyError: ...
+    def parts_built(self, holder: Event, part: str | None) -> tuple[Event, ...] | BodyError: ...
 
     def setter_names(self, mro: tuple[str, ...]) -> frozenset[str]: ...
 
@@ -104,6 +104,23 @@ class Frame:
     returned: bool = False
     after_return: tuple[Assumption, ...] = ()
     after_return_literals: tuple[tuple[str, bool], ...] = ()
+    # The locals this frame built by a call whose object it uses (``net = resnet50()``):
+    # how it used each so far (``locals.py``); and the names it mentions so (None: not read).
+    built: dict[str, LocalBuild] = field(default_factory=dict)
+    mentioned: frozenset[str] | None = None
+
+
+@dataclass(slots=True)
+class LocalBuild:
+    """An object a frame built into a local (``net = resnet50()``, its ``local`` event) and
+    what the frame did with it since: the parts it took (``net.layer4``), the parts it
+    replaced (``net.fc = ...``), whether it ran a method on it, whether it handed it on."""
+
+    event: Event
+    taken: set[str] = field(default_factory=set)
+    patched: set[str] = field(default_factory=set)
+    called: bool = False
+    whole: bool = False
 
 
 # What a frame's parameter keys are bound from (``Call.key_args``): the caller's frame, the

@@ -9,15 +9,16 @@ from __future__ import annotations
 from initlint.facts.model import BodyError, Effect, Expr
 from initlint.index.records import FunctionInfo
 from initlint.simulation.arguments import kwarg_name
-from initlint.simulation.builds import BuildPricing, StoredValue
+from initlint.simulation.builds import StoredValue
 from initlint.simulation.levels import NONE
+from initlint.simulation.local_builds import LocalEffects
 from initlint.simulation.records import Event, FlagRef, events_inside
 from initlint.simulation.run_state import EffectContext, Frame
 from initlint.simulation.torch_knowledge import SMALL_NUMEL
 from initlint.simulation.values import TRUE, UNKNOWN, Val
 
 
-class StoreEffects(BuildPricing):
+class StoreEffects(LocalEffects):
     """Applying the effects that bind names and store on self."""
 
     def _note_rebinding(self, frame: Frame, ctx: EffectContext) -> None:
@@ -41,6 +42,7 @@ class StoreEffects(BuildPricing):
             reads |= self.fed_reads(frame, ctx.effect_index)
         if status == TRUE:
             self._note_attempts(frame, ctx)
+            self.note_local_build(frame, ctx)
         frame.local_values[eff.name] = eff.value if status == TRUE else None
         if status == TRUE:
             frame.changed.discard(eff.name)  # a new object (``changed`` holds few names)
@@ -155,7 +157,7 @@ class StoreEffects(BuildPricing):
         if held is not None and held.kind in ("args", "const"):
             frame.call.env[eff.name] = UNKNOWN  # ``offsets.append(n)``, ``n += 1``
         self._set_field(frame, eff, ctx.status)
-        return None
+        return self.note_part_replaced(frame, ctx)
 
     def on_touch(self, frame: Frame, ctx: EffectContext) -> None:
         """Self attributes read and written; reading one that is surely unset raises."""

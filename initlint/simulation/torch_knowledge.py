@@ -44,6 +44,14 @@ CONFIG_ATTRS = frozenset(
     groups num_features num_embeddings embedding_dim padding_idx normalized_shape embed_dim
     num_heads shape dtype device""".split()
 )
+# torch.nn.Module's methods that change the module they are called on in place (or return
+# it) and hand none of its parts to other code: ``net.eval()``, ``net.load_state_dict(sd)``.
+SELF_METHODS = frozenset(
+    """eval train to cuda cpu float half double bfloat16 requires_grad_ load_state_dict
+    zero_grad share_memory""".split()
+)
+# The tables in which torch keeps a module's parts: reading one reads every part.
+PART_TABLES = frozenset("_modules _parameters _buffers __dict__".split())
 # torch.nn classes that are containers or wrappers: cheap themselves.
 CHEAP_NN = frozenset(
     "Module ModuleList ModuleDict Sequential ParameterList ParameterDict Identity Parameter"

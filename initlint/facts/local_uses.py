@@ -1,0 +1,105 @@
+"""How a function uses an object it built into a local (``net = resnet50()``): which parts
+it takes from it (``self.body = net.layer4``), which methods it calls on it, and whether the
+object itself goes anywhere (passed, returned, stored, iterated). A construction that keeps
+only some parts of such an object throws the rest away (IL005); these ``local_use``
+effects are what tells."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+# How a mention of a built local uses it (``Effect.target`` of a ``local_use`` effect):
+# "part" (``net.fc.in_features``: ``detail`` the dotted path read), "call" (a method called
+# on it as a statement, result unused: ``detail`` the method), "whole" (anything else that
+# hands the object on: an argument, a return, a store, a method call whose result is kept,
+# a mention inside a nested function or lambda), "drop" (``del net``).
+LocalUse = tuple[str, str, str]  # (name, how, detail)
+
+_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def built_locals(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+    """The names the function binds exactly once, by a plain assignment of a call to that
+    name alone (``net = resnet50()``), and nowhere else: not a parameter, not a loop or
+    ``with`` target, not declared ``global`` or ``nonlocal``, not bound in a nested scope."""
+    params = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
+    bound: dict[str, int] = {}
+    by_call: set[str] = set()
+    for node in _own_nodes(fn):
+        if isinstance(node, ast.Global | ast.Nonlocal):
+            for name in node.names:
+                bound[name] = 2
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            bound[node.id] = bound.get(node.id, 0) + 1
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name) and isinstance(node.value, ast.Call):
+                by_call.add(target.id)
+        elif isinstance(node, _NESTED) and not isinstance(node, ast.Lambda):
+            bound[node.name] = 2  # a def or class of that name binds it too
+    return frozenset(n for n in by_call if bound.get(n) == 1 and n not in params)
+
+
+def _own_nodes(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.AST]:
+    """The nodes of the function's own scope (a nested def's or lambda's body is theirs;
+    their names still show as bindings, ``_NESTED``)."""
+    todo: list[ast.AST] = [*fn.body]
+    while todo:
+        node = todo.pop()
+        yield node
+        if isinstance(node, _NESTED):
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+
+
+def uses_in(node: ast.AST, names: frozenset[str], statement: bool = False) -> Iterator[LocalUse]:
+    """Each mention of one of ``names`` in ``node``, in source order, as a ``LocalUse``.
+    ``statement``: ``node`` is an expression statement's value (a call's result unused)."""
+    if isinstance(node, ast.Call):
+        yield from _call(node, names, statement)
+        return
+    if isinstance(node, ast.Attribute):
+        path, root = _path(node)
+        if isinstance(root, ast.Name) and root.id in names:
+            if isinstance(node.ctx, ast.Store):
+                path = path[:-1]  # ``net.fc = v`` replaces a part (an ``objattr`` effect)
+            if path:
+                yield (root.id, "part", ".".join(path))
+            return
+    if isinstance(node, ast.Name):
+        if node.id in names and not isinstance(node.ctx, ast.Store):
+            yield (node.id, "drop" if isinstance(node.ctx, ast.Del) else "whole", "")
+        return
+    if isinstance(node, _NESTED):
+        # run later, or never: any mention there may hand the object on
+        found = sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in names})
+        for name in found:
+            yield (name, "whole", "")
+        return
+    for child in ast.iter_child_nodes(node):
+        yield from uses_in(child, names)
+
+
+def _call(call: ast.Call, names: frozenset[str], statement: bool) -> Iterator[LocalUse]:
+    func = call.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        if func.value.id in names:  # ``net.eval()``: a method of the object itself
+            yield (func.value.id, "call" if statement else "whole", func.attr)
+        else:
+            yield from uses_in(func, names)
+    else:
+        yield from uses_in(func, names)
+    for arg in (*call.args, *(k.value for k in call.keywords)):
+        yield from uses_in(arg, names)
+
+
+def _path(node: ast.Attribute) -> tuple[list[str], ast.expr]:
+    """``net.layer4.conv`` -> (["layer4", "conv"], the ``net`` node)."""
+    path: list[str] = []
+    cur: ast.expr = node
+    while isinstance(cur, ast.Attribute):
+        path.append(cur.attr)
+        cur = cur.value
+    path.reverse()
+    return path, cur

@@ -1,0 +1,101 @@
+"""Objects a construction builds into a local (``net = resnet50()``) and keeps only in part:
+the frame takes some parts (``self.body = net.layer4``) and drops the rest with the local, or
+replaces a part (``net.fc = nn.Linear(...)``) before using the object. The builds of the
+parts it leaves, found in the object's class's own simulation, are thrown away (IL005)."""
+
+from __future__ import annotations
+
+from initlint.facts.model import BodyError
+from initlint.simulation.builds import BuildPricing
+from initlint.simulation.levels import NONE
+from initlint.simulation.run_state import EffectContext, Frame, LocalBuild
+from initlint.simulation.torch_knowledge import CONFIG_ATTRS, PART_TABLES, SELF_METHODS
+from initlint.simulation.values import TRUE
+
+
+class LocalEffects(BuildPricing):
+    """Following the objects a frame built into locals."""
+
+    def note_local_build(self, frame: Frame, ctx: EffectContext) -> None:
+        """``net = resnet50()`` in the class's own code, on every path, where the frame
+        mentions ``net`` later: its ``local`` event, and a record of how the frame uses it."""
+        eff = ctx.effect
+        value = eff.value
+        if ctx.shadow or ctx.status != TRUE or frame.call.ancestor:
+            return  # (an ancestor's own waste is reported on the ancestor)
+        if value is None or value.kind != "call" or not value.name:
+            return
+        if frame.mentioned is None:
+            effects = frame.body.effects
+            frame.mentioned = frozenset(e.name for e in effects if e.kind == "local_use")
+        if eff.name not in frame.mentioned:
+            return
+        ev = self.emit(frame, ctx.effect_index, eff, "local", eff.name, ctx.status, ctx.flags, ())
+        frame.built[eff.name] = LocalBuild(ev)
+
+    def on_local_use(self, frame: Frame, ctx: EffectContext) -> None:
+        """A mention of a built local: a part taken, a method run on it, the object handed
+        on (anything the frame does with it on any path counts)."""
+        eff = ctx.effect
+        held = frame.built.get(eff.name)
+        if held is None:
+            return
+        head, _, rest = eff.detail.partition(".")
+        if eff.target == "part":
+            if head in PART_TABLES:
+                held.whole = True
+            elif rest.rpartition(".")[2] not in CONFIG_ATTRS:
+                held.taken.add(head)  # (``net.fc.in_features`` reads how fc is shaped)
+        elif eff.target == "call":
+            held.called = True
+            held.whole = held.whole or head not in SELF_METHODS
+        elif eff.target == "whole":
+            held.whole = True
+
+    def note_part_replaced(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
+        """``net.fc = v`` where ``net`` holds an object the frame built and has not used:
+        an ``objattr`` event naming what ``net``'s construction built of ``fc`` (its
+        ``inner``), as ``self.model.fc = v`` names it for an object on ``self``."""
+        eff = ctx.effect
+        head, _, part = eff.name.partition(".")
+        held = frame.built.get(head)
+        if held is None or not part or "." in part or ctx.shadow:
+            return None
+        if held.whole or held.called or part in held.taken or part in held.patched:
+            return None
+        held.patched.add(part)
+        cost = self.value_cost(frame, eff.value)
+        if isinstance(cost, BodyError):
+            return cost
+        dropped = eff.value is not None and eff.value.kind == "const"
+        ev = self.emit(
+            frame,
+            ctx.effect_index,
+            eff,
+            "objattr",
+            eff.name,
+            ctx.status,
+            ctx.flags,
+            (),
+            cost=cost,
+            value_const=dropped,
+        )
+        parts = self.simulator.parts_built(held.event, part)
+        if isinstance(parts, BodyError):
+            return parts
+        ev.holder, ev.inner = held.event, parts
+        return None
+
+    def close_locals(self, frame: Frame) -> BodyError | None:
+        """At the end of a frame: each built local of which the frame took parts, and which
+        it never handed on, is dropped with the frame; its ``local`` event names the builds
+        of the parts not taken (its ``inner``)."""
+        for held in frame.built.values():
+            if held.whole or not held.taken:
+                continue
+            parts = self.simulator.parts_built(held.event, None)
+            if isinstance(parts, BodyError):
+                return parts
+            kept = held.taken | held.patched
+            held.event.inner = tuple(p for p in parts if p.name not in kept and p.cost > NONE)
+        return None

@@ -1,0 +1,82 @@
+"""An object built into a local and kept in part (the ``local_parts_kept`` fixture): IL005's
+findings against what constructing each class really builds and keeps. A part replaced on
+the local's object is a repeat the whole-model tracer sees on that object; the parts left
+behind with a dropped local are parameters registered during the construction that the
+constructed object does not hold."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from initlint.api import check  # noqa: E402
+from initlint.runtime import trace_model  # noqa: E402
+
+WIDTH = 8
+
+
+@pytest.fixture
+def case(check_fixture: Callable[[str], Path]) -> Path:
+    return check_fixture("local_parts_kept")
+
+
+@contextmanager
+def registered() -> Iterator[list[tuple[str, Any]]]:
+    """Every parameter registered on any module while the block runs: (name, tensor)."""
+    seen: list[tuple[str, Any]] = []
+
+    def hook(module: Any, name: str, param: Any) -> None:
+        seen.append((name, param))
+
+    handle = torch.nn.modules.module.register_module_parameter_registration_hook(hook)
+    try:
+        yield seen
+    finally:
+        handle.remove()
+
+
+def lost(build: Callable[[], Any]) -> set[tuple[str, tuple[int, ...]]]:
+    """The parameters the construction registered that the object does not hold (by
+    identity): (name, shape)."""
+    with registered() as seen:
+        obj = build()
+    held = {id(p) for p in obj.parameters()}
+    return {(name, tuple(p.shape)) for name, p in seen if id(p) not in held}
+
+
+def statics(case: Path) -> dict[int, str]:
+    report = check([case], cwd=case, use_cache=False)
+    return {d.line: d.message.split("`")[1] for d in report.diagnostics if d.code == "IL005"}
+
+
+def test_the_parts_left_behind_are_the_ones_the_finding_names(case: Path) -> None:
+    import pkg.nets as m
+
+    # the classifier Linear(WIDTH, 100) of the backbone, and nothing else
+    assert lost(lambda: m.Features(WIDTH)) == {("weight", (100, WIDTH)), ("bias", (100,))}
+    assert statics(case)[23] == "fc"
+
+
+def test_a_replaced_part_is_a_repeat_on_the_local_object(case: Path) -> None:
+    import pkg.nets as m
+
+    trace = trace_model(lambda: m.Retargeted(WIDTH, 3), project_roots=[case / "pkg"])
+    got = {
+        (r.path, r.repeat.name, r.finding.where.rsplit("/", 1)[-1] if r.finding else None)
+        for r in trace.repeats
+    }
+    assert got == {("net", "fc", "nets.py:34")}
+    assert statics(case)[34] == "net.fc"
+
+
+def test_an_object_kept_whole_loses_nothing(case: Path) -> None:
+    import pkg.nets as m
+
+    assert lost(lambda: m.Whole(WIDTH)) == set()
+    assert 43 not in statics(case) and 44 not in statics(case)

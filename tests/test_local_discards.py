@@ -1,0 +1,131 @@
+"""An object the class's own code builds into a local and keeps only in part throws the rest
+away (IL005): the parts it takes (``self.body = net.layer4``) are kept, the others dropped
+with the local; a part replaced before the object is used (``net.fc = nn.Linear(...)``) is
+thrown away as it is on ``self.model``. An object handed on, in a nested function too, or
+built on some paths only, is not reported; nor is a parameterless part left behind."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from initlint.api import check
+
+SOURCE = """
+import torch.nn as nn
+
+
+class ResNet(nn.Module):
+    def __init__(self, num_classes=1000):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 64, 7)
+        self.pool = nn.MaxPool2d(2)
+        self.body = nn.Conv2d(64, 64, 3)
+        self.fc = nn.Linear(2048, num_classes)
+
+
+def resnet50(weights=None):
+    model = ResNet()
+    if weights is not None:
+        model.load_state_dict(weights)
+    return model
+
+
+class Harvested(nn.Module):
+    def __init__(self):
+        super().__init__()
+        net = resnet50()
+        net.eval()
+        d = net.fc.in_features
+        self.stem = net.stem
+        self.body = nn.Sequential(net.body, nn.Linear(d, 10))
+        del net
+
+
+class Patched(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        net = ResNet()
+        net.fc = nn.Linear(net.fc.in_features, n)
+        self.net = net
+
+
+class LoadedThenPatched(nn.Module):
+    def __init__(self, n, state):
+        super().__init__()
+        net = ResNet()
+        net.load_state_dict(state)
+        net.fc = nn.Linear(2048, n)
+        self.net = net
+
+
+class HandedOn(nn.Module):
+    def __init__(self):
+        super().__init__()
+        net = ResNet()
+        self.body = net.body
+        register(net)
+
+
+class InClosure(nn.Module):
+    def __init__(self):
+        super().__init__()
+        net = ResNet()
+        self.body = net.body
+        self.hook = lambda: net
+
+
+class Walked(nn.Module):
+    def __init__(self):
+        super().__init__()
+        net = ResNet()
+        self.layers = nn.Sequential(*list(net.children())[:-1])
+
+
+class OnSomePaths(nn.Module):
+    def __init__(self, deep):
+        super().__init__()
+        if deep:
+            net = ResNet()
+            self.body = net.body
+
+
+class OnlyPoolLeft(nn.Module):
+    def __init__(self):
+        super().__init__()
+        net = ResNet()
+        self.stem, self.body, self.fc = net.stem, net.body, net.fc
+
+
+def register(module):
+    return module
+"""
+
+
+def _found(tmp_path: Path) -> dict[str, list[tuple[str, str, str]]]:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "nets"\n')
+    (tmp_path / "nets.py").write_text(SOURCE)
+    report = check([tmp_path], cwd=tmp_path, use_cache=False)
+    found: dict[str, list[tuple[str, str, str]]] = {}
+    for d in report.diagnostics:
+        cls = d.class_name.rpartition(".")[2]
+        found.setdefault(cls, []).append((d.code, d.severity, d.message.split("`")[1]))
+    return found
+
+
+def test_parts_left_behind_with_a_dropped_local_are_discarded(tmp_path: Path) -> None:
+    # (a factory's object; ``eval()`` and reading how ``fc`` is shaped take nothing)
+    assert _found(tmp_path)["Harvested"] == [("IL005", "error", "fc")]
+
+
+def test_a_part_of_a_local_replaced_before_use_is_discarded(tmp_path: Path) -> None:
+    assert _found(tmp_path)["Patched"] == [("IL005", "error", "net.fc")]
+
+
+def test_a_local_handed_on_or_used_first_is_not_reported(tmp_path: Path) -> None:
+    found = _found(tmp_path)
+    for cls in ("LoadedThenPatched", "HandedOn", "InClosure", "Walked", "OnSomePaths"):
+        assert cls not in found, cls
+
+
+def test_a_parameterless_part_left_behind_is_not_reported(tmp_path: Path) -> None:
+    assert "OnlyPoolLeft" not in _found(tmp_path)
