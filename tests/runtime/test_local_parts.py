@@ -6,6 +6,8 @@ constructed object does not hold."""
 
 from __future__ import annotations
 
+import shutil
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,9 +23,19 @@ from initlint.runtime import trace_model  # noqa: E402
 WIDTH = 8
 
 
+# Not among the ``check`` fixtures: the static-vs-runtime cross-check compares findings with
+# repeats, and parts left behind with a dropped local are no repeat; this test measures them.
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "local_parts_kept"
+
+
 @pytest.fixture
-def case(check_fixture: Callable[[str], Path]) -> Path:
-    return check_fixture("local_parts_kept")
+def case(forget_modules: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    copy = forget_modules / "case"
+    shutil.copytree(FIXTURE, copy)
+    for mod in [n for n in sys.modules if n.partition(".")[0] == "pkg"]:
+        monkeypatch.delitem(sys.modules, mod)  # another fixture's `pkg`
+    monkeypatch.syspath_prepend(str(copy))
+    return copy
 
 
 @contextmanager
