@@ -147,7 +147,6 @@ class FunctionReader(EffectLog):
             self.touch(list(stmt.items), guard, stmt, None)
             for item in stmt.items:
                 self._local_uses(item.context_expr, guard, stmt)
-            for item in stmt.items:
                 if isinstance(item.optional_vars, ast.Name):
                     self._assign([item.optional_vars], item.context_expr, guard, stmt)
                 else:
@@ -214,10 +213,8 @@ class FunctionReader(EffectLog):
         self.stmt_span = span_of(stmt)
         skip = stmt.value if isinstance(stmt, ast.Expr) else None
         self.touch([stmt], guard, stmt, skip)
-        if isinstance(stmt, ast.Expr):
-            self._local_uses(stmt.value, guard, stmt, statement=True)
-        else:
-            self._local_uses(stmt, guard, stmt)
+        # (an expression statement's call result is unused: ``net.eval()`` keeps ``net``)
+        self._local_uses(skip or stmt, guard, stmt, statement=skip is not None)
         if isinstance(stmt, ast.Expr):
             self._expr_stmt(stmt.value, guard, stmt)
         elif isinstance(stmt, ast.Assign):

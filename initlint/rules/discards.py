@@ -11,7 +11,7 @@ from initlint.diagnostics import Confidence
 from initlint.facts.model import BodyError, Expr
 from initlint.records import dataclass
 from initlint.rules.base import RepeatFinding, confidence_of
-from initlint.rules.repeats import never_both, part_of, tested_absent
+from initlint.rules.repeats import built_name, never_both, part_of, tested_absent
 from initlint.rules.shapes import relation
 from initlint.simulation.assumptions import other_values
 from initlint.simulation.levels import LIGHT, NONE
@@ -84,26 +84,40 @@ def find_discards(sim: Simulation) -> list[RepeatFinding]:
 
 
 def _part_discards(sim: Simulation) -> Iterator[RepeatFinding]:
-    """A part of an object the class's own code stored (``self.model = resnet50()``),
-    replaced (``self.model.fc = nn.Linear(...)``) or dropped (``= None``) before anything
-    used the object: the part that object's own construction builds whatever it is given
-    is thrown away. So is a part of an ancestor's object that the class drops (a rebuild of
-    it is IL003's)."""
+    """A part of an object the class's own code stored (``self.model = resnet50()``) or
+    built into a local (``net = resnet50()``), replaced (``self.model.fc =
+    nn.Linear(...)``, ``net.fc = ...``) or dropped (``= None``) before anything used the
+    object: the part that object's own construction builds whatever it is given is thrown
+    away. So is a part of an ancestor's object that the class drops (a rebuild of it is
+    IL003's). Parts left behind with a dropped local: ``_local_discards``."""
     for e in sim.events:
         holder = e.holder
-        if e.kind != "nested" or holder is None or e.shadow or e.derived or not e.inner:
+        if e.kind not in ("nested", "objattr") or holder is None or e.shadow or not e.inner:
             continue
-        if e.effect.detail == "__init__" or not (e.value_const or not holder.ancestor):
+        if e.derived or e.effect.detail == "__init__" or e.ancestor:
             continue
-        if e.ancestor or never_both(holder, e) or _used_between(sim, holder, e):
+        if not (e.value_const or not holder.ancestor) or never_both(holder, e):
+            continue
+        # (the simulation only follows a local's object until it is first used)
+        if e.kind == "nested" and _used_between(sim, holder, e):
             continue
         first = e.inner[-1]
         if first.status == MAYBE:
             # (the object was simulated without the arguments it was given, which may be
             # the ones that leave the part out: ``nn.Linear(a, b, bias=False)``)
             continue
-        cls, by, what = part_of(e, holder)
-        part = e.effect.detail
+        if e.kind == "nested":
+            cls, by, what = part_of(e, holder)
+            part = e.effect.detail
+            where = f"{cls}'s own construction (the object {by} stores in `self.{holder.name}`)"
+            argument = f"an argument of {cls}"
+        else:
+            cls = built_name(holder)
+            part = e.name.partition(".")[2]
+            local = f"the local `{holder.name}`"
+            what = f"`{e.name}` (a part of the object `{cls}(...)` built into {local})"
+            where = f"the construction of `{cls}(...)`"
+            argument = "an argument there"
         yield RepeatFinding(
             CODE,
             sim,
@@ -114,74 +128,40 @@ def _part_discards(sim: Simulation) -> Iterator[RepeatFinding]:
             cost=max(first.cost, LIGHT),
             holder=holder,
             no_fix=(
-                f"`{part}` is built by {cls}'s own construction (the object {by} stores in "
-                f"`self.{holder.name}`): building it without `{part}` needs an argument of "
-                f"{cls} that switches the part off, which initlint does not propose"
+                f"`{part}` is built by {where}: building it without `{part}` needs "
+                f"{argument} that switches the part off, which initlint does not propose"
             ),
         )
 
 
 def _local_discards(sim: Simulation) -> Iterator[RepeatFinding]:
-    """An object the class's own code built into a local (``net = resnet50()``) and kept
-    only in part: a part replaced (``net.fc = nn.Linear(...)``) before the object was used,
-    or parts left behind when the frame took others (``self.body = net.layer4``) and
-    dropped the local. The builds of what the object's construction made of those parts,
-    on every path, are thrown away; one finding per replaced part, one per dropped local
-    (about the heaviest part left)."""
+    """An object the class's own code built into a local (``net = resnet50()``) of which
+    the frame took some parts (``self.body = net.layer4``) and then dropped the local,
+    never handing the object on: the builds its construction made of the parts left, on
+    every path, are thrown away. One finding per local, about the heaviest part left."""
     for e in sim.events:
-        if e.shadow or not e.inner:
+        if e.kind != "local" or e.shadow or not e.inner:
             continue
-        if e.kind == "objattr" and e.holder is not None:
-            first = e.inner[-1]
-            if first.status == MAYBE or never_both(e.holder, e):
-                continue
-            local, _, part = e.name.partition(".")
-            cls = _built_class(e.holder)
-            yield RepeatFinding(
-                CODE,
-                sim,
-                e,
-                first,
-                confidence_of(e, e.holder, first),
-                f"`{e.name}` (a part of the object `{cls}(...)` built into the local `{local}`)",
-                cost=max(first.cost, LIGHT),
-                holder=e.holder,
-                no_fix=_no_part_fix(cls, part),
-            )
-        elif e.kind == "local":
-            first = max(e.inner, key=lambda p: p.cost)  # (the earliest among equals)
-            if first.cost <= LIGHT:
-                continue  # a parameterless part left behind: nothing of weight lost
-            cls = _built_class(e)
-            left = sorted({p.name for p in e.inner if p.cost > LIGHT})
-            named = ", ".join(f"`{n}`" for n in left[:3]) + (" and more" if left[3:] else "")
-            yield RepeatFinding(
-                CODE,
-                sim,
-                e,
-                first,
-                confidence_of(e, first),
-                f"{named} of the object `{cls}(...)` built into the local `{e.name}`",
-                cost=first.cost,
-                holder=e,
-                no_fix=(
-                    f"only some parts of the object `{cls}(...)` are kept: build those parts "
-                    f"alone, or give `{cls}(...)` an argument that leaves `{first.name}` out"
-                ),
-            )
-
-
-def _built_class(holder: Event) -> str:
-    value = holder.effect.value
-    built = holder.constructs or (value.name if value is not None else holder.name)
-    return built.rsplit(".", 1)[-1]
-
-
-def _no_part_fix(cls: str, part: str) -> str:
-    return (
-        f"`{part}` is built by the construction of `{cls}(...)`: building it without `{part}` "
-        "needs an argument there that switches the part off, which initlint does not propose"
-    )
+        first = max(e.inner, key=lambda p: p.cost)  # (the earliest among equals)
+        if first.cost <= LIGHT:
+            continue  # a parameterless part left behind: nothing of weight lost
+        cls = built_name(e)
+        left = sorted({p.name for p in e.inner if p.cost > LIGHT})
+        named = ", ".join(f"`{n}`" for n in left[:3]) + (" and more" if left[3:] else "")
+        yield RepeatFinding(
+            CODE,
+            sim,
+            e,
+            first,
+            confidence_of(e, first),
+            f"{named} of the object `{cls}(...)` built into the local `{e.name}`",
+            cost=first.cost,
+            holder=e,
+            no_fix=(
+                f"only some parts of the object `{cls}(...)` are kept: build those parts "
+                f"alone, or give `{cls}(...)` an argument that leaves `{first.name}` out"
+            ),
+        )
 
 
 def _used_between(sim: Simulation, holder: Event, e: Event) -> bool:

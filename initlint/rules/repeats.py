@@ -282,12 +282,18 @@ def part_of(e: Event, holder: Event) -> tuple[str, str, str]:
     """For ``self.attn.qkv = v`` (``e``) and the store of ``self.attn`` (``holder``): the
     class built there (or the factory that built it), the method that stored it, and the
     part named as messages name it."""
-    value = holder.effect.value
-    built = holder.constructs or (value.name if value is not None else holder.name)
-    cls = built.rsplit(".", 1)[-1]  # (``attn_cls(...)``: the class the name held)
+    cls = built_name(holder)
     by = method_label(holder.fn.qualname)
     what = f"`self.{e.name}` (a part of the {cls} that {by} stores in `self.{holder.name}`)"
     return cls, by, what
+
+
+def built_name(holder: Event) -> str:
+    """The class (or factory) whose call built the object ``holder`` stored, as messages
+    name it (``attn_cls(...)``: the class the name held)."""
+    value = holder.effect.value
+    built = holder.constructs or (value.name if value is not None else holder.name)
+    return built.rsplit(".", 1)[-1]
 
 
 # torch's list-like module containers: an item stored at an index replaces the one there.

@@ -134,8 +134,8 @@ class Simulator:
         """The builds of ``part`` that constructing the object ``holder`` stored made: for
         ``self.attn = Attention(d)``, Attention's simulation's costly stores of ``part``
         (``self.qkv = Linear(...)``), in order; of every part for None (the builds on
-        every path of those stored under a plain name). () when the value is not a call of a project
-        or dependency class, or its simulation is not at hand (a cycle, a limit). The
+        every path of those stored under a plain name). () when the value is not a call of
+        a project or dependency class, or its simulation is not at hand (a cycle, a limit). The
         holder's construction reading a body that does not parse: that error (so does
         this one's construction)."""
         value = holder.effect.value
