@@ -25,10 +25,7 @@ class LocalEffects(BuildPricing):
             return  # (an ancestor's own waste is reported on the ancestor)
         if value is None or value.kind != "call" or not value.name:
             return
-        if frame.mentioned is None:
-            effects = frame.body.effects
-            frame.mentioned = frozenset(e.name for e in effects if e.kind == "local_use")
-        if eff.name not in frame.mentioned:
+        if not any(e.kind == "local_use" and e.name == eff.name for e in frame.body.effects):
             return
         ev = self.emit(frame, ctx.effect_index, eff, "local", eff.name, ctx.status, ctx.flags, ())
         frame.built[eff.name] = LocalBuild(ev)

@@ -105,9 +105,8 @@ class Frame:
     after_return: tuple[Assumption, ...] = ()
     after_return_literals: tuple[tuple[str, bool], ...] = ()
     # The locals this frame built by a call whose object it uses (``net = resnet50()``):
-    # how it used each so far (``local_builds.py``); and the names it mentions so (None: not read).
+    # how it used each so far (``local_builds.py``).
     built: dict[str, LocalBuild] = field(default_factory=dict)
-    mentioned: frozenset[str] | None = None
 
 
 @dataclass(slots=True)
