@@ -293,10 +293,12 @@ def _discard_line(analysis: Analysis, f: RepeatFinding, num: dict[int, int]) -> 
     """A store that throws away a build of the same construction (IL005), as its rule
     words the decision."""
     maybe = " (possibly)" if f.confidence == "possible" else ""
-    also = "".join(f", #{num[b.index]}" for b in f.alternatives)
+    also = "".join(f", #{num[b.index]}" for b in f.alternatives if b.index in num)
+    # a part of a submodule: the build is an event of the submodule's construction
+    first = f"#{num[f.first.index]} at " if f.holder is None else "the build at "
     return (
         f"  #{num[f.event.index]:<3} {f.code} {f.severity}{maybe}: "
-        f"{REGISTRY[f.code].decision(f)}: #{num[f.first.index]} at {_where(analysis, f.first)}, "
+        f"{REGISTRY[f.code].decision(f)}: {first}{_where(analysis, f.first)}, "
         f"{'filled again' if f.event.kind == 'init' else 'replaced'} here"
         f"{f' (and at {also[2:]})' if also else ''} (cost {COST_NAMES[f.cost]})"
     )

@@ -51,40 +51,83 @@ class NameResolver(ModuleSet):
         return target
 
     def _lookup(self, mod: Module, name: str, depth: int) -> Target | None:
+        """What module-level ``name`` of ``mod`` is bound to once the module has run."""
+        return self._binding(mod, name, None, depth, set())
+
+    def _binding(
+        self, mod: Module, name: str, before: int | None, depth: int, starred: set[str]
+    ) -> Target | None:
+        """What ``name`` is bound to in ``mod`` just before line ``before`` (at the end when
+        None): the latest class, function, import or alias, unless a star import below it
+        binds the name again. ``starred`` holds the modules this search has already looked
+        through by star imports: in a web of modules that star-import each other each is
+        read once, not once per path to it."""
         if depth > MAX_RESOLVE_DEPTH:
             return None
+        starred.add(mod.name)
+        found, found_line = self._own_binding(mod, name, before, depth)
+        hit = self._star_binding(mod, name, found_line, before, depth, starred)
+        if hit is not None:
+            return hit
+        if found is not None:
+            return found
+        if before is None and mod.is_package and self.has_module(f"{mod.name}.{name}"):
+            return Target("module", f"{mod.name}.{name}")
+        return None
+
+    def _own_binding(
+        self, mod: Module, name: str, before: int | None, depth: int
+    ) -> tuple[Target | None, int]:
+        """The latest binding of ``name`` that ``mod`` writes itself above ``before``, and its
+        line (-1 when there is none)."""
         table = self.name_table(mod)
         classes, functions, imports = table.named.get(name, NO_BINDINGS)
+        limit = before if before is not None else float("inf")
         found: Target | None = None
         found_line = -1
         for cls in classes:
-            found, found_line = Target("class", f"{mod.name}.{name}"), cls.span.line
+            if found_line < cls.span.line < limit:
+                found, found_line = Target("class", self._class_name(mod, cls)), cls.span.line
         for fn in functions:
-            if fn.span.line > found_line:
+            if found_line < fn.span.line < limit:
                 found, found_line = Target("function", f"{mod.name}.{name}"), fn.span.line
         for imp in imports:
-            if imp.line > found_line and _rebinds(imp, found):
+            if found_line < imp.line < limit and _rebinds(imp, found):
                 bound = self._import_target(mod, imp, depth)
                 if bound is not None:
                     found, found_line = bound, imp.line
         for alias in table.aliases.get(name, ()):
-            if alias.line > found_line and _rebinds(alias, found):
+            if found_line < alias.line < limit and _rebinds(alias, found):
                 bound = self._alias_target(mod, alias, depth)
                 if bound is not None:
                     found, found_line = bound, alias.line
-        if found is not None:
-            return found
-        if mod.is_package and self.has_module(f"{mod.name}.{name}"):
-            return Target("module", f"{mod.name}.{name}")
-        for imp in table.stars:
+        return found, found_line
+
+    def _star_binding(
+        self,
+        mod: Module,
+        name: str,
+        after: int,
+        before: int | None,
+        depth: int,
+        starred: set[str],
+    ) -> Target | None:
+        """What the latest star import of ``mod`` between lines ``after`` and ``before`` that
+        binds ``name`` binds it to: a later ``from m import *`` rebinds what an earlier one
+        bound, as Python runs them."""
+        stars = [
+            imp
+            for imp in self.name_table(mod).stars
+            if after < imp.line and (before is None or imp.line < before)
+        ]
+        for imp in sorted(stars, key=lambda imp: imp.line, reverse=True):
             src = self._from_module(mod, imp)
-            if src is None:
+            src_mod = self.module(src) if src is not None and self.has_module(src) else None
+            if src_mod is None or src_mod.name in starred:
                 continue
-            src_mod = self.module(src) if self.has_module(src) else None
-            if src_mod is not None and src_mod is not mod:
-                hit = self._lookup(src_mod, name, depth + 1)
-                if hit is not None:
-                    return hit
+            hit = self._binding(src_mod, name, None, depth + 1, starred)
+            if hit is not None:
+                return hit
         return None
 
     def _alias_target(self, mod: Module, alias: AliasFacts, depth: int) -> Target | None:
@@ -100,42 +143,9 @@ class NameResolver(ModuleSet):
 
     def _bound_before(self, mod: Module, name: str, line: int, depth: int = 0) -> Target | None:
         """What module-level ``name`` is bound to just before ``line``: the latest class,
-        function, import or alias above it, else a star import above it. None when nothing
-        is."""
-        if depth > MAX_RESOLVE_DEPTH:
-            return None
-        table = self.name_table(mod)
-        classes, functions, imports = table.named.get(name, NO_BINDINGS)
-        found: Target | None = None
-        found_line = -1
-        for cls in classes:
-            if found_line < cls.span.line < line:
-                found, found_line = Target("class", self._class_name(mod, cls)), cls.span.line
-        for fn in functions:
-            if found_line < fn.span.line < line:
-                found, found_line = Target("function", f"{mod.name}.{name}"), fn.span.line
-        for imp in imports:
-            if found_line < imp.line < line and _rebinds(imp, found):
-                bound = self._import_target(mod, imp, depth)
-                if bound is not None:
-                    found, found_line = bound, imp.line
-        for alias in table.aliases.get(name, ()):
-            if found_line < alias.line < line and _rebinds(alias, found):
-                bound = self._alias_target(mod, alias, depth)
-                if bound is not None:
-                    found, found_line = bound, alias.line
-        if found is not None:
-            return found
-        for imp in table.stars:
-            if imp.line >= line:
-                continue
-            src = self._from_module(mod, imp)
-            src_mod = self.module(src) if src is not None and self.has_module(src) else None
-            if src_mod is not None and src_mod is not mod:
-                hit = self._lookup(src_mod, name, depth + 1)
-                if hit is not None:
-                    return hit
-        return None
+        function, import or alias above it, or a star import above it that binds it. None
+        when nothing is."""
+        return self._binding(mod, name, line, depth, set())
 
     def _from_module(self, mod: Module, imp: ImportFacts) -> str | None:
         level, module = imp.level, imp.module

@@ -140,3 +140,32 @@ def test_python_option_reads_the_environment_and_a_bad_one_is_an_error(project: 
     assert run.code == 2
     assert run.stderr.startswith("error: --python:"), run.stderr
     assert "internal error" not in run.stderr
+
+
+def test_a_replaced_part_of_a_submodule(project: Project) -> None:
+    """The first build of a submodule's part is an event of the submodule's construction,
+    which the class's own list does not number: the decision names where it is."""
+    project.write(
+        "pkg/wave.py",
+        """\
+        import torch
+        from torch import nn
+
+
+        class Filter(nn.Module):
+            def __init__(self, n):
+                super().__init__()
+                self.weight = nn.Parameter(torch.randn(n, n))
+
+
+        class Wave(nn.Module):
+            def __init__(self, n):
+                super().__init__()
+                self.h = Filter(n)
+                self.h.weight = nn.Parameter(torch.eye(n))
+        """,
+    )
+    run = project.invoke("explain-class", "pkg.wave:Wave")
+    assert run.code == 0, run.stderr
+    assert "IL005 error: `self.h.weight` (a part of the Filter" in run.stdout
+    assert "replaced before anything read it: the build at pkg/wave.py:8, " in run.stdout

@@ -552,3 +552,58 @@ def test_odd_line_ends_tabs_and_form_feeds(project: Project) -> None:
     # IL002 points back at Base's call, IL001 at the registration inside the helper.
     first = {"IL002": call_line, "IL001": register_line}[d.code]
     assert [(r.path, r.line) for r in d.related][:1] == [("odd.py", first)]
+
+
+def test_web_of_star_imports_reads_each_module_once_per_name(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Modules that each star-import every later one: a name none of them binds has
+    2**n paths to it, and the search must read each module once, not once per path."""
+    from initlint.index.resolution import NameResolver
+
+    count = 30
+    project.write("pkg/__init__.py", "")
+    for i in range(count - 1):
+        stars = "".join(f"from pkg.m{j} import *\n" for j in range(i + 1, count))
+        project.write(f"pkg/m{i}.py", stars)
+    project.write(f"pkg/m{count - 1}.py", BASE)
+    source = "from pkg.m0 import *\n" + textwrap.dedent("""
+        class A(Base):
+            def __init__(self):
+                super().__init__()
+                size = unbound_helper(4)
+                self.table = size
+                self.register_buffer("cache", torch.zeros(4))  # REDO
+    """)
+    project.write("pkg/a.py", source)
+    reads = 0
+    real = NameResolver.name_table
+
+    def counted(self: NameResolver, mod: object) -> object:
+        nonlocal reads
+        reads += 1
+        assert reads < 50_000, "star imports followed once per path, not once per module"
+        return real(self, mod)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(NameResolver, "name_table", counted)
+    analysis = project.check()
+    assert_no_internal_errors(analysis)
+    assert summary(analysis) == [("pkg/a.py", marked_lines(source)[0], "IL001")]
+
+
+def test_a_later_star_import_rebinds_a_name(project: Project) -> None:
+    """``from a import *`` then ``from b import *``: the name is b's, as Python binds it."""
+    project.write("pkg/__init__.py", "")
+    project.write("pkg/base.py", BASE)
+    project.write("pkg/light.py", "class Base:\n    def __init__(self, n=4):\n        pass\n")
+    source = "import torch\nfrom pkg.light import *\nfrom pkg.base import *\n" + REDO.format(
+        name="A"
+    )
+    project.write("pkg/a.py", source)
+    flipped = "import torch\nfrom pkg.base import *\nfrom pkg.light import *\n" + REDO.format(
+        name="A"
+    )
+    project.write("pkg/b.py", flipped)
+    analysis = project.check()
+    assert_no_internal_errors(analysis)
+    assert summary(analysis) == [("pkg/a.py", marked_lines(source)[0], "IL001")]
