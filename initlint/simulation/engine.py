@@ -256,7 +256,8 @@ class Simulator:
     def needs_simulation(self, cls: ClassInfo) -> bool:
         """Cheap test: C's first __init__ calls a super init, and a project __init__ follows
         or a torch module's (known without torch's sources: C's own builds may be thrown
-        away, IL005, whether or not the environment holds torch).
+        away, IL005, whether or not the environment holds torch); or C's own ``__init__``
+        calls none and C is a torch module (its own builds, IL005, are all there is).
         True when that ``__init__``'s body does not parse: ``simulate`` says so."""
         mro_res = self.index.mro(cls.qualname)
         if not mro_res.ok:
@@ -268,7 +269,14 @@ class Simulator:
         if isinstance(calls_super, BodyError):
             return True
         if not calls_super:
-            return False
+            # No ancestor __init__ runs from C's, so only C's own builds can be thrown away
+            # (IL005); a module whose base runs torch's Module.__init__ for it (a metaclass
+            # hook) still builds parts that way.
+            return (
+                init.owner is not None
+                and init.owner.qualname == cls.qualname
+                and any(q in MODULE_CLASSES for q in mro_res.classes[1:])
+            )
         return any(
             ((info := self.index.class_info(q)) is not None and info.facts.method("__init__"))
             or (info is None and (bool(torch_params(q)) or q in MODULE_CLASSES))

@@ -68,7 +68,13 @@ _HEAD_RECIPE = Made("pkg.recipe:Recipe", (), {"cls": Named("pkg.layers:Projectio
 # Cases whose classes are also traced object by object (``trace_model``): their findings are
 # about a part of a submodule (``self.mixer.inp = ...``), repeated on the submodule.
 PART_CASES = frozenset(
-    {"nested_part_rebuilt", "reinit_live_object", "class_default_param", "builder_spec"}
+    {
+        "nested_part_rebuilt",
+        "reinit_live_object",
+        "class_default_param",
+        "builder_spec",
+        "module_init_by_metaclass",
+    }
 )
 
 SPECS: dict[str, dict[str, Spec]] = {
@@ -372,6 +378,9 @@ SPECS: dict[str, dict[str, Spec]] = {
         "pkg.core:Core": ((16,), {}),
         "pkg.model:Model": ((16,), {}),
         "pkg.mixins:TableMixin": Skip("mixin only: it needs an nn.Module after it in the MRO"),
+    },
+    "module_init_by_metaclass": {
+        "pkg.layers:RunsModuleInit": Skip("a metaclass: it builds classes, not modules"),
     },
     "zero_size_first_build": {
         "pkg.layers:Dense": ((4, 4), {}),
