@@ -85,6 +85,8 @@ def _label(ev: Event) -> str:
         return f"initialise self.{ev.name} in place"
     if ev.kind == "local":
         return f"build into local {ev.name}"
+    if ev.kind == "dropped":
+        return f"take part {ev.name} of an object built here, and drop the object"
     if ev.kind == "objattr":
         return f"replace {ev.name} (a part of a local's object)"
     return f"assign self.{ev.name}"

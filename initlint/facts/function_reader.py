@@ -524,18 +524,22 @@ class FunctionReader(EffectLog):
             for i in range(first_call, len(self.effects))
             if self.effects[i].kind == "call" and self.effects[i].detail == "self"
         }
-        flat: list[ast.expr] = []
-        for t in targets:
-            if isinstance(t, ast.Tuple | ast.List):
-                flat.extend(e.value if isinstance(e, ast.Starred) else e for e in t.elts)
-            else:
-                flat.append(t)
         vexpr = to_expr(value)
+        # ``a = b = v`` builds v once: the targets after the first get what the first holds
+        # (a tuple target, its part of v)
+        flat: list[tuple[ast.expr, Expr]] = []
+        for n, t in enumerate(targets):
+            if isinstance(t, ast.Tuple | ast.List):
+                flat.extend((e.value if isinstance(e, ast.Starred) else e, vexpr) for e in t.elts)
+            else:
+                first = targets[0]
+                same = n and isinstance(first, ast.Name | ast.Attribute)
+                flat.append((t, to_expr(first) if same else vexpr))
         carried = set(call_ids)
         if self.taint:  # (no local carries a call's result yet: nothing to look for)
             for name in names_loaded(value):
                 carried |= self.taint.get(name, set())
-        for target in flat:
+        for target, vexpr in flat:
             if (
                 isinstance(target, ast.Attribute)
                 and self.self_name

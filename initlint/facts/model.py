@@ -133,6 +133,7 @@ EffectKind = Literal[
     "init",
     "helper",
     "local_use",
+    "dropped",
 ]
 ParamKind = Literal["posonly", "pos", "vararg", "kwonly", "kwarg"]
 

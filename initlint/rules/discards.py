@@ -138,9 +138,11 @@ def _local_discards(sim: Simulation) -> Iterator[RepeatFinding]:
     """An object the class's own code built into a local (``net = resnet50()``) of which
     the frame took some parts (``self.body = net.layer4``) and then dropped the local,
     never handing the object on: the builds its construction made of the parts left, on
-    every path, are thrown away. One finding per local, about the heaviest part left."""
+    every path, are thrown away. One finding per local, about the heaviest part left. The
+    same for an object built only to take one part (``make(n).features``, a ``dropped``
+    event): the rest goes at once."""
     for e in sim.events:
-        if e.kind != "local" or e.shadow or not e.inner:
+        if e.kind not in ("local", "dropped") or e.shadow or not e.inner:
             continue
         first = max(e.inner, key=lambda p: p.cost)  # (the earliest among equals)
         if first.cost <= LIGHT:
@@ -154,7 +156,9 @@ def _local_discards(sim: Simulation) -> Iterator[RepeatFinding]:
             e,
             first,
             confidence_of(e, first),
-            f"{named} of the object `{cls}(...)` built into the local `{e.name}`",
+            f"{named} of the object `{cls}(...)` built into the local `{e.name}`"
+            if e.kind == "local"
+            else f"{named} of the object `{cls}(...)` whose `{e.name}` alone is taken",
             cost=first.cost,
             holder=e,
             no_fix=(
@@ -219,6 +223,8 @@ def _discard(sim: Simulation, first: Event, after: Sequence[Event]) -> Discard |
         if tested_absent(sim, first, e):
             continue  # runs only if nothing is there: never after ``first``
         if e.kind in _REPLACES and e.name == name:
+            if e.derived:
+                break  # computed from the value it replaces (``self.x = self.x = v``): a use
             how = relation(sim, first, e)
             if how in ("exclusive", "fallback"):
                 continue  # another arm, or an ``except`` handler's store (the build failed)

@@ -79,7 +79,10 @@ and the parts left behind when the code takes some (`self.body = net.layer4`,
 return, store, container, loop over it or method that hands parts out, such as
 `net.children()`; `net.eval()` or `net.load_state_dict(sd)` keep it where it is). The
 finding is on the line that builds the local and names the costliest parts left; a part with
-no weights left behind (a pooling layer) is not reported. No fix is offered.
+no weights left behind (a pooling layer) is not reported. An object built only to take one
+part of it, and never bound (`self.body = resnet50().layer4`, `feats =
+vgg16_bn().features`), leaves the rest at once, wherever the statement runs: the same
+finding, on that line. No fix is offered.
 
 The numbers of a tensor are a value too: a tensor of `self` that an ancestor's code
 initialised in place (`init.kaiming_uniform_(self.weight)` in torch's
@@ -96,7 +99,8 @@ together.
 
 Anything that may see the first value between the two stores is a use, and nothing is
 reported: reading `self.x` (wrapping it, `self.x = Wrapper(self.x)`; putting it in a
-container; passing it to a function or a constructor; aliasing it, `self.y = self.x`), a
+container; passing it to a function or a constructor; aliasing it, `self.y = self.x`, or
+through a chain, `self.x = self.y = v`, which builds `v` once), a
 method called on it or a part of it replaced (`self.x.append(...)`, `self.x.w = ...`),
 `self` handed to code that may read anything (`self.apply(fn)`, `init(self)`), and a call
 initlint does not follow. A local stored in the attribute and used elsewhere too
@@ -214,7 +218,7 @@ class Layer(Unit):
 
     def decision(self, finding: Finding) -> str:
         init = isinstance(finding, RepeatFinding) and finding.event.kind == "init"
-        if isinstance(finding, RepeatFinding) and finding.event.kind == "local":
+        if isinstance(finding, RepeatFinding) and finding.event.kind in ("local", "dropped"):
             return f"{finding.what} never kept"
         again = "done again" if init else "replaced"
         return f"{finding.what} {again} before anything read it"
@@ -224,7 +228,7 @@ class Layer(Unit):
             raise TypeError(f"{self.code} words discarded builds, not a {finding.code} finding")
         if finding.event.kind == "init":
             return self._refilled(finding, wording)
-        if finding.event.kind == "local":
+        if finding.event.kind in ("local", "dropped"):
             return self._left(finding, wording)
         done = "deleted" if finding.event.kind == "delete" else "replaced"
         if finding.confidence == "possible":
@@ -248,10 +252,14 @@ class Layer(Unit):
 
     def _left(self, finding: RepeatFinding, wording: Wording) -> str:
         """Parts of an object built into a local that the frame never takes."""
+        dropped = (
+            "only other parts of the object are taken before the local is dropped"
+            if finding.event.kind == "local"
+            else "the object is dropped as soon as that part is taken"
+        )
         message = (
             f"{finding.what} (built by {wording.first_fn} at {wording.first_where}) is never "
-            "kept: only other parts of the object are taken before the local is dropped, so "
-            "that build is thrown away"
+            f"kept: {dropped}, so that build is thrown away"
         )
         if finding.cost == UNKNOWN:
             message += "; " + unknown_cost_why(finding)

@@ -33,7 +33,14 @@ from initlint.simulation.assumptions import exclusive
 from initlint.simulation.calls import CallEffects
 from initlint.simulation.cost import CostModel
 from initlint.simulation.levels import HEAVY, LIGHT, Priced
-from initlint.simulation.records import Builder, Event, FlagRef, Simulation, SimulationLimit
+from initlint.simulation.records import (
+    Builder,
+    Event,
+    FlagRef,
+    Simulation,
+    SimulationLimit,
+    part_taken,
+)
 from initlint.simulation.run_state import Call, EffectContext, Frame
 from initlint.simulation.specs import builder_shape
 from initlint.simulation.stores import StoreEffects
@@ -139,6 +146,9 @@ class Simulator:
         holder's construction reading a body that does not parse: that error (so does
         this one's construction)."""
         value = holder.effect.value
+        if holder.kind == "dropped":  # ``Call(...).part``: the object the call built
+            taken = part_taken(value)
+            value = taken[0] if taken is not None else None
         if value is None or value.kind != "call" or not value.name:
             return ()
         if holder.constructs:  # ``self.attn = attn_cls(...)``: the class the name held

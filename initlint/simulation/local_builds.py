@@ -8,9 +8,10 @@ from __future__ import annotations
 from initlint.facts.model import BodyError
 from initlint.simulation.builds import BuildPricing
 from initlint.simulation.levels import NONE
+from initlint.simulation.records import part_taken
 from initlint.simulation.run_state import EffectContext, Frame, LocalBuild
 from initlint.simulation.torch_knowledge import CONFIG_ATTRS, PART_TABLES, SELF_METHODS
-from initlint.simulation.values import TRUE
+from initlint.simulation.values import FALSE, TRUE
 
 
 class LocalEffects(BuildPricing):
@@ -29,6 +30,25 @@ class LocalEffects(BuildPricing):
             return
         ev = self.emit(frame, ctx.effect_index, eff, "local", eff.name, ctx.status, ctx.flags, ())
         frame.built[eff.name] = LocalBuild(ev)
+
+    def note_dropped_object(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
+        """``feats = make(n).features`` or ``self.body = make(n).features`` in the class's
+        own code: the object the call built is dropped as soon as its part is taken, and the
+        builds of its other parts with it. A ``dropped`` event names the part taken; its
+        ``inner`` the builds of the parts left."""
+        eff = ctx.effect
+        if ctx.shadow or ctx.status == FALSE or frame.call.ancestor:
+            return None
+        taken = part_taken(eff.value)
+        if taken is None:
+            return None
+        part = taken[1]
+        ev = self.emit(frame, ctx.effect_index, eff, "dropped", part, ctx.status, ctx.flags, ())
+        parts = self.simulator.parts_built(ev, None)
+        if isinstance(parts, BodyError):
+            return parts
+        ev.inner = tuple(p for p in parts if p.name != part and p.cost > NONE)
+        return None
 
     def on_local_use(self, frame: Frame, ctx: EffectContext) -> None:
         """A mention of a built local: a part taken, a method run on it, the object handed

@@ -22,6 +22,19 @@ class SimulationLimit(Exception):
     """A simulation reached MAX_DEPTH or MAX_FRAMES: the class was not fully analysed."""
 
 
+def part_taken(value: Expr | None) -> tuple[Expr, str] | None:
+    """The call and the part of ``Call(...).part`` (under more attributes or an index too:
+    ``Call(...).part[:4]``): an object built only to take one part of it, and dropped at
+    once. None for any other value."""
+    node = value
+    while node is not None and node.kind in ("attr", "subscript"):
+        receiver = node.receiver
+        if node.kind == "attr" and receiver is not None and receiver.kind == "call":
+            return (receiver, node.attr) if receiver.name and node.attr else None
+        node = receiver
+    return None
+
+
 @dataclass(frozen=True)
 class FlagRef:
     """A parameter of an ``__init__`` whose value guards some work."""
@@ -35,7 +48,8 @@ class FlagRef:
 class Event:
     index: int
     # buffer | call | assign | mutate | super_init | delete (``del self.x``) | touch (reads and
-    # writes self attrs) | nested (``self.attn.qkv = v``: name ``attn.qkv``)
+    # writes self attrs) | nested (``self.attn.qkv = v``: name ``attn.qkv``) | local (an
+    # object built into a local) | dropped (``Call(...).part``: name ``part``)
     kind: EffectKind
     name: str
     fn: FunctionInfo

@@ -43,6 +43,9 @@ class StoreEffects(LocalEffects):
         if status == TRUE:
             self._note_attempts(frame, ctx)
             self.note_local_build(frame, ctx)
+        dropped = self.note_dropped_object(frame, ctx)
+        if dropped is not None:
+            return dropped
         frame.local_values[eff.name] = eff.value if status == TRUE else None
         if status == TRUE:
             frame.changed.discard(eff.name)  # a new object (``changed`` holds few names)
@@ -232,6 +235,8 @@ class StoreEffects(LocalEffects):
         if isinstance(stored, BodyError):
             return stored
         self._record_stored_value(frame, ctx, stored)
+        if ctx.effect.kind == "assign":
+            return self.note_dropped_object(frame, ctx)
         return None
 
     def _record_stored_value(self, frame: Frame, ctx: EffectContext, stored: StoredValue) -> None:

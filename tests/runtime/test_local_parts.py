@@ -92,3 +92,21 @@ def test_an_object_kept_whole_loses_nothing(case: Path) -> None:
 
     assert lost(lambda: m.Whole(WIDTH)) == set()
     assert 43 not in statics(case) and 44 not in statics(case)
+
+
+def test_a_part_taken_from_an_object_never_bound_leaves_the_rest(case: Path) -> None:
+    import pkg.nets as m
+
+    stem = {("weight", (WIDTH, 3, 3, 3)), ("bias", (WIDTH,))}
+    fc = {("weight", (100, WIDTH)), ("bias", (100,))}
+    assert lost(lambda: m.Taken(WIDTH)) == stem | fc
+    assert lost(lambda: m.TakenIntoLocal(WIDTH)) == stem | fc
+    found = statics(case)
+    assert found[53] == "fc" and found[61] == "fc"
+
+
+def test_a_field_of_a_plain_object_leaves_nothing(case: Path) -> None:
+    import pkg.nets as m
+
+    assert lost(lambda: m.Sized(WIDTH)) == set()
+    assert 75 not in statics(case)
