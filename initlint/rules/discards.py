@@ -102,6 +102,8 @@ def _part_discards(sim: Simulation) -> Iterator[RepeatFinding]:
         if e.kind == "nested" and _used_between(sim, holder, e):
             continue
         first = e.inner[-1]
+        if _placeholder(first):
+            continue  # (``self.conv = nn.Identity()`` in the object's class: a slot to fill)
         if first.status == MAYBE:
             # (the object was simulated without the arguments it was given, which may be
             # the ones that leave the part out: ``nn.Linear(a, b, bias=False)``)

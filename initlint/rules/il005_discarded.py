@@ -72,9 +72,10 @@ whose part the class drops is reported the same way (one whose part it rebuilds 
 No fix is offered: leaving the part out needs an argument of that class, where it has one
 (`num_classes`).
 
-The same holds for an object the class's own code builds into a local on every path (`net =
-resnet50()`): a part of it replaced before the object is used (`net.fc = nn.Linear(d, n)`),
-and the parts left behind when the code takes some (`self.body = net.layer4`,
+The same holds for an object the class's own code builds into a local (`net =
+resnet50()`): a part of it replaced before the object is used (`net.fc = nn.Linear(d, n)`;
+`possible` when the build runs on some paths only, as in a loop's body), and, for a build on
+every path, the parts left behind when the code takes some (`self.body = net.layer4`,
 `nn.Sequential(net.stem, net.body)`) and never hands the object itself on (no argument,
 return, store, container, loop over it or method that hands parts out, such as
 `net.children()`; `net.eval()` or `net.load_state_dict(sd)` keep it where it is). The

@@ -11,19 +11,27 @@ from initlint.simulation.levels import NONE
 from initlint.simulation.records import part_taken
 from initlint.simulation.run_state import EffectContext, Frame, LocalBuild
 from initlint.simulation.torch_knowledge import CONFIG_ATTRS, PART_TABLES, SELF_METHODS
-from initlint.simulation.values import FALSE, TRUE
+from initlint.simulation.values import FALSE, MAYBE, TRUE
 
 
 class LocalEffects(BuildPricing):
     """Following the objects a frame built into locals."""
 
     def note_local_build(self, frame: Frame, ctx: EffectContext) -> None:
-        """``net = resnet50()`` in the class's own code, on every path, where the frame
-        mentions ``net`` later: its ``local`` event, and a record of how the frame uses it."""
+        """``net = resnet50()`` in the class's own code, where the frame mentions ``net``
+        later: its ``local`` event, and a record of how the frame uses it. A build on some
+        paths only (a loop's body, a branch) is followed for the parts replaced on it; the
+        parts left behind are counted only for a build on every path."""
         eff = ctx.effect
         value = eff.value
-        if ctx.shadow or ctx.status != TRUE or frame.call.ancestor:
+        if ctx.shadow or frame.call.ancestor:
             return  # (an ancestor's own waste is reported on the ancestor)
+        held = frame.built.get(eff.name)
+        if held is not None:  # rebound: the old object is gone, or on some paths kept
+            if ctx.status == TRUE:
+                del frame.built[eff.name]
+            else:
+                held.whole = True
         if value is None or value.kind != "call" or not value.name:
             return
         if not any(e.kind == "local_use" and e.name == eff.name for e in frame.body.effects):
@@ -81,6 +89,7 @@ class LocalEffects(BuildPricing):
         if held.whole or held.called or part in held.taken or part in held.patched:
             return None
         held.patched.add(part)
+        status = ctx.status if held.event.status == TRUE else MAYBE
         cost = self.value_cost(frame, eff.value)
         if isinstance(cost, BodyError):
             return cost
@@ -91,7 +100,7 @@ class LocalEffects(BuildPricing):
             eff,
             "objattr",
             eff.name,
-            ctx.status,
+            status,
             ctx.flags,
             (),
             cost=cost,
@@ -108,7 +117,7 @@ class LocalEffects(BuildPricing):
         it never handed on, is dropped with the frame; its ``local`` event names the builds
         of the parts not taken (its ``inner``)."""
         for held in frame.built.values():
-            if held.whole or not held.taken:
+            if held.whole or not held.taken or held.event.status != TRUE:
                 continue
             parts = self.simulator.parts_built(held.event, None)
             if isinstance(parts, BodyError):

@@ -42,7 +42,7 @@ class StoreEffects(LocalEffects):
             reads |= self.fed_reads(frame, ctx.effect_index)
         if status == TRUE:
             self._note_attempts(frame, ctx)
-            self.note_local_build(frame, ctx)
+        self.note_local_build(frame, ctx)
         dropped = self.note_dropped_object(frame, ctx)
         if dropped is not None:
             return dropped
