@@ -157,3 +157,53 @@ def test_a_tied_weight_throws_away_the_one_built(
         (d.code, d.severity, d.confidence, d.message.split("`")[1]) for d in report.diagnostics
     ]
     assert found == [("IL005", "error", "possible", "self.head.weight")]
+
+
+NEW_NUMBERS = """
+import torch
+import torch.nn as nn
+
+
+class Proj(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(n, n))
+
+
+class Scaled(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.ms = Proj(n)
+        self.ms.weight.data = torch.eye(n)
+
+
+class Local(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        layer = Proj(n)
+        layer.weight.data = torch.eye(n)
+        self.layer = layer
+
+
+class FromItsOwn(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.ms = Proj(n)
+        self.ms.weight.data = self.ms.weight.data * 2
+"""
+
+
+def test_new_numbers_in_a_part_s_tensor_throw_its_build_away(tmp_path: Path) -> None:
+    """``m.weight.data = v`` drops what the part's build allocated and filled, as ``m.weight
+    = v`` does; new numbers made from the old ones keep them."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "numbers"\n')
+    (tmp_path / "numbers.py").write_text(NEW_NUMBERS)
+    report = check([tmp_path], cwd=tmp_path, use_cache=False)
+    found = {
+        d.class_name.rpartition(".")[2]: (d.code, d.severity, d.message.split("`")[1])
+        for d in report.diagnostics
+    }
+    assert found == {
+        "Scaled": ("IL005", "error", "self.ms.weight"),
+        "Local": ("IL005", "error", "layer.weight"),
+    }

@@ -540,6 +540,7 @@ class FunctionReader(EffectLog):
             for name in names_loaded(value):
                 carried |= self.taint.get(name, set())
         for target, vexpr in flat:
+            target = self._storage_owner(target)
             if (
                 isinstance(target, ast.Attribute)
                 and self.self_name
@@ -565,6 +566,21 @@ class FunctionReader(EffectLog):
                     self.taint.pop(target.id, None)
             else:
                 self._store_elsewhere(target, vexpr, carried, guard, stmt)
+
+    def _storage_owner(self, target: ast.expr) -> ast.expr:
+        """``self.fc.weight`` for ``self.fc.weight.data`` (``net.fc.weight`` for a local's):
+        new numbers in the part's tensor throw away what its build allocated and filled, as
+        storing a new tensor there does. ``self.weight.data`` stays: a tensor of ``self``
+        filled anew is not a part replaced."""
+        if (
+            isinstance(target, ast.Attribute)
+            and target.attr == "data"
+            and isinstance(target.value, ast.Attribute)
+            and isinstance(target.value.value, ast.Attribute | ast.Name)
+            and not is_name(target.value.value, self.self_name)
+        ):
+            return target.value
+        return target
 
     def _store_elsewhere(
         self,

@@ -63,7 +63,8 @@ A part of an object counts too. An object the class's own code stored (`self.mod
 ResNet(...)`, or a factory's result, `self.model = resnet50()`, followed through every
 `return` of the factory to the one class they construct), whose part it then replaces, drops
 or ties to another (`self.model.fc = nn.Linear(d, n)`, `self.model.fc = None`,
-`self.head.weight = self.embed.weight`) before anything uses the object (reading how its
+`self.head.weight = self.embed.weight`, or new numbers for a part's tensor,
+`self.ms.weight.data = torch.eye(n)`) before anything uses the object (reading how its
 parts are configured, `self.model.fc.in_features` or a weight's `shape`, is no use), throws
 away the part that object's construction built: the severity is that part's. Only a part the
 construction builds on every path is counted, as the object is simulated without the
