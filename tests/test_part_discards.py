@@ -207,3 +207,45 @@ def test_new_numbers_in_a_part_s_tensor_throw_its_build_away(tmp_path: Path) -> 
         "Scaled": ("IL005", "error", "self.ms.weight"),
         "Local": ("IL005", "error", "layer.weight"),
     }
+
+
+DEFAULTS = """
+import torch
+import torch.nn as nn
+
+
+class Table(nn.Module):
+    def __init__(self, n, _weight=None):
+        super().__init__()
+        if _weight is None:
+            self.weight = nn.Parameter(torch.randn(n, n))
+        else:
+            self.weight = nn.Parameter(_weight)
+
+
+class Tied(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.table = Table(n)
+        self.table.weight = nn.Parameter(torch.eye(n))
+
+
+class Given(nn.Module):
+    def __init__(self, n, w):
+        super().__init__()
+        self.table = Table(n, _weight=w)
+        self.table.weight = nn.Parameter(torch.eye(n))
+"""
+
+
+def test_a_parameter_the_call_leaves_out_holds_its_default(tmp_path: Path) -> None:
+    """``Table(n)`` leaves ``_weight`` at None: the branch that builds the weight runs, and
+    replacing it throws that build away. Given a weight, the object builds none."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "defaults"\n')
+    (tmp_path / "defaults.py").write_text(DEFAULTS)
+    report = check([tmp_path], cwd=tmp_path, use_cache=False)
+    found = {
+        d.class_name.rpartition(".")[2]: (d.code, d.severity, d.confidence)
+        for d in report.diagnostics
+    }
+    assert found == {"Tied": ("IL005", "error", "definite")}

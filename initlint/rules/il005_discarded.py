@@ -67,8 +67,10 @@ or ties to another (`self.model.fc = nn.Linear(d, n)`, `self.model.fc = None`,
 `self.ms.weight.data = torch.eye(n)`) before anything uses the object (reading how its
 parts are configured, `self.model.fc.in_features` or a weight's `shape`, is no use), throws
 away the part that object's construction built: the severity is that part's. Only a part the
-construction builds on every path is counted, as the object is simulated without the
-arguments it was given (`nn.Linear(a, b, bias=False)` builds no bias). An ancestor's object
+construction builds on every path is counted: the object is simulated with the parameters
+the call leaves out at their defaults and the ones it passes unknown (`nn.Embedding(n, d)`
+builds its weight, `_weight` left at None; `nn.Linear(a, b, bias=flag)` may build no bias,
+so that bias is not counted). An ancestor's object
 whose part the class drops is reported the same way (one whose part it rebuilds is IL003's).
 No fix is offered: leaving the part out needs an argument of that class, where it has one
 (`num_classes`).

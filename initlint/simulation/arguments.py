@@ -43,6 +43,15 @@ class ArgumentBinding(ExpressionEval):
                     self.own_types[p.name] = (module, p.annotation)
         return env
 
+    def bind_defaults(
+        self, env: dict[str, Val], params: tuple[Param, ...], names: frozenset[str], module: Module
+    ) -> None:
+        """The parameters in ``names``, which a caller initlint sees left out, take their
+        defaults in ``env`` (``bind_top`` leaves every one unknown)."""
+        for p in params:
+            if p.name in names and p.default is not None:
+                env[p.name] = self._default(module, p)
+
     def _default(self, module: Module | None, p: Param) -> Val:
         """What a parameter left out holds: its default (a constant, or a class it names,
         resolved in the callee's ``module``); unknown otherwise, or without a default."""

@@ -95,9 +95,14 @@ class Simulator:
         return known
 
     def simulate(
-        self, cls: ClassInfo, inject: tuple[str, Const] | None = None
+        self,
+        cls: ClassInfo,
+        inject: tuple[str, Const] | None = None,
+        left_out: frozenset[str] = frozenset(),
     ) -> Simulation | BodyError | None:
-        """Simulate constructing ``cls``. ``inject`` adds ``name=value`` to C's super call.
+        """Simulate constructing ``cls``. ``inject`` adds ``name=value`` to C's super call;
+        the parameters of C's ``__init__`` in ``left_out`` take their defaults (a caller
+        initlint sees did not pass them), the others stay unknown.
 
         Memoised: the result is shared and must not be changed by its readers. Raises
         SimulationLimit (every time) when the simulation stopped at a limit. A body the
@@ -106,10 +111,12 @@ class Simulator:
         memoised (the body stays unread, so a later simulation meets it again; the cost
         model's memo tables keep nothing of it). Nothing else is known of such a class."""
         key = (cls.qualname, "" if inject is None else f"{inject[0]}={inject[1]!r}")
+        if left_out:
+            key = (key[0], f"{key[1]};defaults {','.join(sorted(left_out))}")
         if key in self._memo:
             result = self._memo[key]
         else:
-            simulated = self._simulate(cls, inject)
+            simulated = self._simulate(cls, inject, left_out)
             if isinstance(simulated, BodyError):
                 return simulated
             result = self._memo[key] = simulated
@@ -118,7 +125,7 @@ class Simulator:
         return result
 
     def _simulate(
-        self, cls: ClassInfo, inject: tuple[str, Const] | None
+        self, cls: ClassInfo, inject: tuple[str, Const] | None, left_out: frozenset[str]
     ) -> Simulation | BodyError | None:
         mro_res = self.index.mro(cls.qualname)
         if not mro_res.ok:
@@ -134,6 +141,7 @@ class Simulator:
         run = _Run(self, sim)
         run.inject = inject
         env = run.bind_top(body.params, init.module)
+        run.bind_defaults(env, body.params, left_out, init.module)
         error = run.execute(init, env, ancestor=False, parent=None, status=TRUE, flags=(), depth=0)
         return sim if error is None else error
 
@@ -155,6 +163,7 @@ class Simulator:
             target: Target | None = Target("class", holder.constructs)
         else:
             target = self.index.resolve(holder.fn.module, value.name)
+        direct = target is not None and target.kind == "class"
         if target is not None and target.kind == "function":
             target = self._returned_class(target.name, FACTORY_DEPTH)
         if target is None or target.kind != "class":
@@ -162,9 +171,11 @@ class Simulator:
         info = self.index.class_info(target.name)
         if info is None or info.qualname in self._building:
             return ()
+        # (a factory's arguments are its own, not the class's)
+        left_out = self._left_out(info, value) if direct else frozenset[str]()
         self._building.add(info.qualname)
         try:
-            inner = self.simulate(info)
+            inner = self.simulate(info, left_out=left_out)
         except SimulationLimit:
             return ()
         finally:
@@ -178,6 +189,26 @@ class Simulator:
             and not e.shadow
             and ((e.kind == "assign" and e.expensive) or (e.kind == "buffer" and not e.value_const))
         )
+
+    def _left_out(self, info: ClassInfo, call: Expr) -> frozenset[str]:
+        """The parameters of ``info``'s ``__init__`` that ``call`` does not pass: they hold
+        their defaults in the object it builds. None known when ``*``/``**`` is passed."""
+        if any(k == "" or k.startswith("*") for k in call.keywords):
+            return frozenset()
+        mro_res = self.index.mro(info.qualname)
+        init = self.index.lookup_method(mro_res.classes, "__init__") if mro_res.ok else None
+        body = init.facts.load() if init is not None else None
+        if body is None or isinstance(body, BodyError):
+            return frozenset()
+        positional = len(call.children) if call.value is None else int(call.value)
+        named = set(call.keywords)
+        out: set[str] = set()
+        for p in body.params[1:]:
+            if p.kind in ("pos", "posonly") and positional > 0:
+                positional -= 1
+            elif p.kind not in ("vararg", "kwarg") and p.name not in named:
+                out.add(p.name)
+        return frozenset(out)
 
     def _returned_class(self, function: str, depth: int) -> Target | None:
         """The class a factory's every ``return`` constructs (``return ResNet(...)``, a local
