@@ -85,6 +85,8 @@ def _label(ev: Event) -> str:
         return f"initialise self.{ev.name} in place"
     if ev.kind == "local":
         return f"build into local {ev.name}"
+    if ev.kind == "rerun":
+        return f"run {ev.name}() again on an object built here"
     if ev.kind == "dropped":
         return f"take part {ev.name} of an object built here, and drop the object"
     if ev.kind == "objattr":

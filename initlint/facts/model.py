@@ -134,6 +134,7 @@ EffectKind = Literal[
     "helper",
     "local_use",
     "dropped",
+    "rerun",
 ]
 ParamKind = Literal["posonly", "pos", "vararg", "kwonly", "kwarg"]
 

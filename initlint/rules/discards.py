@@ -78,7 +78,12 @@ def find_discards(sim: Simulation) -> list[RepeatFinding]:
             if known is None or got.first.cost > known.first.cost:
                 found[got.by[0].index] = got
     return sorted(
-        [*(_finding(sim, found[k]) for k in found), *_part_discards(sim), *_local_discards(sim)],
+        [
+            *(_finding(sim, found[k]) for k in found),
+            *_part_discards(sim),
+            *_local_discards(sim),
+            *_reruns(sim),
+        ],
         key=lambda f: f.event.index,
     )
 
@@ -170,6 +175,39 @@ def _local_discards(sim: Simulation) -> Iterator[RepeatFinding]:
         )
 
 
+def _reruns(sim: Simulation) -> Iterator[RepeatFinding]:
+    """A method run again on an object the class's own code built, whose construction ran
+    it already (``self.xtts = Xtts(cfg)``, then ``self.xtts.init_models()``), before
+    anything used the object: the parts that first run built are built anew, and the first
+    ones thrown away. One finding per call, about the heaviest part."""
+    for e in sim.events:
+        holder = e.holder
+        if e.kind != "rerun" or holder is None or e.shadow or not e.inner:
+            continue
+        if never_both(holder, e) or _used_between(sim, holder, e):
+            continue
+        first = max(e.inner, key=lambda p: p.cost)  # (the earliest among equals)
+        if first.cost <= NONE:
+            continue
+        cls = built_name(holder)
+        held, _, method = e.name.partition(".")
+        yield RepeatFinding(
+            CODE,
+            sim,
+            e,
+            first,
+            confidence_of(e, holder, first),
+            f"`self.{held}.{first.name}` (a part of the {cls} in `self.{held}`, which its "
+            f"construction's `{method}()` built and this `{method}()` builds again)",
+            cost=max(first.cost, LIGHT),
+            holder=holder,
+            no_fix=(
+                f"{cls}'s construction already runs `{method}()`: call it once, or build "
+                f"the {cls} without it"
+            ),
+        )
+
+
 def _used_between(sim: Simulation, holder: Event, e: Event) -> bool:
     """Whether anything between storing ``holder`` and replacing its part ``e`` may use
     the object (a call on it, a read of it handed on); the statements that replace its
@@ -178,7 +216,7 @@ def _used_between(sim: Simulation, holder: Event, e: Event) -> bool:
     parts = {
         (x.frame, x.effect.stmt)
         for x in sim.events
-        if x.kind == "nested" and x.name.split(".", 1)[0] == name
+        if x.kind in ("nested", "rerun") and x.name.split(".", 1)[0] == name
     }
     for x in sim.events[holder.index + 1 : e.index]:
         if x.shadow or (x.kind == "touch" and (x.frame, x.effect.stmt) in parts):

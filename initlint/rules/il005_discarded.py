@@ -88,6 +88,11 @@ part of it, and never bound (`self.body = resnet50().layer4`, `feats =
 vgg16_bn().features`), leaves the rest at once, wherever the statement runs: the same
 finding, on that line. No fix is offered.
 
+A method run again on an object the class's own code built, whose construction already ran
+it (`self.model = Model(cfg)`, then `self.model.init_models()`), before anything used the
+object, builds anew the parts that first run built on every path: the first ones are thrown
+away. The finding names the heaviest. No fix is offered: which run to keep is a choice.
+
 The numbers of a tensor are a value too: a tensor of `self` that an ancestor's code
 initialised in place (`init.kaiming_uniform_(self.weight)` in torch's
 `Linear.reset_parameters`, a project base's init pass) and that the class's own code fills

@@ -14,7 +14,7 @@ from initlint.simulation.records import Event, FlagRef
 from initlint.simulation.run_state import Call, EffectContext, Frame, KeyArgs
 from initlint.simulation.stores import StoreEffects
 from initlint.simulation.torch_knowledge import torch_params, torch_shape, torch_vector
-from initlint.simulation.values import Origin, Val
+from initlint.simulation.values import TRUE, Origin, Val
 
 
 class CallEffects(StoreEffects):
@@ -88,10 +88,30 @@ class CallEffects(StoreEffects):
             unkeyed=self.unkeyed,
         )
 
-    def on_held_call(self, frame: Frame, ctx: EffectContext) -> None:
+    def on_held_call(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
         """``self.held.method(...)``: work on another object. The cost model prices it as
-        part of the class's construction; the simulation, which follows ``self``, has
-        nothing to record (the statement's touch says what it reads and may change)."""
+        part of the class's construction (the statement's touch says what it reads and may
+        change). When the class's own code built that object, and the object's construction
+        already ran ``method`` (``self.xtts = Xtts(cfg)``, then ``self.xtts.init_models()``),
+        a ``rerun`` event names the parts that run built: running it again builds them
+        anew."""
+        eff = ctx.effect
+        if ctx.shadow or frame.call.ancestor:
+            return None
+        holder = self.last_assign.get(eff.target)
+        if holder is None or holder.ancestor or holder.status != TRUE:
+            return None
+        rebuilt = self.simulator.rerun_builds(holder, eff.name)
+        if isinstance(rebuilt, BodyError):
+            return rebuilt
+        if not rebuilt:
+            return None
+        name = f"{eff.target}.{eff.name}"
+        cost = max(p.cost for p in rebuilt)
+        ev = self.emit(
+            frame, ctx.effect_index, eff, "rerun", name, ctx.status, ctx.flags, (), cost=cost
+        )
+        ev.holder, ev.inner = holder, rebuilt
         return None
 
     def on_init(self, frame: Frame, ctx: EffectContext) -> None:

@@ -39,6 +39,7 @@ from initlint.simulation.records import (
     FlagRef,
     Simulation,
     SimulationLimit,
+    events_inside,
     part_taken,
 )
 from initlint.simulation.run_state import Call, EffectContext, Frame
@@ -153,12 +154,50 @@ class Simulator:
         a project or dependency class, or its simulation is not at hand (a cycle, a limit). The
         holder's construction reading a body that does not parse: that error (so does
         this one's construction)."""
+        inner = self._object_simulation(holder)
+        if inner is None or isinstance(inner, BodyError):
+            return () if inner is None else inner
+        return tuple(
+            e
+            for e in inner.events
+            if (e.name == part if part is not None else "." not in e.name and e.status == TRUE)
+            and _costly_store(e)
+        )
+
+    def rerun_builds(self, holder: Event, method: str) -> tuple[Event, ...] | BodyError:
+        """The parts that the call of ``method`` in the construction of the object
+        ``holder`` stored built there, on every path (``self.init_models()`` in ``Xtts``):
+        what running it again on the object builds anew. () when that construction calls no
+        such method on every path, or is not at hand."""
+        inner = self._object_simulation(holder)
+        if inner is None or isinstance(inner, BodyError):
+            return () if inner is None else inner
+        call = next(
+            (
+                e
+                for e in inner.events
+                if e.kind == "call" and e.name == method and e.status == TRUE and not e.shadow
+            ),
+            None,
+        )
+        if call is None or call.callee is None:
+            return ()
+        return tuple(
+            e
+            for e in events_inside(inner.events, call)
+            if "." not in e.name and e.status == TRUE and _costly_store(e)
+        )
+
+    def _object_simulation(self, holder: Event) -> Simulation | BodyError | None:
+        """The simulated construction of the object ``holder`` stored or dropped (its value
+        a call of a class, or of a factory whose every return constructs one), with the
+        parameters the call leaves out at their defaults; None when there is none."""
         value = holder.effect.value
         if holder.kind == "dropped":  # ``Call(...).part``: the object the call built
             taken = part_taken(value)
             value = taken[0] if taken is not None else None
         if value is None or value.kind != "call" or not value.name:
-            return ()
+            return None
         if holder.constructs:  # ``self.attn = attn_cls(...)``: the class the name held
             target: Target | None = Target("class", holder.constructs)
         else:
@@ -167,28 +206,19 @@ class Simulator:
         if target is not None and target.kind == "function":
             target = self._returned_class(target.name, FACTORY_DEPTH)
         if target is None or target.kind != "class":
-            return ()
+            return None
         info = self.index.class_info(target.name)
         if info is None or info.qualname in self._building:
-            return ()
+            return None
         # (a factory's arguments are its own, not the class's)
         left_out = self._left_out(info, value) if direct else frozenset[str]()
         self._building.add(info.qualname)
         try:
-            inner = self.simulate(info, left_out=left_out)
+            return self.simulate(info, left_out=left_out)
         except SimulationLimit:
-            return ()
+            return None
         finally:
             self._building.discard(info.qualname)
-        if inner is None or isinstance(inner, BodyError):
-            return () if inner is None else inner
-        return tuple(
-            e
-            for e in inner.events
-            if (e.name == part if part is not None else "." not in e.name and e.status == TRUE)
-            and not e.shadow
-            and ((e.kind == "assign" and e.expensive) or (e.kind == "buffer" and not e.value_const))
-        )
 
     def _left_out(self, info: ClassInfo, call: Expr) -> frozenset[str]:
         """The parameters of ``info``'s ``__init__`` that ``call`` does not pass: they hold
@@ -536,3 +566,11 @@ def _only_passes_on(cls: ClassInfo, init: FunctionInfo) -> bool:
         return False
     eff = effects[0]
     return eff.kind == "super_init" and eff.detail == "super" and not eff.args and not eff.guard
+
+
+def _costly_store(e: Event) -> bool:
+    """A store of a part that builds something: an assignment of a costly value, or a
+    buffer or parameter registered with one (not a constant)."""
+    return not e.shadow and (
+        (e.kind == "assign" and e.expensive) or (e.kind == "buffer" and not e.value_const)
+    )

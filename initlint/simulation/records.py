@@ -49,7 +49,8 @@ class Event:
     index: int
     # buffer | call | assign | mutate | super_init | delete (``del self.x``) | touch (reads and
     # writes self attrs) | nested (``self.attn.qkv = v``: name ``attn.qkv``) | local (an
-    # object built into a local) | dropped (``Call(...).part``: name ``part``)
+    # object built into a local) | dropped (``Call(...).part``: name ``part``) | rerun
+    # (``self.held.method()`` run again: name ``held.method``)
     kind: EffectKind
     name: str
     fn: FunctionInfo
