@@ -110,8 +110,8 @@ def _part_discards(sim: Simulation) -> Iterator[RepeatFinding]:
         if _placeholder(first):
             continue  # (``self.conv = nn.Identity()`` in the object's class: a slot to fill)
         if first.status == MAYBE:
-            # (the object was simulated without the arguments it was given, which may be
-            # the ones that leave the part out: ``nn.Linear(a, b, bias=False)``)
+            # (the object was simulated with the arguments it was given unknown, and one
+            # may leave the part out: ``nn.Linear(a, b, bias=flag)``)
             continue
         if e.kind == "nested":
             cls, by, what = part_of(e, holder)

@@ -11,7 +11,7 @@ from initlint.rules.base import RepeatFinding, confidence_of, method_label
 from initlint.simulation.assumptions import exclusive
 from initlint.simulation.binding import DIFFER, SAME, own_defaults, same_args
 from initlint.simulation.levels import LIGHT, NONE
-from initlint.simulation.records import Event, FlagRef, Simulation, events_inside, part_taken
+from initlint.simulation.records import Event, FlagRef, Simulation, built_by, events_inside
 from initlint.simulation.values import MAYBE
 
 
@@ -291,10 +291,7 @@ def part_of(e: Event, holder: Event) -> tuple[str, str, str]:
 def built_name(holder: Event) -> str:
     """The class (or factory) whose call built the object ``holder`` stored, as messages
     name it (``attn_cls(...)``: the class the name held)."""
-    value = holder.effect.value
-    if holder.kind == "dropped":  # ``Call(...).part``: the call built the object
-        taken = part_taken(value)
-        value = taken[0] if taken is not None else None
+    value = built_by(holder)
     built = holder.constructs or (value.name if value is not None else holder.name)
     return built.rsplit(".", 1)[-1]
 

@@ -39,8 +39,8 @@ from initlint.simulation.records import (
     FlagRef,
     Simulation,
     SimulationLimit,
+    built_by,
     events_inside,
-    part_taken,
 )
 from initlint.simulation.run_state import Call, EffectContext, Frame
 from initlint.simulation.specs import builder_shape
@@ -192,10 +192,7 @@ class Simulator:
         """The simulated construction of the object ``holder`` stored or dropped (its value
         a call of a class, or of a factory whose every return constructs one), with the
         parameters the call leaves out at their defaults; None when there is none."""
-        value = holder.effect.value
-        if holder.kind == "dropped":  # ``Call(...).part``: the object the call built
-            taken = part_taken(value)
-            value = taken[0] if taken is not None else None
+        value = built_by(holder)
         if value is None or value.kind != "call" or not value.name:
             return None
         if holder.constructs:  # ``self.attn = attn_cls(...)``: the class the name held

@@ -35,6 +35,16 @@ def part_taken(value: Expr | None) -> tuple[Expr, str] | None:
     return None
 
 
+def built_by(holder: Event) -> Expr | None:
+    """The value whose evaluation built the object ``holder`` stands for: what it stored,
+    or for a ``dropped`` event the call whose part was taken."""
+    value = holder.effect.value
+    if holder.kind == "dropped":
+        taken = part_taken(value)
+        return taken[0] if taken is not None else None
+    return value
+
+
 @dataclass(frozen=True)
 class FlagRef:
     """A parameter of an ``__init__`` whose value guards some work."""

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import shutil
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 torch = pytest.importorskip("torch")
+
+from registrations import lost  # noqa: E402
 
 from initlint.api import check  # noqa: E402
 from initlint.runtime import trace_model  # noqa: E402
@@ -36,30 +35,6 @@ def case(forget_modules: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         monkeypatch.delitem(sys.modules, mod)  # another fixture's `pkg`
     monkeypatch.syspath_prepend(str(copy))
     return copy
-
-
-@contextmanager
-def registered() -> Iterator[list[tuple[str, Any]]]:
-    """Every parameter registered on any module while the block runs: (name, tensor)."""
-    seen: list[tuple[str, Any]] = []
-
-    def hook(module: Any, name: str, param: Any) -> None:
-        seen.append((name, param))
-
-    handle = torch.nn.modules.module.register_module_parameter_registration_hook(hook)
-    try:
-        yield seen
-    finally:
-        handle.remove()
-
-
-def lost(build: Callable[[], Any]) -> set[tuple[str, tuple[int, ...]]]:
-    """The parameters the construction registered that the object does not hold (by
-    identity): (name, shape)."""
-    with registered() as seen:
-        obj = build()
-    held = {id(p) for p in obj.parameters()}
-    return {(name, tuple(p.shape)) for name, p in seen if id(p) not in held}
 
 
 def statics(case: Path) -> dict[int, str]:
