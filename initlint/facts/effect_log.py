@@ -8,9 +8,17 @@ from __future__ import annotations
 
 import ast
 
-from initlint.facts.expressions import OTHER, dotted, expr_text, read_params, span_of, to_expr
+from initlint.facts.expressions import (
+    OTHER,
+    copied_params,
+    dotted,
+    expr_text,
+    read_params,
+    span_of,
+    to_expr,
+)
 from initlint.facts.model import Arg, Cond, Effect, EffectKind, Expr, Span
-from initlint.facts.reads import EVERYTHING, self_access
+from initlint.facts.reads import EVERYTHING, none_tested, self_access
 from initlint.facts.strict import strict_reads
 from initlint.facts.walk import children
 
@@ -63,6 +71,8 @@ class EffectLog:
     def __init__(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, is_method: bool) -> None:
         self.fn = fn
         params = read_params(fn.args, annotated=is_method and fn.name == "__init__")
+        if is_method and fn.name == "__init__":
+            params = copied_params(fn, params)
         self.params = params
         self.self_name = ""
         if is_method and params and params[0].kind in ("posonly", "pos"):
@@ -119,7 +129,8 @@ class EffectLog:
             # (no reads: nothing to be strict about; self passed on: nothing known)
             if self.strict and reads and EVERYTHING not in reads:
                 strict = strict_reads(nodes, self.self_name) & reads
-            self.add("touch", stmt, guard, reads=reads, writes=writes, strict=strict)
+            tested = none_tested(nodes, self.self_name) & reads
+            self.add("touch", stmt, guard, reads=reads, writes=writes, strict=strict, tested=tested)
 
     def self_attr(self, node: ast.AST) -> str:
         """``x`` for ``self.x``, else ""."""
@@ -268,6 +279,7 @@ class EffectLog:
         reads: frozenset[str] = frozenset(),
         writes: frozenset[str] = frozenset(),
         strict: frozenset[str] = frozenset(),
+        tested: frozenset[str] = frozenset(),
         fan: bool = False,
     ) -> int:
         """Record one effect of the statement ``stmt`` (at ``node`` within it); its index."""
@@ -288,6 +300,7 @@ class EffectLog:
                 reads=reads,
                 writes=writes,
                 strict=strict,
+                tested=tested,
                 protected=self.protect > 0,
                 fan=fan,
             )

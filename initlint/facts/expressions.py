@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 from initlint.facts.model import Cond, CondOp, Const, Expr, ExprKind, Param, ParamKind, Span
 
@@ -174,6 +175,13 @@ def to_expr(node: ast.AST, depth: int = 0) -> Expr:
     if isinstance(node, ast.Set | ast.Dict | ast.JoinedStr):
         kids = [to_expr(c, d) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)]
         return _expr("op", children=tuple(kids))
+    if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp) and _plain_loop(node):
+        # ``[Wrap(x) for x in self.skips]``: the loop's name rides along, then what it
+        # walks and what each item becomes
+        loop = node.generators[0]
+        assert isinstance(loop.target, ast.Name)  # (_plain_loop)
+        walked = (to_expr(loop.iter, d), to_expr(node.elt, d))
+        return _expr("op", name="comp", attr=loop.target.id, children=walked)
     if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
         parts: list[ast.expr] = [g.iter for g in node.generators]
         parts += [cond for g in node.generators for cond in g.ifs]
@@ -346,6 +354,49 @@ def read_params(args: ast.arguments, annotated: bool = False) -> tuple[Param, ..
     if args.kwarg:
         out.append(Param(args.kwarg.arg, "kwarg"))
     return tuple(out)
+
+
+def _plain_loop(node: ast.ListComp | ast.SetComp | ast.GeneratorExp) -> bool:
+    """One ``for name in ...`` and no ``if``."""
+    if len(node.generators) != 1:
+        return False
+    loop = node.generators[0]
+    return isinstance(loop.target, ast.Name) and not loop.ifs and not loop.is_async
+
+
+def copied_params(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef, params: tuple[Param, ...]
+) -> tuple[Param, ...]:
+    """``params`` with ``copied_by`` set on each that ``fn``'s body mentions only as the one
+    positional argument of calls of one plainly named callee (``deepcopy(module)``). Any
+    other mention (stored, passed on, rebound, read by a nested function, ``locals()``)
+    keeps the parameter out."""
+    names = {p.name for p in params[1:]}
+    callee: dict[str, str] = {}
+    spoilt: set[str] = set()
+    copies: set[int] = set()  # the ``Name`` nodes that are a copy call's argument
+    for stmt in fn.body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call):
+                if _reflective(node.func):
+                    spoilt.update(names)
+                arg = node.args[0] if len(node.args) == 1 and not node.keywords else None
+                name = dotted(node.func)
+                if isinstance(arg, ast.Name) and arg.id in names and name:
+                    copies.add(id(arg))
+                    if callee.setdefault(arg.id, name) != name:
+                        spoilt.add(arg.id)
+            elif isinstance(node, ast.Name) and node.id in names and id(node) not in copies:
+                spoilt.add(node.id)
+    return tuple(
+        replace(p, copied_by=callee[p.name]) if p.name in callee and p.name not in spoilt else p
+        for p in params
+    )
+
+
+def _reflective(func: ast.expr) -> bool:
+    """``locals()``, ``vars()``, ``eval(...)``: a call that may read any local by name."""
+    return isinstance(func, ast.Name) and func.id in ("locals", "vars", "eval", "exec")
 
 
 def _param(arg: ast.arg, kind: ParamKind, default: ast.expr | None, annotated: bool) -> Param:

@@ -203,6 +203,9 @@ class Effect:
     # A touch's reads that happen for sure when the statement runs, before anything could set
     # them (``facts.strict``): one that is definitely unset then raises AttributeError.
     strict: frozenset[str] = frozenset()
+    # A touch's reads that the statement mentions only in an identity test against None
+    # (``if self.norm is not None:``): whether an object is there, nothing read of it.
+    tested: frozenset[str] = frozenset()
     # Inside a ``try`` (body, handlers, else) or a ``with`` body: an exception raised here may
     # be caught, so it does not end the construction for sure.
     protected: bool = False
@@ -223,6 +226,10 @@ class Param:
     # ``Optional[Subs]``, ``Union[A, B]``, ``A | B`` (their members); () for anything else,
     # and for a parameter of any function but a method ``__init__``.
     annotation: tuple[str, ...] = ()
+    # An ``__init__``'s parameter that its body mentions only as the one argument of calls
+    # of the same callee, ``self.real = deepcopy(module)``: that callee, dotted as written
+    # ("" for any other parameter). What the object keeps of such a value is a copy.
+    copied_by: str = ""
 
 
 class SourceText:

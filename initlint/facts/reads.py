@@ -108,3 +108,35 @@ def self_access(
                         reads.add(node.args[1].value)  # like `del self.x`: x must exist
         stack.extend(children(node))  # order is free: `handled` is set by a parent
     return frozenset(reads), frozenset(writes)
+
+
+def none_tested(nodes: list[ast.AST], self_name: str) -> frozenset[str]:
+    """The ``self`` attributes that ``nodes`` mention only as an operand of an identity
+    test against ``None`` (``self.norm is not None``): such a test asks whether there is an
+    object, and reads nothing of it."""
+    if not self_name:
+        return frozenset()
+    tested: set[str] = set()
+    other: set[str] = set()
+    operands: set[int] = set()  # id() of the ``self.x`` nodes that a None test compares
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        if (
+            isinstance(node, ast.Compare)
+            and len(node.ops) == 1
+            and isinstance(node.ops[0], ast.Is | ast.IsNot)
+        ):
+            left, right = node.left, node.comparators[0]
+            for a, b in ((left, right), (right, left)):
+                if isinstance(b, ast.Constant) and b.value is None:
+                    operands.add(id(a))
+        elif isinstance(node, ast.Attribute) and is_self(node.value, self_name):
+            (tested if id(node) in operands else other).add(node.attr)
+            continue
+        stack.extend(children(node))  # (a parent comes before its children)
+    return frozenset(tested - other)
+
+
+def is_self(node: ast.AST, self_name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == self_name

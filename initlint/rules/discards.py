@@ -48,7 +48,10 @@ def find_discards(sim: Simulation) -> list[RepeatFinding]:
     stores: dict[str, list[Event]] = {}
     uses: dict[str, list[Event]] = {}  # by name; "*": what may read every attribute
     # (``del self.x`` reads x only to drop it: its statement's touch is no use of x)
-    dropped = {(e.frame, e.effect.span, e.name) for e in sim.events if e.kind == "delete"}
+    # (nor is the read of a store that hands it to a class keeping only copies of it)
+    dropped = {
+        (e.frame, e.effect.span, e.name) for e in sim.events if e.kind == "delete" or e.copied_by
+    }
     for e in sim.events:
         if e.shadow:
             continue
@@ -276,11 +279,31 @@ def _discard(sim: Simulation, first: Event, after: Sequence[Event]) -> Discard |
                 break  # the value is gone: what is stored after it replaces nothing
 
         elif e.kind not in _REPLACES:
+            if _tests_presence(e, name, after):
+                continue  # ``if self.x is not None: self.x = Wrap(...)``: no read of it
             break  # a use of the value (``after`` holds only stores of the name and uses)
     if not by or not _ours(sim, first, by[0]) or _aliased(first) or first.memo:
         # (a memoised factory's object lives on in its cache: shared, not thrown away)
         return None
     return Discard(first, tuple(by), not cut and _covers(first, by))
+
+
+def _tests_presence(use: Event, name: str, after: Sequence[Event]) -> bool:
+    """Whether ``use`` is the head of a statement that mentions ``self.<name>`` only to
+    test it against None, and holds a store of it: asking whether an object is there reads
+    nothing of it, and the store that replaces it is the statement's own."""
+    if use.kind != "touch" or name not in use.effect.tested or use.effect.stmt_span is None:
+        return False
+    outer = use.effect.stmt_span
+    return any(
+        e.kind in _STORES
+        and e.name == name
+        and e.frame == use.frame
+        and outer.line <= e.effect.span.line
+        and e.effect.span.end_line <= outer.end_line
+        and e.effect.span != outer
+        for e in after
+    )
 
 
 def _ours(sim: Simulation, first: Event, second: Event) -> bool:
@@ -463,6 +486,12 @@ def _no_fix(found: Discard) -> str:
         owner = first.fn.owner
         where = owner.qualname.rsplit(".", 1)[-1] if owner is not None else "an ancestor"
         return f"the build runs in {where}'s code, for its other users too: switch it off there"
+    copied = found.by[0].copied_by
+    if copied:
+        return (
+            f"{copied} keeps only deep copies of it: let {copied} keep the object it is "
+            "handed, or build it there"
+        )
     dropped = next((e for e in found.by if e.kind == "delete"), None)
     if dropped is not None:
         line = dropped.effect.span.line

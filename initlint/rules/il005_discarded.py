@@ -106,7 +106,13 @@ A build in an ancestor has no fix here: other classes run that code too; a flag 
 switch it off. A build dropped by `del` has no fix either: the build and the `del` go
 together.
 
-Anything that may see the first value between the two stores is a use, and nothing is
+A class that keeps only deep copies of what it is handed (its `__init__` mentions the
+parameter only in `copy.deepcopy(module)`, never stores or passes on the object itself)
+does not keep the value: `self.x = Complexified(self.x)`, or `nn.ModuleList([Complexified(m)
+for m in self.skips])`, copies the first value and drops it with the store, which is then
+reported like any replacement (no fix: the copying class is what would change).
+
+Anything else that may see the first value between the two stores is a use, and nothing is
 reported: reading `self.x` (wrapping it, `self.x = Wrapper(self.x)`; putting it in a
 container; passing it to a function or a constructor; aliasing it, `self.y = self.x`, or
 through a chain, `self.x = self.y = v`, which builds `v` once), a
@@ -230,6 +236,8 @@ class Layer(Unit):
         if isinstance(finding, RepeatFinding) and finding.event.kind in ("local", "dropped"):
             return f"{finding.what} never kept"
         again = "done again" if init else "replaced"
+        if isinstance(finding, RepeatFinding) and finding.event.copied_by:
+            return f"{finding.what} replaced by deep copies of it"
         return f"{finding.what} {again} before anything read it"
 
     def message(self, finding: Finding, wording: Wording) -> str:
@@ -244,9 +252,15 @@ class Layer(Unit):
             how = f"possibly {done} here (on some paths)"
         else:
             how = f"{done} here"
+        copied = finding.event.copied_by
+        unread = (
+            f"by deep copies of it ({copied} keeps only copies of what it is handed)"
+            if copied
+            else "before anything reads it"
+        )
         message = (
             f"{finding.what} built by {wording.first_fn} at {wording.first_where} is {how} "
-            "before anything reads it: that build is thrown away"
+            f"{unread}: that build is thrown away"
         )
         if wording.alternatives:
             message += f" (replaced again at {', '.join(wording.alternatives)})"

@@ -85,6 +85,10 @@ class Event:
     # (``inv = self.inv_freq`` then ``register_buffer("inv_freq", inv / f)``): the earlier
     # build was used, not discarded.
     derived: bool = False
+    # An assign whose value hands the attribute's current value only to constructors that
+    # keep deep copies of it (``self.x = Complexified(self.x)``): the first of those
+    # classes. The value is copied, then dropped with the store: no use of it.
+    copied_by: str = ""
     reads: frozenset[str] = frozenset()  # the self attributes a buffer/assign value reads
     # A registration torch's own __init__ made (nn.Linear's weight): no project code did it,
     # ``fn`` names the torch class and ``effect`` is the super call that ran it.

@@ -10,6 +10,7 @@ from initlint.facts.model import BodyError, Effect, Expr
 from initlint.index.records import FunctionInfo
 from initlint.simulation.arguments import kwarg_name
 from initlint.simulation.builds import StoredValue
+from initlint.simulation.copies import copied_by
 from initlint.simulation.levels import NONE
 from initlint.simulation.local_builds import LocalEffects
 from initlint.simulation.records import Event, FlagRef, events_inside
@@ -273,7 +274,14 @@ class StoreEffects(LocalEffects):
         if stored.routes:
             ev.memo, ev.memo_changed = stored.bindings, stored.changed
         if kind != "mutate" and eff.name in ev.reads:
-            ev.derived = True
+            copied = ""
+            if kind == "assign":
+                params = frame.body.params
+                me = params[0].name if params else "self"
+                index, module = self.simulator.index, frame.call.fn.module
+                copied = copied_by(index, module, eff.value, eff.name, me)
+            ev.derived = not copied
+            ev.copied_by = copied
         if kind == "mutate":
             self._fill(ev)
         elif not shadow:

@@ -379,6 +379,12 @@ SPECS: dict[str, dict[str, Spec]] = {
         "pkg.model:Model": ((16,), {}),
         "pkg.mixins:TableMixin": Skip("mixin only: it needs an nn.Module after it in the MRO"),
     },
+    "copying_wrapper": {
+        "pkg.layers:Complexified": ((torch.nn.Linear(2, 2),), {}),
+        "pkg.layers:Copied": ((torch.nn.Linear(2, 2),), {}),
+        "pkg.layers:Wrapped": ((torch.nn.Linear(2, 2),), {}),
+        "pkg.layers:CopiedAndKept": ((torch.nn.Linear(2, 2),), {}),
+    },
     "module_init_by_metaclass": {
         "pkg.layers:RunsModuleInit": Skip("a metaclass: it builds classes, not modules"),
     },

@@ -1,0 +1,125 @@
+"""Values handed to a constructor that keeps only deep copies of them: ``self.x =
+Complexified(self.x)``, where ``Complexified.__init__`` stores ``deepcopy(module)`` and
+never ``module``. The object ``self.x`` held is copied, then dropped with the store."""
+
+from __future__ import annotations
+
+from initlint.facts.model import BodyError, Expr, Param
+from initlint.index.project import ProjectIndex
+from initlint.index.records import Module
+
+# The callee a copying parameter must go through, resolved in its class's module.
+_DEEP_COPY = "copy.deepcopy"
+
+
+def copied_by(index: ProjectIndex, module: Module, value: Expr | None, attr: str, me: str) -> str:
+    """The class ``value`` hands ``<me>.<attr>`` to, when every mention of it in ``value``
+    is an argument that a constructor keeps only deep copies of (directly, or as the item
+    of a comprehension over it: ``[Complexified(x) for x in self.skips]``); "" otherwise."""
+    if value is None:
+        return ""
+    mentions = _mentions(value, me, attr)
+    found: list[str] = []
+    for call, at in _handed(value, me, attr):
+        cls = _copying_class(index, module, call, at)
+        if not cls:
+            return ""
+        found.append(cls)
+    return found[0] if found and len(found) == mentions else ""
+
+
+def _is_attr(e: Expr, me: str, attr: str) -> bool:
+    recv = e.receiver
+    return (
+        e.kind == "attr"
+        and e.attr == attr
+        and recv is not None
+        and recv.kind == "name"
+        and recv.name == me
+    )
+
+
+def _mentions(e: Expr, me: str, attr: str) -> int:
+    """How often ``e`` reads ``<me>.<attr>``."""
+    found = 0
+    stack = [e]
+    while stack:
+        cur = stack.pop()
+        if _is_attr(cur, me, attr):
+            found += 1
+            continue
+        if cur.receiver is not None:
+            stack.append(cur.receiver)
+        stack.extend(cur.children)
+    return found
+
+
+def _handed(e: Expr, me: str, attr: str) -> list[tuple[Expr, int]]:
+    """The calls in ``e`` that are handed ``<me>.<attr>`` as a whole argument, with where
+    it sits among their arguments; and those handed the item of a comprehension over it,
+    with where the item's name sits."""
+    out: list[tuple[Expr, int]] = []
+    stack = [e]
+    while stack:
+        cur = stack.pop()
+        if cur.kind == "call" and cur.receiver is None:
+            out.extend((cur, i) for i, c in enumerate(cur.children) if _is_attr(c, me, attr))
+        if cur.kind == "op" and cur.name == "comp" and len(cur.children) == 2:
+            walked, item = cur.children
+            if _is_attr(walked, me, attr) and item.kind == "call" and item.receiver is None:
+                loop = [
+                    i
+                    for i, c in enumerate(item.children)
+                    if c.kind == "name" and c.name == cur.attr
+                ]
+                if len(loop) == 1 and _mentions_name(item, cur.attr) == 1:
+                    out.append((item, loop[0]))
+                continue
+        if cur.receiver is not None:
+            stack.append(cur.receiver)
+        stack.extend(cur.children)
+    return out
+
+
+def _mentions_name(e: Expr, name: str) -> int:
+    found = 0
+    stack = [e]
+    while stack:
+        cur = stack.pop()
+        found += cur.kind == "name" and cur.name == name
+        if cur.receiver is not None:
+            stack.append(cur.receiver)
+        stack.extend(cur.children)
+    return found
+
+
+def _copying_class(index: ProjectIndex, module: Module, call: Expr, at: int) -> str:
+    """The name of the class ``call`` constructs when the parameter its argument number
+    ``at`` binds to is one its ``__init__`` keeps only deep copies of; "" otherwise."""
+    if not call.name or any(k == "" or k.startswith("*") for k in call.keywords):
+        return ""
+    target = index.resolve(module, call.name)
+    if target is None or target.kind != "class":
+        return ""
+    mro = index.mro(target.name)
+    init = index.lookup_method(mro.classes, "__init__") if mro.ok else None
+    body = init.facts.load() if init is not None else None
+    if init is None or body is None or isinstance(body, BodyError):
+        return ""
+    param = _bound_param(body.params[1:], call, at)
+    if param is None or not param.copied_by:
+        return ""
+    copier = index.resolve(init.module, param.copied_by)
+    if copier is None or copier.name != _DEEP_COPY:
+        return ""
+    return target.name.rsplit(".", 1)[-1]
+
+
+def _bound_param(params: tuple[Param, ...], call: Expr, at: int) -> Param | None:
+    """The parameter that ``call``'s argument number ``at`` binds to."""
+    positional = len(call.children) if call.value is None else int(call.value)
+    if at < positional:
+        takes = [p for p in params if p.kind in ("posonly", "pos")]
+        return takes[at] if at < len(takes) else None
+    keyword = call.keywords[at - positional]
+    return next((p for p in params if p.name == keyword and p.kind != "posonly"), None)

@@ -1,0 +1,148 @@
+"""A class that keeps only deep copies of what it is handed does not keep the value: the
+parameter fact (``Param.copied_by``) and the discards it lets IL005 see."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from initlint.api import check
+from initlint.facts.expressions import copied_params, read_params
+from initlint.facts.reads import none_tested
+
+
+def _copied(src: str) -> dict[str, str]:
+    fn = ast.parse(src).body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    params = copied_params(fn, read_params(fn.args))
+    return {p.name: p.copied_by for p in params if p.copied_by}
+
+
+@pytest.mark.parametrize(
+    ("src", "expected"),
+    [
+        (
+            "def __init__(self, m):\n    self.a = deepcopy(m)\n    self.b = deepcopy(m)\n",
+            {"m": "deepcopy"},
+        ),
+        ("def __init__(self, m):\n    self.a = copy.deepcopy(m)\n", {"m": "copy.deepcopy"}),
+        # kept as well as copied
+        ("def __init__(self, m):\n    self.a = deepcopy(m)\n    self.b = m\n", {}),
+        # passed on, read for a part, rebound
+        ("def __init__(self, m):\n    self.a = deepcopy(m)\n    register(m)\n", {}),
+        ("def __init__(self, m):\n    self.a = deepcopy(m)\n    self.n = m.weight\n", {}),
+        ("def __init__(self, m):\n    m = deepcopy(m)\n    self.a = m\n", {}),
+        # two callees, or one that may read any local
+        ("def __init__(self, m):\n    self.a = deepcopy(m)\n    self.b = clone(m)\n", {}),
+        ("def __init__(self, m):\n    self.a = deepcopy(m)\n    keep(locals())\n", {}),
+        # a closure over it
+        ("def __init__(self, m):\n    self.a = deepcopy(m)\n    self.f = lambda: m\n", {}),
+        # ``self`` is never one
+        ("def __init__(self, m):\n    self.a = deepcopy(self)\n", {}),
+    ],
+)
+def test_copied_params(src: str, expected: dict[str, str]) -> None:
+    assert _copied(src) == expected
+
+
+SOURCE = """
+import copy
+
+from torch import nn
+
+
+class Twin(nn.Module):
+    def __init__(self, module, other=None):
+        super().__init__()
+        self.a = copy.deepcopy(module)
+        self.b = copy.deepcopy(module)
+        self.other = other
+
+
+class NotCopy(nn.Module):
+    def __init__(self, module):
+        super().__init__()
+        self.a = clone(module)
+
+
+def clone(m):
+    return m
+
+
+class ByKeyword(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.x = nn.Linear(8, 8)
+        self.x = Twin(module=self.x)
+
+
+class AlsoKept(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.x = nn.Linear(8, 8)
+        self.x = Twin(self.x, self.x)
+
+
+class OtherCallee(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.x = nn.Linear(8, 8)
+        self.x = NotCopy(self.x)
+
+
+class TestedElsewhere(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.x = nn.Linear(8, 8)
+        if self.x is None:
+            self.y = nn.Linear(8, 8)
+        self.x = Twin(self.x)
+
+
+class TestedAround(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.x = nn.Linear(8, 8)
+        if self.x is not None:
+            self.x = Twin(self.x)
+
+
+class ReadBetween(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.x = nn.Linear(8, 8)
+        self.y = self.x.weight.sum()
+        self.x = Twin(self.x)
+"""
+
+
+def test_copies_throw_the_value_away(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "wrappers.py").write_text(SOURCE)
+    report = check([tmp_path], cwd=tmp_path, use_cache=False)
+    found = sorted((d.line, d.code) for d in report.diagnostics)
+    # ByKeyword, and TestedAround: its test asks only whether an object is there. Not
+    # AlsoKept (Twin keeps ``other`` itself), OtherCallee (no deep copy), TestedElsewhere
+    # (a test outside the replacing statement decides other work), ReadBetween (a use)
+    assert found == [(29, "IL005"), (60, "IL005")]
+    assert all("deep copies" in d.message for d in report.diagnostics)
+
+
+@pytest.mark.parametrize(
+    ("src", "expected"),
+    [
+        ("if self.x is not None and self.y:\n    pass\n", {"x"}),
+        ("if None is self.x:\n    pass\n", {"x"}),
+        ("if self.x is not None and self.x.bias:\n    pass\n", set()),
+        ("if self.x == None:\n    pass\n", set()),
+        ("if self.x:\n    pass\n", set()),
+    ],
+)
+def test_none_tested(src: str, expected: set[str]) -> None:
+    stmt = ast.parse(src).body[0]
+    assert isinstance(stmt, ast.If)
+    assert none_tested([stmt.test], "self") == expected
