@@ -113,3 +113,38 @@ def test_heavy_on_every_path_that_does_not_raise_stays_an_error(tmp_path: Path) 
 def test_unknown_work_on_the_cheapest_path_is_no_reason_to_lower(tmp_path: Path) -> None:
     # the cheapest path may be heavy too: the build stays priced by its heaviest path
     assert _found(tmp_path)["self.opaque"][0] == "error"
+
+
+DEFAULTS = """
+from torch import nn
+
+
+class On(nn.Module):
+    def __init__(self, use_skip=True):
+        super().__init__()
+        self.skip = nn.Linear(8, 8) if use_skip else None
+        self.skip = nn.Linear(8, 4)
+
+
+class Off(nn.Module):
+    def __init__(self, use_skip=False):
+        super().__init__()
+        self.skip = nn.Linear(8, 8) if use_skip else None
+        self.skip = nn.Linear(8, 4)
+
+
+class NotPlain(nn.Module):
+    def __init__(self, plain=False):
+        super().__init__()
+        self.skip = None if not plain else nn.Linear(8, 8)
+        self.skip = nn.Linear(8, 4)
+"""
+
+
+def test_a_parameter_picks_its_defaults_value(tmp_path: Path) -> None:
+    # ``A if flag else B`` on the cheapest path: the value the parameter's default picks
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "skips"\n')
+    (tmp_path / "skips.py").write_text(DEFAULTS)
+    report = check([tmp_path], cwd=tmp_path, use_cache=False)
+    found = {d.class_name.rsplit(".", 1)[-1]: d.severity for d in report.diagnostics}
+    assert found == {"On": "error", "Off": "warning", "NotPlain": "warning"}

@@ -22,7 +22,7 @@ from initlint.simulation.raises import RaiseModel
 from initlint.simulation.run_state import EffectContext, Frame
 from initlint.simulation.specs import direct_keys, field_of, keys_of, spec_rewritten
 from initlint.simulation.torch_knowledge import keyword_values, torch_params, torch_vector
-from initlint.simulation.values import MAYBE, TRUE, Val
+from initlint.simulation.values import MAYBE, TRUE, Val, const
 
 # Why a build priced heavy is only possibly that (the finding's message says it).
 HEAVY_WHEN = "heavy only on some paths of its construction, not with its parameters' defaults"
@@ -87,7 +87,7 @@ class BuildPricing(RaiseModel):
                 self.sim.mro,
                 frame.local_cost,
                 self.attr_cost,
-                frame.call.env,
+                _with_defaults(frame),
             )
             # (a path of unknown cost may be heavy too: no reason to lower; nor is a body
             # on the cheapest path that does not parse, which the heaviest never reached)
@@ -383,3 +383,18 @@ def _names(value: Expr | None) -> set[str]:
             stack.append(cur.receiver)
         stack.extend(cur.children)
     return out
+
+
+def _with_defaults(frame: Frame) -> dict[str, Val]:
+    """The frame's names, with the constructed class's own parameters (unknown: callers
+    initlint does not see pass them) at their constant defaults, as the cheapest path
+    takes them."""
+    env = dict(frame.call.env)
+    if frame.call.parent is not None:
+        return env  # (a called frame's parameters are bound to what its caller passed)
+    for p in frame.body.params:
+        held = env.get(p.name)
+        if held is not None and held.kind == "unknown" and held.sym == p.name:
+            if p.default is not None and p.default.kind == "const":
+                env[p.name] = const(p.default.value)
+    return env

@@ -85,7 +85,8 @@ class CostModel:
     choices: ChoiceFinder = field(init=False)  # classes a value may hold (``choices``)
     # Pricing the cheapest path (``cheapest``): every function and class priced by the
     # least work a run of it does, each parameter keeping its default and every other
-    # undecided test going either way; ``A if c else B`` the cheaper of the two.
+    # undecided test going either way; ``A if c else B`` the cheaper of the two, or the
+    # one a parameter's default picks (``bound`` holds the defaults then).
     least: bool = False
     _cheapest: CostModel | None = field(default=None, init=False)
 
@@ -141,6 +142,10 @@ class CostModel:
             elif kind == "op" and self.least and cur.name == "if" and len(cur.children) == 3:
                 test, picked, other = cur.children
                 stack.append(test)
+                truth = _bound_truth(test, bound)
+                if truth is not None:  # a parameter's default picks one value
+                    stack.append(picked if truth else other)
+                    continue
                 a = self.expr_cost(picked, module, mro, locals_, attrs, bound)
                 b = self.expr_cost(other, module, mro, locals_, attrs, bound)
                 if isinstance(a, BodyError) or isinstance(b, BodyError):
@@ -1012,6 +1017,19 @@ def _default_truth(test: Cond, defaults: Mapping[str, Const]) -> bool | None:
         if left.op != "name" or left.name not in defaults or right.op != "const":
             return None
         return compare(test.op, defaults[left.name], right.value)
+    return None
+
+
+def _bound_truth(test: Expr, bound: Bound) -> bool | None:
+    """How ``test`` (``flag``, ``not flag``) comes out over the constants the names hold;
+    None when it reads anything else."""
+    if test.kind == "op" and test.name == "not" and len(test.children) == 1:
+        inner = _bound_truth(test.children[0], bound)
+        return None if inner is None else not inner
+    if test.kind == "name":
+        held = bound.get(test.name)
+        if held is not None and held.kind == "const":
+            return bool(held.value)
     return None
 
 
