@@ -14,7 +14,7 @@ from initlint.rules.base import RepeatFinding, confidence_of
 from initlint.rules.repeats import built_name, never_both, part_of, tested_absent
 from initlint.rules.shapes import relation
 from initlint.simulation.assumptions import other_values
-from initlint.simulation.levels import LIGHT, NONE
+from initlint.simulation.levels import LIGHT, NONE, UNKNOWN
 from initlint.simulation.records import Event, Simulation
 from initlint.simulation.torch_knowledge import CONFIG_ATTRS, SIZED_FACTORIES, positional_values
 from initlint.simulation.values import MAYBE
@@ -154,11 +154,16 @@ def _local_discards(sim: Simulation) -> Iterator[RepeatFinding]:
     for e in sim.events:
         if e.kind not in ("local", "dropped") or e.shadow or not e.inner:
             continue
-        first = max(e.inner, key=lambda p: p.cost)  # (the earliest among equals)
-        if first.cost <= LIGHT:
+        names = frozenset(p.name for p in e.inner)
+        # (a part unpacked from the call that also made a part kept: that call's work is
+        # not thrown away, only what the part holds, whose size is not known)
+        priced = [min(p.cost, UNKNOWN) if _shares_its_call(p, names) else p.cost for p in e.inner]
+        cost = max(priced)
+        first = e.inner[priced.index(cost)]  # (the earliest among equals)
+        if cost <= LIGHT:
             continue  # a parameterless part left behind: nothing of weight lost
         cls = built_name(e)
-        left = sorted({p.name for p in e.inner if p.cost > LIGHT})
+        left = sorted({p.name for p, c in zip(e.inner, priced, strict=True) if c > LIGHT})
         named = ", ".join(f"`{n}`" for n in left[:3]) + (" and more" if left[3:] else "")
         yield RepeatFinding(
             CODE,
@@ -169,13 +174,49 @@ def _local_discards(sim: Simulation) -> Iterator[RepeatFinding]:
             f"{named} of the object `{cls}(...)` built into the local `{e.name}`"
             if e.kind == "local"
             else f"{named} of the object `{cls}(...)` whose `{e.name}` alone is taken",
-            cost=first.cost,
+            cost=cost,
             holder=e,
             no_fix=(
                 f"only some parts of the object `{cls}(...)` are kept: build those parts "
                 f"alone, or give `{cls}(...)` an argument that leaves `{first.name}` out"
             ),
         )
+
+
+def _shares_its_call(part: Event, left: frozenset[str]) -> bool:
+    """Whether ``part`` stores a local unpacked from one call with others (``betas, alphas,
+    shb, sha = grid(...)``), one of which the object keeps as a part not in ``left``."""
+    value = part.effect.value
+    body = part.fn.facts.load()
+    if value is None or value.kind != "name" or isinstance(body, BodyError):
+        return False
+    effects = body.effects
+    bound = next(
+        (
+            x
+            for x in reversed(effects[: part.effect_index])
+            if x.kind == "local" and x.name == value.name
+        ),
+        None,
+    )
+    if bound is None or bound.value is None or bound.value.kind != "call":
+        return False
+    siblings = {
+        x.name
+        for x in effects
+        if x.kind == "local"
+        and x.name != value.name
+        and x.stmt_span == bound.stmt_span
+        and x.value is bound.value
+    }
+    return any(
+        x.kind in _STORES
+        and x.name not in left
+        and x.value is not None
+        and x.value.kind == "name"
+        and x.value.name in siblings
+        for x in effects
+    )
 
 
 def _reruns(sim: Simulation) -> Iterator[RepeatFinding]:

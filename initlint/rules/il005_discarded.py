@@ -83,7 +83,10 @@ every path, the parts left behind when the code takes some (`self.body = net.lay
 return, store, container, loop over it or method that hands parts out, such as
 `net.children()`; `net.eval()` or `net.load_state_dict(sd)` keep it where it is). The
 finding is on the line that builds the local and names the costliest parts left; a part with
-no weights left behind (a pooling layer) is not reported. An object built only to take one
+no weights left behind (a pooling layer) is not reported. A part left behind that was
+unpacked from the same call as a part kept (`betas, alphas, shb, sha = grid(...)`, `sha`
+and `shb` kept) did not cost that call's work, which was needed anyway; only what the part
+holds is lost, whose size is not known: a warning. An object built only to take one
 part of it, and never bound (`self.body = resnet50().layer4`, `feats =
 vgg16_bn().features`), leaves the rest at once, wherever the statement runs: the same
 finding, on that line. No fix is offered.
@@ -284,7 +287,13 @@ class Layer(Unit):
             f"{finding.what} (built by {wording.first_fn} at {wording.first_where}) is never "
             f"kept: {dropped}, so that build is thrown away"
         )
-        if finding.cost == UNKNOWN:
+        if finding.cost == UNKNOWN and finding.first.cost > UNKNOWN:
+            # (priced down by ``discards``: its call's work is shared with a part kept)
+            message += (
+                "; the call that made it made parts that are kept too, so only what it "
+                "holds is lost, and how big that is is not known here"
+            )
+        elif finding.cost == UNKNOWN:
             message += "; " + unknown_cost_why(finding)
         return message
 

@@ -1,0 +1,60 @@
+"""Parts left behind with a dropped local (IL005) that were unpacked from the same call as a
+part kept: that call's work was needed anyway, so only what the part holds is lost, and its
+size is not known (a warning); a part built by its own call stays priced by it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from initlint.api import check
+
+SOURCE = """
+import torch
+from torch import nn
+
+
+def grid(n):
+    angles = torch.linspace(0, 1, n)
+    table = torch.randn(n, n)
+    return angles, table
+
+
+class Grid(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        angles, table = grid(n)
+        self.register_buffer("angles", angles)
+        self.register_buffer("table", table)
+        self.register_buffer("weights", torch.randn(n, n))
+
+
+class TakesTableAndWeights(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        g = Grid(n)
+        self.table = g.table
+        self.weights = g.weights
+
+
+class TakesAngles(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        g = Grid(n)
+        self.angles = g.angles
+"""
+
+
+def test_a_part_sharing_its_call_with_a_kept_part(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "grids"\n')
+    (tmp_path / "grids.py").write_text(SOURCE)
+    report = check([tmp_path], cwd=tmp_path, use_cache=False)
+    found = {d.class_name.rsplit(".", 1)[-1]: d for d in report.diagnostics}
+    assert set(found) == {"TakesTableAndWeights", "TakesAngles"}
+    # only ``angles`` is left, unpacked with the kept ``table``: its size is not known
+    shared = found["TakesTableAndWeights"]
+    assert shared.severity == "warning"
+    assert "`angles`" in shared.message and "made parts that are kept too" in shared.message
+    # ``weights`` is left too, built by a call of its own: the error is about it
+    own = found["TakesAngles"]
+    assert own.severity == "error"
+    assert "leaves `weights` out" in own.no_fix
