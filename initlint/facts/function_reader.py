@@ -253,6 +253,10 @@ class FunctionReader(EffectLog):
                 elif attr := self.self_attr(target):
                     # ``del self.x``: x exists here (or this raises), so whatever built it ran
                     self.add("delete", stmt, guard, name=attr)
+                elif isinstance(target, ast.Attribute):
+                    # ``del net.wpe``, ``del self.gpt.wpe``: the part is dropped, as storing
+                    # None there drops it (``target`` "del" says which it was)
+                    self._store_elsewhere(target, _NONE, set(), guard, stmt, dropped=True)
         else:
             if isinstance(stmt, ast.AugAssign):
                 root = root_name(stmt.target)
@@ -589,9 +593,12 @@ class FunctionReader(EffectLog):
         carried: set[int],
         guard: tuple[Cond, ...],
         stmt: ast.stmt,
+        dropped: bool = False,
     ) -> None:
         """An assignment to neither ``self.x`` nor a local name: a ``**kwargs`` key, a field
-        of a local's or an argument's object, a part of what ``self.x`` holds."""
+        of a local's or an argument's object, a part of what ``self.x`` holds. ``dropped``:
+        a ``del`` of it (``vexpr`` is None then)."""
+        how = "del" if dropped else ""
         key = self.kwargs_key(target)
         if key is not None:
             self.add("pop", stmt, guard, name=key)  # overwritten: the caller's value is gone
@@ -601,11 +608,13 @@ class FunctionReader(EffectLog):
             and path.partition(".")[0] not in (self.self_name, "")
         ):
             # config.n_experts = None: a field of a local or argument object
-            self.add("objattr", stmt, guard, name=path, value=vexpr)
+            self.add("objattr", stmt, guard, name=path, value=vexpr, target=how)
         elif isinstance(target, ast.Attribute) and self.self_attr(target.value):
             # self.a.b = v: a part of the object self.a holds is replaced by v
             holder = self.self_attr(target.value)
-            self.add("nested", stmt, guard, name=holder, detail=target.attr, value=vexpr)
+            self.add(
+                "nested", stmt, guard, name=holder, detail=target.attr, value=vexpr, target=how
+            )
         elif (
             isinstance(target, ast.Subscript)
             and (root := root_name(target.value))
@@ -623,6 +632,10 @@ class FunctionReader(EffectLog):
             return
         for origin in carried:
             self.feeds_other.add(origin)
+
+
+# What ``del`` leaves in a part: nothing, as a store of None would.
+_NONE = to_expr(ast.Constant(None))
 
 
 def _method_name(call: ast.Call) -> str:

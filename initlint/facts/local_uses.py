@@ -62,9 +62,10 @@ def uses_in(node: ast.AST, names: frozenset[str], statement: bool = False) -> It
     if isinstance(node, ast.Attribute):
         path, root = _path(node)
         if isinstance(root, ast.Name) and root.id in names:
-            if isinstance(node.ctx, ast.Store):
-                # ``net.fc = v`` replaces a part (an ``objattr`` effect), and so does
-                # ``net.fc.weight.data = v`` (new numbers in the tensor ``net.fc.weight``)
+            if isinstance(node.ctx, ast.Store | ast.Del):
+                # ``net.fc = v`` replaces a part (an ``objattr`` effect), ``del net.fc``
+                # drops it, and ``net.fc.weight.data = v`` puts new numbers in the tensor
+                # ``net.fc.weight``
                 drop = 2 if len(path) > 1 and path[-1] == "data" else 1
                 path = path[:-drop]
             if path:

@@ -62,7 +62,8 @@ builds again after
 A part of an object counts too. An object the class's own code stored (`self.model =
 ResNet(...)`, or a factory's result, `self.model = resnet50()`, followed through every
 `return` of the factory to the one class they construct), whose part it then replaces, drops
-or ties to another (`self.model.fc = nn.Linear(d, n)`, `self.model.fc = None`,
+or ties to another (`self.model.fc = nn.Linear(d, n)`, `self.model.fc = None`, `del
+self.model.fc`,
 `self.head.weight = self.embed.weight`, or new numbers for a part's tensor,
 `self.ms.weight.data = torch.eye(n)`) before anything uses the object (reading how its
 parts are configured, `self.model.fc.in_features` or a weight's `shape`, is no use), throws
@@ -76,8 +77,9 @@ No fix is offered: leaving the part out needs an argument of that class, where i
 (`num_classes`).
 
 The same holds for an object the class's own code builds into a local (`net =
-resnet50()`): a part of it replaced before the object is used (`net.fc = nn.Linear(d, n)`;
-`possible` when the build runs on some paths only, as in a loop's body), and, for a build on
+resnet50()`): a part of it replaced or deleted before the object is used (`net.fc =
+nn.Linear(d, n)`, `del net.fc`; `possible` when the build runs on some paths only, as in a
+loop's body), and, for a build on
 every path, the parts left behind when the code takes some (`self.body = net.layer4`,
 `nn.Sequential(net.stem, net.body)`) and never hands the object itself on (no argument,
 return, store, container, loop over it or method that hands parts out, such as
@@ -250,7 +252,8 @@ class Layer(Unit):
             return self._refilled(finding, wording)
         if finding.event.kind in ("local", "dropped"):
             return self._left(finding, wording)
-        done = "deleted" if finding.event.kind == "delete" else "replaced"
+        deleted = finding.event.kind == "delete" or finding.event.effect.target == "del"
+        done = "deleted" if deleted else "replaced"
         if finding.confidence == "possible":
             how = f"possibly {done} here (on some paths)"
         else:

@@ -74,6 +74,7 @@ PART_CASES = frozenset(
         "class_default_param",
         "builder_spec",
         "module_init_by_metaclass",
+        "part_deleted",
     }
 )
 

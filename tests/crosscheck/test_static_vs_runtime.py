@@ -258,9 +258,12 @@ def _what(code: str, stmt: ast.stmt) -> tuple[str, str]:
         if attr is not None:
             return "attribute", attr
         if isinstance(stmt, ast.Delete) and len(stmt.targets) == 1:
-            deleted = _self_attr(stmt.targets[0])
+            target = stmt.targets[0]
+            deleted = _self_attr(target)
             if deleted is not None:
                 return "attribute", deleted  # dropped: recorded as a store of nothing
+            if isinstance(target, ast.Attribute) and (holder := _self_attr(target.value)):
+                return "attribute", f"{holder}.{target.attr}"  # a part of a held object
         if (
             isinstance(call, ast.Call)
             and isinstance(call.func, ast.Name)

@@ -98,3 +98,11 @@ def test_a_part_replaced_in_a_loop_is_a_repeat_on_each_object(case: Path) -> Non
     found = {d.line: d for d in report.diagnostics if d.code == "IL005"}
     assert found[89].message.split("`")[1] == "layer.weight"
     assert found[89].confidence == "possible"  # (the loop may run no turn)
+
+
+def test_a_deleted_part_is_thrown_away(case: Path) -> None:
+    import pkg.nets as m
+
+    # ``del net.fc`` drops the classifier the backbone built, as ``net.fc = None`` would
+    assert lost(lambda: m.Deleted(WIDTH)) == {("weight", (100, WIDTH)), ("bias", (100,))}
+    assert statics(case)[99] == "net.fc"
