@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from initlint.facts.model import Cond
+import ast
+
+from initlint.facts.model import BodyError, Cond
 from initlint.index.records import ClassInfo
 from initlint.rules.base import (
     Analyses,
@@ -41,7 +43,10 @@ test it is set up under (`if not self.lazy:` around the setup and around every r
 around every call of a helper method that reads it). Nor is
 setup in one arm of an `if` whose other arm the flag switches on, when that arm builds
 something (`if deep_stem: self.stem = ... else: self.conv1 = ...`): the flag chose one of
-the ancestor's two setups, and the class gets the other.
+the ancestor's two setups, and the class gets the other. Nor is a flag passed at the value
+its parameter's default already has (`vr=False` where the ancestor declares `vr=False`):
+every object the ancestor builds with its defaults lacks that setup too, so its readers
+must do without it.
 
 Severity: `error` when the missing setup is heavy work (a buffer, a module with parameters),
 `warning` when it is light (see IL003 for what counts).
@@ -123,6 +128,8 @@ def find_disabled(sim: Simulation) -> list[Finding]:
                 continue
             if any(_other_arm(e, x) for x in built):
                 continue  # the flag picked the ancestor's other setup
+            if _off_by_default(e, origin):
+                continue  # the ancestor's own defaults leave it off: its readers cope
             by_origin.setdefault(origin, []).append(e)
     if by_origin:
         classes = [c for q in sim.mro if (c := _class(sim, q)) is not None]
@@ -153,6 +160,41 @@ def find_disabled(sim: Simulation) -> list[Finding]:
 
 
 _BUILDS = ("buffer", "assign")
+
+
+def _off_by_default(off: Event, origin: Origin) -> bool:
+    """Whether the argument at ``origin`` passes the value its parameter's default already
+    has (``vr=False`` where the ancestor declares ``vr=False``), so that every object the
+    ancestor builds with its defaults lacks ``off``'s setup as well. The parameter is the
+    keyword's in the function that holds the setup, or the flag that guards it."""
+    passed = _constant(origin.text)
+    name = origin.keyword
+    if passed is _UNREAD or not name:
+        return False
+    functions = [off.fn, *(f.function for f in off.flags if f.param == name)]
+    for fn in functions:
+        body = fn.facts.load()
+        if isinstance(body, BodyError):
+            continue
+        param = next((p for p in body.params if p.name == name), None)
+        default = param.default if param is not None else None
+        if default is not None and default.kind == "const":
+            return default.value == passed and type(default.value) is type(passed)
+    return False
+
+
+_UNREAD = object()
+
+
+def _constant(text: str) -> object:
+    """The constant a literal argument's text writes (read, never run); ``_UNREAD`` for
+    anything else."""
+    if len(text) > 100:  # (a flag is a short literal)
+        return _UNREAD
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return _UNREAD
 
 
 def _other_arm(off: Event, on: Event) -> bool:

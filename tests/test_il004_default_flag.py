@@ -1,0 +1,45 @@
+"""IL004: an argument that passes the value its parameter's default already has switches
+nothing off that the ancestor's own default objects do not lack: not reported."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from initlint.api import check
+
+SOURCE = """
+import torch
+from torch import nn
+
+
+class Base(nn.Module):
+    def __init__(self, n, extra=False, cache=True):
+        super().__init__()
+        self.extra = extra
+        if self.extra:
+            self.step = nn.Linear(n, n)
+        if cache:
+            self.register_buffer("table", torch.zeros(n, n))
+
+    def forward(self, x):
+        return self.step(x) + self.table
+
+
+class AsDefault(Base):
+    def __init__(self, n):
+        super().__init__(n, extra=False)
+
+
+class CacheOff(Base):
+    def __init__(self, n):
+        super().__init__(n, cache=False)
+"""
+
+
+def test_a_flag_at_its_default_switches_nothing_off(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "flags"\n')
+    (tmp_path / "flags.py").write_text(SOURCE)
+    report = check([tmp_path], cwd=tmp_path, use_cache=False)
+    found = {(d.class_name.rsplit(".", 1)[-1], d.code) for d in report.diagnostics}
+    # CacheOff switches off the buffer the defaults build: still reported
+    assert found == {("CacheOff", "IL004")}
