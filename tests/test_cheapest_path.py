@@ -133,6 +133,15 @@ class Off(nn.Module):
         self.skip = nn.Linear(8, 4)
 
 
+class Shadowed(nn.Module):
+    # The comprehension's own ``big``, not the parameter, picks each value.
+
+    def __init__(self, sizes, big=True):
+        super().__init__()
+        self.blocks = [nn.Linear(8, 8) if big else nn.ReLU() for big in sizes]
+        self.blocks = []
+
+
 class NotPlain(nn.Module):
     def __init__(self, plain=False):
         super().__init__()
@@ -147,4 +156,4 @@ def test_a_parameter_picks_its_defaults_value(tmp_path: Path) -> None:
     (tmp_path / "skips.py").write_text(DEFAULTS)
     report = check([tmp_path], cwd=tmp_path, use_cache=False)
     found = {d.class_name.rsplit(".", 1)[-1]: d.severity for d in report.diagnostics}
-    assert found == {"On": "error", "Off": "warning", "NotPlain": "warning"}
+    assert found == {"On": "error", "Off": "warning", "NotPlain": "warning", "Shadowed": "warning"}

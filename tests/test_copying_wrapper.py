@@ -39,8 +39,16 @@ def _copied(src: str) -> dict[str, str]:
         ("def __init__(self, m):\n    self.a = deepcopy(m)\n    keep(locals())\n", {}),
         # a closure over it
         ("def __init__(self, m):\n    self.a = deepcopy(m)\n    self.f = lambda: m\n", {}),
-        # ``self`` is never one
-        ("def __init__(self, m):\n    self.a = deepcopy(self)\n", {}),
+        # a closure or a generator keeps the object to copy later
+        ("def __init__(self, m):\n    self.f = lambda: deepcopy(m)\n", {}),
+        ("def __init__(self, m):\n    self.g = (deepcopy(m) for _ in range(2))\n", {}),
+        # a list comprehension copies now
+        (
+            "def __init__(self, m):\n    self.c = [deepcopy(m) for _ in range(2)]\n",
+            {"m": "deepcopy"},
+        ),
+        # a decorator may keep the arguments itself
+        ("@capture_init\ndef __init__(self, m):\n    self.a = deepcopy(m)\n", {}),
     ],
 )
 def test_copied_params(src: str, expected: dict[str, str]) -> None:

@@ -33,6 +33,38 @@ class AsDefault(Base):
 class CacheOff(Base):
     def __init__(self, n):
         super().__init__(n, cache=False)
+
+
+class Positional(Base):
+    def __init__(self, n):
+        super().__init__(n, False)
+
+
+class Setup(nn.Module):
+    # Its own default (extra=True) builds ``step``, through a helper whose default is False.
+
+    def __init__(self, n, extra=True, norm=...):
+        super().__init__()
+        self._setup(n, extra)
+        if norm is not None:
+            self.norm = nn.LayerNorm(n)
+
+    def _setup(self, n, extra=False):
+        if extra:
+            self.step = nn.Linear(n, n)
+
+    def forward(self, x):
+        return self.norm(self.step(x))
+
+
+class SwitchesOff(Setup):
+    def __init__(self, n):
+        super().__init__(n, extra=False)
+
+
+class NoNorm(Setup):
+    def __init__(self, n):
+        super().__init__(n, norm=None)
 """
 
 
@@ -41,5 +73,8 @@ def test_a_flag_at_its_default_switches_nothing_off(tmp_path: Path) -> None:
     (tmp_path / "flags.py").write_text(SOURCE)
     report = check([tmp_path], cwd=tmp_path, use_cache=False)
     found = {(d.class_name.rsplit(".", 1)[-1], d.code) for d in report.diagnostics}
-    # CacheOff switches off the buffer the defaults build: still reported
-    assert found == {("CacheOff", "IL004")}
+    # CacheOff switches off the buffer the defaults build: still reported; Positional
+    # passes the default, as AsDefault does. SwitchesOff passes the default of the helper
+    # that sets up, not of the __init__ it calls; NoNorm passes None where the default is
+    # ``...``: both switch setup off
+    assert found == {("CacheOff", "IL004"), ("SwitchesOff", "IL004"), ("NoNorm", "IL004")}

@@ -36,6 +36,16 @@ class TakesTableAndWeights(nn.Module):
         self.weights = g.weights
 
 
+class ReplacesTable(nn.Module):
+    # Nothing the call made is kept: ``table`` is replaced, not taken.
+
+    def __init__(self, n):
+        super().__init__()
+        g = Grid(n)
+        g.table = torch.zeros(n, n)
+        self.weights = g.weights
+
+
 class TakesAngles(nn.Module):
     def __init__(self, n):
         super().__init__()
@@ -48,8 +58,15 @@ def test_a_part_sharing_its_call_with_a_kept_part(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "grids"\n')
     (tmp_path / "grids.py").write_text(SOURCE)
     report = check([tmp_path], cwd=tmp_path, use_cache=False)
-    found = {d.class_name.rsplit(".", 1)[-1]: d for d in report.diagnostics}
-    assert set(found) == {"TakesTableAndWeights", "TakesAngles"}
+    left = [d for d in report.diagnostics if "`g.table`" not in d.message]
+    found = {d.class_name.rsplit(".", 1)[-1]: d for d in left}
+    assert set(found) == {"TakesTableAndWeights", "TakesAngles", "ReplacesTable"}
+    # (two findings there: the table replaced, and the angles left priced by their call)
+    angles = [d for d in left if "`angles`" in d.message.split(" of the ")[0]]
+    assert {d.class_name.rsplit(".", 1)[-1]: d.severity for d in angles} == {
+        "TakesTableAndWeights": "warning",
+        "ReplacesTable": "error",
+    }
     # only ``angles`` is left, unpacked with the kept ``table``: its size is not known
     shared = found["TakesTableAndWeights"]
     assert shared.severity == "warning"

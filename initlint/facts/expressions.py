@@ -117,7 +117,7 @@ def to_expr(node: ast.AST, depth: int = 0) -> Expr:
         value = node.value
         if isinstance(value, bool | int | float | str | bytes) or value is None:
             return _expr("const", value=value)
-        return _expr("const")
+        return _expr("const", name=type(value).__name__)  # ``...``, ``1j``: not None
     if isinstance(node, ast.Name):
         return _expr("name", name=node.id)
     if isinstance(node, ast.Attribute):
@@ -370,28 +370,38 @@ def copied_params(
     """``params`` with ``copied_by`` set on each that ``fn``'s body mentions only as the one
     positional argument of calls of one plainly named callee (``deepcopy(module)``). Any
     other mention (stored, passed on, rebound, read by a nested function, ``locals()``)
-    keeps the parameter out."""
+    keeps the parameter out, and so does any mention in a nested scope (a closure keeps
+    the object to copy later), and a decorator (it may keep the arguments itself)."""
+    if fn.decorator_list:
+        return params
     names = {p.name for p in params[1:]}
     callee: dict[str, str] = {}
     spoilt: set[str] = set()
     copies: set[int] = set()  # the ``Name`` nodes that are a copy call's argument
-    for stmt in fn.body:
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Call):
-                if _reflective(node.func):
-                    spoilt.update(names)
-                arg = node.args[0] if len(node.args) == 1 and not node.keywords else None
-                name = dotted(node.func)
-                if isinstance(arg, ast.Name) and arg.id in names and name:
-                    copies.add(id(arg))
-                    if callee.setdefault(arg.id, name) != name:
-                        spoilt.add(arg.id)
-            elif isinstance(node, ast.Name) and node.id in names and id(node) not in copies:
-                spoilt.add(node.id)
+    todo: list[tuple[ast.AST, bool]] = [(stmt, False) for stmt in fn.body]
+    while todo:  # (a parent comes before its children)
+        node, nested = todo.pop()
+        if isinstance(node, ast.Call) and not nested:
+            if _reflective(node.func):
+                spoilt.update(names)
+            arg = node.args[0] if len(node.args) == 1 and not node.keywords else None
+            name = dotted(node.func)
+            if isinstance(arg, ast.Name) and arg.id in names and name:
+                copies.add(id(arg))
+                if callee.setdefault(arg.id, name) != name:
+                    spoilt.add(arg.id)
+        elif isinstance(node, ast.Name) and node.id in names and id(node) not in copies:
+            spoilt.add(node.id)
+        inner = nested or isinstance(node, _SCOPES)
+        todo.extend((child, inner) for child in ast.iter_child_nodes(node))
     return tuple(
         replace(p, copied_by=callee[p.name]) if p.name in callee and p.name not in spoilt else p
         for p in params
     )
+
+
+# Scopes whose body runs later, or whenever it is asked to (a generator's too).
+_SCOPES = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.GeneratorExp)
 
 
 def _reflective(func: ast.expr) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pickle
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import field
 from typing import Literal, TypeVar
 
@@ -51,6 +51,9 @@ class Expr:
     method is called on, ``children`` the argument values: ``value`` of them positional (all
     when it is None), then one per name in ``keywords`` (``""`` for ``**kw``; a leading
     ``"*"`` in ``keywords`` marks a starred positional argument, and names no child).
+    For ``const``: ``name`` is the type of a constant ``value`` cannot hold (``...``,
+    ``1j``), "" otherwise. For ``op`` ``comp`` (``[f(x) for x in xs]``, one plain loop):
+    ``attr`` is the loop's name, ``children`` what it walks and what each item becomes.
     """
 
     kind: ExprKind
@@ -60,6 +63,16 @@ class Expr:
     receiver: Expr | None = None
     children: tuple[Expr, ...] = ()
     keywords: tuple[str, ...] = ()
+
+    def nodes(self) -> Iterator[Expr]:
+        """This expression and every one inside it (receivers and children)."""
+        stack: list[Expr] = [self]
+        while stack:
+            cur = stack.pop()
+            yield cur
+            if cur.receiver is not None:
+                stack.append(cur.receiver)
+            stack.extend(cur.children)
 
 
 # What a guard condition is (see Cond).
@@ -155,10 +168,12 @@ class Effect:
     bare name of a local whose object changes in place: ``scaling["type"] = v``,
     ``scaling.update(...)``, ``n += 1``) |
     ``nested`` (name = the ``self`` attribute holding an object, detail = the part of it
-    replaced, value: ``self.attn.qkv = Linear(...)``) | ``delete`` (name = attribute:
-    ``del self.x``) | ``touch`` (reads, writes, strict) | ``held_call`` (target = the ``self``
-    attribute holding an object, name = the method called on it for its effects, args:
-    ``self.quant_method.create_weights(self, ...)`` as a statement) | ``import`` (an import
+    replaced, value: ``self.attn.qkv = Linear(...)``; target ``del`` for ``del
+    self.attn.qkv``, value None then, as for an ``objattr`` ``del net.fc``) | ``delete``
+    (name = attribute: ``del self.x``) | ``touch`` (reads, writes, strict) |
+    ``held_call`` (target = the ``self`` attribute holding an object, name = the method
+    called on it for its effects, args: ``self.quant_method.create_weights(self, ...)`` as
+    a statement) | ``import`` (an import
     in the function: name = the local it binds, target = the module, dots for its level,
     detail = the name imported from it; ``from .unquant import Method``) | ``init`` (an
     in-place initialisation as a statement, ``nn.init.xavier_uniform_(self.weight)``,
@@ -174,8 +189,10 @@ class Effect:
 
     A ``touch`` comes first among the effects of a statement (or of an ``if``/loop/``with``
     head) that reads or writes ``self`` attributes: ``reads`` and ``writes`` name them
-    (docs/design.md "Reads"). A write is any store, ``del``, augmented assignment, item or attribute
-    store through the attribute, or method call on it (it may mutate it). ``*`` stands for
+    (docs/design.md "Reads"), and ``tested`` the reads it makes only to test them against
+    None (``if self.x is not None:``). A write is any store, ``del``, augmented
+    assignment, item or attribute store through the attribute, or method call on it (it may
+    mutate it). ``*`` stands for
     every attribute: ``self`` itself was passed somewhere.
     """
 

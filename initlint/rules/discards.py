@@ -154,10 +154,9 @@ def _local_discards(sim: Simulation) -> Iterator[RepeatFinding]:
     for e in sim.events:
         if e.kind not in ("local", "dropped") or e.shadow or not e.inner:
             continue
-        names = frozenset(p.name for p in e.inner)
         # (a part unpacked from the call that also made a part kept: that call's work is
         # not thrown away, only what the part holds, whose size is not known)
-        priced = [min(p.cost, UNKNOWN) if _shares_its_call(p, names) else p.cost for p in e.inner]
+        priced = [min(p.cost, UNKNOWN) if _shares_its_call(p, e.kept) else p.cost for p in e.inner]
         cost = max(priced)
         first = e.inner[priced.index(cost)]  # (the earliest among equals)
         if cost <= LIGHT:
@@ -183,9 +182,10 @@ def _local_discards(sim: Simulation) -> Iterator[RepeatFinding]:
         )
 
 
-def _shares_its_call(part: Event, left: frozenset[str]) -> bool:
+def _shares_its_call(part: Event, kept: frozenset[str]) -> bool:
     """Whether ``part`` stores a local unpacked from one call with others (``betas, alphas,
-    shb, sha = grid(...)``), one of which the object keeps as a part not in ``left``."""
+    shb, sha = grid(...)``), one of which is stored as a part in ``kept``, the parts the
+    frame took from the object."""
     value = part.effect.value
     body = part.fn.facts.load()
     if value is None or value.kind != "name" or isinstance(body, BodyError):
@@ -211,7 +211,7 @@ def _shares_its_call(part: Event, left: frozenset[str]) -> bool:
     }
     return any(
         x.kind in _STORES
-        and x.name not in left
+        and x.name in kept
         and x.value is not None
         and x.value.kind == "name"
         and x.value.name in siblings

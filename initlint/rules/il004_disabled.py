@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from initlint.facts.model import BodyError, Cond
+from initlint.facts.model import BodyError, Cond, Param
 from initlint.index.records import ClassInfo
 from initlint.rules.base import (
     Analyses,
@@ -128,7 +128,7 @@ def find_disabled(sim: Simulation) -> list[Finding]:
                 continue
             if any(_other_arm(e, x) for x in built):
                 continue  # the flag picked the ancestor's other setup
-            if _off_by_default(e, origin):
+            if _off_by_default(sim, origin):
                 continue  # the ancestor's own defaults leave it off: its readers cope
             by_origin.setdefault(origin, []).append(e)
     if by_origin:
@@ -162,25 +162,41 @@ def find_disabled(sim: Simulation) -> list[Finding]:
 _BUILDS = ("buffer", "assign")
 
 
-def _off_by_default(off: Event, origin: Origin) -> bool:
-    """Whether the argument at ``origin`` passes the value its parameter's default already
-    has (``vr=False`` where the ancestor declares ``vr=False``), so that every object the
-    ancestor builds with its defaults lacks ``off``'s setup as well. The parameter is the
-    keyword's in the function that holds the setup, or the flag that guards it."""
+def _off_by_default(sim: Simulation, origin: Origin) -> bool:
+    """Whether the argument at ``origin`` passes the value the parameter it binds to (in
+    the ``__init__`` the class's super call runs) already has by default (``vr=False``
+    where that ``__init__`` declares ``vr=False``): every object built with that default
+    lacks the setup as well, so its readers must do without it."""
     passed = _constant(origin.text)
-    name = origin.keyword
-    if passed is _UNREAD or not name:
+    bound = _bound_param(sim, origin)
+    if passed is _UNREAD or bound is None:
         return False
-    functions = [off.fn, *(f.function for f in off.flags if f.param == name)]
-    for fn in functions:
-        body = fn.facts.load()
-        if isinstance(body, BodyError):
+    default = bound.default
+    if default is None or default.kind != "const" or default.name:
+        return False  # (no default, or one the facts do not hold: ``...``)
+    return default.value == passed and type(default.value) is type(passed)
+
+
+def _bound_param(sim: Simulation, origin: Origin) -> Param | None:
+    """The parameter of the called ``__init__`` that the argument at ``origin`` binds to:
+    a keyword's by its name, a positional one's by its place (none after ``*args``)."""
+    for e in sim.events:
+        if e.kind != "super_init" or e.frame != origin.frame or e.callee is None:
             continue
-        param = next((p for p in body.params if p.name == name), None)
-        default = param.default if param is not None else None
-        if default is not None and default.kind == "const":
-            return default.value == passed and type(default.value) is type(passed)
-    return False
+        args = e.effect.args[1:] if e.effect.detail == "explicit" else e.effect.args
+        at = next((i for i, a in enumerate(args) if a.span == origin.span), None)
+        body = e.callee.facts.load()
+        if at is None or isinstance(body, BodyError):
+            continue
+        params = body.params[1:]
+        arg = args[at]
+        if arg.keyword is not None:  # (by its name, whatever ``**kw`` passes beside it)
+            return next((p for p in params if p.name == arg.keyword and p.kind != "posonly"), None)
+        if any(a.star == 1 for a in args[:at]):
+            return None  # (``*args`` before it: its place is not known)
+        positional = [p for p in params if p.kind in ("posonly", "pos")]
+        return positional[at] if at < len(positional) else None
+    return None
 
 
 _UNREAD = object()

@@ -115,7 +115,10 @@ A class that keeps only deep copies of what it is handed (its `__init__` mention
 parameter only in `copy.deepcopy(module)`, never stores or passes on the object itself)
 does not keep the value: `self.x = Complexified(self.x)`, or `nn.ModuleList([Complexified(m)
 for m in self.skips])`, copies the first value and drops it with the store, which is then
-reported like any replacement (no fix: the copying class is what would change).
+reported like any replacement (no fix: the copying class is what would change). A
+statement whose head mentions the attribute only in a test against `None` (`if self.skips
+is not None:`) and that holds its replacement asks whether there is an object, and reads
+nothing of it.
 
 Anything else that may see the first value between the two stores is a use, and nothing is
 reported: reading `self.x` (wrapping it, `self.x = Wrapper(self.x)`; putting it in a

@@ -87,7 +87,7 @@ class BuildPricing(RaiseModel):
                 self.sim.mro,
                 frame.local_cost,
                 self.attr_cost,
-                _with_defaults(frame),
+                _with_defaults(frame, eff.value),
             )
             # (a path of unknown cost may be heavy too: no reason to lower; nor is a body
             # on the cheapest path that does not parse, which the heaviest never reached)
@@ -385,16 +385,22 @@ def _names(value: Expr | None) -> set[str]:
     return out
 
 
-def _with_defaults(frame: Frame) -> dict[str, Val]:
+def _with_defaults(frame: Frame, value: Expr | None) -> dict[str, Val]:
     """The frame's names, with the constructed class's own parameters (unknown: callers
     initlint does not see pass them) at their constant defaults, as the cheapest path
-    takes them."""
+    takes them; not a name ``value`` binds itself (a comprehension's loop, or any name
+    under a lambda, whose parameters the facts do not keep)."""
     env = dict(frame.call.env)
-    if frame.call.parent is not None:
+    if frame.call.parent is not None or value is None:
         return env  # (a called frame's parameters are bound to what its caller passed)
+    inner = list(value.nodes())
+    if any(x.kind == "op" and x.name == "lambda" for x in inner):
+        return env
+    shadowed = {x.attr for x in inner if x.kind == "op" and x.name == "comp"}
     for p in frame.body.params:
         held = env.get(p.name)
-        if held is not None and held.kind == "unknown" and held.sym == p.name:
-            if p.default is not None and p.default.kind == "const":
-                env[p.name] = const(p.default.value)
+        if held is None or held.kind != "unknown" or held.sym != p.name or p.name in shadowed:
+            continue
+        if p.default is not None and p.default.kind == "const" and not p.default.name:
+            env[p.name] = const(p.default.value)
     return env

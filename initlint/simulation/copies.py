@@ -41,17 +41,7 @@ def _is_attr(e: Expr, me: str, attr: str) -> bool:
 
 def _mentions(e: Expr, me: str, attr: str) -> int:
     """How often ``e`` reads ``<me>.<attr>``."""
-    found = 0
-    stack = [e]
-    while stack:
-        cur = stack.pop()
-        if _is_attr(cur, me, attr):
-            found += 1
-            continue
-        if cur.receiver is not None:
-            stack.append(cur.receiver)
-        stack.extend(cur.children)
-    return found
+    return sum(_is_attr(x, me, attr) for x in e.nodes())
 
 
 def _handed(e: Expr, me: str, attr: str) -> list[tuple[Expr, int]]:
@@ -82,15 +72,7 @@ def _handed(e: Expr, me: str, attr: str) -> list[tuple[Expr, int]]:
 
 
 def _mentions_name(e: Expr, name: str) -> int:
-    found = 0
-    stack = [e]
-    while stack:
-        cur = stack.pop()
-        found += cur.kind == "name" and cur.name == name
-        if cur.receiver is not None:
-            stack.append(cur.receiver)
-        stack.extend(cur.children)
-    return found
+    return sum(x.kind == "name" and x.name == name for x in e.nodes())
 
 
 def _copying_class(index: ProjectIndex, module: Module, call: Expr, at: int) -> str:

@@ -56,6 +56,7 @@ class LocalEffects(BuildPricing):
         if isinstance(parts, BodyError):
             return parts
         ev.inner = tuple(p for p in parts if p.name != part and p.cost > NONE)
+        ev.kept = frozenset({part})
         return None
 
     def on_local_use(self, frame: Frame, ctx: EffectContext) -> None:
@@ -122,6 +123,7 @@ class LocalEffects(BuildPricing):
             parts = self.simulator.parts_built(held.event, None)
             if isinstance(parts, BodyError):
                 return parts
-            kept = held.taken | held.patched
-            held.event.inner = tuple(p for p in parts if p.name not in kept and p.cost > NONE)
+            gone = held.taken | held.patched
+            held.event.inner = tuple(p for p in parts if p.name not in gone and p.cost > NONE)
+            held.event.kept = frozenset(held.taken)
         return None

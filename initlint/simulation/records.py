@@ -115,6 +115,8 @@ class Event:
     # holder's construction made: events of the holder class's own simulation.
     holder: Event | None = None
     inner: tuple[Event, ...] = ()
+    # A ``local`` or ``dropped`` event: the parts of the object the frame took (kept).
+    kept: frozenset[str] = frozenset()
     # An assign of a memoised factory's result (``self.rope = get_rope(...)``, also through
     # a plain wrapper): the factory each route reaches with the arguments bound there
     # (``simulation/memo.py``), and whether they differ from those of the attribute's
