@@ -131,12 +131,12 @@ def none_tested(nodes: list[ast.AST], self_name: str) -> frozenset[str]:
             for a, b in ((left, right), (right, left)):
                 if isinstance(b, ast.Constant) and b.value is None:
                     operands.add(id(a))
-        elif isinstance(node, ast.Attribute) and is_self(node.value, self_name):
+        elif (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == self_name
+        ):
             (tested if id(node) in operands else other).add(node.attr)
             continue
         stack.extend(children(node))  # (a parent comes before its children)
     return frozenset(tested - other)
-
-
-def is_self(node: ast.AST, self_name: str) -> bool:
-    return isinstance(node, ast.Name) and node.id == self_name
