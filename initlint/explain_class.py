@@ -124,6 +124,8 @@ def render_events(analysis: Analysis, sim: Simulation) -> list[str]:
             bits.append("reads " + ", ".join(sorted(ev.reads)))
         if ev.derived:
             bits.append("derived from its current value")
+        if ev.copied_by:
+            bits.append(f"its current value handed to {ev.copied_by}, which keeps only copies")
         if ev.flags:
             bits.append("flags " + ", ".join(f.param for f in ev.flags))
         if ev.assume:

@@ -83,3 +83,10 @@ def test_suppression_on_the_replacing_line(
     path.write_text(text.replace(line, line.rstrip("\n") + comment + "\n"))
     run = discards.check("--no-cache")
     assert (TWICE in run.stdout) is not suppressed, run.stdout
+
+
+def test_explain_class_says_a_value_went_to_copies(project: Project) -> None:
+    shutil.copytree(CASES / "copying_wrapper" / "pkg", project.root / "pkg")
+    out = project.invoke("explain-class", "pkg.layers:Lifting").stdout
+    assert "its current value handed to Copied, which keeps only copies" in out
+    assert "IL005 error: `self.proj` replaced by deep copies of it" in out
