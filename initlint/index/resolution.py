@@ -176,6 +176,8 @@ class NameResolver(ModuleSet):
         src = self._from_module(mod, imp)
         if src is None:
             return None
+        if src == mod.name and self.has_module(f"{src}.{name}"):
+            return Target("module", f"{src}.{name}")  # ``from . import sub`` in a package
         return self._attr(Target("module", src), name, depth + 1)
 
     def _attr(self, target: Target, part: str, depth: int) -> Target | None:
@@ -183,13 +185,18 @@ class NameResolver(ModuleSet):
             return Target("external", f"{target.name}.{part}")
         if target.kind == "module":
             sub = f"{target.name}.{part}"
-            if self.has_module(sub):
-                return Target("module", sub)
             mod = self.module(target.name) if self.has_module(target.name) else None
             if mod is None:
-                return Target("external", sub)
+                return Target("module", sub) if self.has_module(sub) else Target("external", sub)
+            # The package's attribute: what its ``__init__`` bound last, which may rebind a
+            # submodule's name (``from .weight_norm import weight_norm`` in torch.nn.utils
+            # makes ``torch.nn.utils.weight_norm`` the function), else the submodule.
             found = self._lookup(mod, part, depth + 1)
-            if found is None and mod.is_dependency:
+            if found is not None:
+                return found
+            if self.has_module(sub):
+                return Target("module", sub)
+            if mod.is_dependency:
                 # A name a dependency binds dynamically (torch.randn, from C code): it is
                 # what it is without the environment, an external name.
                 return Target("external", sub)

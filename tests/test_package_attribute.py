@@ -1,0 +1,58 @@
+"""``from pkg import name`` gives the package's attribute: what its ``__init__`` bound last,
+which may rebind the name of a submodule (torch.nn.utils binds ``weight_norm``, a submodule,
+to the function of that name); the submodule only when ``__init__`` binds nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from initlint.api import check
+
+BASE = """
+import torch
+from torch import nn
+
+
+class block(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.register_buffer("table", torch.zeros(n, n))
+"""
+
+CHILD = """
+import torch
+from pkg.layers import block
+from pkg import other
+
+
+class Child(block):
+    def __init__(self, n):
+        super().__init__(n)
+        self.register_buffer("table", torch.ones(n, n))
+
+
+class FromModule(other.Plain):
+    def __init__(self, n):
+        super().__init__()
+        self.register_buffer("table", torch.ones(n, n))
+"""
+
+
+def test_a_name_rebound_by_the_package_is_its_binding(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "pkg"\n')
+    pkg = tmp_path / "pkg"
+    (pkg / "layers").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("from . import other\n")
+    (pkg / "other.py").write_text(
+        "import torch\nfrom torch import nn\n\n\nclass Plain(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n"
+        "        self.register_buffer('table', torch.zeros(4, 4))\n"
+    )
+    (pkg / "layers" / "__init__.py").write_text("from .block import block\n")
+    (pkg / "layers" / "block.py").write_text(BASE)
+    (pkg / "child.py").write_text(CHILD)
+    report = check([tmp_path], cwd=tmp_path, use_cache=False)
+    found = sorted((d.class_name.rsplit(".", 1)[-1], d.code) for d in report.diagnostics)
+    # ``block`` is the class the package binds, not the submodule ``pkg.layers.block``;
+    # ``other`` (``from . import other``) is the submodule
+    assert found == [("Child", "IL001"), ("FromModule", "IL001")]
