@@ -105,7 +105,12 @@ again, every number of it (`nn.init.xavier_uniform_(self.weight)`, `self.weight.
 before anything reads them, throws the ancestor's pass away; it costs what the tensor is
 (an `error` over a 2-D weight). Reading only the tensor's shape (torch's
 `_calculate_fan_in_and_fan_out`) is no read of its numbers; filling a part of it
-(`self.weight[0].zero_()`) is no refill.
+(`self.weight[0].zero_()`) is no refill. A fill of the part a reparametrisation computes
+anew (`self.conv = weight_norm(nn.Conv1d(...))`, also through a function that returns it,
+then `self.conv.weight.data.normal_()`; `torch.nn.utils.parametrizations`' `weight_norm`
+and `spectral_norm` too) is lost the same way: the numbers never reach `weight_g` or
+`weight_v`, and the next forward computes `weight` from those (the old `spectral_norm`
+shares the storage of `weight_orig`, and is not reported).
 
 A build in an ancestor has no fix here: other classes run that code too; a flag there can
 switch it off. A build dropped by `del` has no fix either: the build and the `del` go
@@ -246,6 +251,8 @@ class Layer(Unit):
         again = "done again" if init else "replaced"
         if isinstance(finding, RepeatFinding) and finding.event.copied_by:
             return f"{finding.what} replaced by deep copies of it"
+        if isinstance(finding, RepeatFinding) and finding.first.recomputed is not None:
+            return f"{finding.what} lost: {finding.first.recomputed[0]} computes it anew"
         return f"{finding.what} {again} before anything read it"
 
     def message(self, finding: Finding, wording: Wording) -> str:
@@ -278,6 +285,8 @@ class Layer(Unit):
         return message
 
     def note_for(self, first: Event) -> str:
+        if first.recomputed is not None:
+            return f"wrapped here by {first.recomputed[0]}"
         if first.kind == "init":
             return "filled here, and the fill thrown away"
         return self.first_note
@@ -304,7 +313,15 @@ class Layer(Unit):
         return message
 
     def _refilled(self, finding: RepeatFinding, wording: Wording) -> str:
-        """An ancestor's initialisation of a tensor, done again by the class's own code."""
+        """An ancestor's initialisation of a tensor, done again by the class's own code; or
+        a fill of a part that a reparametrisation computes anew."""
+        if finding.first.recomputed is not None:
+            wrapper, part = finding.first.recomputed
+            return (
+                f"{finding.what} is lost: {wrapper} (applied at {wording.first_where}) "
+                f"computes `{part}` anew from its own parameters, so these numbers never "
+                "reach one"
+            )
         again = "possibly filled again here (on some paths)"
         if finding.confidence != "possible":
             again = "filled again here"

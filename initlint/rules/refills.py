@@ -27,6 +27,13 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
     for e in sim.events:
         if e.shadow:
             continue
+        if e.kind == "init" and "." in e.name:  # a part of a held module
+            holder, _, part = e.name.partition(".")
+            store = built.get(holder)
+            if store is not None and store.recomputed is not None:
+                if store.recomputed[1] == part and not e.ancestor:
+                    out.append(_recomputed(sim, store, e))
+            continue
         if e.kind == "init":
             first = filled.get(e.name)
             if e.ancestor:
@@ -79,4 +86,25 @@ def _finding(sim: Simulation, first: Event, again: Event, store: Event | None) -
         cost=max(cost, LIGHT),
         no_fix=f"the first pass runs in {where}'s code, for its other users too: "
         "switch it off there, or fill the tensor once",
+    )
+
+
+def _recomputed(sim: Simulation, store: Event, fill: Event) -> RepeatFinding:
+    """``self.conv = weight_norm(nn.Conv1d(...))``, then the class fills ``self.conv.weight``:
+    the wrapper computes that part anew from its own parameters (``weight_g`` and
+    ``weight_v``), so the fill never reaches them and is lost. Priced as the module's part."""
+    assert store.recomputed is not None  # (the caller's test)
+    wrapper, part = store.recomputed
+    return RepeatFinding(
+        CODE,
+        sim,
+        fill,
+        store,
+        confidence_of(store, fill),
+        f"the initialisation of `self.{fill.name}`",
+        cost=max(store.cost, LIGHT),
+        no_fix=(
+            f"{wrapper} computes `{part}` anew from its own parameters: initialise the "
+            f"module's `{part}` before wrapping it, or the parameters {wrapper} made"
+        ),
     )

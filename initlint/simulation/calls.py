@@ -120,7 +120,8 @@ class CallEffects(StoreEffects):
         cost model prices it as the work of the function that runs it; the statement's
         touch says what it writes."""
         eff = ctx.effect
-        if eff.detail == "self" and eff.name and "." not in eff.name:
+        if eff.detail == "self" and eff.name and eff.name.count(".") <= 1:
+            # (``self.conv.weight`` too: a part of a held module, for a reparametrised one)
             self.emit(
                 frame, ctx.effect_index, eff, "init", eff.name, ctx.status, ctx.flags, ctx.shadow
             )

@@ -117,6 +117,10 @@ class Event:
     inner: tuple[Event, ...] = ()
     # A ``local`` or ``dropped`` event: the parts of the object the frame took (kept).
     kept: frozenset[str] = frozenset()
+    # An assign of a module wrapped by one of torch's reparametrisations (``weight_norm(
+    # nn.Conv1d(...))``, also through a function that returns it): the wrapper's name and
+    # the part it recomputes (``weight``); a fill of that part is lost.
+    recomputed: tuple[str, str] | None = None
     # An assign of a memoised factory's result (``self.rope = get_rope(...)``, also through
     # a plain wrapper): the factory each route reaches with the arguments bound there
     # (``simulation/memo.py``), and whether they differ from those of the attribute's

@@ -15,7 +15,7 @@ from initlint.simulation.levels import NONE
 from initlint.simulation.local_builds import LocalEffects
 from initlint.simulation.records import Event, FlagRef, events_inside
 from initlint.simulation.run_state import EffectContext, Frame
-from initlint.simulation.torch_knowledge import SMALL_NUMEL
+from initlint.simulation.torch_knowledge import REPARAMETRISATIONS, SMALL_NUMEL
 from initlint.simulation.values import TRUE, UNKNOWN, Val
 
 
@@ -273,6 +273,8 @@ class StoreEffects(LocalEffects):
         ev.spec = stored.spec
         if stored.routes:
             ev.memo, ev.memo_changed = stored.bindings, stored.changed
+        if kind == "assign" and not shadow:
+            ev.recomputed = self._reparametrised(frame, eff.value)
         if kind != "mutate" and eff.name in ev.reads:
             copied = ""
             if kind == "assign":
@@ -288,6 +290,34 @@ class StoreEffects(LocalEffects):
             self.attr_cost[eff.name] = stored.cost
             if kind == "assign":
                 self.last_assign[eff.name] = ev
+
+    def _reparametrised(self, frame: Frame, value: Expr | None) -> tuple[str, str] | None:
+        """``weight_norm(nn.Conv1d(...))``, or a call of a project function whose every
+        ``return`` is one (``WNConv1d(...)``): torch's wrapper and the part it recomputes."""
+        if value is None or value.kind != "call" or not value.name:
+            return None
+        index, module = self.simulator.index, frame.call.fn.module
+        target = index.resolve(module, value.name)
+        if target is None:
+            return None
+        wrapper = REPARAMETRISATIONS.get(target.name)
+        if wrapper is not None:
+            return _recomputed_part(wrapper, value)
+        fn = index.function_info(target.name) if target.kind == "function" else None
+        body = fn.facts.load() if fn is not None else None
+        if fn is None or body is None or isinstance(body, BodyError):
+            return None
+        returns = [e.value for e in body.effects if e.kind == "return"]
+        found = {
+            _recomputed_part(REPARAMETRISATIONS[t.name], r)
+            for r in returns
+            if r is not None
+            and r.kind == "call"
+            and r.name
+            and (t := index.resolve(fn.module, r.name)) is not None
+            and t.name in REPARAMETRISATIONS
+        }
+        return found.pop() if returns and len(found) == 1 and len(returns) == 1 else None
 
     def _set_field(self, frame: Frame, eff: Effect, status: str) -> None:
         """``config.n_experts = None``: the object a local names now holds that field, and
@@ -314,6 +344,21 @@ class StoreEffects(LocalEffects):
         target.expensive = True
         if not ev.shadow:
             self.attr_cost[ev.name] = max(self.attr_cost.get(ev.name, NONE), ev.cost)
+
+
+def _recomputed_part(wrapper: str, call: Expr) -> tuple[str, str] | None:
+    """The part ``call`` of ``wrapper`` recomputes: ``name=`` when given as a string
+    (the second positional argument or the keyword), else ``weight``; None when not known."""
+    if any(k == "" or k.startswith("*") for k in call.keywords):
+        return None  # (``**kw`` or ``*args`` may pass it)
+    positional = len(call.children) if call.value is None else int(call.value)
+    named = dict(zip(call.keywords, call.children[positional:], strict=False))
+    given = named.get("name", call.children[1] if positional > 1 else None)
+    if given is None:
+        return wrapper, "weight"
+    if given.kind == "const" and isinstance(given.value, str) and not given.name:
+        return wrapper, given.value
+    return None
 
 
 def _small_display(value: Expr | None) -> bool:

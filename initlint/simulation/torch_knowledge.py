@@ -50,6 +50,16 @@ SELF_METHODS = frozenset(
     """eval train to cuda cpu float half double bfloat16 requires_grad_ load_state_dict
     zero_grad share_memory""".split()
 )
+# torch's reparametrisations whose named part (``weight`` unless ``name=`` says otherwise)
+# is computed anew from other parameters at every forward, or on every access: numbers
+# written into it in place are lost. (The old ``spectral_norm`` is not one: its ``weight``
+# shares its storage with ``weight_orig``, so a fill reaches the parameter.)
+REPARAMETRISATIONS = {
+    "torch.nn.utils.weight_norm.weight_norm": "weight_norm",
+    "torch.nn.utils.weight_norm": "weight_norm",
+    "torch.nn.utils.parametrizations.weight_norm": "weight_norm",
+    "torch.nn.utils.parametrizations.spectral_norm": "spectral_norm",
+}
 # The tables in which torch keeps a module's parts: reading one reads every part.
 PART_TABLES = frozenset("_modules _parameters _buffers __dict__".split())
 # torch.nn classes that are containers or wrappers: cheap themselves.

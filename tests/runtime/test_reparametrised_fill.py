@@ -1,0 +1,65 @@
+"""A fill of the part a reparametrisation computes anew (``self.conv = weight_norm(...)``,
+then ``self.conv.weight`` filled) never reaches a parameter (IL005); the old spectral_norm's
+``weight`` shares ``weight_orig``'s storage, so a fill of it is kept. Checked against the
+parameters the constructed object holds."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from initlint.api import check  # noqa: E402
+
+SOURCE = """
+import torch.nn as nn
+from torch.nn.utils import spectral_norm, weight_norm
+from torch.nn.utils.parametrizations import weight_norm as param_weight_norm
+
+
+def wn_conv(*args, **kwargs):
+    return weight_norm(nn.Conv1d(*args, **kwargs))
+
+
+class Block(nn.Module):
+    def __init__(self, n=4):
+        super().__init__()
+        self.legacy = weight_norm(nn.Conv1d(n, n, 3))
+        self.through = wn_conv(n, n, 3)
+        self.param = param_weight_norm(nn.Conv1d(n, n, 3))
+        self.spectral = spectral_norm(nn.Conv1d(n, n, 3))
+        self.init_weights()
+
+    def init_weights(self):
+        nn.init.constant_(self.legacy.weight, 0.5)
+        nn.init.constant_(self.through.weight, 0.5)
+        nn.init.constant_(self.param.weight, 0.5)
+        nn.init.constant_(self.spectral.weight, 0.5)
+"""
+
+
+@pytest.fixture
+def module(forget_modules: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (forget_modules / "pyproject.toml").write_text("[project]\nname = 'wn'\n")
+    (forget_modules / "wn_blocks.py").write_text(SOURCE)
+    monkeypatch.syspath_prepend(str(forget_modules))
+    sys.modules.pop("wn_blocks", None)
+    return forget_modules
+
+
+@pytest.mark.filterwarnings("ignore:.*weight_norm.*is deprecated:FutureWarning")
+def test_a_fill_of_a_recomputed_part_is_lost(module: Path) -> None:
+    report = check([module], cwd=module, use_cache=False)
+    found = {d.message.split("`")[1] for d in report.diagnostics if d.code == "IL005"}
+    assert found == {"self.legacy.weight", "self.through.weight", "self.param.weight"}
+    block = importlib.import_module("wn_blocks").Block()
+    # the fills reached no parameter: v still holds the numbers the conv was built with
+    assert not torch.all(block.legacy.weight_v == 0.5)
+    assert not torch.all(block.through.weight_v == 0.5)
+    assert not torch.all(block.param.parametrizations.weight.original1 == 0.5)
+    # the old spectral_norm's weight is weight_orig's storage: the fill is kept
+    assert torch.all(block.spectral.weight_orig == 0.5)
