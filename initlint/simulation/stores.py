@@ -328,7 +328,8 @@ class StoreEffects(LocalEffects):
         if base.kind not in ("unknown", "const") or not rest:
             return
         value = UNKNOWN
-        if status == TRUE and eff.value is not None and eff.value.kind == "const":
+        deleted = eff.target == "del"  # (then a read finds a class attribute, or raises)
+        if status == TRUE and eff.value is not None and eff.value.kind == "const" and not deleted:
             value = self.eval_arg(frame, eff.value, None)
         kept = tuple((k, v) for k, v in base.fields if k != rest)
         env[head] = Val("unknown", sym=base.sym, fields=(*kept, (rest, value)))
