@@ -23,6 +23,8 @@ class NameResolver(ModuleSet):
     # field_classes's results (both built on first use)
     _field_values: dict[str, list[tuple[str, FieldValueFacts]]] | None = None
     _field_classes: dict[tuple[str, str], tuple[Target, ...]] = field(default_factory=dict)
+    # (package, name) attribute lookups under way (``_attr``)
+    _attr_active: set[tuple[str, str]] = field(default_factory=set)
 
     def _class_name(self, mod: Module, cls: ClassFacts) -> str:
         """The qualname of one definition: ``m.Name`` for the last one in its module (the one
@@ -176,8 +178,11 @@ class NameResolver(ModuleSet):
         src = self._from_module(mod, imp)
         if src is None:
             return None
-        if src == mod.name and self.has_module(f"{src}.{name}"):
-            return Target("module", f"{src}.{name}")  # ``from . import sub`` in a package
+        inside = mod.name == src or mod.name.startswith(f"{src}.")
+        if inside and self.has_module(f"{src}.{name}"):
+            # ``from . import sub`` inside the package: it runs while the package is being
+            # set up, before its ``__init__`` can rebind the name; the submodule
+            return Target("module", f"{src}.{name}")
         return self._attr(Target("module", src), name, depth + 1)
 
     def _attr(self, target: Target, part: str, depth: int) -> Target | None:
@@ -190,8 +195,17 @@ class NameResolver(ModuleSet):
                 return Target("module", sub) if self.has_module(sub) else Target("external", sub)
             # The package's attribute: what its ``__init__`` bound last, which may rebind a
             # submodule's name (``from .weight_norm import weight_norm`` in torch.nn.utils
-            # makes ``torch.nn.utils.weight_norm`` the function), else the submodule.
-            found = self._lookup(mod, part, depth + 1)
+            # makes ``torch.nn.utils.weight_norm`` the function), else the submodule. A
+            # lookup that comes back to this one runs inside the package's own set-up,
+            # where the name is still the submodule.
+            key = (target.name, part)
+            if key in self._attr_active:
+                return Target("module", sub) if self.has_module(sub) else None
+            self._attr_active.add(key)
+            try:
+                found = self._lookup(mod, part, depth + 1)
+            finally:
+                self._attr_active.discard(key)
             if found is not None:
                 return found
             if self.has_module(sub):

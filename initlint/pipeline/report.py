@@ -178,7 +178,7 @@ def to_share(analysis: Analysis, group: list[Finding], proposal: FixProposal) ->
         Related(
             analysis.display(first.fn.module.path),
             first.effect.span.line,
-            f"{'done again here' if earlier else rule.note_for(first)}, in {first_fn}"
+            f"{'done again here' if earlier else rule.note_for(f, first)}, in {first_fn}"
             f"{_in_dist(first.fn.module)}",
         )
     ]

@@ -172,7 +172,7 @@ class Rule:
     discards_first: ClassVar[bool] = False
     alternative_note: ClassVar[str] = "or done here instead, on other paths"
 
-    def note_for(self, first: Event) -> str:
+    def note_for(self, finding: Finding, first: Event) -> str:
         """The related note at the build a finding is about (``first_note``): a rule may
         word some builds its own way."""
         return self.first_note

@@ -108,8 +108,10 @@ before anything reads them, throws the ancestor's pass away; it costs what the t
 (`self.weight[0].zero_()`) is no refill. A fill of the part a reparametrisation computes
 anew (`self.conv = weight_norm(nn.Conv1d(...))`, also through a function that returns it,
 then `self.conv.weight.data.normal_()`; `torch.nn.utils.parametrizations`' `weight_norm`
-and `spectral_norm` too) is lost the same way: the numbers never reach `weight_g` or
-`weight_v`, and the next forward computes `weight` from those (the old `spectral_norm`
+and `spectral_norm` too) is lost the same way: the numbers never reach the parameters the
+wrapper made (`weight_g` and `weight_v`, or the parametrization's originals), from which
+the next forward computes `weight`; a use of the module in between
+(`remove_weight_norm(self.conv)`) keeps it from being reported (the old `spectral_norm`
 shares the storage of `weight_orig`, and is not reported).
 
 A build in an ancestor has no fix here: other classes run that code too; a flag there can
@@ -251,7 +253,8 @@ class Layer(Unit):
         again = "done again" if init else "replaced"
         if isinstance(finding, RepeatFinding) and finding.event.copied_by:
             return f"{finding.what} replaced by deep copies of it"
-        if isinstance(finding, RepeatFinding) and finding.first.recomputed is not None:
+        if isinstance(finding, RepeatFinding) and _lost_fill(finding):
+            assert finding.first.recomputed is not None  # (_lost_fill)
             return f"{finding.what} lost: {finding.first.recomputed[0]} computes it anew"
         return f"{finding.what} {again} before anything read it"
 
@@ -284,8 +287,9 @@ class Layer(Unit):
             message += "; " + unknown_cost_why(finding)
         return message
 
-    def note_for(self, first: Event) -> str:
-        if first.recomputed is not None:
+    def note_for(self, finding: Finding, first: Event) -> str:
+        if isinstance(finding, RepeatFinding) and _lost_fill(finding):
+            assert first.recomputed is not None  # (_lost_fill: ``first`` is the wrap)
             return f"wrapped here by {first.recomputed[0]}"
         if first.kind == "init":
             return "filled here, and the fill thrown away"
@@ -315,13 +319,18 @@ class Layer(Unit):
     def _refilled(self, finding: RepeatFinding, wording: Wording) -> str:
         """An ancestor's initialisation of a tensor, done again by the class's own code; or
         a fill of a part that a reparametrisation computes anew."""
-        if finding.first.recomputed is not None:
+        if _lost_fill(finding):
+            assert finding.first.recomputed is not None  # (_lost_fill)
             wrapper, part = finding.first.recomputed
-            return (
-                f"{finding.what} is lost: {wrapper} (applied at {wording.first_where}) "
+            lost = "is possibly lost" if finding.confidence == "possible" else "is lost"
+            message = (
+                f"{finding.what} {lost}: {wrapper} (applied at {wording.first_where}) "
                 f"computes `{part}` anew from its own parameters, so these numbers never "
                 "reach one"
             )
+            if finding.cost == UNKNOWN:  # (a module built before the wrap: its size)
+                message += "; how big the tensor is is not known here"
+            return message
         again = "possibly filled again here (on some paths)"
         if finding.confidence != "possible":
             again = "filled again here"
@@ -332,3 +341,9 @@ class Layer(Unit):
         if finding.cost == UNKNOWN:
             message += "; what the tensor costs to fill is not known here"
         return message
+
+
+def _lost_fill(finding: RepeatFinding) -> bool:
+    """A fill of a part a reparametrisation computes anew: the finding is at the fill, about
+    the store that wrapped the module (``refills._recomputed``)."""
+    return finding.event.kind == "init" and finding.first.recomputed is not None

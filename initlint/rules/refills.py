@@ -8,7 +8,7 @@ from __future__ import annotations
 from initlint.rules.base import RepeatFinding, confidence_of
 from initlint.rules.discards import attribute_uses
 from initlint.rules.repeats import never_both
-from initlint.simulation.levels import LIGHT, UNKNOWN
+from initlint.simulation.levels import HEAVY, LIGHT, UNKNOWN
 from initlint.simulation.records import Event, Simulation
 
 CODE = "IL005"
@@ -19,17 +19,23 @@ _STORES = ("assign", "buffer", "delete")
 def find_refills(sim: Simulation) -> list[RepeatFinding]:
     """One finding per own fill of a whole attribute that an ancestor's fill of it, not read
     since, precedes."""
-    # (a fill statement reads the tensor it fills: that touch is no use of its numbers)
-    filling = {(e.frame, e.effect.stmt_span) for e in sim.events if e.kind == "init"}
+    # (a fill statement reads the tensor it fills: that read is no use of its numbers; its
+    # other reads are, ``self.proj.weight.data.copy_(self.weight)``)
+    filling: dict[tuple[int, object], set[str]] = {}
+    for e in sim.events:
+        if e.kind == "init":
+            filling.setdefault((e.frame, e.effect.stmt_span), set()).add(e.name.split(".")[0])
     filled: dict[str, Event] = {}  # attribute -> the ancestor's fill not read since
     built: dict[str, Event] = {}  # attribute -> the store that made what it holds
+    # attribute -> its store wrapping a module in a reparametrisation, nothing used since
+    wrapped: dict[str, Event] = {}
     out: list[RepeatFinding] = []
     for e in sim.events:
         if e.shadow:
             continue
         if e.kind == "init" and "." in e.name:  # a part of a held module
             holder, _, part = e.name.partition(".")
-            store = built.get(holder)
+            store = wrapped.get(holder)
             if store is not None and store.recomputed is not None:
                 if store.recomputed[1] == part and not e.ancestor:
                     out.append(_recomputed(sim, store, e))
@@ -45,12 +51,19 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
         if e.kind in _STORES:
             filled.pop(e.name, None)
             built[e.name] = e
-        elif e.kind != "touch" or (e.frame, e.effect.stmt_span) not in filling:
-            used = attribute_uses(e, sim.mro)
-            if "*" in used:
-                filled.clear()
-            for name in used:
-                filled.pop(name, None)
+            wrapped.pop(e.name, None)
+            if e.recomputed is not None:
+                wrapped[e.name] = e
+            continue
+        used = set(attribute_uses(e, sim.mro))
+        if e.kind == "touch":
+            used -= filling.get((e.frame, e.effect.stmt_span), set())
+        if "*" in used:
+            filled.clear()
+            wrapped.clear()  # (``remove_weight_norm(self.conv)`` may undo the wrap)
+        for name in used:
+            filled.pop(name, None)
+            wrapped.pop(name, None)
     return out
 
 
@@ -90,9 +103,9 @@ def _finding(sim: Simulation, first: Event, again: Event, store: Event | None) -
 
 
 def _recomputed(sim: Simulation, store: Event, fill: Event) -> RepeatFinding:
-    """``self.conv = weight_norm(nn.Conv1d(...))``, then the class fills ``self.conv.weight``:
-    the wrapper computes that part anew from its own parameters (``weight_g`` and
-    ``weight_v``), so the fill never reaches them and is lost. Priced as the module's part."""
+    """``self.conv = weight_norm(nn.Conv1d(...))``, then the class fills ``self.conv.weight``,
+    nothing having used ``self.conv`` in between: the wrapper computes that part anew from
+    its own parameters, so the fill never reaches them and is lost."""
     assert store.recomputed is not None  # (the caller's test)
     wrapper, part = store.recomputed
     return RepeatFinding(
@@ -102,9 +115,18 @@ def _recomputed(sim: Simulation, store: Event, fill: Event) -> RepeatFinding:
         store,
         confidence_of(store, fill),
         f"the initialisation of `self.{fill.name}`",
-        cost=max(store.cost, LIGHT),
+        cost=_part_cost(store, part),
         no_fix=(
             f"{wrapper} computes `{part}` anew from its own parameters: initialise the "
             f"module's `{part}` before wrapping it, or the parameters {wrapper} made"
         ),
     )
+
+
+def _part_cost(store: Event, part: str) -> int:
+    """A module's ``weight`` is priced as the module the store built when that is heavy (the
+    weight of a layer with parameters), unknown when the store only wrapped a module built
+    before (``weight_norm(self.conv)``); any other part (a bias) as light."""
+    if part != "weight":
+        return LIGHT
+    return store.cost if store.cost >= HEAVY else UNKNOWN

@@ -17,7 +17,7 @@ from initlint.api import check  # noqa: E402
 
 SOURCE = """
 import torch.nn as nn
-from torch.nn.utils import spectral_norm, weight_norm
+from torch.nn.utils import remove_weight_norm, spectral_norm, weight_norm
 from torch.nn.utils.parametrizations import weight_norm as param_weight_norm
 
 
@@ -39,6 +39,28 @@ class Block(nn.Module):
         nn.init.constant_(self.through.weight, 0.5)
         nn.init.constant_(self.param.weight, 0.5)
         nn.init.constant_(self.spectral.weight, 0.5)
+
+
+class Removed(nn.Module):
+    def __init__(self, n=4):
+        super().__init__()
+        self.conv = weight_norm(nn.Conv1d(n, n, 3))
+        remove_weight_norm(self.conv)
+        nn.init.constant_(self.conv.weight, 0.5)
+
+
+class Bias(nn.Module):
+    def __init__(self, n=4):
+        super().__init__()
+        self.conv = weight_norm(nn.Conv1d(n, n, 3), name="bias", dim=None)
+        nn.init.constant_(self.conv.bias, 0.5)
+
+
+class Rewrapped(nn.Module):
+    def __init__(self, n=4):
+        super().__init__()
+        self.conv = weight_norm(nn.Conv1d(n, n, 3))
+        self.conv = nn.Conv1d(n, n, 3)
 """
 
 
@@ -54,9 +76,25 @@ def module(forget_modules: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.mark.filterwarnings("ignore:.*weight_norm.*is deprecated:FutureWarning")
 def test_a_fill_of_a_recomputed_part_is_lost(module: Path) -> None:
     report = check([module], cwd=module, use_cache=False)
-    found = {d.message.split("`")[1] for d in report.diagnostics if d.code == "IL005"}
-    assert found == {"self.legacy.weight", "self.through.weight", "self.param.weight"}
-    block = importlib.import_module("wn_blocks").Block()
+    fills = {
+        d.message.split("`")[1]: d.severity
+        for d in report.diagnostics
+        if d.code == "IL005" and "initialisation" in d.message
+    }
+    assert fills == {
+        "self.legacy.weight": "error",
+        "self.through.weight": "error",
+        "self.param.weight": "error",
+        "self.conv.bias": "warning",  # (Bias: a vector)
+    }
+    # an ordinary replacement of a wrapped module keeps its own note
+    (rewrapped,) = [d for d in report.diagnostics if d.class_name.endswith("Rewrapped")]
+    assert rewrapped.related[0].message.startswith("built here, and thrown away")
+    m = importlib.import_module("wn_blocks")
+    # after remove_weight_norm the fill reaches the parameter: not reported, and kept
+    assert torch.all(m.Removed().conv.weight == 0.5)
+    assert not torch.all(m.Bias().conv.bias_v == 0.5)  # (the bias fill is lost too)
+    block = m.Block()
     # the fills reached no parameter: v still holds the numbers the conv was built with
     assert not torch.all(block.legacy.weight_v == 0.5)
     assert not torch.all(block.through.weight_v == 0.5)
