@@ -64,6 +64,17 @@ class Expr:
     children: tuple[Expr, ...] = ()
     keywords: tuple[str, ...] = ()
 
+    def is_attr_of(self, name: str, attr: str) -> bool:
+        """Whether this is ``<name>.<attr>``, ``name`` a plain name (``self.skips``)."""
+        recv = self.receiver
+        return (
+            self.kind == "attr"
+            and self.attr == attr
+            and recv is not None
+            and recv.kind == "name"
+            and recv.name == name
+        )
+
     def nodes(self) -> Iterator[Expr]:
         """This expression and every one inside it (receivers and children)."""
         stack: list[Expr] = [self]

@@ -17,6 +17,7 @@ from initlint.rules.base import (
 )
 from initlint.rules.examples import BASE
 from initlint.rules.readers import no_plain_reads, reads_under, tests_around
+from initlint.simulation.arguments import param_of
 from initlint.simulation.levels import LIGHT
 from initlint.simulation.records import Event, Simulation
 from initlint.simulation.values import Origin
@@ -188,14 +189,7 @@ def _bound_param(sim: Simulation, origin: Origin) -> Param | None:
         body = e.callee.facts.load()
         if at is None or isinstance(body, BodyError):
             continue
-        params = body.params[1:]
-        arg = args[at]
-        if arg.keyword is not None:  # (by its name, whatever ``**kw`` passes beside it)
-            return next((p for p in params if p.name == arg.keyword and p.kind != "posonly"), None)
-        if any(a.star == 1 for a in args[:at]):
-            return None  # (``*args`` before it: its place is not known)
-        positional = [p for p in params if p.kind in ("posonly", "pos")]
-        return positional[at] if at < len(positional) else None
+        return param_of(body.params[1:], args, at)
     return None
 
 

@@ -245,6 +245,19 @@ def call_args(call: Expr) -> tuple[Arg, ...] | None:
     return tuple(args)
 
 
+def param_of(params: Sequence[Param], args: Sequence[Arg], at: int) -> Param | None:
+    """The parameter of ``params`` (``self`` left out) that argument number ``at`` of
+    ``args`` binds to: a keyword's by its name, a positional one's by its place; None after
+    a ``*args`` (its place is not known), or where no parameter takes it."""
+    arg = args[at]
+    if arg.keyword is not None:  # (by its name, whatever ``**kw`` passes beside it)
+        return next((p for p in params if p.name == arg.keyword and p.kind != "posonly"), None)
+    if any(a.star == 1 for a in args[:at]):
+        return None
+    positional = [p for p in params if p.kind in ("posonly", "pos")]
+    return positional[at] if at < len(positional) else None
+
+
 def kwarg_name(params: tuple[Param, ...]) -> str:
     """The name of the ``**`` parameter among ``params``; "" when there is none."""
     return next((p.name for p in params if p.kind == "kwarg"), "")

@@ -22,7 +22,7 @@ from initlint.simulation.raises import RaiseModel
 from initlint.simulation.run_state import EffectContext, Frame
 from initlint.simulation.specs import direct_keys, field_of, keys_of, spec_rewritten
 from initlint.simulation.torch_knowledge import keyword_values, torch_params, torch_vector
-from initlint.simulation.values import MAYBE, TRUE, Val, const
+from initlint.simulation.values import MAYBE, TRUE, Val
 
 # Why a build priced heavy is only possibly that (the finding's message says it).
 HEAVY_WHEN = "heavy only on some paths of its construction, not with its parameters' defaults"
@@ -87,13 +87,39 @@ class BuildPricing(RaiseModel):
                 self.sim.mro,
                 frame.local_cost,
                 self.attr_cost,
-                _with_defaults(frame, eff.value),
+                self._with_defaults(frame, eff.value),
             )
             # (a path of unknown cost may be heavy too: no reason to lower; nor is a body
             # on the cheapest path that does not parse, which the heaviest never reached)
             if not isinstance(least, BodyError) and least <= LIGHT:
                 return UNKNOWN_COST, HEAVY_WHEN
         return cost, ""
+
+    def _with_defaults(self, frame: Frame, value: Expr | None) -> dict[str, Val]:
+        """The frame's names, with the constructed class's own parameters (unknown: callers
+        initlint does not see pass them) at their constant defaults, as the cheapest path
+        takes them; not a name ``value`` binds itself (a comprehension's loop, or any name
+        under a lambda, whose parameters the facts do not keep)."""
+        env = dict(frame.call.env)
+        if frame.call.parent is not None or value is None:
+            return env  # (a called frame's parameters are bound to what its caller passed)
+        inner = list(value.nodes())
+        if any(x.kind == "op" and x.name == "lambda" for x in inner):
+            return env
+        shadowed = {x.attr for x in inner if x.kind == "op" and x.name == "comp"}
+        names = frozenset(
+            p.name
+            for p in frame.body.params
+            if (held := env.get(p.name)) is not None
+            and held.kind == "unknown"
+            and held.sym == p.name
+            and p.name not in shadowed
+            and p.default is not None
+            and p.default.kind == "const"
+            and not p.default.name  # (``...``: not the None the facts hold)
+        )
+        self.bind_defaults(env, frame.body.params, names, frame.call.fn.module)
+        return env
 
     def price_stored_value(self, frame: Frame, ctx: EffectContext) -> StoredValue | BodyError:
         """What the stored value costs, the class it constructs (through a reference or a
@@ -383,24 +409,3 @@ def _names(value: Expr | None) -> set[str]:
             stack.append(cur.receiver)
         stack.extend(cur.children)
     return out
-
-
-def _with_defaults(frame: Frame, value: Expr | None) -> dict[str, Val]:
-    """The frame's names, with the constructed class's own parameters (unknown: callers
-    initlint does not see pass them) at their constant defaults, as the cheapest path
-    takes them; not a name ``value`` binds itself (a comprehension's loop, or any name
-    under a lambda, whose parameters the facts do not keep)."""
-    env = dict(frame.call.env)
-    if frame.call.parent is not None or value is None:
-        return env  # (a called frame's parameters are bound to what its caller passed)
-    inner = list(value.nodes())
-    if any(x.kind == "op" and x.name == "lambda" for x in inner):
-        return env
-    shadowed = {x.attr for x in inner if x.kind == "op" and x.name == "comp"}
-    for p in frame.body.params:
-        held = env.get(p.name)
-        if held is None or held.kind != "unknown" or held.sym != p.name or p.name in shadowed:
-            continue
-        if p.default is not None and p.default.kind == "const" and not p.default.name:
-            env[p.name] = const(p.default.value)
-    return env

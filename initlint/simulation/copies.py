@@ -4,9 +4,10 @@ never ``module``. The object ``self.x`` held is copied, then dropped with the st
 
 from __future__ import annotations
 
-from initlint.facts.model import BodyError, Expr, Param
+from initlint.facts.model import BodyError, Expr
 from initlint.index.project import ProjectIndex
 from initlint.index.records import Module
+from initlint.simulation.arguments import call_args, param_of
 
 # The callee a copying parameter must go through, resolved in its class's module.
 _DEEP_COPY = "copy.deepcopy"
@@ -28,20 +29,9 @@ def copied_by(index: ProjectIndex, module: Module, value: Expr | None, attr: str
     return found[0] if found and len(found) == mentions else ""
 
 
-def _is_attr(e: Expr, me: str, attr: str) -> bool:
-    recv = e.receiver
-    return (
-        e.kind == "attr"
-        and e.attr == attr
-        and recv is not None
-        and recv.kind == "name"
-        and recv.name == me
-    )
-
-
 def _mentions(e: Expr, me: str, attr: str) -> int:
     """How often ``e`` reads ``<me>.<attr>``."""
-    return sum(_is_attr(x, me, attr) for x in e.nodes())
+    return sum(x.is_attr_of(me, attr) for x in e.nodes())
 
 
 def _handed(e: Expr, me: str, attr: str) -> list[tuple[Expr, int]]:
@@ -53,10 +43,10 @@ def _handed(e: Expr, me: str, attr: str) -> list[tuple[Expr, int]]:
     while stack:
         cur = stack.pop()
         if cur.kind == "call" and cur.receiver is None:
-            out.extend((cur, i) for i, c in enumerate(cur.children) if _is_attr(c, me, attr))
+            out.extend((cur, i) for i, c in enumerate(cur.children) if c.is_attr_of(me, attr))
         if cur.kind == "op" and cur.name == "comp" and len(cur.children) == 2:
             walked, item = cur.children
-            if _is_attr(walked, me, attr) and item.kind == "call" and item.receiver is None:
+            if walked.is_attr_of(me, attr) and item.kind == "call" and item.receiver is None:
                 loop = [
                     i
                     for i, c in enumerate(item.children)
@@ -88,20 +78,11 @@ def _copying_class(index: ProjectIndex, module: Module, call: Expr, at: int) -> 
     body = init.facts.load() if init is not None else None
     if init is None or body is None or isinstance(body, BodyError):
         return ""
-    param = _bound_param(body.params[1:], call, at)
+    args = call_args(call)
+    param = param_of(body.params[1:], args, at) if args is not None else None
     if param is None or not param.copied_by:
         return ""
     copier = index.resolve(init.module, param.copied_by)
     if copier is None or copier.name != _DEEP_COPY:
         return ""
     return target.name.rsplit(".", 1)[-1]
-
-
-def _bound_param(params: tuple[Param, ...], call: Expr, at: int) -> Param | None:
-    """The parameter that ``call``'s argument number ``at`` binds to."""
-    positional = len(call.children) if call.value is None else int(call.value)
-    if at < positional:
-        takes = [p for p in params if p.kind in ("posonly", "pos")]
-        return takes[at] if at < len(takes) else None
-    keyword = call.keywords[at - positional]
-    return next((p for p in params if p.name == keyword and p.kind != "posonly"), None)

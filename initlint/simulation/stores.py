@@ -15,7 +15,12 @@ from initlint.simulation.levels import NONE
 from initlint.simulation.local_builds import LocalEffects
 from initlint.simulation.records import Event, FlagRef, events_inside
 from initlint.simulation.run_state import EffectContext, Frame
-from initlint.simulation.torch_knowledge import REPARAMETRISATIONS, SMALL_NUMEL
+from initlint.simulation.torch_knowledge import (
+    REPARAMETRISATIONS,
+    SMALL_NUMEL,
+    keyword_values,
+    positional_values,
+)
 from initlint.simulation.values import TRUE, UNKNOWN, Val
 
 
@@ -211,8 +216,7 @@ class StoreEffects(LocalEffects):
             frame, i, eff, "nested", name, status, flags, (), cost=cost, value_const=dropped
         )
         ev.reads = self.self_reads(frame, eff.value)
-        params = frame.body.params
-        me = params[0].name if params else "self"
+        me = _self_name(frame)
         ev.derived = eff.detail != "__init__" and _reads_part(eff.value, me, eff.name, eff.detail)
         if holder is None or ev.derived or (cost == NONE and not dropped and holder.ancestor):
             # (the builds are looked for only where a finding could follow: an ancestor's
@@ -278,10 +282,8 @@ class StoreEffects(LocalEffects):
         if kind != "mutate" and eff.name in ev.reads:
             copied = ""
             if kind == "assign":
-                params = frame.body.params
-                me = params[0].name if params else "self"
                 index, module = self.simulator.index, frame.call.fn.module
-                copied = copied_by(index, module, eff.value, eff.name, me)
+                copied = copied_by(index, module, eff.value, eff.name, _self_name(frame))
             ev.derived = not copied
             ev.copied_by = copied
         if kind == "mutate":
@@ -352,14 +354,19 @@ def _recomputed_part(wrapper: str, call: Expr) -> tuple[str, str] | None:
     (the second positional argument or the keyword), else ``weight``; None when not known."""
     if any(k == "" or k.startswith("*") for k in call.keywords):
         return None  # (``**kw`` or ``*args`` may pass it)
-    positional = len(call.children) if call.value is None else int(call.value)
-    named = dict(zip(call.keywords, call.children[positional:], strict=False))
-    given = named.get("name", call.children[1] if positional > 1 else None)
+    positional = positional_values(call)
+    given = keyword_values(call).get("name", positional[1] if len(positional) > 1 else None)
     if given is None:
         return wrapper, "weight"
     if given.kind == "const" and isinstance(given.value, str) and not given.name:
         return wrapper, given.value
     return None
+
+
+def _self_name(frame: Frame) -> str:
+    """The name the frame's function calls the object by (its first parameter)."""
+    params = frame.body.params
+    return params[0].name if params else "self"
 
 
 def _small_display(value: Expr | None) -> bool:
@@ -376,25 +383,13 @@ def _small_display(value: Expr | None) -> bool:
 def _reads_part(value: Expr | None, me: str, holder: str, part: str) -> bool:
     """Whether ``value`` reads ``<me>.<holder>.<part>``, the part it replaces (a wrapper of
     it: ``self.attn.qkv = Quantized(self.attn.qkv)`` keeps the built one)."""
-    stack = [value] if value is not None else []
-    while stack:
-        cur = stack.pop()
-        recv = cur.receiver
-        if (
-            cur.kind == "attr"
-            and cur.attr == part
-            and recv is not None
-            and recv.kind == "attr"
-            and recv.attr == holder
-            and recv.receiver is not None
-            and recv.receiver.kind == "name"
-            and recv.receiver.name == me
-        ):
-            return True
-        if recv is not None:
-            stack.append(recv)
-        stack.extend(cur.children)
-    return False
+    return value is not None and any(
+        x.kind == "attr"
+        and x.attr == part
+        and x.receiver is not None
+        and x.receiver.is_attr_of(me, holder)
+        for x in value.nodes()
+    )
 
 
 def _returns_true(fn: FunctionInfo) -> bool:
