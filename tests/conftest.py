@@ -17,12 +17,13 @@ import atexit
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 import initlint.driver.results as results
+from initlint.api import Report, check
 
 # At import, so that subprocesses the tests start inherit it too; removed at exit.
 if "INITLINT_KEY_DIR" not in os.environ:
@@ -58,3 +59,20 @@ def reused(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]:
 
     monkeypatch.setattr(results.Previous, "reuse", reuse)
     yield hits
+
+
+@pytest.fixture
+def check_source(tmp_path: Path) -> Callable[..., Report]:
+    """``check_source(text, path="m.py")``: a project at ``tmp_path`` holding ``text`` at
+    ``path`` (packages on the way get an ``__init__.py``), checked without a cache."""
+
+    def run(text: str, path: str = "m.py") -> Report:
+        (tmp_path / "pyproject.toml").write_text('[project]\nname = "case"\n')
+        target = tmp_path / path
+        for folder in reversed(Path(path).parents[:-1]):
+            (tmp_path / folder).mkdir(exist_ok=True)
+            (tmp_path / folder / "__init__.py").touch()
+        target.write_text(text)
+        return check([tmp_path], cwd=tmp_path, use_cache=False)
+
+    return run

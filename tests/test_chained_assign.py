@@ -4,9 +4,9 @@ earlier build still does."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
-from initlint.api import check
+from initlint.api import Report
 
 SOURCE = """
 import torch
@@ -30,12 +30,8 @@ class Replaced(nn.Module):
 """
 
 
-def test_a_chain_binds_one_value(tmp_path: Path) -> None:
-    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "__init__.py").write_text("")
-    (tmp_path / "pkg" / "chains.py").write_text(SOURCE)
-    report = check([tmp_path], cwd=tmp_path, use_cache=False)
+def test_a_chain_binds_one_value(check_source: Callable[..., Report]) -> None:
+    report = check_source(SOURCE, "pkg/chains.py")
     found = sorted((d.line, d.code) for d in report.diagnostics)
     assert found == [
         (SOURCE.splitlines().index("        self.table = self.copy = torch.eye(n)") + 1, "IL005")

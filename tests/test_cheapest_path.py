@@ -6,9 +6,10 @@ cheapest path holds work of unknown cost, the build stays heavy."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
-from initlint.api import check
+from initlint.api import Report, check
 
 SOURCE = """
 import torch
@@ -150,10 +151,8 @@ class NotPlain(nn.Module):
 """
 
 
-def test_a_parameter_picks_its_defaults_value(tmp_path: Path) -> None:
+def test_a_parameter_picks_its_defaults_value(check_source: Callable[..., Report]) -> None:
     # ``A if flag else B`` on the cheapest path: the value the parameter's default picks
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "skips"\n')
-    (tmp_path / "skips.py").write_text(DEFAULTS)
-    report = check([tmp_path], cwd=tmp_path, use_cache=False)
+    report = check_source(DEFAULTS)
     found = {d.class_name.rsplit(".", 1)[-1]: d.severity for d in report.diagnostics}
     assert found == {"On": "error", "Off": "warning", "NotPlain": "warning", "Shadowed": "warning"}

@@ -4,11 +4,11 @@ parameter fact (``Param.copied_by``) and the discards it lets IL005 see."""
 from __future__ import annotations
 
 import ast
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
-from initlint.api import check
+from initlint.api import Report
 from initlint.facts.expressions import copied_params, read_params
 from initlint.facts.reads import none_tested
 
@@ -126,12 +126,8 @@ class ReadBetween(nn.Module):
 """
 
 
-def test_copies_throw_the_value_away(tmp_path: Path) -> None:
-    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "__init__.py").write_text("")
-    (tmp_path / "pkg" / "wrappers.py").write_text(SOURCE)
-    report = check([tmp_path], cwd=tmp_path, use_cache=False)
+def test_copies_throw_the_value_away(check_source: Callable[..., Report]) -> None:
+    report = check_source(SOURCE, "pkg/wrappers.py")
     found = sorted((d.line, d.code) for d in report.diagnostics)
     # ByKeyword, and TestedAround: its test asks only whether an object is there. Not
     # AlsoKept (Twin keeps ``other`` itself), OtherCallee (no deep copy), TestedElsewhere

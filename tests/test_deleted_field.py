@@ -4,9 +4,9 @@ is undecided."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
-from initlint.api import check
+from initlint.api import Report
 
 SOURCE = """
 from torch import nn
@@ -34,10 +34,8 @@ class Deleted(Base):
 """
 
 
-def test_a_deleted_field_is_unknown(tmp_path: Path) -> None:
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "fields"\n')
-    (tmp_path / "fields.py").write_text(SOURCE)
-    report = check([tmp_path], cwd=tmp_path, use_cache=False)
+def test_a_deleted_field_is_unknown(check_source: Callable[..., Report]) -> None:
+    report = check_source(SOURCE)
     found = {
         d.class_name.rsplit(".", 1)[-1]: (d.code, d.confidence)
         for d in report.diagnostics

@@ -3,9 +3,9 @@ nothing off that the ancestor's own default objects do not lack: not reported.""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
-from initlint.api import check
+from initlint.api import Report
 
 SOURCE = """
 import torch
@@ -68,10 +68,8 @@ class NoNorm(Setup):
 """
 
 
-def test_a_flag_at_its_default_switches_nothing_off(tmp_path: Path) -> None:
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "flags"\n')
-    (tmp_path / "flags.py").write_text(SOURCE)
-    report = check([tmp_path], cwd=tmp_path, use_cache=False)
+def test_a_flag_at_its_default_switches_nothing_off(check_source: Callable[..., Report]) -> None:
+    report = check_source(SOURCE)
     found = {(d.class_name.rsplit(".", 1)[-1], d.code) for d in report.diagnostics}
     # CacheOff switches off the buffer the defaults build: still reported; Positional
     # passes the default, as AsDefault does. SwitchesOff passes the default of the helper

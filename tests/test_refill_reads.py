@@ -4,9 +4,9 @@ reads are: ``self.proj.weight.data.copy_(self.weight)`` uses ``self.weight``, so
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
-from initlint.api import check
+from initlint.api import Report
 
 SOURCE = """
 import torch
@@ -35,9 +35,7 @@ class Refilled(Base):
 """
 
 
-def test_a_fill_that_copies_another_tensor_reads_it(tmp_path: Path) -> None:
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "fills"\n')
-    (tmp_path / "fills.py").write_text(SOURCE)
-    report = check([tmp_path], cwd=tmp_path, use_cache=False)
+def test_a_fill_that_copies_another_tensor_reads_it(check_source: Callable[..., Report]) -> None:
+    report = check_source(SOURCE)
     found = {(d.class_name.rsplit(".", 1)[-1], d.code) for d in report.diagnostics}
     assert found == {("Refilled", "IL005")}

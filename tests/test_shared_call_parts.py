@@ -4,9 +4,9 @@ size is not known (a warning); a part built by its own call stays priced by it."
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
-from initlint.api import check
+from initlint.api import Report
 
 SOURCE = """
 import torch
@@ -54,10 +54,8 @@ class TakesAngles(nn.Module):
 """
 
 
-def test_a_part_sharing_its_call_with_a_kept_part(tmp_path: Path) -> None:
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "grids"\n')
-    (tmp_path / "grids.py").write_text(SOURCE)
-    report = check([tmp_path], cwd=tmp_path, use_cache=False)
+def test_a_part_sharing_its_call_with_a_kept_part(check_source: Callable[..., Report]) -> None:
+    report = check_source(SOURCE)
     left = [d for d in report.diagnostics if "`g.table`" not in d.message]
     found = {d.class_name.rsplit(".", 1)[-1]: d for d in left}
     assert set(found) == {"TakesTableAndWeights", "TakesAngles", "ReplacesTable"}

@@ -48,3 +48,20 @@ def check_fixture(forget_modules: Path, monkeypatch: pytest.MonkeyPatch) -> Call
         return copy
 
     return make
+
+
+@pytest.fixture
+def source_module(
+    forget_modules: Path, monkeypatch: pytest.MonkeyPatch
+) -> Callable[[str, str], Path]:
+    """``source_module(name, text)``: a project holding the module ``name`` with ``text``,
+    importable under that name (none imported earlier by it stays); the project's root."""
+
+    def make(name: str, text: str) -> Path:
+        (forget_modules / "pyproject.toml").write_text(f"[project]\nname = '{name}'\n")
+        (forget_modules / f"{name}.py").write_text(text)
+        monkeypatch.syspath_prepend(str(forget_modules))
+        sys.modules.pop(name, None)
+        return forget_modules
+
+    return make

@@ -6,7 +6,7 @@ constructing each class registers and ends up holding."""
 from __future__ import annotations
 
 import importlib
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -72,12 +72,8 @@ class Once(nn.Module):
 
 
 @pytest.fixture
-def module(forget_modules: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    (forget_modules / "pyproject.toml").write_text("[project]\nname = 'rerun'\n")
-    (forget_modules / "rerun_models.py").write_text(SOURCE)
-    monkeypatch.syspath_prepend(str(forget_modules))
-    sys.modules.pop("rerun_models", None)
-    return forget_modules
+def module(source_module: Callable[[str, str], Path]) -> Path:
+    return source_module("rerun_models", SOURCE)
 
 
 def test_a_rerun_throws_away_what_the_first_run_built(module: Path) -> None:

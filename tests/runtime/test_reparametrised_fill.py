@@ -6,7 +6,7 @@ parameters the constructed object holds."""
 from __future__ import annotations
 
 import importlib
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -65,12 +65,8 @@ class Rewrapped(nn.Module):
 
 
 @pytest.fixture
-def module(forget_modules: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    (forget_modules / "pyproject.toml").write_text("[project]\nname = 'wn'\n")
-    (forget_modules / "wn_blocks.py").write_text(SOURCE)
-    monkeypatch.syspath_prepend(str(forget_modules))
-    sys.modules.pop("wn_blocks", None)
-    return forget_modules
+def module(source_module: Callable[[str, str], Path]) -> Path:
+    return source_module("wn_blocks", SOURCE)
 
 
 @pytest.mark.filterwarnings("ignore:.*weight_norm.*is deprecated:FutureWarning")
