@@ -22,6 +22,7 @@ from initlint.pipeline.analysis import Analysis
 from initlint.pipeline.check import body_syntax_diag
 from initlint.rules import REGISTRY, findings_of
 from initlint.rules.base import DisabledFinding, RepeatFinding
+from initlint.rules.refills import pass_walk
 from initlint.rules.repeats import deletions, never_both, ruled_out_by_delete
 from initlint.settings import with_overrides
 from initlint.simulation.binding import DIFFER, own_defaults, same_args, why_different
@@ -83,6 +84,9 @@ def _label(ev: Event) -> str:
         return f"replace self.{ev.name}"
     if ev.kind == "init":
         return f"initialise self.{ev.name} in place"
+    if ev.kind == "pass":
+        filled = sorted({f"self.{name}" for _, name, _ in ev.covers}) or ["nothing for sure"]
+        return f"pass over {pass_walk(ev).strip('`')}: fills {', '.join(filled)}"
     if ev.kind == "local":
         return f"build into local {ev.name}"
     if ev.kind == "rerun":

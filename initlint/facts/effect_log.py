@@ -17,7 +17,7 @@ from initlint.facts.expressions import (
     span_of,
     to_expr,
 )
-from initlint.facts.model import Arg, Cond, Effect, EffectKind, Expr, Span
+from initlint.facts.model import Arg, Cond, Effect, EffectKind, Expr, ItemTest, Span
 from initlint.facts.reads import EVERYTHING, none_tested, self_access
 from initlint.facts.strict import strict_reads
 from initlint.facts.walk import children
@@ -281,6 +281,7 @@ class EffectLog:
         strict: frozenset[str] = frozenset(),
         tested: frozenset[str] = frozenset(),
         fan: bool = False,
+        tests: tuple[ItemTest, ...] = (),
     ) -> int:
         """Record one effect of the statement ``stmt`` (at ``node`` within it); its index."""
         self.effects.append(
@@ -303,6 +304,7 @@ class EffectLog:
                 tested=tested,
                 protected=self.protect > 0,
                 fan=fan,
+                tests=tests,
             )
         )
         return len(self.effects) - 1

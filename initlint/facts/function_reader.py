@@ -13,6 +13,13 @@ from initlint.facts.effect_log import EffectLog, is_name, names_loaded
 from initlint.facts.expressions import UNKNOWN_COND, dotted, root_name, span_of, to_cond, to_expr
 from initlint.facts.local_uses import built_locals, uses_in
 from initlint.facts.model import Cond, Effect, Expr
+from initlint.facts.passes import (
+    MODULE_WALKS,
+    TENSOR_WALKS,
+    filled_tensor,
+    only_initialises,
+    pass_fills,
+)
 from initlint.facts.strict import closes_over
 
 LOOP_COND = Cond("unknown", name="loop")
@@ -21,78 +28,11 @@ MUTATORS = frozenset("append extend insert add update setdefault add_module".spl
 # Methods that change the object a local name holds in place (an "objattr" effect on the
 # name: ``rope_scaling.update(...)`` makes a later call with ``rope_scaling`` another one).
 IN_PLACE = MUTATORS | frozenset("pop popitem clear remove discard __setitem__".split())
-# Tensor methods that overwrite every number of the tensor they are called on: an
-# initialisation (``w.data.normal_(0, 0.02)``, ``b.zero_()``), as torch.nn.init's functions
-# are (named, like them, with torch's trailing underscore for in place).
-FILLING_METHODS = frozenset(
-    """normal_ uniform_ zero_ fill_ copy_ random_ bernoulli_ exponential_ log_normal_
-    cauchy_ geometric_ fill_diagonal_""".split()
-)
 # torch's initialisations that compute a tensor's fans, and raise for one of fewer than two
 # dimensions.
 FAN_INITS = frozenset(
     """kaiming_normal_ kaiming_uniform_ xavier_normal_ xavier_uniform_ orthogonal_""".split()
 )
-
-
-# torch.nn.Module's methods that walk what a module holds: its parameters, buffers, modules.
-MODULE_WALKS = frozenset(
-    """parameters named_parameters buffers named_buffers modules named_modules children
-    named_children""".split()
-)
-
-
-# The walks among those that yield tensors (the rest yield modules).
-TENSOR_WALKS = frozenset("parameters named_parameters buffers named_buffers".split())
-
-
-def filled_tensor(call: ast.Call) -> ast.expr | None:
-    """The tensor a call fills in place, as an initialisation does: the first argument of a
-    function named in torch's in-place way and called by its name or through a module
-    ending in ``init`` (``nn.init.xavier_uniform_(w)``, ``trunc_normal_(w, std=0.02)``), or
-    the tensor a filling method is called on (``w.data.normal_(0, 0.02)``); else None."""
-    func = call.func
-    if isinstance(func, ast.Name) and func.id.endswith("_") and not func.id.startswith("_"):
-        return call.args[0] if call.args else None
-    if isinstance(func, ast.Attribute):
-        if func.attr.endswith("_") and dotted(func.value).rpartition(".")[2] == "init":
-            return call.args[0] if call.args else None
-        if func.attr in FILLING_METHODS:
-            return func.value
-    return None
-
-
-def _only_initialises(
-    body: Sequence[ast.stmt], loop_names: set[str], self_name: str, modules: bool
-) -> bool:
-    """Whether a loop body does nothing but fill, in place, tensors reached through the
-    loop's names (``nn.init.zeros_(m.bias)``, ``p.data.normal_()``), under tests that read
-    no attribute of the object. Over modules (``modules``), only their tensors: a module
-    itself handed on (``tie_(m)``, ``m.reset_parameters()``) may be the object, whose own
-    methods read anything (``self.modules()`` yields it first)."""
-    for stmt in body:
-        if isinstance(stmt, ast.Pass | ast.Continue):
-            continue
-        if isinstance(stmt, ast.If):
-            if self_name in names_loaded(stmt.test):
-                return False
-            if not _only_initialises(stmt.body, loop_names, self_name, modules):
-                return False
-            if not _only_initialises(stmt.orelse, loop_names, self_name, modules):
-                return False
-            continue
-        if not isinstance(stmt, ast.Expr) or not isinstance(stmt.value, ast.Call):
-            return False
-        call = stmt.value
-        tensor = filled_tensor(call)
-        if tensor is None or root_name(tensor) not in loop_names:
-            return False
-        if modules and isinstance(tensor, ast.Name):
-            return False
-        given = [*call.args, *(k.value for k in call.keywords)]
-        if any(self_name in names_loaded(a) for a in given):
-            return False
-    return True
 
 
 def call_positional(call: ast.Call) -> list[ast.expr]:
@@ -109,6 +49,7 @@ class FunctionReader(EffectLog):
             self.stmt_index = i
             self.top = (stmt.lineno, isinstance(stmt, ast.With | ast.AsyncWith))
             self._stmt(stmt, ())
+        self._visits()
         return self.finish()
 
     # -- statements --------------------------------------------------------------------
@@ -135,7 +76,10 @@ class FunctionReader(EffectLog):
                 heads.append(stmt.target)
             self.touch(heads, guard, stmt, None)
             self._local_uses(head, guard, stmt)
-            if not self._initialisation_pass(stmt):
+            if self._initialisation_pass(stmt):
+                assert isinstance(stmt, ast.For)  # (``_initialisation_pass``)
+                self._pass(stmt, guard)
+            else:
                 self.calls_in(head, guard, stmt)
             if isinstance(stmt, ast.For | ast.AsyncFor):
                 self._loop_target(stmt.target, head, (*guard, LOOP_COND), stmt)
@@ -205,7 +149,45 @@ class FunctionReader(EffectLog):
             return False
         names = {n.id for n in ast.walk(stmt.target) if isinstance(n, ast.Name)}
         modules = head.func.attr not in TENSOR_WALKS
-        return _only_initialises(stmt.body, names, self.self_name, modules)
+        return only_initialises(stmt.body, names, self.self_name, modules)
+
+    def _pass(self, stmt: ast.For, guard: tuple[Cond, ...]) -> None:
+        """A ``pass`` effect for each fill of an initialisation pass (``_initialisation_pass``)
+        whose tests on the item are understood: name = the walk (``parameters``), detail = the
+        ``self`` attribute walked ("" for the object), target = the part of each item filled
+        ("" for the item itself)."""
+        assert isinstance(stmt.iter, ast.Call) and isinstance(stmt.iter.func, ast.Attribute)
+        walk = stmt.iter.func
+        scope = dotted(walk.value).split(".")[1:]
+        if len(scope) > 1:
+            return
+        target = stmt.target
+        bound = target.elts if isinstance(target, ast.Tuple) else [target]  # (``for n, p``)
+        names = [n.id for n in bound if isinstance(n, ast.Name)]
+        if len(names) != len(bound) or len(names) > 2:
+            return
+        item, name = names[-1], names[0] if len(names) == 2 else ""
+        for fill, part, tests in pass_fills(stmt.body, item, name):
+            detail = scope[0] if scope else ""
+            self.add("pass", fill, guard, name=walk.attr, detail=detail, target=part, tests=tests)
+
+    def _visits(self) -> None:
+        """A function that does nothing but fill parts of its first argument (a method's
+        first after ``self``), as ``module.apply(fn)`` has it do to each module: a ``pass``
+        effect with detail ``visit`` for each of those fills, after the function's own
+        effects. Running the function as a call does not apply them; ``apply`` does."""
+        first = 1 if self.self_name else 0
+        positional = [p for p in self.params if p.kind in ("posonly", "pos")]
+        if len(positional) != first + 1 or any(p.has_default for p in positional):
+            return
+        item = positional[first].name
+        body = self.fn.body
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+            body = body[1:]  # (its docstring)
+        if not body or not only_initialises(body, {item}, self.self_name, True):
+            return
+        for fill, part, tests in pass_fills(body, item, ""):
+            self.add("pass", fill, (), name="apply", detail="visit", target=part, tests=tests)
 
     def _simple_stmt(self, stmt: ast.stmt, guard: tuple[Cond, ...]) -> None:
         """A statement with no body of its own: an expression, an assignment, a ``return``,

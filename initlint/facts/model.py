@@ -127,6 +127,22 @@ class Cond:
 
 @_by_fields
 @dataclass(frozen=True, slots=True)
+class ItemTest:
+    """A test an initialisation pass makes of the item it walks (``facts/passes.py``), held
+    (``truth``) or not on the way to a fill. kind: ``isinstance`` (``names``: the classes,
+    dotted as written) | ``dims`` (the number of dimensions compared by ``op``, gt ge eq ne
+    lt le, with ``value``) | ``name`` (the item's dotted name: ``op`` in, endswith or
+    startswith, ``names`` the strings) | ``present`` (``m.<names[0]> is not None``)."""
+
+    kind: Literal["isinstance", "dims", "name", "present"]
+    names: tuple[str, ...] = ()
+    op: str = ""
+    value: int = 0
+    truth: bool = True
+
+
+@_by_fields
+@dataclass(frozen=True, slots=True)
 class Arg:
     """One call argument. ``keyword`` is None for positional; ``star`` is 0, 1 (*x) or 2 (**x)."""
 
@@ -159,6 +175,7 @@ EffectKind = Literal[
     "local_use",
     "dropped",
     "rerun",
+    "pass",
 ]
 ParamKind = Literal["posonly", "pos", "vararg", "kwonly", "kwarg"]
 
@@ -241,6 +258,8 @@ class Effect:
     # ``orthogonal_``): torch raises for a tensor of fewer than two dimensions, so what it
     # fills is a 2-D weight or larger.
     fan: bool = False
+    # A ``pass``: the tests on the item walked that lead to its fill (all hold).
+    tests: tuple[ItemTest, ...] = ()
 
 
 @_by_fields

@@ -17,7 +17,7 @@ from initlint.rules.base import (
     unknown_cost_why,
 )
 from initlint.rules.discards import find_discards
-from initlint.rules.refills import find_refills
+from initlint.rules.refills import find_refills, pass_walk
 from initlint.simulation.levels import UNKNOWN
 from initlint.simulation.records import Event, Simulation
 
@@ -114,6 +114,20 @@ the next forward computes `weight`; a use of the module in between
 (`remove_weight_norm(self.conv)`) keeps it from being reported (the old `spectral_norm`
 shares the storage of `weight_orig`, and is not reported).
 
+A pass over the object fills every tensor it walks: a loop over `self.parameters()`,
+`self.named_parameters()`, `self.buffers()` or `self.modules()` (or over one held module's,
+`self.encoder.modules()`) that only fills what it walks, and `self.apply(fn)` with a
+function that only fills parts of the module it is handed. Where its tests on each item can
+be decided for a tensor the object holds (`p.dim() > 1` for a tensor whose dimensions are
+known, `isinstance(m, nn.Linear)` for a module of a known class, `"bias" in name`, `m.bias
+is not None`), the pass fills that tensor for sure: a whole fill of it just before the pass
+(`nn.init.normal_(self.embed.weight)`, by any code of the construction) is thrown away by
+the pass, and the pass's fill of it by a whole fill just after it
+(`nn.init.normal_(self.level_embed)`), nothing having read the tensor or replaced what holds
+it in between. A test initlint cannot decide (`p.requires_grad`, a module of a class it does
+not read) claims nothing. One finding at the pass names every tensor it fills again. No fix
+is offered: which fill to keep is a choice.
+
 A build in an ancestor has no fix here: other classes run that code too; a flag there can
 switch it off. A build dropped by `del` has no fix either: the build and the `del` go
 together.
@@ -132,7 +146,7 @@ reported: reading `self.x` (wrapping it, `self.x = Wrapper(self.x)`; putting it 
 container; passing it to a function or a constructor; aliasing it, `self.y = self.x`, or
 through a chain, `self.x = self.y = v`, which builds `v` once), a
 method called on it or a part of it replaced (`self.x.append(...)`, `self.x.w = ...`),
-`self` handed to code that may read anything (`self.apply(fn)`, `init(self)`), and a call
+`self` handed to code that may read anything (`init(self)`), and a call
 initlint does not follow. A local stored in the attribute and used elsewhere too
 (`h = Linear()`, `self.h = h`, `self.g = h`) lives on, and is not reported either. Two walks
 see the object's modules without using them: a loop over `self.modules()` (or its
@@ -230,6 +244,20 @@ class Wrapper(Unit):
         super().__init__()
         self.inner = inner
 """,
+        _UNIT
+        + """
+
+class Table(Unit):
+    def __init__(self, n, dim):
+        super().__init__()
+        self.embed = nn.Embedding(n, dim)
+        self.norm = nn.LayerNorm(dim)
+        nn.init.normal_(self.embed.weight)
+        nn.init.constant_(self.norm.weight, 0.5)
+        for p in self.parameters():
+            if p.dim() > 1 and p.requires_grad:
+                nn.init.xavier_uniform_(p)
+""",
     )
     INVALID = (
         _UNIT
@@ -241,13 +269,25 @@ class Layer(Unit):
         self.proj = nn.Linear(dim, dim)
         self.proj = nn.Linear(dim, 2 * dim)
 """,
+        _UNIT
+        + """
+
+class Table(Unit):
+    def __init__(self, n, dim):
+        super().__init__()
+        self.embed = nn.Embedding(n, dim)
+        nn.init.normal_(self.embed.weight)
+        for p in self.parameters():
+            if p.dim() > 1:
+                nn.init.xavier_uniform_(p)
+""",
     )
 
     def detect(self, sim: Simulation, shared: Analyses) -> list[Finding]:
         return [*find_discards(sim), *find_refills(sim)]
 
     def decision(self, finding: Finding) -> str:
-        init = isinstance(finding, RepeatFinding) and finding.event.kind == "init"
+        init = isinstance(finding, RepeatFinding) and finding.event.kind in _FILLS
         if isinstance(finding, RepeatFinding) and finding.event.kind in ("local", "dropped"):
             return f"{finding.what} never kept"
         again = "done again" if init else "replaced"
@@ -261,7 +301,7 @@ class Layer(Unit):
     def message(self, finding: Finding, wording: Wording) -> str:
         if not isinstance(finding, RepeatFinding):  # (its detect makes no other kind)
             raise TypeError(f"{self.code} words discarded builds, not a {finding.code} finding")
-        if finding.event.kind == "init":
+        if finding.event.kind in _FILLS:
             return self._refilled(finding, wording)
         if finding.event.kind in ("local", "dropped"):
             return self._left(finding, wording)
@@ -291,6 +331,8 @@ class Layer(Unit):
         if isinstance(finding, RepeatFinding) and _lost_fill(finding):
             assert first.recomputed is not None  # (_lost_fill: ``first`` is the wrap)
             return f"wrapped here by {first.recomputed[0]}"
+        if first.kind == "pass":
+            return f"filled here by a pass over {pass_walk(first)}, and that fill thrown away"
         if first.kind == "init":
             return "filled here, and the fill thrown away"
         return self.first_note
@@ -334,13 +376,25 @@ class Layer(Unit):
         again = "possibly filled again here (on some paths)"
         if finding.confidence != "possible":
             again = "filled again here"
+        lost = "that pass is thrown away"
+        by = f"by {wording.first_fn}"
+        if finding.event.kind == "pass":
+            again += f", by a pass over {pass_walk(finding.event)},"
+            lost = "that fill is thrown away"
+        elif finding.first.kind == "pass":
+            by = f"by a pass over {pass_walk(finding.first)} in {wording.first_fn}"
+            lost = "the pass's fill of it is thrown away"
         message = (
-            f"{finding.what} by {wording.first_fn} at {wording.first_where} is {again} "
-            "before anything reads it: that pass is thrown away"
+            f"{finding.what} {by} at {wording.first_where} is {again} "
+            f"before anything reads it: {lost}"
         )
         if finding.cost == UNKNOWN:
             message += "; what the tensor costs to fill is not known here"
         return message
+
+
+# The events a refill finding is at: a fill of one tensor, or a pass over the object.
+_FILLS = frozenset({"init", "pass"})
 
 
 def _lost_fill(finding: RepeatFinding) -> bool:

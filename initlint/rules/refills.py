@@ -1,7 +1,12 @@
 """IL005's second analysis: a tensor of ``self`` that an ancestor's code filled in place
 (its initialisation pass: ``init.kaiming_uniform_(self.weight)`` in ``Linear.reset_parameters``)
 and the class's own code fills again, every number of it, before anything reads it. The
-ancestor's pass is thrown away: work that allocates nothing, priced as the tensor it fills."""
+ancestor's pass is thrown away: work that allocates nothing, priced as the tensor it fills.
+
+A pass over the object (``for p in self.parameters(): if p.dim() > 1: xavier_uniform_(p)``,
+``self.apply(fn)``) fills every tensor it covers for sure (``simulation/coverage.py``): a
+fill of such a tensor just before it, by any code, is thrown away by it, and it is thrown
+away by a fill of one just after it."""
 
 from __future__ import annotations
 
@@ -30,8 +35,14 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
     # attribute -> its store wrapping a module in a reparametrisation, nothing used since
     wrapped: dict[str, Event] = {}
     out: list[RepeatFinding] = []
+    passes = _Passes(sim, out)
     for e in sim.events:
         if e.shadow:
+            continue
+        passes.see(e, filling)
+        if e.kind == "pass":
+            for _, name, _ in e.covers:
+                filled.pop(name, None)  # (``passes`` reports it: the pass fills it again)
             continue
         if e.kind == "init" and "." in e.name:  # a part of a held module
             holder, _, part = e.name.partition(".")
@@ -65,6 +76,139 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
             filled.pop(name, None)
             wrapped.pop(name, None)
     return out
+
+
+class _Passes:
+    """Whole fills of the object's tensors and passes over it, set against each other: a
+    fill that a pass covering its tensor follows, or that follows such a pass, nothing
+    having read the tensor (or replaced what holds it) in between."""
+
+    def __init__(self, sim: Simulation, out: list[RepeatFinding]) -> None:
+        self.sim, self.out = sim, out
+        # tensor -> its latest whole fill and the store that made it (or its module)
+        self.pending: dict[str, tuple[Event, Event]] = {}
+        # each pass, and the attributes read or stored since (``*``: any)
+        self.passes: list[tuple[Event, set[str]]] = []
+        self.built: dict[str, Event] = {}  # attribute -> its latest store
+        # the finding at each pass statement (frame, effect), and the fills it is about
+        self.at_pass: dict[tuple[int, int], RepeatFinding] = {}
+        self.hits: dict[tuple[int, int], list[tuple[int, str, Event]]] = {}
+
+    def see(self, e: Event, filling: dict[tuple[int, object], set[str]]) -> None:
+        if e.kind == "pass":
+            self._pass(e)
+        elif e.kind == "init" and e.name:
+            self._fill(e)
+        elif e.kind == "init":  # a part of a tensor filled: the rest of the earlier fill stays
+            self._used({e.effect.target.split(".")[0]})
+        elif e.kind in _STORES:
+            self._stored(e)
+        else:
+            used = set(attribute_uses(e, self.sim.mro))
+            if e.kind == "touch":
+                used -= filling.get((e.frame, e.effect.stmt_span), set())
+            self._used(used)
+
+    def _fill(self, fill: Event) -> None:
+        name = fill.name
+        root = name.split(".")[0]
+        store = self.built.get(root)
+        if store is None:
+            return
+        for done, used in reversed(self.passes):
+            if root in used or "*" in used:
+                break
+            cost = _covered(done, store, name)
+            if cost is not None and not never_both(done, fill) and not self._again(fill):
+                self.out.append(_pass_finding(self.sim, done, fill, [name], cost))
+                break
+        self.pending[name] = (fill, store)
+
+    def _pass(self, done: Event) -> None:
+        # (one finding at the pass for all it fills again: the costliest fill is the note)
+        hits: list[tuple[int, str, Event]] = []
+        for name, (fill, store) in list(self.pending.items()):
+            cost = _covered(done, store, name)
+            if cost is not None and not never_both(fill, done) and not self._again(done):
+                hits.append((cost, name, fill))
+                del self.pending[name]
+        if hits:
+            # (the fills of one ``apply`` are events of one statement: one finding there)
+            at = (done.frame, done.effect_index)
+            last = self.out[-1] if self.out else None
+            if last is not None and last.event.kind == "pass" and self.at_pass.get(at) is last:
+                hits += self.hits.get(at, [])
+                self.out.pop()
+            cost, _, fill = max(hits, key=lambda h: h[0])
+            names = [name for _, name, _ in sorted(hits, key=lambda h: h[2].index)]
+            self.out.append(_pass_finding(self.sim, fill, done, names, cost))
+            self.at_pass[at], self.hits[at] = self.out[-1], hits
+        self.passes.append((done, set()))
+
+    def _stored(self, e: Event) -> None:
+        for name, (fill, _) in list(self.pending.items()):
+            if name.split(".")[0] == e.name and not never_both(fill, e):
+                del self.pending[name]
+        for done, used in self.passes:
+            if not never_both(done, e):
+                used.add(e.name)
+        self.built[e.name] = e
+
+    def _used(self, names: set[str]) -> None:
+        if not names:
+            return
+        for name in list(self.pending):
+            if name.split(".")[0] in names or "*" in names:
+                del self.pending[name]
+        for _, used in self.passes:
+            used |= names
+
+    def _again(self, e: Event) -> bool:
+        return _called_again(self.sim, e)
+
+
+def pass_walk(e: Event) -> str:
+    """How a ``pass`` event walks the object, as its code says it: ``self.parameters()``,
+    ``self.encoder.modules()``, ``self.apply(...)``."""
+    scope = e.fill.detail if e.fill is not None and e.fill.detail != "visit" else ""
+    held = f"self.{scope}" if scope else "self"
+    return f"`{held}.apply(...)`" if e.name == "apply" else f"`{held}.{e.name}()`"
+
+
+def _covered(done: Event, store: Event, name: str) -> int | None:
+    """What filling ``name``, made by ``store``, costs, when the pass ``done`` covers it;
+    None when it does not for sure."""
+    return next((c for s, n, c in done.covers if s == store.index and n == name), None)
+
+
+def _pass_finding(
+    sim: Simulation, first: Event, again: Event, names: list[str], cost: int
+) -> RepeatFinding:
+    """Fills of ``self.<name>`` (each of ``names``) thrown away by the next (one of them a
+    pass; ``first`` the costliest of those before it)."""
+    if again.kind == "pass":
+        advice = "the pass fills it again: drop the fill before it, or keep the tensor out of it"
+    else:
+        advice = "the pass fills it first: keep the tensor out of the pass, or drop this fill"
+    return RepeatFinding(
+        CODE,
+        sim,
+        again,
+        first,
+        confidence_of(first, again),
+        "the initialisation of " + _listed(names),
+        cost=max(cost, LIGHT),
+        no_fix=advice,
+    )
+
+
+def _listed(names: list[str]) -> str:
+    """```self.a```, ```self.a` and `self.b```, ```self.a`, `self.b` and 2 more```."""
+    shown = [f"`self.{n}`" for n in names[:2]]
+    if len(names) > 3:
+        return f"{', '.join(shown)} and {len(names) - 2} more"
+    shown = [f"`self.{n}`" for n in names]
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
 
 
 def _called_again(sim: Simulation, e: Event) -> bool:

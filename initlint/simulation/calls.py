@@ -10,14 +10,14 @@ from initlint.facts.model import Arg, BodyError, Const, Effect, Param
 from initlint.index.records import FunctionInfo
 from initlint.simulation.arguments import kwarg_name
 from initlint.simulation.levels import HEAVY, LIGHT, NONE
+from initlint.simulation.pass_effects import PassEffects
 from initlint.simulation.records import Event, FlagRef
 from initlint.simulation.run_state import Call, EffectContext, Frame, KeyArgs
-from initlint.simulation.stores import StoreEffects
 from initlint.simulation.torch_knowledge import torch_params, torch_shape, torch_vector
 from initlint.simulation.values import TRUE, Origin, Val
 
 
-class CallEffects(StoreEffects):
+class CallEffects(PassEffects):
     """Applying the effects that call a method or an ancestor's ``__init__``."""
 
     def on_call(self, frame: Frame, ctx: EffectContext) -> Call | BodyError | None:
@@ -30,6 +30,7 @@ class CallEffects(StoreEffects):
             if named is not None and named.kind == "const" and isinstance(named.value, str):
                 self.set_names.add(named.value)  # super().__setattr__("training", True)
             else:
+                self.apply_pass(frame, ctx, None)
                 self.opaque = True
                 self.note_writes(all_=True)
                 self.note_unfollowed(eff)
@@ -72,6 +73,8 @@ class CallEffects(StoreEffects):
         if priced > NONE:  # (IL002 compares the costly calls by these)
             arg_keys = self.bind_keys(*key_args)
             ev.arg_keys = None if arg_keys is None else tuple(arg_keys.items())
+        if self.apply_pass(frame, ctx, callee):
+            return None  # (torch's ``apply`` of a pass: its fills, not its walk, matter)
         return Call(
             callee,
             env,

@@ -15,8 +15,9 @@ from fnmatch import fnmatchcase
 from typing import Literal
 
 from initlint.facts.expressions import UNKNOWN_COND, test_of
-from initlint.facts.function_reader import LOOP_COND, MODULE_WALKS
+from initlint.facts.function_reader import LOOP_COND
 from initlint.facts.model import Body, BodyError, Cond, Const, Effect, Expr, ImportFacts, Param
+from initlint.facts.passes import MODULE_WALKS
 from initlint.index.project import ProjectIndex
 from initlint.index.records import NO_BINDINGS, ClassInfo, FunctionInfo, Module, Target
 from initlint.records import dataclass

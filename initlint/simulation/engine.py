@@ -541,6 +541,7 @@ class _Run(CallEffects):
         "held_call": CallEffects.on_held_call,
         "import": CallEffects.on_import,
         "init": CallEffects.on_init,
+        "pass": CallEffects.on_pass,
         "helper": CallEffects.on_helper,
         "local_use": CallEffects.on_local_use,
     }

@@ -60,7 +60,8 @@ class Event:
     # buffer | call | assign | mutate | super_init | delete (``del self.x``) | touch (reads and
     # writes self attrs) | nested (``self.attn.qkv = v``: name ``attn.qkv``) | local (an
     # object built into a local) | dropped (``Call(...).part``: name ``part``) | rerun
-    # (``self.held.method()`` run again: name ``held.method``)
+    # (``self.held.method()`` run again: name ``held.method``) | pass (an initialisation
+    # pass over the object: ``fill``, ``covers``)
     kind: EffectKind
     name: str
     fn: FunctionInfo
@@ -140,6 +141,13 @@ class Event:
     # ``submodules.core_attention(...)``): its keys (``simulation/specs.py``). A later build
     # whose keys meet them builds the same class again.
     spec: frozenset[str] = frozenset()
+    # A ``pass`` (an initialisation pass over the object; name: the walk, ``apply`` for
+    # ``self.apply(fn)``): the fill it makes of each item (a ``pass`` effect, the
+    # function's ``visit`` one for ``apply``), and the tensors it fills for sure: (the
+    # event that stored each, its name as an ``init`` event names it, what filling it
+    # costs) (``coverage.py``).
+    fill: Effect | None = None
+    covers: frozenset[tuple[int, str, int]] = frozenset()
 
 
 @dataclass(frozen=True)

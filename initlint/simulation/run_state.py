@@ -110,6 +110,12 @@ class Frame:
     # how it used each so far (``local_builds.py``).
     built: dict[str, LocalBuild] = field(default_factory=dict)
 
+    @property
+    def self_name(self) -> str:
+        """The name the frame's function calls the object by (its first parameter)."""
+        params = self.body.params
+        return params[0].name if params else "self"
+
 
 @dataclass(slots=True)
 class LocalBuild:

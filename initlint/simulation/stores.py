@@ -216,7 +216,7 @@ class StoreEffects(LocalEffects):
             frame, i, eff, "nested", name, status, flags, (), cost=cost, value_const=dropped
         )
         ev.reads = self.self_reads(frame, eff.value)
-        me = _self_name(frame)
+        me = frame.self_name
         ev.derived = eff.detail != "__init__" and _reads_part(eff.value, me, eff.name, eff.detail)
         if holder is None or ev.derived or (cost == NONE and not dropped and holder.ancestor):
             # (the builds are looked for only where a finding could follow: an ancestor's
@@ -283,7 +283,7 @@ class StoreEffects(LocalEffects):
             copied = ""
             if kind == "assign":
                 index, module = self.simulator.index, frame.call.fn.module
-                copied = copied_by(index, module, eff.value, eff.name, _self_name(frame))
+                copied = copied_by(index, module, eff.value, eff.name, frame.self_name)
             ev.derived = not copied
             ev.copied_by = copied
         if kind == "mutate":
@@ -361,12 +361,6 @@ def _recomputed_part(wrapper: str, call: Expr) -> tuple[str, str] | None:
     if given.kind == "const" and isinstance(given.value, str) and not given.name:
         return wrapper, given.value
     return None
-
-
-def _self_name(frame: Frame) -> str:
-    """The name the frame's function calls the object by (its first parameter)."""
-    params = frame.body.params
-    return params[0].name if params else "self"
 
 
 def _small_display(value: Expr | None) -> bool:

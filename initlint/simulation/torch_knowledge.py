@@ -164,6 +164,32 @@ def torch_shape(qualname: str, param: str) -> tuple[tuple[int, str], ...]:
     return TORCH_SHAPES.get(last, {}).get(param, ())
 
 
+# The number of dimensions of the weights those classes register that are not vectors.
+_WEIGHT_DIMS: dict[str, int] = {
+    "Linear": 2,
+    "LazyLinear": 2,
+    "Embedding": 2,
+    "EmbeddingBag": 2,
+    "Bilinear": 3,
+    **{
+        f"{kind}{d}d": d + 2
+        for kind in ("Conv", "ConvTranspose", "LazyConv", "LazyConvTranspose")
+        for d in (1, 2, 3)
+    },
+}
+# The registrations of those classes that are buffers, not parameters.
+TORCH_BUFFERS = frozenset({"running_mean", "running_var"})
+
+
+def torch_dims(qualname: str, param: str) -> int | None:
+    """How many dimensions what the torch.nn class ``qualname`` registers as ``param`` has;
+    None when not known."""
+    head, _, last = qualname.rpartition(".")
+    if not head.startswith("torch.nn") or param not in TORCH_PARAMS.get(last, {}):
+        return None
+    return 1 if torch_vector(qualname, param) else _WEIGHT_DIMS.get(last)
+
+
 def torch_params(qualname: str) -> dict[str, tuple[str, ...]]:
     """What the torch.nn class ``qualname`` registers (see TORCH_PARAMS); {} if unknown."""
     head, _, last = qualname.rpartition(".")

@@ -1,0 +1,265 @@
+"""Initialisation passes: what a walk over a module's tensors or submodules fills
+(``for p in self.parameters(): if p.dim() > 1: xavier_uniform_(p)``), and what a function
+that only initialises its argument fills of it (the function ``module.apply`` runs on each
+module). Each fill comes with the tests on the item that lead to it, kept only when every
+one is understood: which tensors a pass covers is then decided for each tensor the object
+holds (``simulation/coverage.py``)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Sequence
+
+from initlint.facts.effect_log import names_loaded
+from initlint.facts.expressions import dotted, root_name
+from initlint.facts.model import ItemTest
+
+# Tensor methods that overwrite every number of the tensor they are called on: an
+# initialisation (``w.data.normal_(0, 0.02)``, ``b.zero_()``), as torch.nn.init's functions
+# are (named, like them, with torch's trailing underscore for in place).
+FILLING_METHODS = frozenset(
+    """normal_ uniform_ zero_ fill_ copy_ random_ bernoulli_ exponential_ log_normal_
+    cauchy_ geometric_ fill_diagonal_""".split()
+)
+# torch.nn.Module's methods that walk what a module holds: its parameters, buffers, modules.
+MODULE_WALKS = frozenset(
+    """parameters named_parameters buffers named_buffers modules named_modules children
+    named_children""".split()
+)
+# The walks among those that yield tensors (the rest yield modules).
+TENSOR_WALKS = frozenset("parameters named_parameters buffers named_buffers".split())
+
+
+def filled_tensor(call: ast.Call) -> ast.expr | None:
+    """The tensor a call fills in place, as an initialisation does: the first argument of a
+    function named in torch's in-place way and called by its name or through a module
+    ending in ``init`` (``nn.init.xavier_uniform_(w)``, ``trunc_normal_(w, std=0.02)``), or
+    the tensor a filling method is called on (``w.data.normal_(0, 0.02)``); else None."""
+    func = call.func
+    if isinstance(func, ast.Name) and func.id.endswith("_") and not func.id.startswith("_"):
+        return call.args[0] if call.args else None
+    if isinstance(func, ast.Attribute):
+        if func.attr.endswith("_") and dotted(func.value).rpartition(".")[2] == "init":
+            return call.args[0] if call.args else None
+        if func.attr in FILLING_METHODS:
+            return func.value
+    return None
+
+
+def only_initialises(
+    body: Sequence[ast.stmt], loop_names: set[str], self_name: str, modules: bool
+) -> bool:
+    """Whether a loop body does nothing but fill, in place, tensors reached through the
+    loop's names (``nn.init.zeros_(m.bias)``, ``p.data.normal_()``), under tests that read
+    no attribute of the object. Over modules (``modules``), only their tensors: a module
+    itself handed on (``tie_(m)``, ``m.reset_parameters()``) may be the object, whose own
+    methods read anything (``self.modules()`` yields it first)."""
+    for stmt in body:
+        if isinstance(stmt, ast.Pass | ast.Continue):
+            continue
+        if isinstance(stmt, ast.If):
+            if self_name and self_name in names_loaded(stmt.test):
+                return False
+            if not only_initialises(stmt.body, loop_names, self_name, modules):
+                return False
+            if not only_initialises(stmt.orelse, loop_names, self_name, modules):
+                return False
+            continue
+        if not isinstance(stmt, ast.Expr) or not isinstance(stmt.value, ast.Call):
+            return False
+        call = stmt.value
+        tensor = filled_tensor(call)
+        if tensor is None or root_name(tensor) not in loop_names:
+            return False
+        if modules and isinstance(tensor, ast.Name):
+            return False
+        given = [*call.args, *(k.value for k in call.keywords)]
+        if self_name and any(self_name in names_loaded(a) for a in given):
+            return False
+    return True
+
+
+# The comparison operators a dimension test may use, by their ``ItemTest.op`` names.
+_ORDER: dict[type[ast.cmpop], str] = {
+    ast.Gt: "gt",
+    ast.GtE: "ge",
+    ast.Eq: "eq",
+    ast.NotEq: "ne",
+    ast.Lt: "lt",
+    ast.LtE: "le",
+}
+# The ways a tensor's number of dimensions is read: ``p.dim()``, ``p.ndimension()``,
+# ``p.ndim``, ``len(p.shape)``, ``len(p.size())``.
+_DIM_METHODS = frozenset({"dim", "ndimension"})
+
+
+def pass_fills(
+    body: Sequence[ast.stmt], item: str, name: str
+) -> Iterator[tuple[ast.stmt, str, tuple[ItemTest, ...]]]:
+    """Each statement of ``body`` (a loop's, or a visitor function's) that fills the item
+    ``item`` or one part of it in place: the statement, the part (``weight``; "" for the
+    item itself) and the tests leading to it. ``name`` is the loop's name for the item's
+    dotted name (``named_parameters``), "" for none. A fill under a test not understood is
+    left out (it may cover fewer tensors than any claim would say); so is every fill after
+    a ``continue`` other than a whole ``if <test>: continue`` at the top."""
+    tests: tuple[ItemTest, ...] = ()
+    for stmt in body:
+        if isinstance(stmt, ast.If) and _skips(stmt):
+            test = item_tests(stmt.test, item, name)
+            negated = None if test is None else _negate(test)
+            if negated is None:
+                return  # (the rest runs where a test not understood fails)
+            tests = (*tests, negated)
+            continue
+        if any(isinstance(n, ast.Continue) for n in ast.walk(stmt)):
+            return
+        yield from _fills([stmt], item, name, tests)
+
+
+def _skips(stmt: ast.If) -> bool:
+    """``if <test>: continue``, and nothing else."""
+    return len(stmt.body) == 1 and isinstance(stmt.body[0], ast.Continue) and not stmt.orelse
+
+
+def _fills(
+    body: Sequence[ast.stmt],
+    item: str,
+    name: str,
+    tests: tuple[ItemTest, ...],
+) -> Iterator[tuple[ast.stmt, str, tuple[ItemTest, ...]]]:
+    for stmt in body:
+        if isinstance(stmt, ast.If):
+            test = item_tests(stmt.test, item, name)
+            if test is None:
+                continue
+            yield from _fills(stmt.body, item, name, (*tests, *test))
+            if stmt.orelse:
+                negated = _negate(test)
+                if negated is not None:
+                    yield from _fills(stmt.orelse, item, name, (*tests, negated))
+            continue
+        if not isinstance(stmt, ast.Expr) or not isinstance(stmt.value, ast.Call):
+            continue
+        part = _filled_part(stmt.value, item)
+        if part is not None:
+            yield stmt, part, tests
+
+
+def _filled_part(call: ast.Call, item: str) -> str | None:
+    """The part of ``item`` the call fills whole (``m.weight``: "weight"; ``p``, ``p.data``:
+    ""), None when it fills something else, a slice, or from the item's own numbers."""
+    tensor = filled_tensor(call)
+    if tensor is None:
+        return None
+    path = dotted(tensor).split(".")
+    if not path or path[0] != item:
+        return None
+    rest = [p for p in path[1:] if p != "data"]
+    if len(rest) > 1:
+        return None
+    others = [a for a in call.args if a is not tensor] + [k.value for k in call.keywords]
+    if any(isinstance(n, ast.Name) and n.id == item for a in others for n in ast.walk(a)):
+        return None  # (``p.copy_(p / p.norm())``: from its own numbers)
+    if isinstance(call.func, ast.Attribute) and call.func.attr == "fill_diagonal_":
+        return None
+    return rest[0] if rest else ""
+
+
+def item_tests(test: ast.expr, item: str, name: str) -> tuple[ItemTest, ...] | None:
+    """The tests ``test`` makes of the item (all must hold: ``a and b`` gives two), None
+    when any part of it is not understood."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        out: list[ItemTest] = []
+        for value in test.values:
+            part = item_tests(value, item, name)
+            if part is None:
+                return None
+            out.extend(part)
+        return tuple(out)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = item_tests(test.operand, item, name)
+        if inner is None or len(inner) != 1:
+            return None
+        negated = _negate(inner)
+        return None if negated is None else (negated,)
+    one = _one_test(test, item, name)
+    return None if one is None else (one,)
+
+
+def _negate(tests: tuple[ItemTest, ...]) -> ItemTest | None:
+    """The test that holds where ``tests`` (all of them) do not: one test negated; None for
+    a conjunction (its negation is a choice)."""
+    if len(tests) != 1:
+        return None
+    t = tests[0]
+    return ItemTest(t.kind, t.names, t.op, t.value, not t.truth)
+
+
+def _one_test(test: ast.expr, item: str, name: str) -> ItemTest | None:
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name):
+        if test.func.id == "isinstance" and len(test.args) == 2 and not test.keywords:
+            return _isinstance(test.args, item)
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and name:
+        # ``n.endswith("bias")``, ``n.startswith(("a", "b"))``
+        method = test.func.attr
+        if method in ("endswith", "startswith") and _is(test.func.value, name):
+            texts = _strings(test.args[0]) if len(test.args) == 1 else None
+            if texts is not None and not test.keywords:
+                return ItemTest("name", texts, method)
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return None
+    op, left, right = test.ops[0], test.left, test.comparators[0]
+    if isinstance(op, ast.In | ast.NotIn) and name and _is(right, name):
+        texts = _strings(left)  # ``"bias" in n``
+        if texts is None or len(texts) != 1:
+            return None
+        return ItemTest("name", texts, "in", truth=isinstance(op, ast.In))
+    if isinstance(op, ast.IsNot) and isinstance(right, ast.Constant) and right.value is None:
+        part = dotted(left).split(".")  # ``m.bias is not None``: the part is there
+        if len(part) == 2 and part[0] == item:
+            return ItemTest("present", (part[1],))
+        return None
+    order = _ORDER.get(type(op))
+    if order is None or not _reads_dims(left, item):
+        return None
+    if not isinstance(right, ast.Constant) or type(right.value) is not int:
+        return None
+    return ItemTest("dims", (), order, right.value)
+
+
+def _isinstance(args: list[ast.expr], item: str) -> ItemTest | None:
+    """``isinstance(m, nn.Linear)``, ``isinstance(m, (nn.Conv2d, nn.Linear))``."""
+    if not _is(args[0], item):
+        return None
+    kinds = args[1].elts if isinstance(args[1], ast.Tuple) else [args[1]]
+    names = tuple(dotted(k) for k in kinds)
+    if not names or not all(names):
+        return None
+    return ItemTest("isinstance", names)
+
+
+def _reads_dims(node: ast.expr, item: str) -> bool:
+    """``p.dim()``, ``p.ndimension()``, ``p.ndim``, ``len(p.shape)``, ``len(p.size())``."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func.attr in _DIM_METHODS and not node.args and _is(node.func.value, item)
+    if isinstance(node, ast.Attribute):
+        return node.attr == "ndim" and _is(node.value, item)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len":
+        if len(node.args) != 1:
+            return False
+        arg = node.args[0]
+        if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and not arg.args:
+            return arg.func.attr == "size" and _is(arg.func.value, item)
+        return isinstance(arg, ast.Attribute) and arg.attr == "shape" and _is(arg.value, item)
+    return False
+
+
+def _strings(node: ast.expr) -> tuple[str, ...] | None:
+    """A string literal, or a tuple of them."""
+    nodes = node.elts if isinstance(node, ast.Tuple) else [node]
+    out = tuple(n.value for n in nodes if isinstance(n, ast.Constant) and isinstance(n.value, str))
+    return out if out and len(out) == len(nodes) else None
+
+
+def _is(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name

@@ -1,0 +1,212 @@
+"""Which tensors of the object an initialisation pass fills for sure (``facts/passes.py``):
+each tensor the object holds when the pass runs, named as an ``init`` event names it (its
+own ``level_embed``, or ``tgt_embed.weight`` of a module it holds), is tried against the
+pass's tests; it is covered only when every test is decided and holds. A tensor of unknown
+kind or dimensions, or a module of unknown class, is not covered: the pass may skip it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+
+from initlint.facts.model import Effect, Expr, ItemTest
+from initlint.facts.passes import TENSOR_WALKS
+from initlint.records import dataclass
+from initlint.simulation.levels import HEAVY, LIGHT, UNKNOWN
+from initlint.simulation.records import Event
+from initlint.simulation.torch_knowledge import (
+    LEGACY_TENSORS,
+    SIZED_FACTORIES,
+    TORCH_BUFFERS,
+    positional_values,
+    torch_dims,
+    torch_params,
+)
+
+# Walks that yield the module walked first (``self.modules()`` yields ``self``).
+_WITH_ITSELF = frozenset({"modules", "named_modules", "apply"})
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """A tensor the object holds: ``name`` as an ``init`` event names it, ``holder`` the
+    attribute holding the module it belongs to ("" for the object's own), ``part`` its name
+    there; ``kind`` parameter | buffer | "" (not known); ``dims`` None when not known;
+    ``classes`` the MRO of the module it belongs to (() when not known); ``cost`` what
+    filling it costs; ``store`` the event that made it (or its module)."""
+
+    name: str
+    holder: str
+    part: str
+    kind: str
+    dims: int | None
+    classes: tuple[str, ...]
+    cost: int
+    store: int
+
+
+def held_tensors(
+    stores: Iterable[Event],
+    own_mro: tuple[str, ...],
+    built_class: Callable[[Event], tuple[str, ...]],
+    part: str,
+) -> list[Tensor]:
+    """The tensors the stores (``buffer`` and ``assign`` events, in order) made: the
+    object's own registrations, and the parameters of the modules stored. A module of a
+    class torch's tables do not describe holds only ``part`` (the one a module walk fills),
+    of kind and dimensions not known."""
+    out: list[Tensor] = []
+    for e in stores:
+        if e.shadow:
+            continue
+        if e.kind == "buffer":
+            kind = e.effect.detail if e.effect.detail in ("parameter", "buffer") else ""
+            dims = _registered_dims(e)
+            out.append(Tensor(e.name, "", e.name, kind, dims, own_mro, e.cost, e.index))
+            continue
+        if e.kind != "assign":
+            continue
+        classes = built_class(e)
+        if not classes:
+            continue
+        params = torch_params(classes[0])
+        if not params:
+            if part:
+                name = f"{e.name}.{part}"
+                out.append(Tensor(name, e.name, part, "", None, classes, UNKNOWN, e.index))
+            continue
+        for param in params:
+            dims = torch_dims(classes[0], param)
+            kind = "buffer" if param in TORCH_BUFFERS else "parameter"
+            cost = LIGHT if dims == 1 else e.cost if e.cost >= HEAVY else UNKNOWN
+            name = f"{e.name}.{param}"
+            out.append(Tensor(name, e.name, param, kind, dims, classes, cost, e.index))
+    return out
+
+
+def _registered_dims(e: Event) -> int | None:
+    """The number of dimensions of a tensor registered on the object: external ones from
+    torch's tables, else from the factory that made it (``nn.Parameter(torch.zeros(a, b))``:
+    2)."""
+    if e.external:
+        return torch_dims(e.fn.qualname.rpartition(".")[0], e.name)
+    value = e.effect.value
+    if value is not None and value.kind == "call" and value.attr == "Parameter":
+        given = positional_values(value)
+        value = given[0] if len(given) == 1 else None
+    return factory_dims(value)
+
+
+def factory_dims(call: Expr | None) -> int | None:
+    """``torch.zeros(a, b)``, ``torch.empty((a, b))``, ``torch.Tensor(a, b)``: 2; None for
+    any other value, or sizes given otherwise (starred, keywords, a shape held elsewhere)."""
+    if call is None or call.kind != "call" or any(k.startswith("*") for k in call.keywords):
+        return None
+    last = call.name.rpartition(".")[2] or call.attr
+    if last not in SIZED_FACTORIES | LEGACY_TENSORS:
+        return None
+    sizes = positional_values(call)
+    sizes = sizes[:1] if last == "full" else sizes  # (then its fill value)
+    if len(sizes) == 1 and sizes[0].kind == "op" and sizes[0].name == "tuple":
+        sizes = sizes[0].children
+    if not sizes or any(s.kind == "op" and s.name == "*" for s in sizes):
+        return None
+    if any(s.kind == "const" and type(s.value) is not int for s in sizes):
+        return None  # (``torch.Tensor([1.0, 2.0])``: data, not sizes)
+    if len(sizes) == 1 and sizes[0].kind != "const":
+        return None  # (one name: a size, or a shape held elsewhere)
+    return len(sizes)
+
+
+def covered(
+    fill: Effect,
+    walk: str,
+    tensors: Sequence[Tensor],
+    is_a: Callable[[tuple[str, ...], str], bool | None],
+) -> frozenset[tuple[int, str, int]]:
+    """The tensors the pass's ``fill`` fills for sure, as (store, name, cost): ``walk`` is
+    the torch method walked (``apply`` for a visitor), ``fill.detail`` the attribute walked
+    ("" for the object), ``fill.target`` the part of each item filled; ``is_a(classes,
+    name)`` whether a module of MRO ``classes`` is an instance of the class named ``name``
+    (None: not known)."""
+    scope = "" if fill.detail == "visit" else fill.detail
+    out: set[tuple[int, str, int]] = set()
+    for t in tensors:
+        if scope and t.holder != scope:
+            continue
+        if walk in TENSOR_WALKS:
+            hit = _tensor_item(t, walk, fill, scope)
+        else:
+            hit = _module_item(t, walk, fill, scope, is_a)
+        if hit:
+            out.add((t.store, t.name, t.cost))
+    return frozenset(out)
+
+
+def _tensor_item(t: Tensor, walk: str, fill: Effect, scope: str) -> bool:
+    """``for n, p in self.named_parameters(): if p.dim() > 1: init(p)``."""
+    if fill.target or t.kind != ("buffer" if "buffers" in walk else "parameter"):
+        return False
+    name = t.part if scope else t.name
+    return all(_holds(test, t, name, None) for test in fill.tests)
+
+
+def _module_item(
+    t: Tensor,
+    walk: str,
+    fill: Effect,
+    scope: str,
+    is_a: Callable[[tuple[str, ...], str], bool | None],
+) -> bool:
+    """``for m in self.modules(): if isinstance(m, nn.Linear): init(m.weight)``: the module
+    the tensor belongs to is walked (the object itself only by walks that yield it, a held
+    module's only by one over the object or over that module), and filled at its part."""
+    if fill.target != t.part or not t.classes:
+        return False
+    if t.holder == scope and walk not in _WITH_ITSELF:
+        return False  # (``children()`` yields neither the object nor the module walked)
+    if scope and t.holder != scope:
+        return False
+    module_name = "" if scope else t.holder
+    return all(_holds(test, t, module_name, is_a) for test in fill.tests)
+
+
+def _holds(
+    test: ItemTest,
+    t: Tensor,
+    name: str,
+    is_a: Callable[[tuple[str, ...], str], bool | None] | None,
+) -> bool:
+    """Whether ``test`` is decided for the tensor (or its module) and comes out as the
+    pass needs it."""
+    result: bool | None = None
+    if test.kind == "isinstance" and is_a is not None:
+        answers = [is_a(t.classes, n) for n in test.names]
+        result = True if True in answers else None if None in answers else False
+    elif test.kind == "dims" and t.dims is not None and is_a is None:
+        result = _compare(t.dims, test.op, test.value)
+    elif test.kind == "name":
+        result = _name_test(name, test)
+    elif test.kind == "present" and is_a is not None:
+        result = True if test.names == (t.part,) else None
+    return result is not None and result == test.truth
+
+
+def _compare(dims: int, op: str, value: int) -> bool | None:
+    return {
+        "gt": dims > value,
+        "ge": dims >= value,
+        "eq": dims == value,
+        "ne": dims != value,
+        "lt": dims < value,
+        "le": dims <= value,
+    }.get(op)
+
+
+def _name_test(name: str, test: ItemTest) -> bool | None:
+    if test.op == "in":
+        return test.names[0] in name
+    if test.op == "endswith":
+        return name.endswith(test.names)
+    if test.op == "startswith":
+        return name.startswith(test.names)
+    return None

@@ -1,0 +1,129 @@
+"""Applying initialisation passes over the object: a loop's (``for p in self.parameters():
+...``) and ``self.apply(fn)`` with a function that only initialises what it is handed. Each
+becomes a ``pass`` event holding the tensors it fills for sure (``coverage.py``), which
+IL005 sets against the named fills before and after it."""
+
+from __future__ import annotations
+
+from initlint.facts.model import BodyError, Effect
+from initlint.index.records import FunctionInfo, Module
+from initlint.simulation.coverage import covered, held_tensors
+from initlint.simulation.records import Event
+from initlint.simulation.run_state import EffectContext, Frame
+from initlint.simulation.stores import StoreEffects
+from initlint.simulation.torch_knowledge import TORCH_PARAMS
+
+
+class PassEffects(StoreEffects):
+    """Initialisation passes: their events and what they cover."""
+
+    def on_pass(self, frame: Frame, ctx: EffectContext) -> None:
+        """A fill of a loop over the object's tensors or modules. A function's ``visit``
+        fills are what ``apply`` runs it for (``apply_pass``), not work of its own."""
+        if ctx.effect.detail != "visit":
+            self._pass_event(frame, ctx, ctx.effect, ctx.effect.name, frame.call.fn.module)
+
+    def apply_pass(self, frame: Frame, ctx: EffectContext, callee: FunctionInfo | None) -> bool:
+        """``self.apply(fn)``, torch's (``callee``, None when torch is not read), where
+        ``fn`` (a method, or a function named in the module) does nothing but fill parts of
+        the module it is handed: one ``pass`` event per fill. False for any other call."""
+        eff = ctx.effect
+        if eff.name != "apply" or eff.detail != "self" or len(eff.args) != 1:
+            return False
+        if callee is not None and callee.qualname != _TORCH_APPLY:
+            return False
+        arg = eff.args[0]
+        if arg.keyword is not None or arg.star:
+            return False
+        given, index = arg.expr, self.simulator.index
+        fn = None
+        if given.kind == "attr" and given.receiver is not None and given.receiver.kind == "name":
+            if given.receiver.name == frame.self_name:
+                fn = index.lookup_method(self.sim.mro, given.attr)
+        elif given.kind == "name":
+            target = index.resolve(frame.call.fn.module, given.name)
+            if target is not None and target.kind == "function":
+                fn = index.function_info(target.name)
+        body = fn.facts.load() if fn is not None else None
+        if fn is None or body is None or isinstance(body, BodyError):
+            return False
+        visits = [e for e in body.effects if e.kind == "pass" and e.detail == "visit"]
+        for visit in visits:
+            self._pass_event(frame, ctx, visit, "apply", fn.module)
+        return bool(visits)
+
+    def _pass_event(
+        self, frame: Frame, ctx: EffectContext, fill: Effect, walk: str, module: Module
+    ) -> None:
+        stores = [e for e in self.sim.events if e.kind in ("buffer", "assign")]
+        tensors = held_tensors(stores, self.sim.mro, self._built_class, fill.target)
+
+        def is_a(classes: tuple[str, ...], name: str) -> bool | None:
+            return self._is_a(classes, module, name)
+
+        covers = covered(fill, walk, tensors, is_a)
+        ev = self.emit(
+            frame, ctx.effect_index, ctx.effect, "pass", walk, ctx.status, ctx.flags, ctx.shadow
+        )
+        ev.covers = covers
+        ev.fill = fill
+
+    def _built_class(self, e: Event) -> tuple[str, ...]:
+        """The MRO of the class whose call the store stored (``nn.Linear(...)``), () when it
+        stored anything else or the class is not known (a torch.nn class read from torch's
+        tables stands alone)."""
+        value = e.effect.value
+        if value is None or value.kind != "call" or not value.name:
+            return ()
+        index = self.simulator.index
+        target = index.resolve(e.fn.module, value.name)
+        if target is None:
+            return ()
+        if target.kind == "class":
+            mro = index.mro(target.name)
+            return mro.classes if mro.ok else ()
+        if target.kind == "external" and _torch_nn_class(target.name):
+            return (target.name,)
+        return ()
+
+    def _is_a(self, classes: tuple[str, ...], module: Module, name: str) -> bool | None:
+        """Whether a module of MRO ``classes`` is an instance of the class ``name`` names in
+        ``module``; None when that cannot be told (a class outside what is read, whose own
+        ancestors are not known)."""
+        target = self.simulator.index.resolve(module, name)
+        if target is None:
+            return None
+        wanted = target.name
+        for c in classes:
+            if c == wanted or (_torch_nn_class(c) and _torch_leaf(c) == _torch_leaf(wanted)):
+                return True
+        index = self.simulator.index
+        wanted_read = index.class_info(wanted) is not None
+        # (a class is not one of those named when every ancestor is read, or is a root, or
+        # is a torch.nn class and the one named is another, or the project's own)
+        known = all(
+            index.class_info(c) is not None
+            or c in _ROOTS
+            or (_torch_nn_class(c) and (_torch_nn_class(wanted) or wanted_read))
+            for c in classes
+        )
+        return False if known else None
+
+
+_TORCH_APPLY = "torch.nn.modules.module.Module.apply"
+# Classes every module derives from, and no test of a subclass names.
+_ROOTS = frozenset(
+    {"object", "builtins.object", "torch.nn.Module", "torch.nn.modules.module.Module"}
+)
+
+
+def _torch_nn_class(name: str) -> bool:
+    """One of torch.nn's module classes torch's tables describe (``torch.nn.Linear``)."""
+    head, _, last = name.rpartition(".")
+    return head.startswith("torch.nn") and last in TORCH_PARAMS
+
+
+def _torch_leaf(name: str) -> str:
+    """A torch.nn class's name without ``Lazy`` (``LazyLinear`` is a ``Linear``)."""
+    last = name.rpartition(".")[2]
+    return last.removeprefix("Lazy")
