@@ -158,18 +158,31 @@ class FunctionReader(EffectLog):
         ("" for the item itself)."""
         assert isinstance(stmt.iter, ast.Call) and isinstance(stmt.iter.func, ast.Attribute)
         walk = stmt.iter.func
+        if stmt.iter.args or stmt.iter.keywords:
+            return  # (``recurse=False``, ``prefix=``: another walk than the one read here)
         scope = dotted(walk.value).split(".")[1:]
-        if len(scope) > 1:
-            return
+        if not dotted(walk.value) or len(scope) > 1:
+            return  # (``self.layers[0].parameters()``, ``self.a.b.modules()``: not read)
         target = stmt.target
         bound = target.elts if isinstance(target, ast.Tuple) else [target]  # (``for n, p``)
         names = [n.id for n in bound if isinstance(n, ast.Name)]
         if len(names) != len(bound) or len(names) > 2:
             return
         item, name = names[-1], names[0] if len(names) == 2 else ""
+        detail = scope[0] if scope else ""
         for fill, part, tests in pass_fills(stmt.body, item, name):
-            detail = scope[0] if scope else ""
-            self.add("pass", fill, guard, name=walk.attr, detail=detail, target=part, tests=tests)
+            # (at the fill's line, in the loop's statement: the loop head's own reads are
+            # the pass's)
+            self.add(
+                "pass",
+                stmt,
+                guard,
+                node=fill,
+                name=walk.attr,
+                detail=detail,
+                target=part,
+                tests=tests,
+            )
 
     def _visits(self) -> None:
         """A function that does nothing but fill parts of its first argument (a method's
@@ -417,8 +430,9 @@ class FunctionReader(EffectLog):
                 # from its own numbers, ``self.weight.copy_(normalize(self.weight))``)
                 rest = [a for a in call.args if a is not tensor] + [k.value for k in call.keywords]
                 whole = whole and _method_name(call) != "fill_diagonal_"
+                held = attr.split(".")[0]  # (``self.fc.weight.copy_(f(self.fc.weight))``)
                 whole = whole and not any(
-                    self.self_attr(n) == attr for a in rest for n in ast.walk(a)
+                    self.self_attr(n) == held for a in rest for n in ast.walk(a)
                 )
                 name = attr if whole else ""
                 self.add(

@@ -28,6 +28,12 @@ MODULE_WALKS = frozenset(
 )
 # The walks among those that yield tensors (the rest yield modules).
 TENSOR_WALKS = frozenset("parameters named_parameters buffers named_buffers".split())
+# torch.nn.Module's methods that reach every tensor the object holds (its walks, its state,
+# a move or cast): a call of one may read any of their numbers.
+TENSOR_READERS = MODULE_WALKS | frozenset(
+    """state_dict apply _apply to cpu cuda half float double bfloat16 type share_memory
+    named_modules""".split()
+)
 
 
 def filled_tensor(call: ast.Call) -> ast.expr | None:
@@ -102,6 +108,8 @@ def pass_fills(
     dotted name (``named_parameters``), "" for none. A fill under a test not understood is
     left out (it may cover fewer tensors than any claim would say); so is every fill after
     a ``continue`` other than a whole ``if <test>: continue`` at the top."""
+    if _reads_the_item(body, item):
+        return  # (its numbers are used: the loop is no mere fill)
     tests: tuple[ItemTest, ...] = ()
     for stmt in body:
         if isinstance(stmt, ast.If) and _skips(stmt):
@@ -114,6 +122,68 @@ def pass_fills(
         if any(isinstance(n, ast.Continue) for n in ast.walk(stmt)):
             return
         yield from _fills([stmt], item, name, tests)
+
+
+# What reading a tensor or module for its shape or settings looks like: ``p.dim()``,
+# ``m.weight.size(1)``, ``p.requires_grad``; the numbers stay unread.
+_METADATA = frozenset(
+    "dim ndimension size shape ndim numel requires_grad dtype device is_leaf".split()
+)
+# torch.nn.init's functions that fill a tensor in place, called by their bare names (as
+# imported): a function of the project's named so may do anything.
+INIT_FILLS = frozenset(
+    """uniform_ normal_ trunc_normal_ constant_ ones_ zeros_ eye_ dirac_ xavier_uniform_
+    xavier_normal_ kaiming_uniform_ kaiming_normal_ orthogonal_ sparse_""".split()
+)
+
+
+def _reads_the_item(body: Sequence[ast.stmt], item: str) -> bool:
+    """Whether the body mentions the item anywhere but as the tensor a fill fills, in a
+    test of its class or of a part's presence, or for its shape or settings
+    (``_METADATA``)."""
+    targets: set[int] = set()
+    for node in ast.walk(ast.Module(body=list(body), type_ignores=[])):
+        if isinstance(node, ast.Call) and (tensor := filled_tensor(node)) is not None:
+            targets.update(id(n) for n in ast.walk(tensor))
+    return any(
+        _number_read(node, parents, item)
+        for node, parents in _names_with_parents(body)
+        if id(node) not in targets
+    )
+
+
+def _names_with_parents(body: Sequence[ast.stmt]) -> Iterator[tuple[ast.Name, list[ast.AST]]]:
+    stack: list[tuple[ast.AST, list[ast.AST]]] = [(stmt, []) for stmt in body]
+    while stack:
+        node, parents = stack.pop()
+        if isinstance(node, ast.Name):
+            yield node, parents
+            continue
+        for child in ast.iter_child_nodes(node):
+            stack.append((child, [*parents, node]))
+
+
+def _number_read(name: ast.Name, parents: list[ast.AST], item: str) -> bool:
+    """Whether this mention of the item may read numbers: not ``isinstance(m, ...)``,
+    ``hasattr(m, ...)``, a chain ending in metadata (``m.weight.size(1)``) or a part tested
+    against None (``m.bias is not None``)."""
+    if name.id != item:
+        return False
+    up = parents[-1] if parents else None
+    if isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.args[:1] == [name]:
+        return up.func.id not in ("isinstance", "hasattr", "getattr", "type")
+    node: ast.AST = name
+    depth = 0
+    for parent in reversed(parents):  # up the chain ``item.a.b``
+        if not isinstance(parent, ast.Attribute) or parent.value is not node:
+            break
+        if parent.attr in _METADATA:
+            return False
+        node, depth = parent, depth + 1
+    outer = parents[-1 - depth] if depth < len(parents) else None
+    return not (
+        isinstance(outer, ast.Compare) and all(isinstance(o, ast.Is | ast.IsNot) for o in outer.ops)
+    )
 
 
 def _skips(stmt: ast.If) -> bool:
@@ -151,15 +221,14 @@ def _filled_part(call: ast.Call, item: str) -> str | None:
     tensor = filled_tensor(call)
     if tensor is None:
         return None
+    if isinstance(call.func, ast.Name) and call.func.id not in INIT_FILLS:
+        return None  # (a function of the project's, named as torch names its fills)
     path = dotted(tensor).split(".")
     if not path or path[0] != item:
         return None
     rest = [p for p in path[1:] if p != "data"]
     if len(rest) > 1:
         return None
-    others = [a for a in call.args if a is not tensor] + [k.value for k in call.keywords]
-    if any(isinstance(n, ast.Name) and n.id == item for a in others for n in ast.walk(a)):
-        return None  # (``p.copy_(p / p.norm())``: from its own numbers)
     if isinstance(call.func, ast.Attribute) and call.func.attr == "fill_diagonal_":
         return None
     return rest[0] if rest else ""

@@ -116,8 +116,10 @@ shares the storage of `weight_orig`, and is not reported).
 
 A pass over the object fills every tensor it walks: a loop over `self.parameters()`,
 `self.named_parameters()`, `self.buffers()` or `self.modules()` (or over one held module's,
-`self.encoder.modules()`) that only fills what it walks, and `self.apply(fn)` with a
-function that only fills parts of the module it is handed. Where its tests on each item can
+`self.encoder.modules()`; called with no arguments) that only fills what it walks, with
+torch's initialisers (`nn.init`'s, or a tensor's `normal_`, `zero_`...), and reads nothing
+of it but its shape, and `self.apply(fn)` with a function that only does that to the module
+it is handed. Where its tests on each item can
 be decided for a tensor the object holds (`p.dim() > 1` for a tensor whose dimensions are
 known, `isinstance(m, nn.Linear)` for a module of a known class, `"bias" in name`, `m.bias
 is not None`), the pass fills that tensor for sure: a whole fill of it just before the pass
@@ -373,6 +375,8 @@ class Table(Unit):
             if finding.cost == UNKNOWN:  # (a module built before the wrap: its size)
                 message += "; how big the tensor is is not known here"
             return message
+        several = " and " in finding.what  # (tensors one pass fills again: one finding)
+        verb = "are" if several else "is"
         again = "possibly filled again here (on some paths)"
         if finding.confidence != "possible":
             again = "filled again here"
@@ -381,12 +385,16 @@ class Table(Unit):
         if finding.event.kind == "pass":
             again += f", by a pass over {pass_walk(finding.event)},"
             lost = "that fill is thrown away"
+            if several:
+                by = f"(the costliest filled by {wording.first_fn}"
+                lost = "those fills are thrown away"
         elif finding.first.kind == "pass":
             by = f"by a pass over {pass_walk(finding.first)} in {wording.first_fn}"
             lost = "the pass's fill of it is thrown away"
+        where = f"at {wording.first_where}" + (")" if by.startswith("(") else "")
         message = (
-            f"{finding.what} {by} at {wording.first_where} is {again} "
-            f"before anything reads it: {lost}"
+            f"{finding.what} {by} {where} {verb} {again} "
+            f"before anything reads {'them' if several else 'it'}: {lost}"
         )
         if finding.cost == UNKNOWN:
             message += "; what the tensor costs to fill is not known here"

@@ -10,6 +10,7 @@ away by a fill of one just after it."""
 
 from __future__ import annotations
 
+from initlint.facts.passes import TENSOR_READERS
 from initlint.rules.base import RepeatFinding, confidence_of
 from initlint.rules.discards import attribute_uses
 from initlint.rules.repeats import never_both
@@ -60,6 +61,8 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
                 del filled[e.name]
             continue
         if e.kind in _STORES:
+            for name in e.reads:
+                filled.pop(name, None)
             filled.pop(e.name, None)
             built[e.name] = e
             wrapped.pop(e.name, None)
@@ -87,8 +90,12 @@ class _Passes:
         self.sim, self.out = sim, out
         # tensor -> its latest whole fill and the store that made it (or its module)
         self.pending: dict[str, tuple[Event, Event]] = {}
-        # each pass, and the attributes read or stored since (``*``: any)
+        # each pass, and the attributes read or stored since (``*``: any), or the tensors
+        # filled since (whose numbers are no longer the pass's)
         self.passes: list[tuple[Event, set[str]]] = []
+        self.refilled: dict[int, set[str]] = {}
+        # the statements that run a pass: the reads of their heads are the walk's own
+        self.walking = {(e.frame, e.effect.stmt_span) for e in sim.events if e.kind == "pass"}
         self.built: dict[str, Event] = {}  # attribute -> its latest store
         # the finding at each pass statement (frame, effect), and the fills it is about
         self.at_pass: dict[tuple[int, int], RepeatFinding] = {}
@@ -106,7 +113,10 @@ class _Passes:
         else:
             used = set(attribute_uses(e, self.sim.mro))
             if e.kind == "touch":
-                used -= filling.get((e.frame, e.effect.stmt_span), set())
+                at = (e.frame, e.effect.stmt_span)
+                used -= filling.get(at, set())
+                if used & TENSOR_READERS and at not in self.walking:
+                    used = {"*"}  # (``self.state_dict()``, not followed: it reads any)
             self._used(used)
 
     def _fill(self, fill: Event) -> None:
@@ -116,12 +126,14 @@ class _Passes:
         if store is None:
             return
         for done, used in reversed(self.passes):
-            if root in used or "*" in used:
+            if root in used or "*" in used or name in self.refilled.setdefault(done.index, set()):
                 break
             cost = _covered(done, store, name)
             if cost is not None and not never_both(done, fill) and not self._again(fill):
                 self.out.append(_pass_finding(self.sim, done, fill, [name], cost))
                 break
+        for done, _ in self.passes:
+            self.refilled.setdefault(done.index, set()).add(name)
         self.pending[name] = (fill, store)
 
     def _pass(self, done: Event) -> None:
@@ -146,6 +158,9 @@ class _Passes:
         self.passes.append((done, set()))
 
     def _stored(self, e: Event) -> None:
+        # (what the value reads, through locals too: ``w = self.fc.weight`` earlier, then
+        # ``self.register_buffer("w0", w.clone())``)
+        self._used(set(e.reads) - {e.name})
         for name, (fill, _) in list(self.pending.items()):
             if name.split(".")[0] == e.name and not never_both(fill, e):
                 del self.pending[name]
@@ -186,8 +201,19 @@ def _pass_finding(
 ) -> RepeatFinding:
     """Fills of ``self.<name>`` (each of ``names``) thrown away by the next (one of them a
     pass; ``first`` the costliest of those before it)."""
-    if again.kind == "pass":
-        advice = "the pass fills it again: drop the fill before it, or keep the tensor out of it"
+    if again.kind == "pass" and (first.ancestor or first.external):
+        owner = first.fn.owner
+        where = owner.qualname.rsplit(".", 1)[-1] if owner is not None else "an ancestor"
+        advice = (
+            f"the first fill runs in {where}'s code, for its other users too: keep the "
+            "tensor out of the pass"
+        )
+    elif again.kind == "pass":
+        advice = (
+            "the pass fills it again: drop the fill before it, or keep the tensor out of it"
+            if len(names) == 1
+            else "the pass fills them again: drop the fills before it, or keep the tensors out"
+        )
     else:
         advice = "the pass fills it first: keep the tensor out of the pass, or drop this fill"
     return RepeatFinding(

@@ -73,8 +73,9 @@ class CallEffects(PassEffects):
         if priced > NONE:  # (IL002 compares the costly calls by these)
             arg_keys = self.bind_keys(*key_args)
             ev.arg_keys = None if arg_keys is None else tuple(arg_keys.items())
-        if self.apply_pass(frame, ctx, callee):
-            return None  # (torch's ``apply`` of a pass: its fills, not its walk, matter)
+        # (torch's ``apply`` of a pass: its fills are events; its walk is still followed,
+        # for what it reads)
+        self.apply_pass(frame, ctx, callee)
         return Call(
             callee,
             env,

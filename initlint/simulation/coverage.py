@@ -51,12 +51,17 @@ def held_tensors(
     part: str,
 ) -> list[Tensor]:
     """The tensors the stores (``buffer`` and ``assign`` events, in order) made: the
-    object's own registrations, and the parameters of the modules stored. A module of a
+    object's own registrations, and the parameters of the modules stored, less the parts a
+    ``nested`` store replaced since (``self.head.weight = self.embed.weight``). A module of a
     class torch's tables do not describe holds only ``part`` (the one a module walk fills),
     of kind and dimensions not known."""
     out: list[Tensor] = []
     for e in stores:
         if e.shadow:
+            continue
+        if e.kind == "nested":  # (a part replaced or tied: what it holds now is not known)
+            holder, _, part = e.name.rpartition(".")
+            out = [t for t in out if t.name != e.name and (t.holder, part) != (holder, "__init__")]
             continue
         if e.kind == "buffer":
             kind = e.effect.detail if e.effect.detail in ("parameter", "buffer") else ""
@@ -107,6 +112,8 @@ def factory_dims(call: Expr | None) -> int | None:
     sizes = positional_values(call)
     sizes = sizes[:1] if last == "full" else sizes  # (then its fill value)
     if len(sizes) == 1 and sizes[0].kind == "op" and sizes[0].name == "tuple":
+        if last in LEGACY_TENSORS:
+            return None  # (``torch.Tensor((3, 4))``: data, not a shape)
         sizes = sizes[0].children
     if not sizes or any(s.kind == "op" and s.name == "*" for s in sizes):
         return None

@@ -32,6 +32,8 @@ class PassEffects(StoreEffects):
             return False
         if callee is not None and callee.qualname != _TORCH_APPLY:
             return False
+        if callee is None and not any(c.startswith("torch.nn") for c in self.sim.mro):
+            return False  # (no torch module among the classes: not torch's ``apply``)
         arg = eff.args[0]
         if arg.keyword is not None or arg.star:
             return False
@@ -55,7 +57,7 @@ class PassEffects(StoreEffects):
     def _pass_event(
         self, frame: Frame, ctx: EffectContext, fill: Effect, walk: str, module: Module
     ) -> None:
-        stores = [e for e in self.sim.events if e.kind in ("buffer", "assign")]
+        stores = [e for e in self.sim.events if e.kind in ("buffer", "assign", "nested")]
         tensors = held_tensors(stores, self.sim.mro, self._built_class, fill.target)
 
         def is_a(classes: tuple[str, ...], name: str) -> bool | None:
@@ -94,8 +96,9 @@ class PassEffects(StoreEffects):
         if target is None:
             return None
         wanted = target.name
+        torch_wanted = _torch_nn_class(wanted)
         for c in classes:
-            if c == wanted or (_torch_nn_class(c) and _torch_leaf(c) == _torch_leaf(wanted)):
+            if c == wanted or (torch_wanted and _torch_nn_class(c) and _is_torch_kind(c, wanted)):
                 return True
         index = self.simulator.index
         wanted_read = index.class_info(wanted) is not None
@@ -123,7 +126,8 @@ def _torch_nn_class(name: str) -> bool:
     return head.startswith("torch.nn") and last in TORCH_PARAMS
 
 
-def _torch_leaf(name: str) -> str:
-    """A torch.nn class's name without ``Lazy`` (``LazyLinear`` is a ``Linear``)."""
-    last = name.rpartition(".")[2]
-    return last.removeprefix("Lazy")
+def _is_torch_kind(held: str, wanted: str) -> bool:
+    """Whether a torch.nn class is the one named, by their names in torch (``LazyLinear``
+    derives from ``Linear``; not the other way round)."""
+    last, named = held.rpartition(".")[2], wanted.rpartition(".")[2]
+    return last == named or last == "Lazy" + named

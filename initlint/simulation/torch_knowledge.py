@@ -177,6 +177,8 @@ _WEIGHT_DIMS: dict[str, int] = {
         for d in (1, 2, 3)
     },
 }
+# Norms whose vectors take the shape they are given (``normalized_shape``), of any length.
+_SHAPED_NORMS = frozenset({"LayerNorm", "RMSNorm"})
 # The registrations of those classes that are buffers, not parameters.
 TORCH_BUFFERS = frozenset({"running_mean", "running_var"})
 
@@ -187,6 +189,8 @@ def torch_dims(qualname: str, param: str) -> int | None:
     head, _, last = qualname.rpartition(".")
     if not head.startswith("torch.nn") or param not in TORCH_PARAMS.get(last, {}):
         return None
+    if last in _SHAPED_NORMS:
+        return None  # (``LayerNorm((8, 4))``: as many as the shape given)
     return 1 if torch_vector(qualname, param) else _WEIGHT_DIMS.get(last)
 
 

@@ -207,6 +207,8 @@ def test_messages_name_the_pass(module: Path) -> None:
     assert "by a pass over `self.named_parameters()` in After.__init__" in after.message
     applied = by_class["Applied"]
     assert applied.message.startswith(
-        "the initialisation of `self.proj.weight` and `self.proj.bias` by Applied.__init__"
+        "the initialisation of `self.proj.weight` and `self.proj.bias` (the costliest filled "
+        "by Applied.__init__ at "
     )
+    assert "are filled again here" in applied.message
     assert "by a pass over `self.apply(...)`" in applied.message

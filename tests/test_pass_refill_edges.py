@@ -1,0 +1,332 @@
+"""Shapes around an initialisation pass that must not be read as a fill thrown away (IL005):
+each was a false finding in review, checked at runtime then (the first fill's numbers live
+on). Walks with arguments or over a subscripted holder, a class that only shares a torch
+name, tests that cannot hold, reads of the pass's or the fill's numbers, tensors whose
+dimensions are not those of torch's tables, a project function named like torch's fills."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+import pytest
+
+from initlint.api import Report
+
+SOURCE = """
+import torch
+from torch import nn
+
+
+# subscript_scope
+class SubscriptScope(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(4, 4), nn.Linear(4, 4)])
+        self.head = nn.Linear(4, 4)
+        nn.init.constant_(self.head.weight, 0.5)
+        for p in self.layers[0].parameters():
+            if p.dim() > 1:
+                nn.init.xavier_uniform_(p)
+
+
+# recurse_false
+class RecurseFalse(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.pos = nn.Parameter(torch.zeros(1, 4))
+        nn.init.constant_(self.fc.weight, 0.5)
+        for p in self.parameters(recurse=False):
+            if p.dim() > 1:
+                nn.init.trunc_normal_(p, std=0.02)
+
+
+# prefix_names
+class PrefixNames(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        nn.init.constant_(self.fc.bias, 0.5)
+        for n, p in self.named_parameters(prefix="model"):
+            if n.startswith("fc"):
+                nn.init.zeros_(p)
+
+
+# own_linear
+class Linear(nn.Module):
+    def __init__(self, i, o):
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(o, i))
+
+
+class OwnLinear(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = Linear(4, 4)
+        self.b = nn.Linear(4, 4)
+        nn.init.constant_(self.b.weight, 0.5)
+        for m in self.modules():
+            if isinstance(m, Linear):
+                nn.init.normal_(m.weight)
+
+
+# lazy_wanted
+class LazyWanted(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.b = nn.Linear(4, 4)
+        nn.init.constant_(self.b.weight, 0.5)
+        for m in self.modules():
+            if isinstance(m, nn.LazyLinear):
+                nn.init.zeros_(m.weight)
+
+
+# pass_reads_after
+class PassReadsAfter(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.apply(self._init)
+        nn.init.normal_(self.fc.weight)
+
+    def _init(self, m):
+        if isinstance(m, nn.Linear):
+            nn.init.constant_(m.weight, 0.5)
+            m.bias.data.copy_(m.weight.data[0])
+
+
+# after_derived
+class AfterDerivedA(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        for p in self.parameters():
+            if p.dim() > 1:
+                nn.init.xavier_uniform_(p)
+        self.fc.weight.data.copy_(self.fc.weight.data * 2)
+
+
+class AfterDerivedB(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        for p in self.parameters():
+            if p.dim() > 1:
+                nn.init.xavier_uniform_(p)
+        nn.init.orthogonal_(self.fc.weight, gain=self.fc.weight.std().item())
+
+
+class AfterDerivedC(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        for p in self.parameters():
+            if p.dim() > 1:
+                nn.init.xavier_uniform_(p)
+        with torch.no_grad():
+            self.fc.weight.copy_(torch.nn.functional.normalize(self.fc.weight, dim=1))
+
+
+# norm_dims
+class NormDims(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.norm = nn.LayerNorm((8, 4))
+        nn.init.constant_(self.norm.weight, 0.5)
+        for p in self.parameters():
+            if p.dim() == 1:
+                nn.init.ones_(p)
+
+
+# legacy_tuple
+class LegacyTuple(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = nn.Parameter(torch.Tensor((3, 4)))
+        nn.init.constant_(self.scale, 0.5)
+        for p in self.parameters():
+            if p.dim() > 1:
+                nn.init.xavier_uniform_(p)
+
+
+# legacy_list
+class LegacyList(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.coef = nn.Parameter(torch.FloatTensor([1, 2, 3]))
+        nn.init.constant_(self.coef, 0.5)
+        for p in self.parameters():
+            if p.dim() > 1:
+                nn.init.xavier_uniform_(p)
+
+
+# nested_replaced
+class NestedReplaced(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.fc.weight = nn.Parameter(torch.empty(4))
+        nn.init.constant_(self.fc.weight, 0.5)
+        for p in self.parameters():
+            if p.dim() > 1:
+                nn.init.xavier_uniform_(p)
+
+
+# tied_names
+class TiedNames(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(10, 4)
+        self.head = nn.Linear(4, 10, bias=False)
+        self.head.weight = self.emb.weight
+        nn.init.constant_(self.head.weight, 0.5)
+        for n, p in self.named_parameters():
+            if n.startswith("head"):
+                nn.init.xavier_uniform_(p)
+
+
+# custom_underscore
+def rescale_(t, s):
+    with torch.no_grad():
+        t.mul_(s)
+
+
+class CustomUnderscore(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        nn.init.constant_(self.fc.weight, 0.5)
+        for p in self.parameters():
+            if p.dim() > 1:
+                rescale_(p, 2.0)
+
+
+# reads_between
+def helper(mod):
+    return mod
+
+
+class ReadsBetweenA(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        nn.init.constant_(self.fc.weight, 0.5)
+        self.s = self.fc.weight.sum()
+        for p in self.parameters():
+            if p.dim() > 1:
+                nn.init.xavier_uniform_(p)
+
+
+class ReadsBetweenB(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        nn.init.constant_(self.fc.weight, 0.5)
+        helper(self)
+        for p in self.parameters():
+            if p.dim() > 1:
+                nn.init.xavier_uniform_(p)
+
+
+class ReadsBetweenC(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        nn.init.constant_(self.fc.weight, 0.5)
+        self.snap()
+        for p in self.parameters():
+            if p.dim() > 1:
+                nn.init.xavier_uniform_(p)
+
+    def snap(self):
+        self.saved = self.fc.weight.detach().clone()
+
+
+class ReadsBetweenD(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        nn.init.constant_(self.fc.weight, 0.5)
+        self.saved = {k: v.clone() for k, v in self.state_dict().items()}
+        for p in self.parameters():
+            if p.dim() > 1:
+                nn.init.xavier_uniform_(p)
+
+
+class ReadsBetweenE(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        nn.init.constant_(self.fc.weight, 0.5)
+        self.saved = [p.detach().clone() for p in self.parameters()]
+        for p in self.parameters():
+            if p.dim() > 1:
+                nn.init.xavier_uniform_(p)
+
+
+class ReadsBetweenF(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        nn.init.constant_(self.fc.weight, 0.5)
+        self.ema = {n: p.detach().clone() for n, p in self.named_parameters()}
+        for p in self.parameters():
+            if p.dim() > 1:
+                nn.init.xavier_uniform_(p)
+
+
+class ReadsBetweenG(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        nn.init.constant_(self.fc.weight, 0.5)
+        for m in self.modules():
+            if isinstance(m, nn.Linear):
+                m.bias.data.copy_(m.weight.data[0])
+        for p in self.parameters():
+            if p.dim() > 1:
+                nn.init.xavier_uniform_(p)
+"""
+
+DOUBLE = """
+import torch
+from torch import nn
+
+
+class Twice(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        for p in self.parameters():
+            if p.dim() > 1:
+                nn.init.xavier_uniform_(p)
+        nn.init.normal_(self.fc.weight)
+        nn.init.orthogonal_(self.fc.weight)
+"""
+
+
+def _pass_findings(report: Report) -> list[str]:
+    return [
+        f"{d.class_name.rsplit('.', 1)[-1]}:{d.line}"
+        for d in report.diagnostics
+        if d.code == "IL005" and "initialisation" in d.message
+    ]
+
+
+@pytest.mark.parametrize("torch_read", [False, True])
+def test_no_fill_is_claimed_thrown_away(
+    check_source: Callable[..., Report], monkeypatch: pytest.MonkeyPatch, torch_read: bool
+) -> None:
+    if torch_read:  # (torch's classes read from the environment the tests run in)
+        pytest.importorskip("torch")
+        monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)
+    assert _pass_findings(check_source(SOURCE)) == []
+
+
+def test_a_fill_after_a_fill_after_the_pass_is_the_second_fills_loss(
+    check_source: Callable[..., Report],
+) -> None:
+    # the ``normal_`` (line 13) throws the pass's fill away; the ``orthogonal_`` after it
+    # throws away ``normal_``'s, not the pass's again (two own fills are not this rule's)
+    assert _pass_findings(check_source(DOUBLE)) == ["Twice:13"]
