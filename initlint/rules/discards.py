@@ -257,13 +257,18 @@ def _used_between(sim: Simulation, holder: Event, e: Event) -> bool:
     the object (a call on it, a read of it handed on); the statements that replace its
     parts read it only to reach them."""
     name = holder.name
+    # (the statements that replace its parts, or store it back moved or cast in place,
+    # ``self.fc = self.fc.half()``)
     parts = {
         (x.frame, x.effect.stmt)
         for x in sim.events
-        if x.kind in ("nested", "rerun") and x.name.split(".", 1)[0] == name
+        if (x.kind in ("nested", "rerun") and x.name.split(".", 1)[0] == name)
+        or (x.same_object and x.name == name)
     }
     for x in sim.events[holder.index + 1 : e.index]:
         if x.shadow or (x.kind == "touch" and (x.frame, x.effect.stmt) in parts):
+            continue
+        if x.same_object and x.name == name:
             continue
         if x.kind == "touch" and _reads_configuration(x, name):
             continue  # ``d = self.model.fc.in_features``: how a part is shaped, no weight

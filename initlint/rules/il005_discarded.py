@@ -61,7 +61,9 @@ builds again after
 
 A part of an object counts too. An object the class's own code stored (`self.model =
 ResNet(...)`, or a factory's result, `self.model = resnet50()`, followed through every
-`return` of the factory to the one class they construct), whose part it then replaces, drops
+`return` of the factory to the one class they construct; also moved or cast in place by a
+module method that returns it, `nn.Linear(a, b).to(device)`, `self.fc = self.fc.half()`,
+which is no use of it), whose part it then replaces, drops
 or ties to another (`self.model.fc = nn.Linear(d, n)`, `self.model.fc = None`, `del
 self.model.fc`,
 `self.head.weight = self.embed.weight`, or new numbers for a part's tensor,

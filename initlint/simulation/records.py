@@ -15,6 +15,7 @@ from initlint.simulation.binding import ArgKeys
 from initlint.simulation.levels import NONE
 from initlint.simulation.memo import Binding
 from initlint.simulation.specs import BuilderShape
+from initlint.simulation.torch_knowledge import MODULE_SELF_METHODS
 from initlint.simulation.values import Origin
 
 
@@ -42,6 +43,15 @@ def built_by(holder: Event) -> Expr | None:
     if holder.kind == "dropped":
         taken = part_taken(value)
         return taken[0] if taken is not None else None
+    # (``Linear(...).to(device)``: the module the call built, moved or cast in place)
+    while (
+        value is not None
+        and value.kind == "call"
+        and value.attr in MODULE_SELF_METHODS
+        and value.receiver is not None
+        and value.receiver.kind == "call"
+    ):
+        value = value.receiver
     return value
 
 
@@ -141,6 +151,9 @@ class Event:
     # ``submodules.core_attention(...)``): its keys (``simulation/specs.py``). A later build
     # whose keys meet them builds the same class again.
     spec: frozenset[str] = frozenset()
+    # An assign of the object the attribute holds already, moved or cast in place
+    # (``self.fc = self.fc.half()``): no other object, and no use of this one.
+    same_object: bool = False
     # A ``pass`` (an initialisation pass over the object; name: the walk, ``apply`` for
     # ``self.apply(fn)``): the fill it makes of each item (a ``pass`` effect, the
     # function's ``visit`` one for ``apply``), and the tensors it fills for sure: (the

@@ -16,6 +16,7 @@ from initlint.simulation.local_builds import LocalEffects
 from initlint.simulation.records import Event, FlagRef, events_inside
 from initlint.simulation.run_state import EffectContext, Frame
 from initlint.simulation.torch_knowledge import (
+    MODULE_SELF_METHODS,
     REPARAMETRISATIONS,
     SMALL_NUMEL,
     keyword_values,
@@ -209,6 +210,15 @@ class StoreEffects(LocalEffects):
             return cost
         name = f"{eff.name}.{eff.detail}"
         holder = self.last_assign.get(eff.name)
+        while holder is not None and holder.same_object:  # (``self.fc = self.fc.half()``)
+            holder = next(
+                (
+                    e
+                    for e in reversed(self.sim.events[: holder.index])
+                    if e.kind == "assign" and e.name == eff.name and not e.shadow
+                ),
+                None,
+            )
         if eff.detail == "__init__":  # the object is constructed again: what that cost
             cost = holder.cost if holder is not None else NONE
         dropped = eff.value is not None and eff.value.kind == "const"  # ``= None``
@@ -279,6 +289,7 @@ class StoreEffects(LocalEffects):
             ev.memo, ev.memo_changed = stored.bindings, stored.changed
         if kind == "assign" and not shadow:
             ev.recomputed = self._reparametrised(frame, eff.value)
+            ev.same_object = _returns_itself(eff.value, frame.self_name, eff.name)
         if kind != "mutate" and eff.name in ev.reads:
             copied = ""
             if kind == "assign":
@@ -399,3 +410,12 @@ def _returns_true(fn: FunctionInfo) -> bool:
     return all(
         e.value is not None and e.value.kind == "const" and bool(e.value.value) for e in returns
     )
+
+
+def _returns_itself(value: Expr | None, me: str, name: str) -> bool:
+    """``self.<name>.half()``, ``self.<name>.to(device).eval()``: the object the attribute
+    holds, changed in place and returned by a method that returns it."""
+    node = value
+    while node is not None and node.kind == "call" and node.attr in MODULE_SELF_METHODS:
+        node = node.receiver
+    return node is not value and node is not None and node.is_attr_of(me, name)

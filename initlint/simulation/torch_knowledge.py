@@ -177,6 +177,12 @@ _WEIGHT_DIMS: dict[str, int] = {
         for d in (1, 2, 3)
     },
 }
+# torch.nn.Module's methods that change the module in place and return it: ``x =
+# Linear(...).to(device)`` holds the object ``Linear(...)`` built; ``self.fc =
+# self.fc.half()`` stores the object already there.
+MODULE_SELF_METHODS = frozenset(
+    "to cuda cpu xpu half float double bfloat16 type train eval requires_grad_ share_memory".split()
+)
 # Norms whose vectors take the shape they are given (``normalized_shape``), of any length.
 _SHAPED_NORMS = frozenset({"LayerNorm", "RMSNorm"})
 # The registrations of those classes that are buffers, not parameters.
