@@ -250,3 +250,22 @@ def test_dimensions_of_a_registered_factory() -> None:
     assert factory_dims(call("torch.zeros", a)) is None  # (a size, or a shape)
     assert factory_dims(call("torch.Tensor", Expr("const", value=1.0))) is None  # (data)
     assert factory_dims(call("torch.arange", a)) is None
+
+
+def test_a_visitor_may_compute_locals_from_a_modules_settings() -> None:
+    fills = _passes(
+        """
+        if isinstance(m, nn.Conv2d):
+            fan_out = m.kernel_size[0] * m.kernel_size[1] * m.out_channels
+            fan_out //= m.groups
+            m.weight.data.normal_(0, math.sqrt(2.0 / fan_out))
+        """,
+        params="self, m",
+    )
+    assert [(f.detail, f.target) for f in fills] == [("visit", "weight")]
+    # a local that rebinds the module, or reads a tensor's numbers: no visitor
+    for body in (
+        "m = m.block\nnn.init.zeros_(m.weight)",
+        "scale = m.weight.abs().max()\nnn.init.normal_(m.bias, std=scale)",
+    ):
+        assert not _passes(body, params="self, m"), body

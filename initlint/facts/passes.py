@@ -53,22 +53,30 @@ def filled_tensor(call: ast.Call) -> ast.expr | None:
 
 
 def only_initialises(
-    body: Sequence[ast.stmt], loop_names: set[str], self_name: str, modules: bool
+    body: Sequence[ast.stmt],
+    loop_names: set[str],
+    self_name: str,
+    modules: bool,
+    locals_ok: bool = False,
 ) -> bool:
     """Whether a loop body does nothing but fill, in place, tensors reached through the
     loop's names (``nn.init.zeros_(m.bias)``, ``p.data.normal_()``), under tests that read
     no attribute of the object. Over modules (``modules``), only their tensors: a module
     itself handed on (``tie_(m)``, ``m.reset_parameters()``) may be the object, whose own
-    methods read anything (``self.modules()`` yields it first)."""
+    methods read anything (``self.modules()`` yields it first). With ``locals_ok``, plain
+    locals computed on the way count too (``fan_out = m.kernel_size[0] * m.out_channels``),
+    when they read nothing of the object."""
     for stmt in body:
         if isinstance(stmt, ast.Pass | ast.Continue):
+            continue
+        if locals_ok and _local_binding(stmt, self_name, loop_names):
             continue
         if isinstance(stmt, ast.If):
             if self_name and self_name in names_loaded(stmt.test):
                 return False
-            if not only_initialises(stmt.body, loop_names, self_name, modules):
+            if not only_initialises(stmt.body, loop_names, self_name, modules, locals_ok):
                 return False
-            if not only_initialises(stmt.orelse, loop_names, self_name, modules):
+            if not only_initialises(stmt.orelse, loop_names, self_name, modules, locals_ok):
                 return False
             continue
         if not isinstance(stmt, ast.Expr) or not isinstance(stmt.value, ast.Call):
@@ -97,6 +105,20 @@ _ORDER: dict[type[ast.cmpop], str] = {
 # The ways a tensor's number of dimensions is read: ``p.dim()``, ``p.ndimension()``,
 # ``p.ndim``, ``len(p.shape)``, ``len(p.size())``.
 _DIM_METHODS = frozenset({"dim", "ndimension"})
+
+
+def _local_binding(stmt: ast.stmt, self_name: str, loop_names: set[str]) -> bool:
+    """``x = v``, ``x //= v``, ``x: T = v`` to a plain name other than the walk's, ``v``
+    reading nothing of the object."""
+    if isinstance(stmt, ast.Assign):
+        targets, value = stmt.targets, stmt.value
+    elif isinstance(stmt, ast.AugAssign | ast.AnnAssign) and stmt.value is not None:
+        targets, value = [stmt.target], stmt.value
+    else:
+        return False
+    if not all(isinstance(t, ast.Name) and t.id not in loop_names for t in targets):
+        return False
+    return not (self_name and self_name in names_loaded(value))
 
 
 def pass_fills(
@@ -128,6 +150,13 @@ def pass_fills(
 # ``m.weight.size(1)``, ``p.requires_grad``; the numbers stay unread.
 _METADATA = frozenset(
     "dim ndimension size shape ndim numel requires_grad dtype device is_leaf".split()
+)
+# The settings torch.nn's modules keep as plain values (``m.kernel_size``, ``m.groups``):
+# reading one reads no tensor.
+_SETTINGS = frozenset(
+    """in_features out_features in_channels out_channels kernel_size stride padding dilation
+    groups num_embeddings embedding_dim padding_idx normalized_shape num_features eps
+    momentum""".split()
 )
 # torch.nn.init's functions that fill a tensor in place, called by their bare names (as
 # imported): a function of the project's named so may do anything.
@@ -177,7 +206,7 @@ def _number_read(name: ast.Name, parents: list[ast.AST], item: str) -> bool:
     for parent in reversed(parents):  # up the chain ``item.a.b``
         if not isinstance(parent, ast.Attribute) or parent.value is not node:
             break
-        if parent.attr in _METADATA:
+        if parent.attr in _METADATA or (depth == 0 and parent.attr in _SETTINGS):
             return False
         node, depth = parent, depth + 1
     outer = parents[-1 - depth] if depth < len(parents) else None

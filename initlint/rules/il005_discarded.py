@@ -128,9 +128,15 @@ is not None`), the pass fills that tensor for sure: a whole fill of it just befo
 (`nn.init.normal_(self.embed.weight)`, by any code of the construction) is thrown away by
 the pass, and the pass's fill of it by a whole fill just after it
 (`nn.init.normal_(self.level_embed)`), nothing having read the tensor or replaced what holds
-it in between. A test initlint cannot decide (`p.requires_grad`, a module of a class it does
-not read) claims nothing. One finding at the pass names every tensor it fills again. No fix
-is offered: which fill to keep is a choice.
+it in between. So are the fills a held module's own construction made (`self.attn =
+Attention(d)`, whose `__init__` ran its own pass over its projections), on every path and
+unread since, when the object's pass covers those tensors (`self.attn.q.weight`) before
+anything read or replaced `self.attn`; a library's module (torch's `nn.Linear`) fills only
+its defaults, which are not counted there. Plain locals computed from a module's settings
+on the way (`fan_out = m.kernel_size[0] * m.out_channels`) are part of a pass. A test
+initlint cannot decide (`p.requires_grad`, a module of a class it does not read) claims
+nothing. One finding at the pass names every tensor it fills again. No fix is offered:
+which fill to keep is a choice.
 
 A build in an ancestor has no fix here: other classes run that code too; a flag there can
 switch it off. A build dropped by `del` has no fix either: the build and the `del` go

@@ -15,7 +15,7 @@ from initlint.rules.base import RepeatFinding, confidence_of
 from initlint.rules.discards import attribute_uses
 from initlint.rules.repeats import never_both
 from initlint.simulation.levels import HEAVY, LIGHT, UNKNOWN
-from initlint.simulation.records import Event, Simulation
+from initlint.simulation.records import Event, Simulation, walk_machinery
 
 CODE = "IL005"
 # Events that store the attribute anew: a fill before them filled another tensor.
@@ -37,8 +37,9 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
     wrapped: dict[str, Event] = {}
     out: list[RepeatFinding] = []
     passes = _Passes(sim, out)
+    walking = walk_machinery(sim.events)
     for e in sim.events:
-        if e.shadow:
+        if e.shadow or e.index in walking:
             continue
         passes.see(e, filling)
         if e.kind == "pass":
@@ -97,6 +98,9 @@ class _Passes:
         # the statements that run a pass: the reads of their heads are the walk's own
         self.walking = {(e.frame, e.effect.stmt_span) for e in sim.events if e.kind == "pass"}
         self.built: dict[str, Event] = {}  # attribute -> its latest store
+        # attribute -> its latest store, while nothing has read or replaced it (its
+        # object's own fills then hold, ``Event.inner_fills``)
+        self.clean: dict[str, Event] = {}
         # the finding at each pass statement (frame, effect), and the fills it is about
         self.at_pass: dict[tuple[int, int], RepeatFinding] = {}
         self.hits: dict[tuple[int, int], list[tuple[int, str, Event]]] = {}
@@ -144,6 +148,11 @@ class _Passes:
             if cost is not None and not never_both(fill, done) and not self._again(done):
                 hits.append((cost, name, fill))
                 del self.pending[name]
+        for index, name, cost, own in done.inner_fills:  # (a held module's own fills)
+            holder = self.clean.get(name.split(".")[0])
+            if holder is not None and holder.index == index and not never_both(holder, done):
+                if not self._again(done):
+                    hits.append((cost, name, own))
         if hits:
             # (the fills of one ``apply`` are events of one statement: one finding there)
             at = (done.frame, done.effect_index)
@@ -152,7 +161,7 @@ class _Passes:
                 hits += self.hits.get(at, [])
                 self.out.pop()
             cost, _, fill = max(hits, key=lambda h: h[0])
-            names = [name for _, name, _ in sorted(hits, key=lambda h: h[2].index)]
+            names = [name for _, name, _ in sorted(hits, key=lambda h: (h[2].index, h[1]))]
             self.out.append(_pass_finding(self.sim, fill, done, names, cost))
             self.at_pass[at], self.hits[at] = self.out[-1], hits
         self.passes.append((done, set()))
@@ -168,10 +177,14 @@ class _Passes:
             if not never_both(done, e):
                 used.add(e.name)
         self.built[e.name] = e
+        self.clean[e.name] = e
 
     def _used(self, names: set[str]) -> None:
         if not names:
             return
+        for name in list(self.clean):
+            if name in names or "*" in names:
+                del self.clean[name]
         for name in list(self.pending):
             if name.split(".")[0] in names or "*" in names:
                 del self.pending[name]

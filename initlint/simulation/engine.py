@@ -188,6 +188,10 @@ class Simulator:
             if "." not in e.name and e.status == TRUE and _costly_store(e)
         )
 
+    def object_simulation(self, holder: Event) -> Simulation | BodyError | None:
+        """The simulated construction of the object ``holder`` stored (``_object_simulation``)."""
+        return self._object_simulation(holder)
+
     def _object_simulation(self, holder: Event) -> Simulation | BodyError | None:
         """The simulated construction of the object ``holder`` stored or dropped (its value
         a call of a class, or of a factory whose every return constructs one), with the

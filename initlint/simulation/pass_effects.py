@@ -5,23 +5,28 @@ IL005 sets against the named fills before and after it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
+
 from initlint.facts.model import BodyError, Effect
 from initlint.index.records import FunctionInfo, Module
 from initlint.simulation.coverage import covered, held_tensors
-from initlint.simulation.records import Event
+from initlint.simulation.records import Event, Simulation, walk_machinery
 from initlint.simulation.run_state import EffectContext, Frame
 from initlint.simulation.stores import StoreEffects
 from initlint.simulation.torch_knowledge import TORCH_PARAMS
+from initlint.simulation.values import TRUE
 
 
 class PassEffects(StoreEffects):
     """Initialisation passes: their events and what they cover."""
 
-    def on_pass(self, frame: Frame, ctx: EffectContext) -> None:
+    def on_pass(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
         """A fill of a loop over the object's tensors or modules. A function's ``visit``
         fills are what ``apply`` runs it for (``apply_pass``), not work of its own."""
-        if ctx.effect.detail != "visit":
-            self._pass_event(frame, ctx, ctx.effect, ctx.effect.name, frame.call.fn.module)
+        if ctx.effect.detail == "visit":
+            return None
+        return self._pass_event(frame, ctx, ctx.effect, ctx.effect.name, frame.call.fn.module)
 
     def apply_pass(self, frame: Frame, ctx: EffectContext, callee: FunctionInfo | None) -> bool:
         """``self.apply(fn)``, torch's (``callee``, None when torch is not read), where
@@ -56,7 +61,7 @@ class PassEffects(StoreEffects):
 
     def _pass_event(
         self, frame: Frame, ctx: EffectContext, fill: Effect, walk: str, module: Module
-    ) -> None:
+    ) -> BodyError | None:
         stores = [e for e in self.sim.events if e.kind in ("buffer", "assign", "nested")]
         tensors = held_tensors(stores, self.sim.mro, self._built_class, fill.target)
 
@@ -64,11 +69,61 @@ class PassEffects(StoreEffects):
             return self._is_a(classes, module, name)
 
         covers = covered(fill, walk, tensors, is_a)
+        inner = self._inner_fills(fill, walk, stores, is_a)
+        if isinstance(inner, BodyError):
+            return inner
         ev = self.emit(
             frame, ctx.effect_index, ctx.effect, "pass", walk, ctx.status, ctx.flags, ctx.shadow
         )
         ev.covers = covers
         ev.fill = fill
+        ev.inner_fills = inner
+        return None
+
+    def _inner_fills(
+        self,
+        fill: Effect,
+        walk: str,
+        stores: list[Event],
+        is_a: Callable[[tuple[str, ...], str], bool | None],
+    ) -> tuple[tuple[int, str, int, Event], ...] | BodyError:
+        """The tensors of project modules the object holds that the pass fills for sure and
+        that those modules' own constructions filled, on every path, and did not read since
+        (``self.attn = Attention(d)``, whose ``__init__`` ran ``self.apply(init)`` over its
+        projections): (the store, the tensor's name from the object, ``attn.q.weight``,
+        what filling it costs, the module's fill). A walk over one held module, or over
+        children only, is not followed there."""
+        scope = "" if fill.detail == "visit" else fill.detail
+        if scope or walk in ("children", "named_children"):
+            return ()
+        out: list[tuple[int, str, int, Event]] = []
+        for e in stores:
+            if e.kind != "assign" or e.shadow or e.status != TRUE:
+                continue
+            classes = self._built_class(e)
+            info = self.simulator.index.class_info(classes[0]) if classes else None
+            if info is None or info.module.is_dependency:
+                continue  # (a library's module: its own fills are its defaults)
+            inner = self.simulator.object_simulation(e)
+            if isinstance(inner, BodyError):
+                return inner
+            filled = _last_fills(inner) if inner is not None else {}
+            if inner is None or inner.incomplete or not filled:
+                continue
+            held = [x for x in inner.events if x.kind in ("buffer", "assign", "nested")]
+            deep = [
+                replace(
+                    t,
+                    name=f"{e.name}.{t.name}",
+                    holder=f"{e.name}.{t.holder}" if t.holder else e.name,
+                    store=e.index,
+                )
+                for t in held_tensors(held, inner.mro, self._built_class, fill.target)
+                if t.name in filled
+            ]
+            for _, name, cost in covered(fill, walk, deep, is_a):
+                out.append((e.index, name, cost, filled[name.partition(".")[2]]))
+        return tuple(out)
 
     def _built_class(self, e: Event) -> tuple[str, ...]:
         """The MRO of the class whose call the store stored (``nn.Linear(...)``), () when it
@@ -131,3 +186,30 @@ def _is_torch_kind(held: str, wanted: str) -> bool:
     derives from ``Linear``; not the other way round)."""
     last, named = held.rpartition(".")[2], wanted.rpartition(".")[2]
     return last == named or last == "Lazy" + named
+
+
+def _last_fills(sim: Simulation) -> dict[str, Event]:
+    """The tensors a construction filled whole on every path (an ``init`` or a pass), and
+    did not read after: each with its last fill."""
+    fills: dict[str, Event] = {}
+    filling = {(e.frame, e.effect.stmt_span) for e in sim.events if e.kind in ("init", "pass")}
+    walking = walk_machinery(sim.events)
+    for e in sim.events:
+        if e.shadow or e.index in walking:
+            continue
+        if e.kind == "init" and e.name and e.status == TRUE:
+            fills[e.name] = e
+        elif e.kind == "pass" and e.status == TRUE:
+            fills.update({name: e for _, name, _ in e.covers})
+        elif e.kind == "touch" and (e.frame, e.effect.stmt_span) not in filling:
+            read = e.effect.reads
+            if "*" in read:
+                fills.clear()
+            for name in [n for n in fills if n.split(".")[0] in read]:
+                del fills[name]
+        elif e.kind in ("assign", "buffer", "delete", "nested"):
+            for name in [n for n in fills if n.split(".")[0] == e.name.split(".")[0]]:
+                del fills[name]
+        elif e.kind == "call" and (e.unfollowed or e.callee is None):
+            fills.clear()
+    return fills

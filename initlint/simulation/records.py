@@ -161,6 +161,9 @@ class Event:
     # costs) (``coverage.py``).
     fill: Effect | None = None
     covers: frozenset[tuple[int, str, int]] = frozenset()
+    # The tensors of held project modules it fills that their own constructions filled
+    # (``pass_effects._inner_fills``): (store, name from the object, cost, that fill).
+    inner_fills: tuple[tuple[int, str, int, Event], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -217,6 +220,17 @@ class Simulation:
             if ev.frame == frame:
                 out.setdefault(ev.effect_index, []).append(ev)
         return out
+
+
+def walk_machinery(events: list[Event]) -> frozenset[int]:
+    """The events torch's ``apply`` made while it ran a pass (``Event.kind`` ``pass``, whose
+    fills are recorded at the call): its walk over the modules, not work of the object's."""
+    passes = {(e.frame, e.effect.stmt_span) for e in events if e.kind == "pass"}
+    out: set[int] = set()
+    for e in events:
+        if e.kind == "call" and (e.frame, e.effect.stmt_span) in passes:
+            out.update(x.index for x in events_inside(events, e))
+    return frozenset(out)
 
 
 def events_inside(events: list[Event], call: Event) -> Iterator[Event]:

@@ -85,6 +85,52 @@ class Held(nn.Module):
                 nn.init.orthogonal_(m.scale)
 
 
+class Attention(nn.Module):
+    def __init__(self, d=32):
+        super().__init__()
+        self.q = nn.Linear(d, d)
+        self.apply(self._init)
+
+    def _init(self, m):
+        if isinstance(m, nn.Linear):
+            fan = m.in_features
+            nn.init.normal_(m.weight, std=fan**-0.5)
+            if m.bias is not None:
+                nn.init.zeros_(m.bias)
+
+
+class Block(nn.Module):
+    def __init__(self, d=32):
+        super().__init__()
+        self.attn = Attention(d)
+        self.apply(self._init)
+
+    def _init(self, m):
+        if isinstance(m, nn.Linear):
+            nn.init.trunc_normal_(m.weight, std=0.02)
+            if m.bias is not None:
+                nn.init.zeros_(m.bias)
+
+
+class Blanket(nn.Module):
+    def __init__(self, d=32):
+        super().__init__()
+        self.attn = Attention(d)
+        for p in self.parameters():
+            if p.dim() > 1:
+                nn.init.xavier_uniform_(p)
+
+
+class ReadDeep(nn.Module):
+    def __init__(self, d=32):
+        super().__init__()
+        self.attn = Attention(d)
+        self.saved = self.attn.q.weight.detach().clone()
+        for p in self.parameters():
+            if p.dim() > 1:
+                nn.init.xavier_uniform_(p)
+
+
 class ReadBetween(nn.Module):
     def __init__(self, d=32):
         super().__init__()
@@ -112,6 +158,9 @@ EXPECTED = {
     "After": ({"level"}, "error"),
     "Applied": ({"proj.weight", "proj.bias"}, "error"),  # (one finding at the pass)
     "Held": ({"block.scale"}, "warning"),  # (a project module's part: size not known)
+    # a held module's own construction filled them (its ``apply``): thrown away by the pass
+    "Block": ({"attn.q.weight", "attn.q.bias"}, "error"),
+    "Blanket": ({"attn.q.weight"}, "error"),
 }
 
 
@@ -193,8 +242,11 @@ def test_fills_a_pass_throws_away(module: Path) -> None:
     # runtime fills the weight twice all the same)
     assert _filled_twice(loaded, "ReadBetween", path) == {"proj.weight"}
     assert _filled_twice(loaded, "Undecided", path) == {"proj.weight"}
-    # a class that fills nothing of its own
+    # a class that fills nothing of its own; a held module's pass over torch's modules
+    # (their defaults, then one fill: not reported, and once at runtime); a read between
     assert _filled_twice(loaded, "Scaled", path) == set()
+    assert _filled_twice(loaded, "Attention", path) == set()
+    assert _filled_twice(loaded, "ReadDeep", path) == {"attn.q.weight"}
 
 
 def test_messages_name_the_pass(module: Path) -> None:
