@@ -289,6 +289,96 @@ class ReadsBetweenG(nn.Module):
                 nn.init.xavier_uniform_(p)
 """
 
+# A holder that is no module, reads through ``getattr`` in a pass, a project method named
+# like torch's ``eval`` (it may read anything), a project subclass of ``nn.Linear`` held
+# (its fills are torch's defaults).
+SECOND = """
+import torch
+from torch import nn
+
+
+def outer_init(m):
+    if isinstance(m, nn.Linear):
+        nn.init.trunc_normal_(m.weight, std=0.02)
+
+
+class Stats:
+    def __init__(self, d=32):
+        self.proj = nn.Linear(d, d)
+        nn.init.orthogonal_(self.proj.weight)
+
+
+class PlainHolder(nn.Module):
+    def __init__(self, d=32):
+        super().__init__()
+        self.stats = Stats(d)
+        self.apply(outer_init)
+
+
+class GetattrLocal(nn.Module):
+    def __init__(self, d=32):
+        super().__init__()
+        self.head = nn.Linear(d, d)
+        nn.init.orthogonal_(self.head.weight)
+        for m in self.modules():
+            if isinstance(m, nn.Linear):
+                w = getattr(m, "weight")
+                ref = w.detach().clone()
+                nn.init.zeros_(m.weight)
+        self.register_buffer("ref", ref)
+
+
+class GetattrVisitor(nn.Module):
+    def __init__(self, d=32):
+        super().__init__()
+        self.head = nn.Linear(d, d)
+        nn.init.orthogonal_(self.head.weight)
+        self.apply(self._init)
+
+    def _init(self, m):
+        if isinstance(m, nn.Linear):
+            w = getattr(m, "weight")
+            scale = w.abs().max().item()
+            nn.init.normal_(m.weight, std=scale)
+
+
+class Rep(nn.Module):
+    def __init__(self, d=32):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(d, d))
+        self.fused = None
+
+    def eval(self):
+        self.fused = self.weight.detach().clone() * 2
+        return super().eval()
+
+
+class OverriddenEval(nn.Module):
+    def __init__(self, w, d=32):
+        super().__init__()
+        self.fc = Rep(d)
+        self.fc = self.fc.eval()
+        self.fc.weight = w
+
+
+class OverriddenEvalChained(nn.Module):
+    def __init__(self, w, d=32):
+        super().__init__()
+        self.fc = Rep(d).eval()
+        self.fc.weight = w
+
+
+class Lin(nn.Linear):
+    pass
+
+
+class HeldSubclass(nn.Module):
+    def __init__(self, d=32):
+        super().__init__()
+        self.fc = Lin(d, d)
+        self.apply(outer_init)
+"""
+
 DOUBLE = """
 import torch
 from torch import nn
@@ -322,6 +412,8 @@ def test_no_fill_is_claimed_thrown_away(
         pytest.importorskip("torch")
         monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)
     assert _pass_findings(check_source(SOURCE)) == []
+    second = check_source(SECOND, "second.py").diagnostics
+    assert [d.class_name for d in second if d.path.endswith("second.py")] == []
 
 
 def test_a_fill_after_a_fill_after_the_pass_is_the_second_fills_loss(

@@ -118,6 +118,8 @@ def _local_binding(stmt: ast.stmt, self_name: str, loop_names: set[str]) -> bool
         return False
     if not all(isinstance(t, ast.Name) and t.id not in loop_names for t in targets):
         return False
+    if any(_reads_the_item([stmt], name) for name in loop_names):
+        return False  # (``w = m.weight``: a way to its numbers)
     return not (self_name and self_name in names_loaded(value))
 
 
@@ -200,7 +202,7 @@ def _number_read(name: ast.Name, parents: list[ast.AST], item: str) -> bool:
         return False
     up = parents[-1] if parents else None
     if isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.args[:1] == [name]:
-        return up.func.id not in ("isinstance", "hasattr", "getattr", "type")
+        return up.func.id not in ("isinstance", "hasattr", "type")
     node: ast.AST = name
     depth = 0
     for parent in reversed(parents):  # up the chain ``item.a.b``

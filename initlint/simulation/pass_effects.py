@@ -11,7 +11,7 @@ from dataclasses import replace
 from initlint.facts.model import BodyError, Effect
 from initlint.index.records import FunctionInfo, Module
 from initlint.simulation.coverage import covered, held_tensors
-from initlint.simulation.records import Event, Simulation, walk_machinery
+from initlint.simulation.records import Event, Simulation, built_by, walk_machinery
 from initlint.simulation.run_state import EffectContext, Frame
 from initlint.simulation.stores import StoreEffects
 from initlint.simulation.torch_knowledge import TORCH_PARAMS
@@ -104,6 +104,8 @@ class PassEffects(StoreEffects):
             info = self.simulator.index.class_info(classes[0]) if classes else None
             if info is None or info.module.is_dependency:
                 continue  # (a library's module: its own fills are its defaults)
+            if not any(c.startswith("torch.nn") for c in classes):
+                continue  # (not a module: torch's walks do not reach what it holds)
             inner = self.simulator.object_simulation(e)
             if isinstance(inner, BodyError):
                 return inner
@@ -129,7 +131,7 @@ class PassEffects(StoreEffects):
         """The MRO of the class whose call the store stored (``nn.Linear(...)``), () when it
         stored anything else or the class is not known (a torch.nn class read from torch's
         tables stands alone)."""
-        value = e.effect.value
+        value = built_by(e)
         if value is None or value.kind != "call" or not value.name:
             return ()
         index = self.simulator.index
@@ -189,18 +191,24 @@ def _is_torch_kind(held: str, wanted: str) -> bool:
 
 
 def _last_fills(sim: Simulation) -> dict[str, Event]:
-    """The tensors a construction filled whole on every path (an ``init`` or a pass), and
-    did not read after: each with its last fill."""
+    """The tensors a construction's own code (not a library's) filled whole on every path,
+    last (an ``init`` or a pass), and did not read after: each with that fill."""
     fills: dict[str, Event] = {}
     filling = {(e.frame, e.effect.stmt_span) for e in sim.events if e.kind in ("init", "pass")}
     walking = walk_machinery(sim.events)
     for e in sim.events:
         if e.shadow or e.index in walking:
             continue
+        own = not e.fn.module.is_dependency  # (a library's fills are its defaults)
         if e.kind == "init" and e.name and e.status == TRUE:
-            fills[e.name] = e
+            fills.pop(e.name, None)
+            if own:
+                fills[e.name] = e
         elif e.kind == "pass" and e.status == TRUE:
-            fills.update({name: e for _, name, _ in e.covers})
+            for _, name, _ in e.covers:
+                fills.pop(name, None)
+                if own:
+                    fills[name] = e
         elif e.kind == "touch" and (e.frame, e.effect.stmt_span) not in filling:
             read = e.effect.reads
             if "*" in read:

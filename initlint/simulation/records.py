@@ -44,14 +44,10 @@ def built_by(holder: Event) -> Expr | None:
         taken = part_taken(value)
         return taken[0] if taken is not None else None
     # (``Linear(...).to(device)``: the module the call built, moved or cast in place)
-    while (
-        value is not None
-        and value.kind == "call"
-        and value.attr in MODULE_SELF_METHODS
-        and value.receiver is not None
-        and value.receiver.kind == "call"
-    ):
+    while holder.moved and value is not None and value.kind == "call" and value.receiver:
         value = value.receiver
+        if value.kind != "call" or value.attr not in MODULE_SELF_METHODS:
+            break
     return value
 
 
@@ -154,6 +150,9 @@ class Event:
     # An assign of the object the attribute holds already, moved or cast in place
     # (``self.fc = self.fc.half()``): no other object, and no use of this one.
     same_object: bool = False
+    # An assign of a module built and then moved or cast in place by torch's own methods
+    # (``Linear(...).to(device)``): ``built_by`` is the constructor's call.
+    moved: bool = False
     # A ``pass`` (an initialisation pass over the object; name: the walk, ``apply`` for
     # ``self.apply(fn)``): the fill it makes of each item (a ``pass`` effect, the
     # function's ``visit`` one for ``apply``), and the tensors it fills for sure: (the

@@ -7,13 +7,13 @@ changed in place (``on_objattr``), self attributes read and written (``on_touch`
 from __future__ import annotations
 
 from initlint.facts.model import BodyError, Effect, Expr
-from initlint.index.records import FunctionInfo
+from initlint.index.records import FunctionInfo, Module
 from initlint.simulation.arguments import kwarg_name
 from initlint.simulation.builds import StoredValue
 from initlint.simulation.copies import copied_by
 from initlint.simulation.levels import NONE
 from initlint.simulation.local_builds import LocalEffects
-from initlint.simulation.records import Event, FlagRef, events_inside
+from initlint.simulation.records import Event, FlagRef, built_by, events_inside
 from initlint.simulation.run_state import EffectContext, Frame
 from initlint.simulation.torch_knowledge import (
     MODULE_SELF_METHODS,
@@ -209,16 +209,7 @@ class StoreEffects(LocalEffects):
         if isinstance(cost, BodyError):
             return cost
         name = f"{eff.name}.{eff.detail}"
-        holder = self.last_assign.get(eff.name)
-        while holder is not None and holder.same_object:  # (``self.fc = self.fc.half()``)
-            holder = next(
-                (
-                    e
-                    for e in reversed(self.sim.events[: holder.index])
-                    if e.kind == "assign" and e.name == eff.name and not e.shadow
-                ),
-                None,
-            )
+        holder = self._built_holder(eff.name)
         if eff.detail == "__init__":  # the object is constructed again: what that cost
             cost = holder.cost if holder is not None else NONE
         dropped = eff.value is not None and eff.value.kind == "const"  # ``= None``
@@ -289,7 +280,7 @@ class StoreEffects(LocalEffects):
             ev.memo, ev.memo_changed = stored.bindings, stored.changed
         if kind == "assign" and not shadow:
             ev.recomputed = self._reparametrised(frame, eff.value)
-            ev.same_object = _returns_itself(eff.value, frame.self_name, eff.name)
+            ev.same_object, ev.moved = self._kept_object(frame, eff.value, eff.name)
         if kind != "mutate" and eff.name in ev.reads:
             copied = ""
             if kind == "assign":
@@ -331,6 +322,66 @@ class StoreEffects(LocalEffects):
             and t.name in REPARAMETRISATIONS
         }
         return found.pop() if returns and len(found) == 1 and len(returns) == 1 else None
+
+    def _kept_object(self, frame: Frame, value: Expr | None, name: str) -> tuple[bool, bool]:
+        """Whether a stored value is ``self.<name>`` (the object already there), or a
+        module's constructor call, changed in place and returned by torch's own methods
+        that return the module (``.half()``, ``.to(device).eval()``): (the same object,
+        a constructor's object moved). A method the object's class defines itself may do
+        anything, and keeps both false."""
+        node, methods = value, []
+        while node is not None and node.kind == "call" and node.attr in MODULE_SELF_METHODS:
+            methods.append(node.attr)
+            node = node.receiver
+        if not methods or node is None:
+            return False, False
+        if node.is_attr_of(frame.self_name, name):
+            held = self._built_holder(name)
+            classes = self._class_of(held.fn.module, built_by(held)) if held else None
+            return classes is not None and self._torch_methods(classes, methods), False
+        if node.kind == "call" and node.name:
+            classes = self._class_of(frame.call.fn.module, node)
+            return False, classes is not None and self._torch_methods(classes, methods)
+        return False, False
+
+    def _built_holder(self, name: str) -> Event | None:
+        """The latest store of ``self.<name>`` that put an object there, past the stores
+        of that object moved or cast in place (``self.fc = self.fc.half()``)."""
+        holder = self.last_assign.get(name)
+        while holder is not None and holder.same_object:
+            holder = next(
+                (
+                    e
+                    for e in reversed(self.sim.events[: holder.index])
+                    if e.kind == "assign" and e.name == name and not e.shadow
+                ),
+                None,
+            )
+        return holder
+
+    def _class_of(self, module: Module, value: Expr | None) -> tuple[str, ...] | None:
+        """The MRO of the class ``value`` (a call) constructs; None when not a class
+        known here (a torch.nn class not read stands alone)."""
+        if value is None or value.kind != "call" or not value.name:
+            return None
+        index = self.simulator.index
+        target = index.resolve(module, value.name)
+        if target is not None and target.kind == "class":
+            mro = index.mro(target.name)
+            return mro.classes if mro.ok else None
+        if target is not None and target.kind == "external":
+            return (target.name,) if target.name.startswith("torch.nn.") else None
+        return None
+
+    def _torch_methods(self, classes: tuple[str, ...], methods: list[str]) -> bool:
+        """Whether each method, looked up on the class, is torch's own (or not read)."""
+        if not any(c.startswith("torch.nn") for c in classes):
+            return False  # (not a module: ``.to()`` of another object may copy it)
+        for method in methods:
+            fn = self.simulator.index.lookup_method(classes, method)
+            if fn is not None and not fn.qualname.startswith("torch."):
+                return False
+        return True
 
     def _set_field(self, frame: Frame, eff: Effect, status: str) -> None:
         """``config.n_experts = None``: the object a local names now holds that field, and
@@ -410,12 +461,3 @@ def _returns_true(fn: FunctionInfo) -> bool:
     return all(
         e.value is not None and e.value.kind == "const" and bool(e.value.value) for e in returns
     )
-
-
-def _returns_itself(value: Expr | None, me: str, name: str) -> bool:
-    """``self.<name>.half()``, ``self.<name>.to(device).eval()``: the object the attribute
-    holds, changed in place and returned by a method that returns it."""
-    node = value
-    while node is not None and node.kind == "call" and node.attr in MODULE_SELF_METHODS:
-        node = node.receiver
-    return node is not value and node is not None and node.is_attr_of(me, name)
