@@ -269,3 +269,25 @@ def test_a_visitor_may_compute_locals_from_a_modules_settings() -> None:
         "scale = m.weight.abs().max()\nnn.init.normal_(m.bias, std=scale)",
     ):
         assert not _passes(body, params="self, m"), body
+
+
+def test_a_walk_whose_tests_read_the_objects_settings_is_a_pass_still() -> None:
+    fills = _passes(
+        """
+        for n, m in self.named_modules():
+            if isinstance(m, nn.Embedding):
+                nn.init.normal_(m.weight, std=0.02)
+            if isinstance(m, nn.Linear) and m.out_features == self.num_classes:
+                nn.init.constant_(m.bias, -4.6)
+        """
+    )
+    # (the first fill is claimed; the second's test reads a setting not decided here)
+    assert [(f.name, f.target) for f in fills] == [("named_modules", "weight")]
+    # a method of the object called in a test may read anything: no pass
+    assert not _passes(
+        """
+        for m in self.modules():
+            if isinstance(m, nn.Embedding) and self.wants(m):
+                nn.init.normal_(m.weight, std=0.02)
+        """
+    )

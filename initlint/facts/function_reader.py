@@ -81,8 +81,9 @@ class FunctionReader(EffectLog):
                 self._pass(stmt, guard)
             else:
                 self.calls_in(head, guard, stmt)
-                if self._initialisation_pass(stmt, locals_ok=True):
-                    # (locals on the way: a pass all the same, its walk still a call)
+                if self._initialisation_pass(stmt, relaxed=True):
+                    # (locals or the object's settings on the way: a pass all the same,
+                    # its walk still a call)
                     assert isinstance(stmt, ast.For)
                     self._pass(stmt, guard)
             if isinstance(stmt, ast.For | ast.AsyncFor):
@@ -139,7 +140,7 @@ class FunctionReader(EffectLog):
         for name, how, detail in uses_in(node, self.built, statement):
             self.add("local_use", stmt, guard, name=name, target=how, detail=detail)
 
-    def _initialisation_pass(self, stmt: ast.stmt, locals_ok: bool = False) -> bool:
+    def _initialisation_pass(self, stmt: ast.stmt, relaxed: bool = False) -> bool:
         """``for m in self.modules(): nn.init...(m.weight)``: a walk over the object that
         only initialises what it walks in place. It uses no value the object holds (a build
         later thrown away is not used by it), so its head is no call of the object's: the
@@ -153,7 +154,7 @@ class FunctionReader(EffectLog):
             return False
         names = {n.id for n in ast.walk(stmt.target) if isinstance(n, ast.Name)}
         modules = head.func.attr not in TENSOR_WALKS
-        return only_initialises(stmt.body, names, self.self_name, modules, locals_ok)
+        return only_initialises(stmt.body, names, self.self_name, modules, relaxed)
 
     def _pass(self, stmt: ast.For, guard: tuple[Cond, ...]) -> None:
         """A ``pass`` effect for each fill of an initialisation pass (``_initialisation_pass``)
@@ -201,7 +202,7 @@ class FunctionReader(EffectLog):
         body = self.fn.body
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
             body = body[1:]  # (its docstring)
-        if not body or not only_initialises(body, {item}, self.self_name, True, locals_ok=True):
+        if not body or not only_initialises(body, {item}, self.self_name, True, relaxed=True):
             return
         for fill, part, tests in pass_fills(body, item, ""):
             self.add("pass", fill, (), name="apply", detail="visit", target=part, tests=tests)

@@ -57,26 +57,28 @@ def only_initialises(
     loop_names: set[str],
     self_name: str,
     modules: bool,
-    locals_ok: bool = False,
+    relaxed: bool = False,
 ) -> bool:
     """Whether a loop body does nothing but fill, in place, tensors reached through the
     loop's names (``nn.init.zeros_(m.bias)``, ``p.data.normal_()``), under tests that read
     no attribute of the object. Over modules (``modules``), only their tensors: a module
     itself handed on (``tie_(m)``, ``m.reset_parameters()``) may be the object, whose own
-    methods read anything (``self.modules()`` yields it first). With ``locals_ok``, plain
-    locals computed on the way count too (``fan_out = m.kernel_size[0] * m.out_channels``),
-    when they read nothing of the object."""
+    methods read anything (``self.modules()`` yields it first). ``relaxed`` (for a walk that
+    stays a call of the object for the other rules) lets plain locals computed on the way
+    (``fan_out = m.kernel_size[0] * m.out_channels``, reading nothing of the object) and
+    tests reading the object's attributes (``m.out_features == self.num_classes``) in."""
     for stmt in body:
         if isinstance(stmt, ast.Pass | ast.Continue):
             continue
-        if locals_ok and _local_binding(stmt, self_name, loop_names):
+        if relaxed and _local_binding(stmt, self_name, loop_names):
             continue
         if isinstance(stmt, ast.If):
             if self_name and self_name in names_loaded(stmt.test):
+                if not (relaxed and _only_attributes_read(stmt.test, self_name)):
+                    return False
+            if not only_initialises(stmt.body, loop_names, self_name, modules, relaxed):
                 return False
-            if not only_initialises(stmt.body, loop_names, self_name, modules, locals_ok):
-                return False
-            if not only_initialises(stmt.orelse, loop_names, self_name, modules, locals_ok):
+            if not only_initialises(stmt.orelse, loop_names, self_name, modules, relaxed):
                 return False
             continue
         if not isinstance(stmt, ast.Expr) or not isinstance(stmt.value, ast.Call):
@@ -105,6 +107,20 @@ _ORDER: dict[type[ast.cmpop], str] = {
 # The ways a tensor's number of dimensions is read: ``p.dim()``, ``p.ndimension()``,
 # ``p.ndim``, ``len(p.shape)``, ``len(p.size())``.
 _DIM_METHODS = frozenset({"dim", "ndimension"})
+
+
+def _only_attributes_read(node: ast.AST, self_name: str) -> bool:
+    """Whether ``node`` mentions the object only to read attributes of it (``self.n``; no
+    method called on it, not handed on)."""
+    for parent in ast.walk(node):
+        for child in ast.iter_child_nodes(parent):
+            if isinstance(child, ast.Name) and child.id == self_name:
+                if not isinstance(parent, ast.Attribute):
+                    return False
+    calls = (n for n in ast.walk(node) if isinstance(n, ast.Call))
+    return not any(
+        isinstance(c.func, ast.Attribute) and root_name(c.func) == self_name for c in calls
+    )
 
 
 def _local_binding(stmt: ast.stmt, self_name: str, loop_names: set[str]) -> bool:

@@ -133,7 +133,8 @@ Attention(d)`, whose `__init__` ran its own pass over its projections), on every
 unread since, when the object's pass covers those tensors (`self.attn.q.weight`) before
 anything read or replaced `self.attn`; a library's module (torch's `nn.Linear`) fills only
 its defaults, which are not counted there. Plain locals computed from a module's settings
-on the way (`fan_out = m.kernel_size[0] * m.out_channels`) are part of a pass. A test
+on the way (`fan_out = m.kernel_size[0] * m.out_channels`), and tests that read the
+object's attributes (`m.out_features == self.num_classes`), are part of a pass. A test
 initlint cannot decide (`p.requires_grad`, a module of a class it does not read) claims
 nothing. One finding at the pass names every tensor it fills again. No fix is offered:
 which fill to keep is a choice.
