@@ -102,8 +102,8 @@ class _Passes:
         # object's own fills then hold, ``Event.inner_fills``)
         self.clean: dict[str, Event] = {}
         # the finding at each pass statement (frame, effect), and the fills it is about
-        self.at_pass: dict[tuple[int, int], RepeatFinding] = {}
-        self.hits: dict[tuple[int, int], list[tuple[int, str, Event]]] = {}
+        self.merged: dict[tuple[int, int], tuple[RepeatFinding, list[tuple[int, str, Event]]]]
+        self.merged = {}
 
     def see(self, e: Event, filling: dict[tuple[int, object], set[str]]) -> None:
         if e.kind == "pass":
@@ -156,14 +156,14 @@ class _Passes:
         if hits:
             # (the fills of one ``apply`` are events of one statement: one finding there)
             at = (done.frame, done.effect_index)
-            last = self.out[-1] if self.out else None
-            if last is not None and last.event.kind == "pass" and self.at_pass.get(at) is last:
-                hits += self.hits.get(at, [])
+            merged = self.merged.get(at)
+            if merged is not None and self.out and self.out[-1] is merged[0]:
+                hits += merged[1]
                 self.out.pop()
             cost, _, fill = max(hits, key=lambda h: h[0])
             names = [name for _, name, _ in sorted(hits, key=lambda h: (h[2].index, h[1]))]
             self.out.append(_pass_finding(self.sim, fill, done, names, cost))
-            self.at_pass[at], self.hits[at] = self.out[-1], hits
+            self.merged[at] = (self.out[-1], hits)
         self.passes.append((done, set()))
 
     def _stored(self, e: Event) -> None:
@@ -215,11 +215,9 @@ def _pass_finding(
     """Fills of ``self.<name>`` (each of ``names``) thrown away by the next (one of them a
     pass; ``first`` the costliest of those before it)."""
     if again.kind == "pass" and (first.ancestor or first.external):
-        owner = first.fn.owner
-        where = owner.qualname.rsplit(".", 1)[-1] if owner is not None else "an ancestor"
         advice = (
-            f"the first fill runs in {where}'s code, for its other users too: keep the "
-            "tensor out of the pass"
+            f"the first fill runs in {_owner_name(first)}'s code, for its other users too: "
+            "keep the tensor out of the pass"
         )
     elif again.kind == "pass":
         advice = (
@@ -243,10 +241,9 @@ def _pass_finding(
 
 def _listed(names: list[str]) -> str:
     """```self.a```, ```self.a` and `self.b```, ```self.a`, `self.b` and 2 more```."""
-    shown = [f"`self.{n}`" for n in names[:2]]
-    if len(names) > 3:
-        return f"{', '.join(shown)} and {len(names) - 2} more"
     shown = [f"`self.{n}`" for n in names]
+    if len(shown) > 3:
+        return f"{shown[0]}, {shown[1]} and {len(shown) - 2} more"
     return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
 
 
@@ -270,8 +267,6 @@ def _finding(sim: Simulation, first: Event, again: Event, store: Event | None) -
     """The ancestor's pass ``first`` over ``self.<name>``, filled again by ``again``: priced
     as what the tensor is (the store that made it), unknown when no store shows it."""
     cost = store.cost if store is not None else UNKNOWN
-    owner = first.fn.owner
-    where = owner.qualname.rsplit(".", 1)[-1] if owner is not None else "an ancestor"
     return RepeatFinding(
         CODE,
         sim,
@@ -280,9 +275,15 @@ def _finding(sim: Simulation, first: Event, again: Event, store: Event | None) -
         confidence_of(first, again),
         f"the initialisation of `self.{again.name}`",
         cost=max(cost, LIGHT),
-        no_fix=f"the first pass runs in {where}'s code, for its other users too: "
-        "switch it off there, or fill the tensor once",
+        no_fix=f"the first pass runs in {_owner_name(first)}'s code, for its other users "
+        "too: switch it off there, or fill the tensor once",
     )
+
+
+def _owner_name(e: Event) -> str:
+    """The class whose code ran ``e`` (``Linear``), "an ancestor" when none is known."""
+    owner = e.fn.owner
+    return owner.qualname.rsplit(".", 1)[-1] if owner is not None else "an ancestor"
 
 
 def _recomputed(sim: Simulation, store: Event, fill: Event) -> RepeatFinding:

@@ -131,19 +131,10 @@ class PassEffects(StoreEffects):
         """The MRO of the class whose call the store stored (``nn.Linear(...)``), () when it
         stored anything else or the class is not known (a torch.nn class read from torch's
         tables stands alone)."""
-        value = built_by(e)
-        if value is None or value.kind != "call" or not value.name:
-            return ()
-        index = self.simulator.index
-        target = index.resolve(e.fn.module, value.name)
-        if target is None:
-            return ()
-        if target.kind == "class":
-            mro = index.mro(target.name)
-            return mro.classes if mro.ok else ()
-        if target.kind == "external" and _torch_nn_class(target.name):
-            return (target.name,)
-        return ()
+        classes = self._class_of(e.fn.module, built_by(e)) or ()
+        if len(classes) == 1 and self.simulator.index.class_info(classes[0]) is None:
+            return classes if _torch_nn_class(classes[0]) else ()  # (read from the tables)
+        return classes
 
     def _is_a(self, classes: tuple[str, ...], module: Module, name: str) -> bool | None:
         """Whether a module of MRO ``classes`` is an instance of the class ``name`` names in
@@ -192,7 +183,15 @@ def _is_torch_kind(held: str, wanted: str) -> bool:
 
 def _last_fills(sim: Simulation) -> dict[str, Event]:
     """The tensors a construction's own code (not a library's) filled whole on every path,
-    last (an ``init`` or a pass), and did not read after: each with that fill."""
+    last (an ``init`` or a pass), and did not read after: each with that fill (computed
+    once per simulation: every pass over an object holding one asks)."""
+    got = sim.memo.get("last_fills")
+    if not isinstance(got, dict):
+        got = sim.memo["last_fills"] = _scan_fills(sim)
+    return got
+
+
+def _scan_fills(sim: Simulation) -> dict[str, Event]:
     fills: dict[str, Event] = {}
     filling = {(e.frame, e.effect.stmt_span) for e in sim.events if e.kind in ("init", "pass")}
     walking = walk_machinery(sim.events)
