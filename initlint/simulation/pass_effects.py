@@ -183,15 +183,7 @@ def _is_torch_kind(held: str, wanted: str) -> bool:
 
 def _last_fills(sim: Simulation) -> dict[str, Event]:
     """The tensors a construction's own code (not a library's) filled whole on every path,
-    last (an ``init`` or a pass), and did not read after: each with that fill (computed
-    once per simulation: every pass over an object holding one asks)."""
-    got = sim.memo.get("last_fills")
-    if not isinstance(got, dict):
-        got = sim.memo["last_fills"] = _scan_fills(sim)
-    return got
-
-
-def _scan_fills(sim: Simulation) -> dict[str, Event]:
+    last (an ``init`` or a pass), and did not read after: each with that fill."""
     fills: dict[str, Event] = {}
     filling = {(e.frame, e.effect.stmt_span) for e in sim.events if e.kind in ("init", "pass")}
     walking = walk_machinery(sim.events)
