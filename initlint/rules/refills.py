@@ -143,7 +143,10 @@ class _Passes:
     def _pass(self, done: Event) -> None:
         # (one finding at the pass for all it fills again: the costliest fill is the note)
         hits: list[tuple[int, str, Event]] = []
+        at = (done.frame, done.effect_index)
         for name, (fill, store) in list(self.pending.items()):
+            if fill.kind == "pass" and (fill.frame, fill.effect_index) == at:
+                continue  # (one ``apply``'s fills of different modules: one pass)
             cost = _covered(done, store, name)
             if cost is not None and not never_both(fill, done) and not self._again(done):
                 hits.append((cost, name, fill))
@@ -155,7 +158,6 @@ class _Passes:
                     hits.append((cost, name, own))
         if hits:
             # (the fills of one ``apply`` are events of one statement: one finding there)
-            at = (done.frame, done.effect_index)
             merged = self.merged.get(at)
             if merged is not None and self.out and self.out[-1] is merged[0]:
                 hits += merged[1]
@@ -165,6 +167,10 @@ class _Passes:
             self.out.append(_pass_finding(self.sim, fill, done, names, cost))
             self.merged[at] = (self.out[-1], hits)
         self.passes.append((done, set()))
+        for index, name, _ in done.covers:  # (a later pass may fill them again)
+            made = self.built.get(name.split(".")[0])
+            if made is not None and made.index == index:
+                self.pending[name] = (done, made)
 
     def _stored(self, e: Event) -> None:
         # (what the value reads, through locals too: ``w = self.fc.weight`` earlier, then
@@ -214,10 +220,16 @@ def _pass_finding(
 ) -> RepeatFinding:
     """Fills of ``self.<name>`` (each of ``names``) thrown away by the next (one of them a
     pass; ``first`` the costliest of those before it)."""
-    if again.kind == "pass" and (first.ancestor or first.external):
+    if again.kind == "pass" and (first.ancestor or first.external or _elsewhere(sim, first)):
         advice = (
             f"the first fill runs in {_owner_name(first)}'s code, for its other users too: "
             "keep the tensor out of the pass"
+        )
+    elif again.kind == "pass" and first.kind == "pass":
+        advice = (
+            "another pass fills it first: keep the tensor out of one of them"
+            if len(names) == 1
+            else "another pass fills them first: keep the tensors out of one of them"
         )
     elif again.kind == "pass":
         advice = (
@@ -237,6 +249,13 @@ def _pass_finding(
         cost=max(cost, LIGHT),
         no_fix=advice,
     )
+
+
+def _elsewhere(sim: Simulation, e: Event) -> bool:
+    """Whether ``e`` runs in another class's code than the one constructed and its
+    ancestors (a held module's own ``__init__``)."""
+    owner = e.fn.owner
+    return owner is not None and owner.qualname not in sim.mro
 
 
 def _listed(names: list[str]) -> str:
