@@ -188,18 +188,23 @@ class Simulator:
             if "." not in e.name and e.status == TRUE and _costly_store(e)
         )
 
-    def object_simulation(self, holder: Event) -> Simulation | BodyError | None:
+    def object_simulation(
+        self, holder: Event, value: Expr | None = None
+    ) -> Simulation | BodyError | None:
         """The simulated construction of the object ``holder`` stored (``_object_simulation``)."""
-        return self._object_simulation(holder)
+        return self._object_simulation(holder, value)
 
-    def _object_simulation(self, holder: Event) -> Simulation | BodyError | None:
+    def _object_simulation(
+        self, holder: Event, item: Expr | None = None
+    ) -> Simulation | BodyError | None:
         """The simulated construction of the object ``holder`` stored or dropped (its value
-        a call of a class, or of a factory whose every return constructs one), with the
+        a call of a class, or of a factory whose every return constructs one), or of
+        ``item``, a call in its value (an item of a container it stored), with the
         parameters the call leaves out at their defaults; None when there is none."""
-        value = built_by(holder)
+        value = built_by(holder) if item is None else item
         if value is None or value.kind != "call" or not value.name:
             return None
-        if holder.constructs:  # ``self.attn = attn_cls(...)``: the class the name held
+        if holder.constructs and item is None:  # ``self.attn = attn_cls(...)``
             target: Target | None = Target("class", holder.constructs)
         else:
             target = self.index.resolve(holder.fn.module, value.name)

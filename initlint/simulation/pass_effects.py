@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from initlint.facts.model import BodyError, Effect
+from initlint.facts.model import BodyError, Effect, Expr
 from initlint.index.records import FunctionInfo, Module
 from initlint.simulation.coverage import covered, held_tensors
 from initlint.simulation.records import Event, Simulation, built_by, walk_machinery
@@ -100,32 +100,53 @@ class PassEffects(StoreEffects):
         for e in stores:
             if e.kind != "assign" or e.shadow or e.status != TRUE:
                 continue
-            classes = self._built_class(e)
-            info = self.simulator.index.class_info(classes[0]) if classes else None
-            if info is None or info.module.is_dependency:
-                continue  # (a library's module: its own fills are its defaults)
-            if not any(c.startswith("torch.nn") for c in classes):
-                continue  # (not a module: torch's walks do not reach what it holds)
-            inner = self.simulator.object_simulation(e)
-            if isinstance(inner, BodyError):
-                return inner
-            filled = _last_fills(inner) if inner is not None else {}
-            if inner is None or inner.incomplete or not filled:
-                continue
-            held = [x for x in inner.events if x.kind in ("buffer", "assign", "nested")]
-            deep = [
-                replace(
-                    t,
-                    name=f"{e.name}.{t.name}",
-                    holder=f"{e.name}.{t.holder}" if t.holder else e.name,
-                    store=e.index,
-                )
-                for t in held_tensors(held, inner.mro, self._built_class, fill.target)
-                if t.name in filled
-            ]
-            for _, name, cost in covered(fill, walk, deep, is_a):
-                out.append((e.index, name, cost, filled[name.partition(".")[2]]))
+            for prefix, item in self._held_modules(e):
+                inner = self.simulator.object_simulation(e, item)
+                if isinstance(inner, BodyError):
+                    return inner
+                filled = _last_fills(inner) if inner is not None else {}
+                if inner is None or inner.incomplete or not filled:
+                    continue
+                held = [x for x in inner.events if x.kind in ("buffer", "assign", "nested")]
+                deep = {
+                    f"{prefix}.{t.name}": replace(
+                        t,
+                        name=f"{prefix}.{t.name}",
+                        holder=f"{prefix}.{t.holder}" if t.holder else prefix,
+                        store=e.index,
+                    )
+                    for t in held_tensors(held, inner.mro, self._built_class, fill.target)
+                    if t.name in filled
+                }
+                for _, name, cost in covered(fill, walk, list(deep.values()), is_a):
+                    own = name.removeprefix(prefix + ".")
+                    out.append((e.index, name, cost, filled[own]))
         return tuple(out)
+
+    def _held_modules(self, e: Event) -> list[tuple[str, Expr | None]]:
+        """The project modules the store ``e`` put on the object, with the names a pass
+        reaches them by: the module it built (``attn``, the value itself: None), or each
+        item of a torch container it built from calls (``nn.ModuleList([Block(d) for _ in
+        range(n)])``: ``blocks.*``, the comprehension's call; ``nn.Sequential(A(), B())``:
+        ``body.0``, ``body.1``). A library's module is left out: its own fills are its
+        defaults."""
+        value = built_by(e)
+        made = self._class_of(e.fn.module, value)
+        if made and _torch_container(made[0]) and value is not None:
+            items = _container_items(value)
+            return [
+                (f"{e.name}.{key}", item)
+                for key, item in items
+                if self._project_module(self._class_of(e.fn.module, item) or ())
+            ]
+        return [(e.name, None)] if self._project_module(self._built_class(e)) else []
+
+    def _project_module(self, classes: tuple[str, ...]) -> bool:
+        """Whether ``classes`` is the MRO of a project's (not a library's) module class."""
+        info = self.simulator.index.class_info(classes[0]) if classes else None
+        if info is None or info.module.is_dependency:
+            return False
+        return any(c.startswith("torch.nn") for c in classes)  # (else walks miss it)
 
     def _built_class(self, e: Event) -> tuple[str, ...]:
         """The MRO of the class whose call the store stored (``nn.Linear(...)``), () when it
@@ -179,6 +200,30 @@ def _is_torch_kind(held: str, wanted: str) -> bool:
     derives from ``Linear``; not the other way round)."""
     last, named = held.rpartition(".")[2], wanted.rpartition(".")[2]
     return last == named or last == "Lazy" + named
+
+
+def _torch_container(name: str) -> bool:
+    """torch's ``ModuleList`` or ``Sequential``: modules held under their numbers."""
+    head, _, last = name.rpartition(".")
+    return head.startswith("torch.nn") and last in ("ModuleList", "Sequential")
+
+
+def _container_items(value: Expr) -> list[tuple[str, Expr]]:
+    """The calls a container's construction holds, each with the name it holds it under:
+    ``nn.Sequential(A(), B())`` or ``nn.ModuleList([A(), B()])``: ``0``, ``1``; one
+    comprehension of a call (``nn.ModuleList([Block(d) for _ in range(n)])``): ``*``, any
+    number. [] for anything else (a list built elsewhere, ``*layers``)."""
+    if value.kind != "call" or value.keywords or value.value is not None:
+        return []
+    given = value.children
+    if len(given) == 1 and given[0].kind == "op" and given[0].name in ("tuple", "comp"):
+        if given[0].name == "comp":
+            item = given[0].children[1]
+            return [("*", item)] if item.kind == "call" and item.name else []
+        given = given[0].children
+    if not given or not all(g.kind == "call" and g.name for g in given):
+        return []
+    return [(str(i), g) for i, g in enumerate(given)]
 
 
 def _last_fills(sim: Simulation) -> dict[str, Event]:
