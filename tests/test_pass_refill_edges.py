@@ -396,6 +396,75 @@ class Twice(nn.Module):
 """
 
 
+# Around a pass after a pass and the items of a held container: the first pass's numbers
+# read in between, passes over different tensors, an item read in between, a name test
+# that picks items by number (which items ``blocks.*`` stands for is not known).
+THIRD = """
+import torch
+from torch import nn
+
+
+class Blk(nn.Module):
+    def __init__(self, d=4):
+        super().__init__()
+        self.q = nn.Linear(d, d)
+        self.apply(self._init)
+
+    def _init(self, m):
+        if isinstance(m, nn.Linear):
+            nn.init.trunc_normal_(m.weight, std=0.02)
+
+
+class PassesReadBetween(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.apply(self._init)
+        self.saved = self.fc.weight.detach().clone()
+        for p in self.parameters():
+            if p.dim() > 1:
+                nn.init.xavier_uniform_(p)
+
+    def _init(self, m):
+        if isinstance(m, nn.Linear):
+            nn.init.trunc_normal_(m.weight, std=0.02)
+
+
+class PassesDisjoint(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.norm = nn.LayerNorm(4)
+        self.apply(self._init)
+        for m in self.modules():
+            if isinstance(m, nn.LayerNorm):
+                nn.init.ones_(m.weight)
+
+    def _init(self, m):
+        if isinstance(m, nn.Linear):
+            nn.init.trunc_normal_(m.weight, std=0.02)
+
+
+class ItemsReadBetween(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.ModuleList([Blk() for _ in range(2)])
+        self.first = self.blocks[0].q.weight.detach().clone()
+        for p in self.parameters():
+            if p.dim() > 1:
+                nn.init.xavier_uniform_(p)
+
+
+class ItemsByNumber(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.ModuleList([Blk() for _ in range(2)])
+        for n, p in self.named_parameters():
+            if "blocks.0" not in n:
+                nn.init.xavier_uniform_(p)
+"""
+
+
 def _pass_findings(report: Report) -> list[str]:
     return [
         f"{d.class_name.rsplit('.', 1)[-1]}:{d.line}"
@@ -414,6 +483,7 @@ def test_no_fill_is_claimed_thrown_away(
     assert _pass_findings(check_source(SOURCE)) == []
     second = check_source(SECOND, "second.py").diagnostics
     assert [d.class_name for d in second if d.path.endswith("second.py")] == []
+    assert _pass_findings(check_source(THIRD, "third.py")) == []
 
 
 def test_a_fill_after_a_fill_after_the_pass_is_the_second_fills_loss(

@@ -223,7 +223,11 @@ def _pass_finding(
     if again.kind == "pass" and (first.ancestor or first.external or _elsewhere(sim, first)):
         advice = (
             f"the first fill runs in {_owner_name(first)}'s code, for its other users too: "
-            "keep the tensor out of the pass"
+            + (
+                "keep the tensor out of the pass"
+                if len(names) == 1
+                else "keep them out of the pass"
+            )
         )
     elif again.kind == "pass" and first.kind == "pass":
         advice = (

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from initlint.facts.model import BodyError, Effect, Expr
 from initlint.index.records import FunctionInfo, Module
-from initlint.simulation.coverage import covered, held_tensors
+from initlint.simulation.coverage import Tensor, covered, held_tensors
 from initlint.simulation.records import Event, Simulation, built_by, walk_machinery
 from initlint.simulation.run_state import EffectContext, Frame
 from initlint.simulation.stores import StoreEffects
@@ -107,21 +107,37 @@ class PassEffects(StoreEffects):
                 filled = _last_fills(inner) if inner is not None else {}
                 if inner is None or inner.incomplete or not filled:
                     continue
-                held = [x for x in inner.events if x.kind in ("buffer", "assign", "nested")]
-                deep = {
-                    f"{prefix}.{t.name}": replace(
-                        t,
-                        name=f"{prefix}.{t.name}",
-                        holder=f"{prefix}.{t.holder}" if t.holder else prefix,
-                        store=e.index,
-                    )
-                    for t in held_tensors(held, inner.mro, self._built_class, fill.target)
-                    if t.name in filled
-                }
-                for _, name, cost in covered(fill, walk, list(deep.values()), is_a):
+                tensors = self._module_tensors(inner, fill.target, _DEPTH)
+                if isinstance(tensors, BodyError):
+                    return tensors
+                deep = [_under(prefix, e, t) for t in tensors if t.name in filled]
+                for _, name, cost in covered(fill, walk, deep, is_a):
                     own = name.removeprefix(prefix + ".")
                     out.append((e.index, name, cost, filled[own]))
         return tuple(out)
+
+    def _module_tensors(self, sim: Simulation, part: str, depth: int) -> list[Tensor] | BodyError:
+        """The tensors a held module's construction ``sim`` made, named from it: its own
+        and its torch modules' (``held_tensors``), and, ``depth`` levels down, those of the
+        project modules it holds (``attn.q.weight``), which its passes may fill too."""
+        held = [x for x in sim.events if x.kind in ("buffer", "assign", "nested")]
+        out = held_tensors(held, sim.mro, self._built_class, part)
+        if depth == 0:
+            return out
+        for e in held:
+            if e.kind != "assign" or e.shadow or e.status != TRUE:
+                continue
+            for prefix, item in self._held_modules(e):
+                inner = self.simulator.object_simulation(e, item)
+                if isinstance(inner, BodyError):
+                    return inner
+                if inner is None or inner.incomplete:
+                    continue
+                tensors = self._module_tensors(inner, part, depth - 1)
+                if isinstance(tensors, BodyError):
+                    return tensors
+                out.extend(_under(prefix, e, t) for t in tensors)
+        return out
 
     def _held_modules(self, e: Event) -> list[tuple[str, Expr | None]]:
         """The project modules the store ``e`` put on the object, with the names a pass
@@ -202,6 +218,16 @@ def _is_torch_kind(held: str, wanted: str) -> bool:
     return last == named or last == "Lazy" + named
 
 
+# How many levels of held project modules below one a pass reaches are followed.
+_DEPTH = 2
+
+
+def _under(prefix: str, store: Event, t: Tensor) -> Tensor:
+    """A held module's tensor, named from the object holding it under ``prefix``."""
+    holder = f"{prefix}.{t.holder}" if t.holder else prefix
+    return replace(t, name=f"{prefix}.{t.name}", holder=holder, store=store.index)
+
+
 def _torch_container(name: str) -> bool:
     """torch's ``ModuleList`` or ``Sequential``: modules held under their numbers."""
     head, _, last = name.rpartition(".")
@@ -241,7 +267,9 @@ def _last_fills(sim: Simulation) -> dict[str, Event]:
             if own:
                 fills[e.name] = e
         elif e.kind == "pass" and e.status == TRUE:
-            for _, name, _ in e.covers:
+            # (and the tensors of its project modules it filled again: ``inner_fills``)
+            names = [n for _, n, _ in e.covers] + [n for _, n, _, _ in e.inner_fills]
+            for name in names:
                 fills.pop(name, None)
                 if own:
                     fills[name] = e

@@ -194,6 +194,18 @@ class Stacked(nn.Module):
                 nn.init.xavier_uniform_(p)
 
 
+class Tower(nn.Module):
+    def __init__(self, d=32, n=2):
+        super().__init__()
+        self.layers = nn.ModuleList([Block(d) for _ in range(n)])
+        self.apply(self._init)
+
+    def _init(self, m):
+        if isinstance(m, nn.Linear):
+            nn.init.normal_(m.weight, std=0.01)
+            nn.init.zeros_(m.bias)
+
+
 class Chain(nn.Module):
     def __init__(self, d=32):
         super().__init__()
@@ -219,6 +231,8 @@ EXPECTED = {
     # the held modules of a container, each having filled its own (``*``: every item)
     "Stacked": ({"blocks.*.q.weight"}, "error"),
     "Chain": ({"body.0.q.weight"}, "error"),  # (``Scaled`` fills nothing of its own)
+    # two levels down: each block's pass filled its attention's projection again
+    "Tower": ({"layers.*.attn.q.weight", "layers.*.attn.q.bias"}, "error"),
 }
 
 
@@ -272,7 +286,7 @@ def _filled_twice(module: object, cls: str, path: str) -> set[str]:
     for ptr, line in fills.seen:
         lines.setdefault(ptr, set()).add(line)
     return {
-        re.sub(r"^blocks\.\d+\.", "blocks.*.", name)  # (``Stacked``: any of its items)
+        re.sub(r"^(blocks|layers)\.\d+\.", r"\1.*.", name)  # (any item of a list)
         for name, t in built.named_parameters()
         if len(lines.get(t.untyped_storage().data_ptr(), ())) >= 2
     }
