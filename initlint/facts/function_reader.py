@@ -17,6 +17,7 @@ from initlint.facts.passes import (
     MODULE_WALKS,
     TENSOR_WALKS,
     filled_tensor,
+    item_calls,
     only_initialises,
     pass_fills,
 )
@@ -79,6 +80,8 @@ class FunctionReader(EffectLog):
             if self._initialisation_pass(stmt):
                 assert isinstance(stmt, ast.For)  # (``_initialisation_pass``)
                 self._pass(stmt, guard)
+            elif isinstance(stmt, ast.For) and self._reruns(stmt, guard):
+                pass  # (its head reads the attribute walked, nothing else: no call)
             else:
                 self.calls_in(head, guard, stmt)
                 if self._initialisation_pass(stmt, relaxed=True):
@@ -188,6 +191,39 @@ class FunctionReader(EffectLog):
                 target=part,
                 tests=tests,
             )
+
+    def _reruns(self, stmt: ast.For, guard: tuple[Cond, ...]) -> bool:
+        """``for layer in self.layers: layer.reset_parameters()``, ``for m in
+        self.modules(): if isinstance(m, Attn): m.init_weights()``: a loop over the modules
+        the object holds that only calls a method of each with no arguments. A
+        ``rerun_each`` effect per call; False for any other loop."""
+        if stmt.orelse or not self.self_name or not isinstance(stmt.target, ast.Name):
+            return False
+        head = stmt.iter
+        if isinstance(head, ast.Call) and isinstance(head.func, ast.Attribute):
+            if head.args or head.keywords or head.func.attr not in ("modules", "children"):
+                return False
+            walk, path = head.func.attr, dotted(head.func.value).split(".")
+        else:
+            walk, path = "iter", dotted(head).split(".")
+        if path[0] != self.self_name or len(path) > 2 or (walk == "iter" and len(path) != 2):
+            return False
+        calls = item_calls(stmt.body, stmt.target.id)
+        if calls is None:
+            return False
+        scope = path[1] if len(path) == 2 else ""
+        for call, method, tests in calls:
+            self.add(
+                "rerun_each",
+                stmt,
+                guard,
+                node=call,
+                name=method,
+                detail=scope,
+                target=walk,
+                tests=tests,
+            )
+        return True
 
     def _visits(self) -> None:
         """A function that does nothing but fill parts of its first argument (a method's

@@ -164,6 +164,41 @@ def pass_fills(
         yield from _fills([stmt], item, name, tests)
 
 
+def item_calls(
+    body: Sequence[ast.stmt], item: str
+) -> list[tuple[ast.stmt, str, tuple[ItemTest, ...]]] | None:
+    """A loop body that does nothing but call a method of the item with no arguments
+    (``layer.reset_parameters()``), under tests of the item that are understood: each call
+    with the method and the tests leading to it. None for any other body."""
+    out: list[tuple[ast.stmt, str, tuple[ItemTest, ...]]] = []
+
+    def walk(stmts: Sequence[ast.stmt], tests: tuple[ItemTest, ...]) -> bool:
+        for stmt in stmts:
+            if isinstance(stmt, ast.Pass):
+                continue
+            if isinstance(stmt, ast.If):
+                test = item_tests(stmt.test, item, "")
+                if test is None or not walk(stmt.body, (*tests, *test)):
+                    return False
+                if stmt.orelse:
+                    negated = _negate(test)
+                    if negated is None or not walk(stmt.orelse, (*tests, negated)):
+                        return False
+                continue
+            if not isinstance(stmt, ast.Expr) or not isinstance(stmt.value, ast.Call):
+                return False
+            call = stmt.value
+            func = call.func
+            if call.args or call.keywords or not isinstance(func, ast.Attribute):
+                return False
+            if not _is(func.value, item):
+                return False
+            out.append((stmt, func.attr, tests))
+        return True
+
+    return out if walk(body, ()) and out else None
+
+
 # What reading a tensor or module for its shape or settings looks like: ``p.dim()``,
 # ``m.weight.size(1)``, ``p.requires_grad``; the numbers stay unread.
 _METADATA = frozenset(

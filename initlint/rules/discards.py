@@ -107,7 +107,7 @@ def _part_discards(sim: Simulation) -> Iterator[RepeatFinding]:
         if not (e.value_const or not holder.ancestor) or never_both(holder, e):
             continue
         # (the simulation only follows a local's object until it is first used)
-        if e.kind == "nested" and _used_between(sim, holder, e):
+        if e.kind == "nested" and used_between(sim, holder, e):
             continue
         first = e.inner[-1]
         if _placeholder(first):
@@ -228,7 +228,7 @@ def _reruns(sim: Simulation) -> Iterator[RepeatFinding]:
         holder = e.holder
         if e.kind != "rerun" or holder is None or e.shadow or not e.inner:
             continue
-        if never_both(holder, e) or _used_between(sim, holder, e):
+        if never_both(holder, e) or used_between(sim, holder, e):
             continue
         first = max(e.inner, key=lambda p: p.cost)  # (the earliest among equals)
         if first.cost <= NONE:
@@ -252,21 +252,24 @@ def _reruns(sim: Simulation) -> Iterator[RepeatFinding]:
         )
 
 
-def _used_between(sim: Simulation, holder: Event, e: Event) -> bool:
+def used_between(sim: Simulation, holder: Event, e: Event) -> bool:
     """Whether anything between storing ``holder`` and replacing its part ``e`` may use
     the object (a call on it, a read of it handed on); the statements that replace its
     parts read it only to reach them."""
     name = holder.name
     # (the statements that replace its parts, or store it back moved or cast in place,
     # ``self.fc = self.fc.half()``)
+    # (and those that put a new module into it, ``self.layers.append(Block(d))``: they
+    # read none it holds)
     parts = {
         (x.frame, x.effect.stmt)
         for x in sim.events
         if (x.kind in ("nested", "rerun") and x.name.split(".", 1)[0] == name)
         or (x.same_object and x.name == name)
+        or (x.kind == "mutate" and x.name == name and _appended_build(x))
     }
     for x in sim.events[holder.index + 1 : e.index]:
-        if x.shadow or (x.kind == "touch" and (x.frame, x.effect.stmt) in parts):
+        if x.shadow or (x.kind in ("touch", "mutate") and (x.frame, x.effect.stmt) in parts):
             continue
         if x.same_object and x.name == name:
             continue
@@ -282,6 +285,12 @@ def _used_between(sim: Simulation, holder: Event, e: Event) -> bool:
         if name in uses or "*" in uses:
             return True
     return False
+
+
+def _appended_build(e: Event) -> bool:
+    """``self.layers.append(Block(d))``: a new object built into a container."""
+    value = e.effect.value
+    return not e.effect.detail and value is not None and value.kind == "call"
 
 
 def _finding(sim: Simulation, found: Discard) -> RepeatFinding:

@@ -298,7 +298,7 @@ class Table(Unit):
         return [*find_discards(sim), *find_refills(sim)]
 
     def decision(self, finding: Finding) -> str:
-        init = isinstance(finding, RepeatFinding) and finding.event.kind in _FILLS
+        init = isinstance(finding, RepeatFinding) and _refill(finding.event)
         if isinstance(finding, RepeatFinding) and finding.event.kind in ("local", "dropped"):
             return f"{finding.what} never kept"
         again = "done again" if init else "replaced"
@@ -312,7 +312,7 @@ class Table(Unit):
     def message(self, finding: Finding, wording: Wording) -> str:
         if not isinstance(finding, RepeatFinding):  # (its detect makes no other kind)
             raise TypeError(f"{self.code} words discarded builds, not a {finding.code} finding")
-        if finding.event.kind in _FILLS:
+        if _refill(finding.event):
             return self._refilled(finding, wording)
         if finding.event.kind in ("local", "dropped"):
             return self._left(finding, wording)
@@ -391,8 +391,12 @@ class Table(Unit):
             again = "filled again here"
         lost = "that pass is thrown away"
         by = f"by {wording.first_fn}"
-        if finding.event.kind == "pass":
-            again += f", by a pass over {pass_walk(finding.event)},"
+        if finding.event.kind == "rerun":
+            method = finding.event.name.rpartition(".")[2]
+            again += f", by `{method}()` run again over the modules held,"
+        if finding.event.kind in ("pass", "rerun"):
+            if finding.event.kind == "pass":
+                again += f", by a pass over {pass_walk(finding.event)},"
             lost = "that fill is thrown away"
             if several:
                 by = f"(the costliest filled by {wording.first_fn}"
@@ -412,6 +416,12 @@ class Table(Unit):
 
 # The events a refill finding is at: a fill of one tensor, or a pass over the object.
 _FILLS = frozenset({"init", "pass"})
+
+
+def _refill(e: Event) -> bool:
+    """Whether a finding at ``e`` is about fills thrown away: at a fill, a pass, or a method
+    run again over held modules that fills them anew."""
+    return e.kind in _FILLS or (e.kind == "rerun" and bool(e.inner_fills))
 
 
 def _lost_fill(finding: RepeatFinding) -> bool:

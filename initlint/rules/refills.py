@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from initlint.facts.passes import TENSOR_READERS
 from initlint.rules.base import RepeatFinding, confidence_of
-from initlint.rules.discards import attribute_uses
+from initlint.rules.discards import attribute_uses, used_between
 from initlint.rules.repeats import never_both
 from initlint.simulation.levels import HEAVY, LIGHT, UNKNOWN
 from initlint.simulation.records import Event, Simulation, walk_machinery
@@ -79,6 +79,44 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
         for name in used:
             filled.pop(name, None)
             wrapped.pop(name, None)
+    out.extend(_method_refills(sim))
+    return out
+
+
+def _method_refills(sim: Simulation) -> list[RepeatFinding]:
+    """A method run again over held modules whose constructions ran it (``rerun`` events
+    with fills), nothing having used a module since it was stored: what the first run
+    filled is thrown away. One finding per loop statement and module kind."""
+    at: dict[tuple[int, int], list[Event]] = {}  # (each loop's call: the modules it reaches)
+    for e in sim.events:
+        holder = e.holder
+        if e.kind != "rerun" or holder is None or e.shadow or not e.inner_fills:
+            continue
+        if never_both(holder, e) or used_between(sim, holder, e) or _called_again(sim, e):
+            continue
+        at.setdefault((e.frame, e.effect_index), []).append(e)
+    out: list[RepeatFinding] = []
+    for reruns in at.values():
+        fills = [f for e in reruns for f in e.inner_fills]
+        _, _, cost, first = max(fills, key=lambda f: f[2])
+        e = next(e for e in reruns if any(f[3] is first for f in e.inner_fills))
+        names = [name for _, name, _, _ in fills]
+        method = e.name.rpartition(".")[2]
+        out.append(
+            RepeatFinding(
+                CODE,
+                sim,
+                e,
+                first,
+                confidence_of(e, e.holder, first) if e.holder else "possible",
+                "the initialisation of " + _listed(names),
+                cost=max(cost, LIGHT),
+                no_fix=(
+                    f"{e.constructs.rpartition('.')[2] or 'its'}'s construction already runs "
+                    f"`{method}()`: run it once, or keep it out of the construction"
+                ),
+            )
+        )
     return out
 
 

@@ -10,14 +10,14 @@ from initlint.facts.model import Arg, BodyError, Const, Effect, Param
 from initlint.index.records import FunctionInfo
 from initlint.simulation.arguments import kwarg_name
 from initlint.simulation.levels import HEAVY, LIGHT, NONE
-from initlint.simulation.pass_effects import PassEffects
 from initlint.simulation.records import Event, FlagRef
+from initlint.simulation.rerun_effects import RerunEffects
 from initlint.simulation.run_state import Call, EffectContext, Frame, KeyArgs
 from initlint.simulation.torch_knowledge import torch_params, torch_shape, torch_vector
 from initlint.simulation.values import TRUE, Origin, Val
 
 
-class CallEffects(PassEffects):
+class CallEffects(RerunEffects):
     """Applying the effects that call a method or an ancestor's ``__init__``."""
 
     def on_call(self, frame: Frame, ctx: EffectContext) -> Call | BodyError | None:

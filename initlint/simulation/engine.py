@@ -551,6 +551,7 @@ class _Run(CallEffects):
         "import": CallEffects.on_import,
         "init": CallEffects.on_init,
         "pass": CallEffects.on_pass,
+        "rerun_each": CallEffects.on_rerun_each,
         "helper": CallEffects.on_helper,
         "local_use": CallEffects.on_local_use,
     }

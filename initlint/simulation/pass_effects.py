@@ -104,10 +104,10 @@ class PassEffects(StoreEffects):
                 inner = self.simulator.object_simulation(e, item)
                 if isinstance(inner, BodyError):
                     return inner
-                filled = _last_fills(inner) if inner is not None else {}
+                filled = last_fills(inner) if inner is not None else {}
                 if inner is None or inner.incomplete or not filled:
                     continue
-                tensors = self._module_tensors(inner, fill.target, _DEPTH)
+                tensors = self._module_tensors(inner, fill.target, DEPTH)
                 if isinstance(tensors, BodyError):
                     return tensors
                 deep = [_under(prefix, e, t) for t in tensors if t.name in filled]
@@ -148,8 +148,8 @@ class PassEffects(StoreEffects):
         defaults."""
         value = built_by(e)
         made = self._class_of(e.fn.module, value)
-        if made and _torch_container(made[0]) and value is not None:
-            items = _container_items(value)
+        if made and torch_container(made[0]) and value is not None:
+            items = container_items(value)
             return [
                 (f"{e.name}.{key}", item)
                 for key, item in items
@@ -219,7 +219,7 @@ def _is_torch_kind(held: str, wanted: str) -> bool:
 
 
 # How many levels of held project modules below one a pass reaches are followed.
-_DEPTH = 2
+DEPTH = 2
 
 
 def _under(prefix: str, store: Event, t: Tensor) -> Tensor:
@@ -228,13 +228,13 @@ def _under(prefix: str, store: Event, t: Tensor) -> Tensor:
     return replace(t, name=f"{prefix}.{t.name}", holder=holder, store=store.index)
 
 
-def _torch_container(name: str) -> bool:
+def torch_container(name: str) -> bool:
     """torch's ``ModuleList`` or ``Sequential``: modules held under their numbers."""
     head, _, last = name.rpartition(".")
     return head.startswith("torch.nn") and last in ("ModuleList", "Sequential")
 
 
-def _container_items(value: Expr) -> list[tuple[str, Expr]]:
+def container_items(value: Expr) -> list[tuple[str, Expr]]:
     """The calls a container's construction holds, each with the name it holds it under:
     ``nn.Sequential(A(), B())`` or ``nn.ModuleList([A(), B()])``: ``0``, ``1``; one
     comprehension of a call (``nn.ModuleList([Block(d) for _ in range(n)])``): ``*``, any
@@ -252,21 +252,22 @@ def _container_items(value: Expr) -> list[tuple[str, Expr]]:
     return [(str(i), g) for i, g in enumerate(given)]
 
 
-def _last_fills(sim: Simulation) -> dict[str, Event]:
-    """The tensors a construction's own code (not a library's) filled whole on every path,
-    last (an ``init`` or a pass), and did not read after: each with that fill."""
+def last_fills(sim: Simulation, own_only: bool = True) -> dict[str, Event]:
+    """The tensors a construction's own code (not a library's, unless not ``own_only``)
+    filled whole on every path, last (an ``init``, a pass, a method run again over held
+    modules), and did not read after: each with that fill."""
     fills: dict[str, Event] = {}
     filling = {(e.frame, e.effect.stmt_span) for e in sim.events if e.kind in ("init", "pass")}
     walking = walk_machinery(sim.events)
     for e in sim.events:
         if e.shadow or e.index in walking:
             continue
-        own = not e.fn.module.is_dependency  # (a library's fills are its defaults)
+        own = not (own_only and e.fn.module.is_dependency)  # (a library's: its defaults)
         if e.kind == "init" and e.name and e.status == TRUE:
             fills.pop(e.name, None)
             if own:
                 fills[e.name] = e
-        elif e.kind == "pass" and e.status == TRUE:
+        elif e.kind in ("pass", "rerun") and e.status == TRUE:
             # (and the tensors of its project modules it filled again: ``inner_fills``)
             names = [n for _, n, _ in e.covers] + [n for _, n, _, _ in e.inner_fills]
             for name in names:

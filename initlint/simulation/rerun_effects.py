@@ -1,0 +1,140 @@
+"""A method of held modules run again over them (``for layer in self.layers:
+layer.reset_parameters()``), when each module's own construction ran it already: every
+tensor that first run filled, and nothing read or filled since, is filled anew, the first
+fill thrown away. A ``rerun`` event per module built by one expression, its ``inner_fills``
+those tensors, named from the object (``layers.*.fc.weight``)."""
+
+from __future__ import annotations
+
+from initlint.facts.model import BodyError, Effect, Expr, ItemTest
+from initlint.simulation.levels import UNKNOWN
+from initlint.simulation.pass_effects import (
+    DEPTH,
+    PassEffects,
+    container_items,
+    last_fills,
+    torch_container,
+)
+from initlint.simulation.records import Event, Simulation, built_by, events_inside
+from initlint.simulation.run_state import EffectContext, Frame
+from initlint.simulation.values import TRUE
+
+# (the name a module is reached by from the object, the store holding it, the call that
+# built it when it is an item of a container, None for the stored value itself)
+Walked = tuple[str, Event, Expr | None]
+
+
+class RerunEffects(PassEffects):
+    """Methods run again over the modules a loop walks."""
+
+    def on_rerun_each(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
+        eff = ctx.effect
+        if ctx.shadow or frame.call.ancestor:
+            return None
+        for prefix, holder, item in self._walked(eff):
+            refills = self._refills(holder, item, eff.name, prefix)
+            if isinstance(refills, BodyError):
+                return refills
+            if not refills:
+                continue
+            name = f"{prefix}.{eff.name}"
+            cost = max(c for _, _, c, _ in refills)
+            ev = self.emit(
+                frame, ctx.effect_index, eff, "rerun", name, ctx.status, ctx.flags, (), cost=cost
+            )
+            ev.holder, ev.inner_fills = holder, refills
+            made = self._class_of(holder.fn.module, built_by(holder) if item is None else item)
+            ev.constructs = made[0] if made else ""  # (the class of the modules run again)
+        return None
+
+    def _walked(self, eff: Effect) -> list[Walked]:
+        """The modules the loop reaches, each passing the loop's tests: the items of the
+        container walked (``iter``), or the modules the object holds (``children``; and
+        the items of its containers for ``modules``)."""
+        out: list[Walked] = []
+        if eff.target == "iter":
+            holder = self.last_assign.get(eff.detail)
+            if holder is not None and holder.status == TRUE and not holder.shadow:
+                out = [(f"{holder.name}.{k}", holder, item) for k, item in self._items(holder)]
+        elif not eff.detail:  # (a walk of one held module's is not followed)
+            for holder in self.last_assign.values():
+                if holder.status != TRUE or holder.shadow:
+                    continue
+                out.append((holder.name, holder, None))
+                if eff.target == "modules":
+                    out += [(f"{holder.name}.{k}", holder, i) for k, i in self._items(holder)]
+        return [w for w in out if self._passes(w, eff.tests)]
+
+    def _items(self, holder: Event) -> list[tuple[str, Expr]]:
+        """The calls whose modules a container the store ``holder`` built holds: those in
+        its construction (``nn.ModuleList([Block(d) for _ in range(n)])``) and those
+        appended to it since (``self.layers.append(Block(d))``: ``*``, any number)."""
+        value = built_by(holder)
+        made = self._class_of(holder.fn.module, value)
+        empty = value is not None and value.kind == "op" and value.name == "tuple"
+        if value is None or not (empty or (made and torch_container(made[0]))):
+            return []
+        items = [] if empty else container_items(value)
+        for e in self.sim.events[holder.index + 1 :]:
+            if e.kind == "mutate" and e.name == holder.name and not e.shadow:
+                got = e.effect.value
+                if not e.effect.detail and got is not None and got.kind == "call" and got.name:
+                    items.append(("*", got))
+        return items
+
+    def _passes(self, walked: Walked, tests: tuple[ItemTest, ...]) -> bool:
+        """Whether every test of the loop holds for the module, for sure."""
+        _, holder, item = walked
+        value = built_by(holder) if item is None else item
+        classes = self._class_of(holder.fn.module, value) or ()
+        for test in tests:
+            if test.kind != "isinstance" or not classes:
+                return False
+            answers = [self._is_a(classes, holder.fn.module, n) for n in test.names]
+            if (True in answers) != test.truth or (None in answers and True not in answers):
+                return False
+        return True
+
+    def _refills(
+        self, holder: Event, item: Expr | None, method: str, prefix: str
+    ) -> tuple[tuple[int, str, int, Event], ...] | BodyError:
+        """The tensors the module's construction filled in its own ``method()`` (on every
+        path, nothing reading or filling them since): (the store, the tensor's name from
+        the object, what filling it costs, that fill)."""
+        inner = self.simulator.object_simulation(holder, item)
+        if inner is None or isinstance(inner, BodyError):
+            return () if inner is None else inner
+        if inner.incomplete:
+            return ()
+        call = _own_call(inner, method)
+        if call is None:
+            return ()
+        inside = {e.index for e in events_inside(inner.events, call)}
+        filled = {n: e for n, e in last_fills(inner, own_only=False).items() if e.index in inside}
+        if not filled:
+            return ()
+        tensors = self._module_tensors(inner, "", DEPTH)
+        if isinstance(tensors, BodyError):
+            return tensors
+        cost = {t.name: t.cost for t in tensors}
+        return tuple(
+            (holder.index, f"{prefix}.{n}", cost.get(n, UNKNOWN), e)
+            for n, e in sorted(filled.items())
+        )
+
+
+def _own_call(sim: Simulation, method: str) -> Event | None:
+    """The construction's call of its own ``method`` that runs on every path."""
+    return next(
+        (
+            e
+            for e in sim.events
+            if e.kind == "call"
+            and e.name == method
+            and e.effect.detail == "self"
+            and e.status == TRUE
+            and not e.shadow
+            and e.callee is not None
+        ),
+        None,
+    )
