@@ -346,6 +346,11 @@ class Table(Unit):
             return f"filled here by a pass over {pass_walk(first)}, and that fill thrown away"
         if first.kind == "init":
             return "filled here, and the fill thrown away"
+        if first.kind == "rerun" and first.inner_fills:
+            method = first.name.rpartition(".")[2]
+            return (
+                f"filled here by `{method}()` run over the modules held, and that fill thrown away"
+            )
         return self.first_note
 
     def _left(self, finding: RepeatFinding, wording: Wording) -> str:
@@ -393,7 +398,7 @@ class Table(Unit):
         by = f"by {wording.first_fn}"
         if finding.event.kind == "rerun":
             method = finding.event.name.rpartition(".")[2]
-            again += f", by `{method}()` run again over the modules held,"
+            again += f", by `{method}()` run again,"
         if finding.event.kind in ("pass", "rerun"):
             if finding.event.kind == "pass":
                 again += f", by a pass over {pass_walk(finding.event)},"

@@ -108,8 +108,8 @@ class CallEffects(RerunEffects):
         rebuilt = self.simulator.rerun_builds(holder, eff.name)
         if isinstance(rebuilt, BodyError):
             return rebuilt
-        if not rebuilt:
-            return None
+        if not rebuilt:  # (a method that only fills: ``self.fc.reset_parameters()``)
+            return self.rerun_fills(frame, ctx, [(eff.target, holder, None)])
         name = f"{eff.target}.{eff.name}"
         cost = max(p.cost for p in rebuilt)
         ev = self.emit(

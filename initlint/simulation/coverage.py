@@ -7,6 +7,7 @@ kind or dimensions, or a module of unknown class, is not covered: the pass may s
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 
 from initlint.facts.model import Effect, Expr, ItemTest
 from initlint.facts.passes import TENSOR_WALKS
@@ -73,18 +74,27 @@ def held_tensors(
         classes = built_class(e)
         if not classes:
             continue
-        params = torch_params(classes[0])
-        if not params:
-            if part:
-                name = f"{e.name}.{part}"
-                out.append(Tensor(name, e.name, part, "", None, classes, UNKNOWN, e.index))
-            continue
-        for param in params:
-            dims = torch_dims(classes[0], param)
-            kind = "buffer" if param in TORCH_BUFFERS else "parameter"
-            cost = LIGHT if dims == 1 else e.cost if e.cost >= HEAVY else UNKNOWN
-            name = f"{e.name}.{param}"
-            out.append(Tensor(name, e.name, param, kind, dims, classes, cost, e.index))
+        params = module_params(classes, e.cost)
+        if not params and part:
+            name = f"{e.name}.{part}"
+            out.append(Tensor(name, e.name, part, "", None, classes, UNKNOWN, e.index))
+        out += [replace(t, name=f"{e.name}.{t.name}", holder=e.name, store=e.index) for t in params]
+    return out
+
+
+def module_params(classes: tuple[str, ...] | None, cost: int) -> list[Tensor]:
+    """The tensors torch's tables say a module of MRO ``classes`` holds, named from it
+    (``weight``), priced from ``cost``, what building the module costs: a 1-D one light, a
+    larger one as the module when that is heavy, else unknown. [] for a class the tables do
+    not describe."""
+    params = torch_params(classes[0]) if classes else ()
+    out: list[Tensor] = []
+    for param in params:
+        assert classes  # (no parameters without a class)
+        dims = torch_dims(classes[0], param)
+        kind = "buffer" if param in TORCH_BUFFERS else "parameter"
+        price = LIGHT if dims == 1 else cost if cost >= HEAVY else UNKNOWN
+        out.append(Tensor(param, "", param, kind, dims, classes, price, -1))
     return out
 
 

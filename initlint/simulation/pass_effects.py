@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from initlint.facts.model import BodyError, Effect, Expr
 from initlint.index.records import FunctionInfo, Module
-from initlint.simulation.coverage import Tensor, covered, held_tensors
+from initlint.simulation.coverage import Tensor, covered, held_tensors, module_params
 from initlint.simulation.records import Event, Simulation, built_by, walk_machinery
 from initlint.simulation.run_state import EffectContext, Frame
 from initlint.simulation.stores import StoreEffects
@@ -122,6 +122,11 @@ class PassEffects(StoreEffects):
         project modules it holds (``attn.q.weight``), which its passes may fill too."""
         held = [x for x in sim.events if x.kind in ("buffer", "assign", "nested")]
         out = held_tensors(held, sim.mro, self._built_class, part)
+        for e in held:  # (and its containers' torch modules: ``mlp.0.weight``)
+            if e.kind == "assign" and not e.shadow and e.status == TRUE:
+                for key, call in self.items(e, sim.events):
+                    made = self._class_of(e.fn.module, call)
+                    out += [_under(f"{e.name}.{key}", e, t) for t in module_params(made, e.cost)]
         if depth == 0:
             return out
         for e in held:
@@ -156,6 +161,25 @@ class PassEffects(StoreEffects):
                 if self._project_module(self._class_of(e.fn.module, item) or ())
             ]
         return [(e.name, None)] if self._project_module(self._built_class(e)) else []
+
+    def items(self, holder: Event, events: list[Event]) -> list[tuple[str, Expr]]:
+        """The calls whose modules a container the store ``holder`` built holds: those in
+        its construction (``nn.ModuleList([Block(d) for _ in range(n)])``) and those
+        appended to it since (``self.layers.append(Block(d))``: ``*``, any number), among
+        ``events``, the construction's that stored it."""
+        value = built_by(holder)
+        made = self._class_of(holder.fn.module, value)
+        empty = value is not None and value.kind == "op" and value.name == "tuple"
+        empty = empty and value is not None and not value.children  # (``[]``)
+        if value is None or not (empty or (made and torch_container(made[0]))):
+            return []
+        items = [] if empty else container_items(value)
+        for e in events[holder.index + 1 :]:
+            if e.kind == "mutate" and e.name == holder.name and not e.shadow:
+                got = e.effect.value
+                if not e.effect.detail and got is not None and got.kind == "call" and got.name:
+                    items.append(("*", got))
+        return items
 
     def _project_module(self, classes: tuple[str, ...]) -> bool:
         """Whether ``classes`` is the MRO of a project's (not a library's) module class."""

@@ -8,13 +8,7 @@ from __future__ import annotations
 
 from initlint.facts.model import BodyError, Effect, Expr, ItemTest
 from initlint.simulation.levels import UNKNOWN
-from initlint.simulation.pass_effects import (
-    DEPTH,
-    PassEffects,
-    container_items,
-    last_fills,
-    torch_container,
-)
+from initlint.simulation.pass_effects import DEPTH, PassEffects, last_fills
 from initlint.simulation.records import Event, Simulation, built_by, events_inside
 from initlint.simulation.run_state import EffectContext, Frame
 from initlint.simulation.values import TRUE
@@ -28,10 +22,17 @@ class RerunEffects(PassEffects):
     """Methods run again over the modules a loop walks."""
 
     def on_rerun_each(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
-        eff = ctx.effect
         if ctx.shadow or frame.call.ancestor:
             return None
-        for prefix, holder, item in self._walked(eff):
+        return self.rerun_fills(frame, ctx, self._walked(ctx.effect))
+
+    def rerun_fills(
+        self, frame: Frame, ctx: EffectContext, walked: list[Walked]
+    ) -> BodyError | None:
+        """A ``rerun`` event for each module reached whose construction's own run of the
+        method called (``ctx.effect.name``) filled tensors still unread."""
+        eff = ctx.effect
+        for prefix, holder, item in walked:
             refills = self._refills(holder, item, eff.name, prefix)
             if isinstance(refills, BodyError):
                 return refills
@@ -55,32 +56,17 @@ class RerunEffects(PassEffects):
         if eff.target == "iter":
             holder = self.last_assign.get(eff.detail)
             if holder is not None and holder.status == TRUE and not holder.shadow:
-                out = [(f"{holder.name}.{k}", holder, item) for k, item in self._items(holder)]
+                items = self.items(holder, self.sim.events)
+                out = [(f"{holder.name}.{k}", holder, item) for k, item in items]
         elif not eff.detail:  # (a walk of one held module's is not followed)
             for holder in self.last_assign.values():
                 if holder.status != TRUE or holder.shadow:
                     continue
                 out.append((holder.name, holder, None))
                 if eff.target == "modules":
-                    out += [(f"{holder.name}.{k}", holder, i) for k, i in self._items(holder)]
+                    items = self.items(holder, self.sim.events)
+                    out += [(f"{holder.name}.{k}", holder, i) for k, i in items]
         return [w for w in out if self._passes(w, eff.tests)]
-
-    def _items(self, holder: Event) -> list[tuple[str, Expr]]:
-        """The calls whose modules a container the store ``holder`` built holds: those in
-        its construction (``nn.ModuleList([Block(d) for _ in range(n)])``) and those
-        appended to it since (``self.layers.append(Block(d))``: ``*``, any number)."""
-        value = built_by(holder)
-        made = self._class_of(holder.fn.module, value)
-        empty = value is not None and value.kind == "op" and value.name == "tuple"
-        if value is None or not (empty or (made and torch_container(made[0]))):
-            return []
-        items = [] if empty else container_items(value)
-        for e in self.sim.events[holder.index + 1 :]:
-            if e.kind == "mutate" and e.name == holder.name and not e.shadow:
-                got = e.effect.value
-                if not e.effect.detail and got is not None and got.kind == "call" and got.name:
-                    items.append(("*", got))
-        return items
 
     def _passes(self, walked: Walked, tests: tuple[ItemTest, ...]) -> bool:
         """Whether every test of the loop holds for the module, for sure."""

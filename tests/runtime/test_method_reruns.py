@@ -157,7 +157,7 @@ def test_a_method_run_again_throws_its_fills_away(
             names
         ), cls
         assert d.severity == "error"
-        assert "run again over the modules held" in d.message
+        assert "by `reset_parameters()` run again," in d.message
         # the loop fills each of them again, and more (the biases, under their tests)
         assert names <= _loop_refills(loaded, cls, path, d.line), cls
     # not reported: a read of a module's numbers in between keeps its first fill (the loop
