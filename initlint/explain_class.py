@@ -89,6 +89,9 @@ def _label(ev: Event) -> str:
         return f"pass over {pass_walk(ev).strip('`')}: fills {', '.join(filled)}"
     if ev.kind == "local":
         return f"build into local {ev.name}"
+    if ev.kind == "rerun" and ev.inner_fills:
+        filled = sorted({f"self.{name}" for _, name, _, _ in ev.inner_fills})
+        return f"run {ev.name}() again on a module built here: fills {', '.join(filled)}"
     if ev.kind == "rerun":
         return f"run {ev.name}() again on an object built here"
     if ev.kind == "dropped":

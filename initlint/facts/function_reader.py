@@ -81,7 +81,9 @@ class FunctionReader(EffectLog):
                 assert isinstance(stmt, ast.For)  # (``_initialisation_pass``)
                 self._pass(stmt, guard)
             elif isinstance(stmt, ast.For) and self._reruns(stmt, guard):
-                pass  # (its head reads the attribute walked, nothing else: no call)
+                # (a walk of modules yields the object itself first: its head stays a call
+                # of the object's, whose methods may read anything)
+                self.calls_in(head, guard, stmt)
             else:
                 self.calls_in(head, guard, stmt)
                 if self._initialisation_pass(stmt, relaxed=True):

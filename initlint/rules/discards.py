@@ -268,9 +268,12 @@ def used_between(sim: Simulation, holder: Event, e: Event) -> bool:
         or (x.same_object and x.name == name)
         or (x.kind == "mutate" and x.name == name and _appended_build(x))
     }
+    reruns = {(x.frame, x.effect.stmt) for x in sim.events if x.kind == "rerun" and x.inner_fills}
     for x in sim.events[holder.index + 1 : e.index]:
         if x.shadow or (x.kind in ("touch", "mutate") and (x.frame, x.effect.stmt) in parts):
             continue
+        if x.kind == "call" and (x.frame, x.effect.stmt) in reruns:
+            continue  # (``for m in self.modules(): m.reset_parameters()``: the walk's head)
         if x.same_object and x.name == name:
             continue
         if x.kind == "touch" and _reads_configuration(x, name):

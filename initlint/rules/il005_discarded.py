@@ -98,7 +98,15 @@ finding, on that line. No fix is offered.
 A method run again on an object the class's own code built, whose construction already ran
 it (`self.model = Model(cfg)`, then `self.model.init_models()`), before anything used the
 object, builds anew the parts that first run built on every path: the first ones are thrown
-away. The finding names the heaviest. No fix is offered: which run to keep is a choice.
+away. The finding names the heaviest. A method that fills rather than builds is the same
+(`self.fc.reset_parameters()` right after `self.fc = nn.Linear(a, b)`, whose construction
+ran it), and so is a loop that runs it over held modules (`for layer in self.layers:
+layer.reset_parameters()`, the layers built in the container or appended to it; `for m in
+self.modules(): if isinstance(m, Block): m.init_weights()`): the tensors each module's own
+run filled on every path, unread since, are filled again, and those fills are thrown away
+(torch's own `reset_parameters` is known when torch's sources are read). A test of the item
+initlint cannot decide, arguments to the method, or a walk of `self.modules()` that reaches
+the object itself first claim nothing. No fix is offered: which run to keep is a choice.
 
 The numbers of a tensor are a value too: a tensor of `self` that an ancestor's code
 initialised in place (`init.kaiming_uniform_(self.weight)` in torch's
@@ -131,8 +139,11 @@ the pass, and the pass's fill of it by a whole fill just after it
 it in between. So are the fills a held module's own construction made (`self.attn =
 Attention(d)`, whose `__init__` ran its own pass over its projections), on every path and
 unread since, when the object's pass covers those tensors (`self.attn.q.weight`) before
-anything read or replaced `self.attn`; a library's module (torch's `nn.Linear`) fills only
-its defaults, which are not counted there. Plain locals computed from a module's settings
+anything read or replaced `self.attn`, and those of the project modules a container holds
+(`self.blocks = nn.ModuleList([Block(d) for _ in range(n)])`: `self.blocks.*.attn.q.weight`,
+two levels down); a library's module (torch's `nn.Linear`) fills only its defaults, which
+are not counted there. A pass's own fills are thrown away the same way by a later pass over
+the same tensors. Plain locals computed from a module's settings
 on the way (`fan_out = m.kernel_size[0] * m.out_channels`), and tests that read the
 object's attributes (`m.out_features == self.num_classes`), are part of a pass. A test
 initlint cannot decide (`p.requires_grad`, a module of a class it does not read) claims
@@ -161,10 +172,10 @@ method called on it or a part of it replaced (`self.x.append(...)`, `self.x.w = 
 initlint does not follow. A local stored in the attribute and used elsewhere too
 (`h = Linear()`, `self.h = h`, `self.g = h`) lives on, and is not reported either. Two walks
 see the object's modules without using them: a loop over `self.modules()` (or its
-parameters) that only fills their tensors in place (`nn.init.kaiming_normal_(m.weight)`,
-not `m.reset_parameters()`: the walk yields the object itself first, whose own method may
-read anything), and torch's own registration (`self.add_module(name, m)`), which looks a
-name up only to refuse a clash.
+parameters) that only fills their tensors in place (`nn.init.kaiming_normal_(m.weight)`;
+`m.reset_parameters()` is a use unless the loop's tests exclude the object itself, which the
+walk yields first and whose own method may read anything), and torch's own registration
+(`self.add_module(name, m)`), which looks a name up only to refuse a clash.
 
 A placeholder is never reported: a constant such as `None`, a value that costs nothing,
 `nn.Identity()`, or a tensor given a size of 0 (`torch.empty(0)`). Two stores under
@@ -292,6 +303,28 @@ class Table(Unit):
             if p.dim() > 1:
                 nn.init.xavier_uniform_(p)
 """,
+        _UNIT
+        + """
+import torch
+
+
+class Layer(Unit):
+    def __init__(self, dim):
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(dim, dim))
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        nn.init.xavier_uniform_(self.weight)
+
+
+class Stack(Unit):
+    def __init__(self, dim, n):
+        super().__init__()
+        self.layers = nn.ModuleList([Layer(dim) for _ in range(n)])
+        for layer in self.layers:
+            layer.reset_parameters()
+""",
     )
 
     def detect(self, sim: Simulation, shared: Analyses) -> list[Finding]:
@@ -348,9 +381,7 @@ class Table(Unit):
             return "filled here, and the fill thrown away"
         if first.kind == "rerun" and first.inner_fills:
             method = first.name.rpartition(".")[2]
-            return (
-                f"filled here by `{method}()` run over the modules held, and that fill thrown away"
-            )
+            return f"filled here by `{method}()` run again, and that fill thrown away"
         return self.first_note
 
     def _left(self, finding: RepeatFinding, wording: Wording) -> str:

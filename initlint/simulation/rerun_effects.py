@@ -7,6 +7,7 @@ those tensors, named from the object (``layers.*.fc.weight``)."""
 from __future__ import annotations
 
 from initlint.facts.model import BodyError, Effect, Expr, ItemTest
+from initlint.index.records import Module
 from initlint.simulation.levels import UNKNOWN
 from initlint.simulation.pass_effects import DEPTH, PassEffects, last_fills
 from initlint.simulation.records import Event, Simulation, built_by, events_inside
@@ -24,7 +25,7 @@ class RerunEffects(PassEffects):
     def on_rerun_each(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
         if ctx.shadow or frame.call.ancestor:
             return None
-        return self.rerun_fills(frame, ctx, self._walked(ctx.effect))
+        return self.rerun_fills(frame, ctx, self._walked(ctx.effect, frame.call.fn.module))
 
     def rerun_fills(
         self, frame: Frame, ctx: EffectContext, walked: list[Walked]
@@ -48,7 +49,7 @@ class RerunEffects(PassEffects):
             ev.constructs = made[0] if made else ""  # (the class of the modules run again)
         return None
 
-    def _walked(self, eff: Effect) -> list[Walked]:
+    def _walked(self, eff: Effect, module: Module) -> list[Walked]:
         """The modules the loop reaches, each passing the loop's tests: the items of the
         container walked (``iter``), or the modules the object holds (``children``; and
         the items of its containers for ``modules``)."""
@@ -59,6 +60,8 @@ class RerunEffects(PassEffects):
                 items = self.items(holder, self.sim.events)
                 out = [(f"{holder.name}.{k}", holder, item) for k, item in items]
         elif not eff.detail:  # (a walk of one held module's is not followed)
+            if eff.target == "modules" and not self._excluded(self.sim.mro, module, eff.tests):
+                return []  # (the walk yields the object first: its own method reads any)
             for holder in self.last_assign.values():
                 if holder.status != TRUE or holder.shadow:
                     continue
@@ -66,17 +69,33 @@ class RerunEffects(PassEffects):
                 if eff.target == "modules":
                     items = self.items(holder, self.sim.events)
                     out += [(f"{holder.name}.{k}", holder, i) for k, i in items]
-        return [w for w in out if self._passes(w, eff.tests)]
+        return [w for w in out if self._passes(w, module, eff.tests)]
 
-    def _passes(self, walked: Walked, tests: tuple[ItemTest, ...]) -> bool:
-        """Whether every test of the loop holds for the module, for sure."""
+    def _excluded(
+        self, classes: tuple[str, ...], module: Module, tests: tuple[ItemTest, ...]
+    ) -> bool:
+        """Whether some test of the loop (its names read in ``module``) fails, for sure, for
+        a module of MRO ``classes``."""
+        for test in tests:
+            if test.kind != "isinstance":
+                continue
+            answers = [self._is_a(classes, module, n) for n in test.names]
+            if None in answers and True not in answers:
+                continue
+            if (True in answers) != test.truth:
+                return True
+        return False
+
+    def _passes(self, walked: Walked, module: Module, tests: tuple[ItemTest, ...]) -> bool:
+        """Whether every test of the loop (its names read in ``module``) holds for the
+        module reached, for sure."""
         _, holder, item = walked
         value = built_by(holder) if item is None else item
         classes = self._class_of(holder.fn.module, value) or ()
         for test in tests:
             if test.kind != "isinstance" or not classes:
                 return False
-            answers = [self._is_a(classes, holder.fn.module, n) for n in test.names]
+            answers = [self._is_a(classes, module, n) for n in test.names]
             if (True in answers) != test.truth or (None in answers and True not in answers):
                 return False
         return True

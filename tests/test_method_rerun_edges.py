@@ -1,0 +1,125 @@
+"""Loops that call a method of held modules and must not be read as refilling what their
+constructions filled (IL005): a method the construction ran only on some paths, a test of
+the item not understood, arguments, an item replaced or read in between, a walk over the
+modules that reaches the object itself first, a holder built elsewhere. Beside them, the
+shapes that are (one finding each), so each edge fails for its own reason."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from initlint.api import Report
+
+SOURCE = """
+import torch
+from torch import nn
+
+
+class Layer(nn.Module):
+    def __init__(self, d=4):
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(d, d))
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        nn.init.xavier_uniform_(self.weight)
+
+
+class Sometimes(nn.Module):
+    def __init__(self, d=4, init=None):
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(d, d))
+        if init:
+            self.reset_parameters()
+
+    def reset_parameters(self):
+        nn.init.xavier_uniform_(self.weight)
+
+
+# reported: the loop over a held container, and a held module's own method
+class Again(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([Layer() for _ in range(2)])
+        self.one = Layer()
+        for layer in self.layers:
+            layer.reset_parameters()
+        self.one.reset_parameters()
+
+
+class OnSomePaths(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([Sometimes() for _ in range(2)])
+        for layer in self.layers:
+            layer.reset_parameters()
+
+
+class TestNotUnderstood(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([Layer() for _ in range(2)])
+        for layer in self.layers:
+            if layer.training:
+                layer.reset_parameters()
+
+
+class WithArguments(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([Layer() for _ in range(2)])
+        for layer in self.layers:
+            layer.reset_parameters(True)
+
+
+class ItemReplaced(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([Layer() for _ in range(2)])
+        self.layers[0] = Layer()
+        for layer in self.layers:
+            layer.reset_parameters()
+
+
+class ReadInBetween(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([Layer() for _ in range(2)])
+        self.norms = [layer.weight.norm() for layer in self.layers]
+        for layer in self.layers:
+            layer.reset_parameters()
+
+
+class ItselfFirst(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.one = Layer()
+        for m in self.modules():
+            if isinstance(m, nn.Module):
+                m.reset_parameters()
+
+    def reset_parameters(self):
+        self.saved = self.one.weight.detach().clone()
+
+
+class BuiltElsewhere(nn.Module):
+    def __init__(self, layers):
+        super().__init__()
+        self.layers = nn.ModuleList(layers)
+        for layer in self.layers:
+            layer.reset_parameters()
+"""
+
+
+def test_only_a_method_its_construction_ran_is_a_refill(
+    check_source: Callable[..., Report],
+) -> None:
+    found = sorted(
+        (d.class_name.rsplit(".", 1)[-1], d.line)
+        for d in check_source(SOURCE).diagnostics
+        if d.code == "IL005"
+    )
+    lines = SOURCE.splitlines()
+    loop = lines.index("            layer.reset_parameters()") + 1
+    held = lines.index("        self.one.reset_parameters()") + 1
+    assert found == [("Again", loop), ("Again", held)]
