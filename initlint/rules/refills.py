@@ -185,6 +185,8 @@ class _Passes:
         for name, (fill, store) in list(self.pending.items()):
             if fill.kind == "pass" and (fill.frame, fill.effect_index) == at:
                 continue  # (one ``apply``'s fills of different modules: one pass)
+            if fill.kind == "pass" and fill.fill == done.fill:
+                continue  # (the same pass run again: the repeated call is IL002's)
             cost = _covered(done, store, name)
             if cost is not None and not never_both(fill, done) and not self._again(done):
                 hits.append((cost, name, fill))
