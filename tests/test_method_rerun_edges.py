@@ -102,6 +102,67 @@ class ItselfFirst(nn.Module):
         self.saved = self.one.weight.detach().clone()
 
 
+class Pretrained(nn.Module):
+    def __init__(self, d=4):
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(d, d))
+        self.loaded = False
+        self.reset_parameters()
+        self.loaded = True
+
+    def reset_parameters(self):
+        if not self.loaded:
+            nn.init.xavier_uniform_(self.weight)
+
+
+class StateChangedSince(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([Pretrained() for _ in range(2)])
+        for layer in self.layers:
+            layer.reset_parameters()
+
+
+class PartSetBetween(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.one = Layer()
+        self.one.w0 = self.one.weight.detach().clone()
+        self.one.reset_parameters()
+
+
+class AppendReads(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([Layer()])
+        self.layers.append(Copy(self.layers[0].weight))
+        for layer in self.layers:
+            layer.reset_parameters()
+
+
+class Copy(nn.Module):
+    def __init__(self, w):
+        super().__init__()
+        self.weight = nn.Parameter(w.detach().clone())
+
+
+class Plain:
+    def __init__(self, d=4):
+        self.weight = torch.empty(d, d)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        nn.init.xavier_uniform_(self.weight)
+
+
+class NoModule(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.table = Plain()
+        for m in self.children():
+            m.reset_parameters()
+
+
 class BuiltElsewhere(nn.Module):
     def __init__(self, layers):
         super().__init__()
@@ -123,3 +184,30 @@ def test_only_a_method_its_construction_ran_is_a_refill(
     loop = lines.index("            layer.reset_parameters()") + 1
     held = lines.index("        self.one.reset_parameters()") + 1
     assert found == [("Again", loop), ("Again", held)]
+
+
+def test_an_item_appended_on_some_paths_is_possibly_refilled(
+    check_source: Callable[..., Report],
+) -> None:
+    source = (
+        SOURCE
+        + """
+
+class Extra(nn.Module):
+    def __init__(self, extra=False):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Identity()])
+        if extra:
+            self.layers.append(Layer())
+        for m in self.modules():
+            if isinstance(m, Layer):
+                m.reset_parameters()
+"""
+    )
+    found = [
+        (d.class_name.rsplit(".", 1)[-1], d.confidence)
+        for d in check_source(source).diagnostics
+        if d.code == "IL005"
+    ]
+    assert ("Extra", "possible") in found
+    assert [c for c, _ in found].count("Extra") == 1

@@ -80,10 +80,6 @@ class FunctionReader(EffectLog):
             if self._initialisation_pass(stmt):
                 assert isinstance(stmt, ast.For)  # (``_initialisation_pass``)
                 self._pass(stmt, guard)
-            elif isinstance(stmt, ast.For) and self._reruns(stmt, guard):
-                # (a walk of modules yields the object itself first: its head stays a call
-                # of the object's, whose methods may read anything)
-                self.calls_in(head, guard, stmt)
             else:
                 self.calls_in(head, guard, stmt)
                 if self._initialisation_pass(stmt, relaxed=True):
@@ -91,6 +87,10 @@ class FunctionReader(EffectLog):
                     # its walk still a call)
                     assert isinstance(stmt, ast.For)
                     self._pass(stmt, guard)
+                elif isinstance(stmt, ast.For):
+                    # (a method run over what it walks: the head stays a call of the
+                    # object's, ``self.modules()`` yielding the object itself first)
+                    self._reruns(stmt, guard)
             if isinstance(stmt, ast.For | ast.AsyncFor):
                 self._loop_target(stmt.target, head, (*guard, LOOP_COND), stmt)
             self._block(stmt.body, (*guard, LOOP_COND))
@@ -194,25 +194,25 @@ class FunctionReader(EffectLog):
                 tests=tests,
             )
 
-    def _reruns(self, stmt: ast.For, guard: tuple[Cond, ...]) -> bool:
+    def _reruns(self, stmt: ast.For, guard: tuple[Cond, ...]) -> None:
         """``for layer in self.layers: layer.reset_parameters()``, ``for m in
         self.modules(): if isinstance(m, Attn): m.init_weights()``: a loop over the modules
         the object holds that only calls a method of each with no arguments. A
-        ``rerun_each`` effect per call; False for any other loop."""
+        ``rerun_each`` effect per call; nothing for any other loop."""
         if stmt.orelse or not self.self_name or not isinstance(stmt.target, ast.Name):
-            return False
+            return
         head = stmt.iter
         if isinstance(head, ast.Call) and isinstance(head.func, ast.Attribute):
             if head.args or head.keywords or head.func.attr not in ("modules", "children"):
-                return False
+                return
             walk, path = head.func.attr, dotted(head.func.value).split(".")
         else:
             walk, path = "iter", dotted(head).split(".")
         if path[0] != self.self_name or len(path) > 2 or (walk == "iter" and len(path) != 2):
-            return False
+            return
         calls = item_calls(stmt.body, stmt.target.id)
         if calls is None:
-            return False
+            return
         scope = path[1] if len(path) == 2 else ""
         for call, method, tests in calls:
             self.add(
@@ -225,7 +225,6 @@ class FunctionReader(EffectLog):
                 target=walk,
                 tests=tests,
             )
-        return True
 
     def _visits(self) -> None:
         """A function that does nothing but fill parts of its first argument (a method's

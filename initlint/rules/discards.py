@@ -15,7 +15,7 @@ from initlint.rules.repeats import built_name, never_both, part_of, tested_absen
 from initlint.rules.shapes import relation
 from initlint.simulation.assumptions import other_values
 from initlint.simulation.levels import LIGHT, NONE, UNKNOWN
-from initlint.simulation.records import Event, Simulation
+from initlint.simulation.records import Event, Simulation, walk_machinery
 from initlint.simulation.torch_knowledge import CONFIG_ATTRS, SIZED_FACTORIES, positional_values
 from initlint.simulation.values import MAYBE
 
@@ -266,12 +266,15 @@ def used_between(sim: Simulation, holder: Event, e: Event) -> bool:
         for x in sim.events
         if (x.kind in ("nested", "rerun") and x.name.split(".", 1)[0] == name)
         or (x.same_object and x.name == name)
-        or (x.kind == "mutate" and x.name == name and _appended_build(x))
+        or (x.kind == "mutate" and x.name == name and _appended_build(x, name))
     }
     reruns = {(x.frame, x.effect.stmt) for x in sim.events if x.kind == "rerun" and x.inner_fills}
+    walking = walk_machinery(sim.events)
     for x in sim.events[holder.index + 1 : e.index]:
         if x.shadow or (x.kind in ("touch", "mutate") and (x.frame, x.effect.stmt) in parts):
             continue
+        if x.index in walking:
+            continue  # (torch's walk over the modules a method is run again on)
         if x.kind == "call" and (x.frame, x.effect.stmt) in reruns:
             continue  # (``for m in self.modules(): m.reset_parameters()``: the walk's head)
         if x.same_object and x.name == name:
@@ -290,10 +293,13 @@ def used_between(sim: Simulation, holder: Event, e: Event) -> bool:
     return False
 
 
-def _appended_build(e: Event) -> bool:
-    """``self.layers.append(Block(d))``: a new object built into a container."""
+def _appended_build(e: Event, name: str) -> bool:
+    """``self.layers.append(Block(d))``: a new object built into the container ``name``,
+    from values that read nothing the object holds there."""
     value = e.effect.value
-    return not e.effect.detail and value is not None and value.kind == "call"
+    if e.effect.detail or value is None or value.kind != "call":
+        return False
+    return name not in e.reads and "*" not in e.reads
 
 
 def _finding(sim: Simulation, found: Discard) -> RepeatFinding:

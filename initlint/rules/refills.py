@@ -85,14 +85,17 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
 
 def _method_refills(sim: Simulation) -> list[RepeatFinding]:
     """A method run again over held modules whose constructions ran it (``rerun`` events
-    with fills), nothing having used a module since it was stored: what the first run
-    filled is thrown away. One finding per loop statement and module kind."""
+    with fills), nothing having used, changed or filled a module since it was stored (nor
+    moved or cast it: that copies its numbers): what the first run filled is thrown away.
+    One finding per loop statement (or call), naming the tensors of every module."""
     at: dict[tuple[int, int], list[Event]] = {}  # (each loop's call: the modules it reaches)
     for e in sim.events:
         holder = e.holder
         if e.kind != "rerun" or holder is None or e.shadow or not e.inner_fills:
             continue
-        if never_both(holder, e) or used_between(sim, holder, e) or _called_again(sim, e):
+        if holder.moved or never_both(holder, e) or _changed_between(sim, holder, e):
+            continue
+        if used_between(sim, holder, e) or _called_again(sim, e):
             continue
         at.setdefault((e.frame, e.effect_index), []).append(e)
     out: list[RepeatFinding] = []
@@ -100,6 +103,7 @@ def _method_refills(sim: Simulation) -> list[RepeatFinding]:
         fills = [f for e in reruns for f in e.inner_fills]
         _, _, cost, first = max(fills, key=lambda f: f[2])
         e = next(e for e in reruns if any(f[3] is first for f in e.inner_fills))
+        assert e.holder is not None  # (kept above)
         names = [name for _, name, _, _ in fills]
         method = e.name.rpartition(".")[2]
         out.append(
@@ -108,7 +112,7 @@ def _method_refills(sim: Simulation) -> list[RepeatFinding]:
                 sim,
                 e,
                 first,
-                confidence_of(e, e.holder, first) if e.holder else "possible",
+                confidence_of(e, e.holder, first),
                 "the initialisation of " + _listed(names),
                 cost=max(cost, LIGHT),
                 no_fix=(
@@ -118,6 +122,27 @@ def _method_refills(sim: Simulation) -> list[RepeatFinding]:
             )
         )
     return out
+
+
+def _changed_between(sim: Simulation, holder: Event, e: Event) -> bool:
+    """Whether a part of the module ``holder`` stored was set (``self.one.frozen = True``,
+    which its method may read) or one of its tensors filled (a pass, a fill, another
+    rerun: the later fill is the one ``e`` throws away) between the store and ``e``."""
+    root = holder.name
+    names = {n for _, n, _, _ in e.inner_fills}
+    for x in sim.events[holder.index + 1 : e.index]:
+        if x.shadow:
+            continue
+        if x.kind == "nested" and x.name.split(".")[0] == root:
+            return True
+        filled = {x.name, x.effect.target} if x.kind == "init" else set()
+        if x.kind == "pass":
+            filled = {n for _, n, _ in x.covers}
+        if x.kind in ("pass", "rerun"):
+            filled |= {n for _, n, _, _ in x.inner_fills}
+        if filled & names:
+            return True
+    return False
 
 
 class _Passes:

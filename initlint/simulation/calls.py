@@ -109,7 +109,7 @@ class CallEffects(RerunEffects):
         if isinstance(rebuilt, BodyError):
             return rebuilt
         if not rebuilt:  # (a method that only fills: ``self.fc.reset_parameters()``)
-            return self.rerun_fills(frame, ctx, [(eff.target, holder, None)])
+            return self.rerun_fills(frame, ctx, [(eff.target, holder, None, TRUE)])
         name = f"{eff.target}.{eff.name}"
         cost = max(p.cost for p in rebuilt)
         ev = self.emit(

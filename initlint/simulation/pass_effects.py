@@ -66,7 +66,7 @@ class PassEffects(StoreEffects):
         tensors = held_tensors(stores, self.sim.mro, self._built_class, fill.target)
 
         def is_a(classes: tuple[str, ...], name: str) -> bool | None:
-            return self._is_a(classes, module, name)
+            return self.is_a_class(classes, module, name)
 
         covers = covered(fill, walk, tensors, is_a)
         inner = self._inner_fills(fill, walk, stores, is_a)
@@ -107,7 +107,7 @@ class PassEffects(StoreEffects):
                 filled = last_fills(inner) if inner is not None else {}
                 if inner is None or inner.incomplete or not filled:
                     continue
-                tensors = self._module_tensors(inner, fill.target, DEPTH)
+                tensors = self.module_tensors(inner, fill.target, DEPTH)
                 if isinstance(tensors, BodyError):
                     return tensors
                 deep = [_under(prefix, e, t) for t in tensors if t.name in filled]
@@ -116,7 +116,7 @@ class PassEffects(StoreEffects):
                     out.append((e.index, name, cost, filled[own]))
         return tuple(out)
 
-    def _module_tensors(self, sim: Simulation, part: str, depth: int) -> list[Tensor] | BodyError:
+    def module_tensors(self, sim: Simulation, part: str, depth: int) -> list[Tensor] | BodyError:
         """The tensors a held module's construction ``sim`` made, named from it: its own
         and its torch modules' (``held_tensors``), and, ``depth`` levels down, those of the
         project modules it holds (``attn.q.weight``), which its passes may fill too."""
@@ -124,8 +124,8 @@ class PassEffects(StoreEffects):
         out = held_tensors(held, sim.mro, self._built_class, part)
         for e in held:  # (and its containers' torch modules: ``mlp.0.weight``)
             if e.kind == "assign" and not e.shadow and e.status == TRUE:
-                for key, call in self.items(e, sim.events):
-                    made = self._class_of(e.fn.module, call)
+                for key, call, _ in self.items(e, sim.events):
+                    made = self.class_of(e.fn.module, call)
                     out += [_under(f"{e.name}.{key}", e, t) for t in module_params(made, e.cost)]
         if depth == 0:
             return out
@@ -138,7 +138,7 @@ class PassEffects(StoreEffects):
                     return inner
                 if inner is None or inner.incomplete:
                     continue
-                tensors = self._module_tensors(inner, part, depth - 1)
+                tensors = self.module_tensors(inner, part, depth - 1)
                 if isinstance(tensors, BodyError):
                     return tensors
                 out.extend(_under(prefix, e, t) for t in tensors)
@@ -152,33 +152,35 @@ class PassEffects(StoreEffects):
         ``body.0``, ``body.1``). A library's module is left out: its own fills are its
         defaults."""
         value = built_by(e)
-        made = self._class_of(e.fn.module, value)
+        made = self.class_of(e.fn.module, value)
         if made and torch_container(made[0]) and value is not None:
             items = container_items(value)
             return [
                 (f"{e.name}.{key}", item)
                 for key, item in items
-                if self._project_module(self._class_of(e.fn.module, item) or ())
+                if self._project_module(self.class_of(e.fn.module, item) or ())
             ]
         return [(e.name, None)] if self._project_module(self._built_class(e)) else []
 
-    def items(self, holder: Event, events: list[Event]) -> list[tuple[str, Expr]]:
+    def items(self, holder: Event, events: list[Event]) -> list[tuple[str, Expr, str]]:
         """The calls whose modules a container the store ``holder`` built holds: those in
         its construction (``nn.ModuleList([Block(d) for _ in range(n)])``) and those
         appended to it since (``self.layers.append(Block(d))``: ``*``, any number), among
-        ``events``, the construction's that stored it."""
+        ``events``, the construction's that stored it; each with the status of the
+        statement that put it there."""
         value = built_by(holder)
-        made = self._class_of(holder.fn.module, value)
+        made = self.class_of(holder.fn.module, value)
         empty = value is not None and value.kind == "op" and value.name == "tuple"
         empty = empty and value is not None and not value.children  # (``[]``)
         if value is None or not (empty or (made and torch_container(made[0]))):
             return []
-        items = [] if empty else container_items(value)
+        built = [] if empty else container_items(value)
+        items = [(key, call, holder.status) for key, call in built]
         for e in events[holder.index + 1 :]:
             if e.kind == "mutate" and e.name == holder.name and not e.shadow:
                 got = e.effect.value
                 if not e.effect.detail and got is not None and got.kind == "call" and got.name:
-                    items.append(("*", got))
+                    items.append(("*", got, e.status))
         return items
 
     def _project_module(self, classes: tuple[str, ...]) -> bool:
@@ -192,12 +194,12 @@ class PassEffects(StoreEffects):
         """The MRO of the class whose call the store stored (``nn.Linear(...)``), () when it
         stored anything else or the class is not known (a torch.nn class read from torch's
         tables stands alone)."""
-        classes = self._class_of(e.fn.module, built_by(e)) or ()
+        classes = self.class_of(e.fn.module, built_by(e)) or ()
         if len(classes) == 1 and self.simulator.index.class_info(classes[0]) is None:
             return classes if _torch_nn_class(classes[0]) else ()  # (read from the tables)
         return classes
 
-    def _is_a(self, classes: tuple[str, ...], module: Module, name: str) -> bool | None:
+    def is_a_class(self, classes: tuple[str, ...], module: Module, name: str) -> bool | None:
         """Whether a module of MRO ``classes`` is an instance of the class ``name`` names in
         ``module``; None when that cannot be told (a class outside what is read, whose own
         ancestors are not known)."""

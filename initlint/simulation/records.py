@@ -222,9 +222,15 @@ class Simulation:
 
 
 def walk_machinery(events: list[Event]) -> frozenset[int]:
-    """The events torch's ``apply`` made while it ran a pass (``Event.kind`` ``pass``, whose
-    fills are recorded at the call): its walk over the modules, not work of the object's."""
-    passes = {(e.frame, e.effect.stmt_span) for e in events if e.kind == "pass"}
+    """The events torch's ``apply`` (or ``modules()``) made while it ran a pass (``Event.kind``
+    ``pass``, whose fills are recorded at the call) or walked modules to run a method of
+    each again (a ``rerun`` with fills): its walk over the modules, not work of the
+    object's."""
+    passes = {
+        (e.frame, e.effect.stmt_span)
+        for e in events
+        if e.kind == "pass" or (e.kind == "rerun" and e.inner_fills)
+    }
     out: set[int] = set()
     for e in events:
         if e.kind == "call" and (e.frame, e.effect.stmt_span) in passes:

@@ -1,8 +1,10 @@
 """A method of held modules run again over them (``for layer in self.layers:
-layer.reset_parameters()``), when each module's own construction ran it already: every
-tensor that first run filled, and nothing read or filled since, is filled anew, the first
-fill thrown away. A ``rerun`` event per module built by one expression, its ``inner_fills``
-those tensors, named from the object (``layers.*.fc.weight``)."""
+layer.reset_parameters()``), when each module's own construction ran it already and changed
+nothing it read since: every tensor that first run filled, on every path, and the
+construction did not read or fill after, is filled anew. A ``rerun`` event per module built
+by one expression, its ``inner_fills`` those tensors, named from the object
+(``layers.*.fc.weight``); whether the class used the module in between is the rule's
+question (``rules/refills.py``)."""
 
 from __future__ import annotations
 
@@ -15,8 +17,10 @@ from initlint.simulation.run_state import EffectContext, Frame
 from initlint.simulation.values import TRUE
 
 # (the name a module is reached by from the object, the store holding it, the call that
-# built it when it is an item of a container, None for the stored value itself)
-Walked = tuple[str, Event, Expr | None]
+# built it when it is an item of a container, None for the stored value itself, and the
+# status of the statement that put it there: an item appended under an undecided guard
+# may not be there)
+Walked = tuple[str, Event, Expr | None, str]
 
 
 class RerunEffects(PassEffects):
@@ -33,7 +37,7 @@ class RerunEffects(PassEffects):
         """A ``rerun`` event for each module reached whose construction's own run of the
         method called (``ctx.effect.name``) filled tensors still unread."""
         eff = ctx.effect
-        for prefix, holder, item in walked:
+        for prefix, holder, item, status in walked:
             refills = self._refills(holder, item, eff.name, prefix)
             if isinstance(refills, BodyError):
                 return refills
@@ -41,11 +45,12 @@ class RerunEffects(PassEffects):
                 continue
             name = f"{prefix}.{eff.name}"
             cost = max(c for _, _, c, _ in refills)
+            status = ctx.status if status == TRUE else status
             ev = self.emit(
-                frame, ctx.effect_index, eff, "rerun", name, ctx.status, ctx.flags, (), cost=cost
+                frame, ctx.effect_index, eff, "rerun", name, status, ctx.flags, (), cost=cost
             )
             ev.holder, ev.inner_fills = holder, refills
-            made = self._class_of(holder.fn.module, built_by(holder) if item is None else item)
+            made = self.class_of(holder.fn.module, built_by(holder) if item is None else item)
             ev.constructs = made[0] if made else ""  # (the class of the modules run again)
         return None
 
@@ -58,18 +63,26 @@ class RerunEffects(PassEffects):
             holder = self.last_assign.get(eff.detail)
             if holder is not None and holder.status == TRUE and not holder.shadow:
                 items = self.items(holder, self.sim.events)
-                out = [(f"{holder.name}.{k}", holder, item) for k, item in items]
+                out = [(f"{holder.name}.{k}", holder, i, st) for k, i, st in items]
         elif not eff.detail:  # (a walk of one held module's is not followed)
             if eff.target == "modules" and not self._excluded(self.sim.mro, module, eff.tests):
                 return []  # (the walk yields the object first: its own method reads any)
             for holder in self.last_assign.values():
                 if holder.status != TRUE or holder.shadow:
                     continue
-                out.append((holder.name, holder, None))
+                out.append((holder.name, holder, None, TRUE))
                 if eff.target == "modules":
                     items = self.items(holder, self.sim.events)
-                    out += [(f"{holder.name}.{k}", holder, i) for k, i in items]
+                    out += [(f"{holder.name}.{k}", holder, i, st) for k, i, st in items]
+            out = [w for w in out if self._module(w)]  # (what else it holds is not walked)
         return [w for w in out if self._passes(w, module, eff.tests)]
+
+    def _module(self, walked: Walked) -> bool:
+        """Whether what is reached is a module of a class known here."""
+        _, holder, item, _ = walked
+        value = built_by(holder) if item is None else item
+        classes = self.class_of(holder.fn.module, value) or ()
+        return any(c.startswith("torch.nn") for c in classes)
 
     def _excluded(
         self, classes: tuple[str, ...], module: Module, tests: tuple[ItemTest, ...]
@@ -79,7 +92,7 @@ class RerunEffects(PassEffects):
         for test in tests:
             if test.kind != "isinstance":
                 continue
-            answers = [self._is_a(classes, module, n) for n in test.names]
+            answers = [self.is_a_class(classes, module, n) for n in test.names]
             if None in answers and True not in answers:
                 continue
             if (True in answers) != test.truth:
@@ -89,13 +102,13 @@ class RerunEffects(PassEffects):
     def _passes(self, walked: Walked, module: Module, tests: tuple[ItemTest, ...]) -> bool:
         """Whether every test of the loop (its names read in ``module``) holds for the
         module reached, for sure."""
-        _, holder, item = walked
+        _, holder, item, _ = walked
         value = built_by(holder) if item is None else item
-        classes = self._class_of(holder.fn.module, value) or ()
+        classes = self.class_of(holder.fn.module, value) or ()
         for test in tests:
             if test.kind != "isinstance" or not classes:
                 return False
-            answers = [self._is_a(classes, module, n) for n in test.names]
+            answers = [self.is_a_class(classes, module, n) for n in test.names]
             if (True in answers) != test.truth or (None in answers and True not in answers):
                 return False
         return True
@@ -112,13 +125,13 @@ class RerunEffects(PassEffects):
         if inner.incomplete:
             return ()
         call = _own_call(inner, method)
-        if call is None:
+        if call is None or _changed_after(inner, call):
             return ()
         inside = {e.index for e in events_inside(inner.events, call)}
         filled = {n: e for n, e in last_fills(inner, own_only=False).items() if e.index in inside}
         if not filled:
             return ()
-        tensors = self._module_tensors(inner, "", DEPTH)
+        tensors = self.module_tensors(inner, "", DEPTH)
         if isinstance(tensors, BodyError):
             return tensors
         cost = {t.name: t.cost for t in tensors}
@@ -126,6 +139,27 @@ class RerunEffects(PassEffects):
             (holder.index, f"{prefix}.{n}", cost.get(n, UNKNOWN), e)
             for n, e in sorted(filled.items())
         )
+
+
+def _changed_after(sim: Simulation, call: Event) -> bool:
+    """Whether the construction changed, after its ``call``, an attribute the call read
+    (``self.pretrained = True`` after a ``reset_parameters`` that fills only when it is
+    false): a second run is then another computation, which may fill nothing."""
+    inside = events_inside(sim.events, call)
+    read = {n for e in inside if e.kind == "touch" for n in e.effect.reads}
+    last = max((e.index for e in inside), default=call.index)
+    for e in sim.events[last + 1 :]:
+        if e.shadow:
+            continue
+        if e.kind == "touch":
+            written = set(e.effect.writes)
+        elif e.kind in ("assign", "buffer", "delete", "nested", "mutate"):
+            written = {e.name.split(".")[0]}
+        else:
+            continue
+        if "*" in written or written & read:
+            return True
+    return "*" in read
 
 
 def _own_call(sim: Simulation, method: str) -> Event | None:

@@ -337,10 +337,10 @@ class StoreEffects(LocalEffects):
             return False, False
         if node.is_attr_of(frame.self_name, name):
             held = self._built_holder(name)
-            classes = self._class_of(held.fn.module, built_by(held)) if held else None
+            classes = self.class_of(held.fn.module, built_by(held)) if held else None
             return classes is not None and self._torch_methods(classes, methods), False
         if node.kind == "call" and node.name:
-            classes = self._class_of(frame.call.fn.module, node)
+            classes = self.class_of(frame.call.fn.module, node)
             return False, classes is not None and self._torch_methods(classes, methods)
         return False, False
 
@@ -359,7 +359,7 @@ class StoreEffects(LocalEffects):
             )
         return holder
 
-    def _class_of(self, module: Module, value: Expr | None) -> tuple[str, ...] | None:
+    def class_of(self, module: Module, value: Expr | None) -> tuple[str, ...] | None:
         """The MRO of the class ``value`` (a call) constructs; None when not a class
         known here (a torch.nn class not read stands alone)."""
         if value is None or value.kind != "call" or not value.name:
