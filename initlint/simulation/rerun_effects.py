@@ -145,7 +145,7 @@ def _changed_after(sim: Simulation, call: Event) -> bool:
     """Whether the construction changed, after its ``call``, an attribute the call read
     (``self.pretrained = True`` after a ``reset_parameters`` that fills only when it is
     false): a second run is then another computation, which may fill nothing."""
-    inside = events_inside(sim.events, call)
+    inside = list(events_inside(sim.events, call))
     read = {n for e in inside if e.kind == "touch" for n in e.effect.reads}
     last = max((e.index for e in inside), default=call.index)
     for e in sim.events[last + 1 :]:

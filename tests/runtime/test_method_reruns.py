@@ -29,6 +29,7 @@ class Layer(nn.Module):
         super().__init__()
         self.mlp = nn.Sequential(nn.Linear(d, 2 * d), nn.ReLU(), nn.Linear(2 * d, d))
         self.weight = nn.Parameter(torch.empty(d, d))
+        self.counter = Counter()
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -36,6 +37,15 @@ class Layer(nn.Module):
             if isinstance(layer, nn.Linear):
                 layer.reset_parameters()
         nn.init.xavier_uniform_(self.weight)
+        self.counter.tick()  # (a held object's method: it may change that object)
+
+
+class Counter:
+    def __init__(self):
+        self.n = 0
+
+    def tick(self):
+        self.n += 1
 
 
 class Appended(nn.Module):
