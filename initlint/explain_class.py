@@ -86,7 +86,7 @@ def _label(ev: Event) -> str:
         return f"initialise self.{ev.name} in place"
     if ev.kind == "pass":
         filled = sorted({f"self.{name}" for _, name, _ in ev.covers}) or ["nothing for sure"]
-        return f"pass over {pass_walk(ev).strip('`')}: fills {', '.join(filled)}"
+        return f"{pass_walk(ev).replace('`', '')}: fills {', '.join(filled)}"
     if ev.kind == "local":
         return f"build into local {ev.name}"
     if ev.kind == "rerun" and ev.inner_fills:

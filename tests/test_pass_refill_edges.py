@@ -398,7 +398,8 @@ class Twice(nn.Module):
 
 # Around a pass after a pass and the items of a held container: the first pass's numbers
 # read in between, passes over different tensors, an item read in between, a name test
-# that picks items by number (which items ``blocks.*`` stands for is not known).
+# that picks items by number (which items ``blocks.*`` stands for is not known); a state
+# loaded loosely, by assignment, or after a read of what it replaces.
 THIRD = """
 import torch
 from torch import nn
@@ -453,6 +454,31 @@ class ItemsReadBetween(nn.Module):
         for p in self.parameters():
             if p.dim() > 1:
                 nn.init.xavier_uniform_(p)
+
+
+class LoadNotStrict(nn.Module):
+    def __init__(self, sd):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        nn.init.orthogonal_(self.fc.weight)
+        self.load_state_dict(sd, strict=False)
+
+
+class LoadAssigned(nn.Module):
+    def __init__(self, sd):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        nn.init.orthogonal_(self.fc.weight)
+        self.load_state_dict(sd, assign=True)
+
+
+class LoadAfterRead(nn.Module):
+    def __init__(self, sd):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        nn.init.orthogonal_(self.fc.weight)
+        self.first = self.fc.weight.detach().clone()
+        self.load_state_dict(sd)
 
 
 class ItemsByNumber(nn.Module):

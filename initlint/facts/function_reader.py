@@ -226,6 +226,25 @@ class FunctionReader(EffectLog):
                 tests=tests,
             )
 
+    def _state_load(self, value: ast.expr, guard: tuple[Cond, ...], stmt: ast.stmt) -> None:
+        """``self.load_state_dict(sd)`` (or a held module's, ``self.encoder.load_state_dict``),
+        strict as by default: it copies new numbers into every parameter, or raises. A
+        ``pass`` effect named ``load_state_dict`` (detail: the attribute loaded, "" for the
+        object), with no tests; ``strict=False`` or ``assign=True`` claims nothing."""
+        if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Attribute):
+            return
+        if value.func.attr != "load_state_dict" or len(value.args) != 1 or not self.self_name:
+            return
+        for kw in value.keywords:
+            strict = kw.arg == "strict" and isinstance(kw.value, ast.Constant)
+            if not strict or kw.value.value is not True:  # type: ignore[attr-defined]
+                return
+        path = dotted(value.func.value).split(".")
+        if path[0] != self.self_name or len(path) > 2:
+            return
+        scope = path[1] if len(path) == 2 else ""
+        self.add("pass", stmt, guard, node=value, name="load_state_dict", detail=scope)
+
     def _visits(self) -> None:
         """A function that does nothing but fill parts of its first argument (a method's
         first after ``self``), as ``module.apply(fn)`` has it do to each module: a ``pass``
@@ -254,6 +273,7 @@ class FunctionReader(EffectLog):
         self._local_uses(skip or stmt, guard, stmt, statement=skip is not None)
         if isinstance(stmt, ast.Expr):
             self._expr_stmt(stmt.value, guard, stmt)
+            self._state_load(stmt.value, guard, stmt)
         elif isinstance(stmt, ast.Assign):
             self._assign(stmt.targets, stmt.value, guard, stmt)
         elif isinstance(stmt, ast.AnnAssign):

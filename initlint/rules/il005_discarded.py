@@ -149,7 +149,11 @@ anything read or replaced `self.attn`, and those of the project modules a contai
 (`self.blocks = nn.ModuleList([Block(d) for _ in range(n)])`: `self.blocks.*.attn.q.weight`,
 two levels down); a library's module (torch's `nn.Linear`) fills only its defaults, which
 are not counted there. A pass's own fills are thrown away the same way by a later pass over
-the same tensors. Plain locals computed from a module's settings
+the same tensors. A strict `self.load_state_dict(state)` (or a held module's,
+`self.encoder.load_state_dict(state)`) fills every parameter as a pass does, or raises: an
+initialisation before it (`nn.init.orthogonal_(self.conv.weight)`, `self.apply(init)`, a
+held module's own) is thrown away when a state is loaded; `strict=False` or `assign=True`
+claims nothing. Plain locals computed from a module's settings
 on the way (`fan_out = m.kernel_size[0] * m.out_channels`), and tests that read the
 object's attributes (`m.out_features == self.num_classes`), are part of a pass. A test
 initlint cannot decide (`p.requires_grad`, a module of a class it does not read) claims
@@ -382,7 +386,7 @@ class Stack(Unit):
             assert first.recomputed is not None  # (_lost_fill: ``first`` is the wrap)
             return f"wrapped here by {first.recomputed[0]}"
         if first.kind == "pass":
-            return f"filled here by a pass over {pass_walk(first)}, and that fill thrown away"
+            return f"filled here by {pass_walk(first)}, and that fill thrown away"
         if first.kind == "init":
             return "filled here, and the fill thrown away"
         if first.kind == "rerun" and first.inner_fills:
@@ -438,13 +442,13 @@ class Stack(Unit):
             again += f", by `{method}()` run again,"
         if finding.event.kind in ("pass", "rerun"):
             if finding.event.kind == "pass":
-                again += f", by a pass over {pass_walk(finding.event)},"
+                again += f", by {pass_walk(finding.event)},"
             lost = "that fill is thrown away"
             if several:
                 by = f"(the costliest filled by {wording.first_fn}"
                 lost = "those fills are thrown away"
         elif finding.first.kind == "pass":
-            by = f"by a pass over {pass_walk(finding.first)} in {wording.first_fn}"
+            by = f"by {pass_walk(finding.first)} in {wording.first_fn}"
             lost = "the pass's fill of it is thrown away"
         where = f"at {wording.first_where}" + (")" if by.startswith("(") else "")
         message = (

@@ -14,6 +14,7 @@ from initlint.facts.passes import TENSOR_READERS
 from initlint.rules.base import RepeatFinding, confidence_of
 from initlint.rules.discards import attribute_uses, used_between
 from initlint.rules.repeats import never_both
+from initlint.simulation.coverage import LOAD
 from initlint.simulation.levels import HEAVY, LIGHT, UNKNOWN
 from initlint.simulation.records import Event, Simulation, walk_machinery
 
@@ -267,11 +268,14 @@ class _Passes:
 
 
 def pass_walk(e: Event) -> str:
-    """How a ``pass`` event walks the object, as its code says it: ``self.parameters()``,
-    ``self.encoder.modules()``, ``self.apply(...)``."""
+    """How a ``pass`` event walks the object, as its code says it: "a pass over
+    `self.parameters()`", "a pass over `self.encoder.modules()`", "a pass over
+    `self.apply(...)`", "the state loaded by `self.load_state_dict(...)`"."""
     scope = e.fill.detail if e.fill is not None and e.fill.detail != "visit" else ""
     held = f"self.{scope}" if scope else "self"
-    return f"`{held}.apply(...)`" if e.name == "apply" else f"`{held}.{e.name}()`"
+    if e.name == LOAD:
+        return f"the state loaded by `{held}.load_state_dict(...)`"
+    return f"a pass over `{held}.{e.name}" + ("(...)`" if e.name == "apply" else "()`")
 
 
 def _covered(done: Event, store: Event, name: str) -> int | None:
@@ -294,6 +298,8 @@ def _pass_finding(
                 else "keep them out of the pass"
             )
         )
+    elif again.kind == "pass" and again.name == LOAD:
+        advice = "the loaded state replaces what was filled: initialise only when none is loaded"
     elif again.kind == "pass" and first.kind == "pass":
         advice = (
             "another pass fills it first: keep the tensor out of one of them"

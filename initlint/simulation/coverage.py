@@ -23,6 +23,8 @@ from initlint.simulation.torch_knowledge import (
     torch_params,
 )
 
+# A strict ``load_state_dict``: not a walk, but it fills every parameter as one does.
+LOAD = "load_state_dict"
 # Walks that yield the module walked first (``self.modules()`` yields ``self``).
 _WITH_ITSELF = frozenset({"modules", "named_modules", "apply"})
 
@@ -150,7 +152,9 @@ def covered(
     for t in tensors:
         if scope and t.holder != scope:
             continue
-        if walk in TENSOR_WALKS:
+        if walk == LOAD:  # (every parameter: a strict load fills each, or raises)
+            hit = t.kind == "parameter"
+        elif walk in TENSOR_WALKS:
             hit = _tensor_item(t, walk, fill, scope)
         else:
             hit = _module_item(t, walk, fill, scope, is_a)

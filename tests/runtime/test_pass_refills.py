@@ -206,6 +206,19 @@ class Tower(nn.Module):
             nn.init.zeros_(m.bias)
 
 
+def fresh_state(d):
+    return {"proj.weight": torch.ones(d, d), "proj.bias": torch.zeros(d)}
+
+
+class Loaded(nn.Module):
+    def __init__(self, d=32, pretrained=True):
+        super().__init__()
+        self.proj = nn.Linear(d, d)
+        nn.init.orthogonal_(self.proj.weight)
+        if pretrained:
+            self.load_state_dict(fresh_state(d))
+
+
 class Chain(nn.Module):
     def __init__(self, d=32):
         super().__init__()
@@ -231,6 +244,8 @@ EXPECTED = {
     # the held modules of a container, each having filled its own (``*``: every item)
     "Stacked": ({"blocks.*.q.weight"}, "error"),
     "Chain": ({"body.0.q.weight"}, "error"),  # (``Scaled`` fills nothing of its own)
+    # a strict load fills every parameter: the orthogonal fill before it is lost
+    "Loaded": ({"proj.weight"}, "error"),
     # two levels down: each block's pass filled its attention's projection again
     "Tower": ({"layers.*.attn.q.weight", "layers.*.attn.q.bias"}, "error"),
 }
@@ -275,7 +290,7 @@ class _Fills(TorchFunctionMode):
 
 
 # torch's files a fill made by the module's own line goes through.
-_PASSING = ("init.py", "overrides.py", "_tensor.py", "functional.py")
+_PASSING = ("init.py", "overrides.py", "_tensor.py", "functional.py", "module.py")
 
 
 def _filled_twice(module: object, cls: str, path: str) -> set[str]:
