@@ -5,7 +5,7 @@ parts it leaves, found in the object's class's own simulation, are thrown away (
 
 from __future__ import annotations
 
-from initlint.facts.model import BodyError
+from initlint.facts.model import BodyError, Expr
 from initlint.simulation.builds import BuildPricing
 from initlint.simulation.levels import NONE
 from initlint.simulation.records import part_taken
@@ -48,7 +48,7 @@ class LocalEffects(BuildPricing):
         if ctx.shadow or ctx.status == FALSE or frame.call.ancestor:
             return None
         taken = part_taken(eff.value)
-        if taken is None:
+        if taken is None or self._bound_method(frame, *taken):
             return None
         part = taken[1]
         ev = self.emit(frame, ctx.effect_index, eff, "dropped", part, ctx.status, ctx.flags, ())
@@ -58,6 +58,18 @@ class LocalEffects(BuildPricing):
         ev.inner = tuple(p for p in parts if p.name != part and p.cost > NONE)
         ev.kept = frozenset({part})
         return None
+
+    def _bound_method(self, frame: Frame, call: Expr, part: str) -> bool:
+        """Whether ``part`` is a method of the class ``call`` constructs (``MAE().metric``):
+        the bound method it gives holds the object, which lives on with it (a property's
+        value may be any part of it, or hold it)."""
+        index = self.simulator.index
+        target = index.resolve(frame.call.fn.module, call.name)
+        if target is None or target.kind != "class":
+            return False
+        mro = index.mro(target.name)
+        fn = index.lookup_method(mro.classes, part) if mro.ok else None
+        return fn is not None
 
     def on_local_use(self, frame: Frame, ctx: EffectContext) -> None:
         """A mention of a built local: a part taken, a method run on it, the object handed

@@ -69,13 +69,14 @@ class PassEffects(StoreEffects):
             return self.is_a_class(classes, module, name)
 
         covers = covered(fill, walk, tensors, is_a)
-        inner = self._inner_fills(fill, walk, stores, is_a)
-        if isinstance(inner, BodyError):
-            return inner
+        found = self._inner_fills(fill, walk, stores, is_a)
+        if isinstance(found, BodyError):
+            return found
+        deep, inner = found
         ev = self.emit(
             frame, ctx.effect_index, ctx.effect, "pass", walk, ctx.status, ctx.flags, ctx.shadow
         )
-        ev.covers = covers
+        ev.covers = covers | deep
         ev.fill = fill
         ev.inner_fills = inner
         return None
@@ -86,16 +87,20 @@ class PassEffects(StoreEffects):
         walk: str,
         stores: list[Event],
         is_a: Callable[[tuple[str, ...], str], bool | None],
-    ) -> tuple[tuple[int, str, int, Event], ...] | BodyError:
-        """The tensors of project modules the object holds that the pass fills for sure and
-        that those modules' own constructions filled, on every path, and did not read since
-        (``self.attn = Attention(d)``, whose ``__init__`` ran ``self.apply(init)`` over its
-        projections): (the store, the tensor's name from the object, ``attn.q.weight``,
-        what filling it costs, the module's fill). A walk over one held module, or over
-        children only, is not followed there."""
+    ) -> (
+        tuple[frozenset[tuple[int, str, int]], tuple[tuple[int, str, int, Event], ...]] | BodyError
+    ):
+        """The tensors of project modules the object holds that the pass fills for sure,
+        as ``covered`` gives them (named from the object, ``attn.q.weight``); and among
+        them those that the modules' own constructions filled, on every path, and did not
+        read since (``self.attn = Attention(d)``, whose ``__init__`` ran ``self.apply(init)``
+        over its projections): (the store, the tensor's name, what filling it costs, the
+        module's fill). A walk over one held module, or over children only, is not
+        followed there."""
         scope = "" if fill.detail == "visit" else fill.detail
         if scope or walk in ("children", "named_children"):
-            return ()
+            return frozenset(), ()
+        deep: set[tuple[int, str, int]] = set()
         out: list[tuple[int, str, int, Event]] = []
         for e in stores:
             if e.kind != "assign" or e.shadow or e.status != TRUE:
@@ -104,17 +109,18 @@ class PassEffects(StoreEffects):
                 inner = self.simulator.object_simulation(e, item)
                 if isinstance(inner, BodyError):
                     return inner
-                filled = last_fills(inner) if inner is not None else {}
-                if inner is None or inner.incomplete or not filled:
+                if inner is None or inner.incomplete:
                     continue
                 tensors = self.module_tensors(inner, fill.target, DEPTH)
                 if isinstance(tensors, BodyError):
                     return tensors
-                deep = [_under(prefix, e, t) for t in tensors if t.name in filled]
-                for _, name, cost in covered(fill, walk, deep, is_a):
-                    own = name.removeprefix(prefix + ".")
-                    out.append((e.index, name, cost, filled[own]))
-        return tuple(out)
+                filled = last_fills(inner)
+                for hit in covered(fill, walk, [_under(prefix, e, t) for t in tensors], is_a):
+                    deep.add(hit)
+                    own = hit[1].removeprefix(prefix + ".")
+                    if own in filled:
+                        out.append((e.index, hit[1], hit[2], filled[own]))
+        return frozenset(deep), tuple(out)
 
     def module_tensors(self, sim: Simulation, part: str, depth: int) -> list[Tensor] | BodyError:
         """The tensors a held module's construction ``sim`` made, named from it: its own

@@ -106,3 +106,13 @@ def test_a_deleted_part_is_thrown_away(case: Path) -> None:
     # ``del net.fc`` drops the classifier the backbone built, as ``net.fc = None`` would
     assert lost(lambda: m.Deleted(WIDTH)) == {("weight", (100, WIDTH)), ("bias", (100,))}
     assert statics(case)[99] == "net.fc"
+
+
+def test_a_method_taken_keeps_its_object(case: Path) -> None:
+    import pkg.nets as m
+
+    # ``Scorer(width).score`` is a bound method: the Scorer, and its projection, live on in it
+    built = m.MethodTaken(WIDTH)
+    assert isinstance(built.score.__self__, m.Scorer)
+    assert built.score(torch.ones(1, WIDTH)).shape == (1, WIDTH)
+    assert 115 not in statics(case)

@@ -219,6 +219,29 @@ class Loaded(nn.Module):
             self.load_state_dict(fresh_state(d))
 
 
+class Bare(nn.Module):
+    def __init__(self, d=32):
+        super().__init__()
+        self.fc = nn.Linear(d, d, bias=False)
+
+
+def blocks_state(d, n):
+    return {f"blocks.{i}.fc.weight": torch.ones(d, d) for i in range(n)}
+
+
+class DeepLoaded(nn.Module):
+    def __init__(self, d=32, n=2, pretrained=True):
+        super().__init__()
+        self.blocks = nn.ModuleList([Bare(d) for _ in range(n)])
+        self.apply(self._init)
+        if pretrained:
+            self.load_state_dict(blocks_state(d, n))
+
+    def _init(self, m):
+        if isinstance(m, nn.Linear):
+            nn.init.trunc_normal_(m.weight, std=0.02)
+
+
 class Chain(nn.Module):
     def __init__(self, d=32):
         super().__init__()
@@ -246,6 +269,8 @@ EXPECTED = {
     "Chain": ({"body.0.q.weight"}, "error"),  # (``Scaled`` fills nothing of its own)
     # a strict load fills every parameter: the orthogonal fill before it is lost
     "Loaded": ({"proj.weight"}, "error"),
+    # the pass's fills of the blocks' own projections, replaced by the loaded state
+    "DeepLoaded": ({"blocks.*.fc.weight"}, "error"),
     # two levels down: each block's pass filled its attention's projection again
     "Tower": ({"layers.*.attn.q.weight", "layers.*.attn.q.bias"}, "error"),
 }
