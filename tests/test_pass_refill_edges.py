@@ -399,7 +399,9 @@ class Twice(nn.Module):
 # Around a pass after a pass and the items of a held container: the first pass's numbers
 # read in between, passes over different tensors, an item read in between, a name test
 # that picks items by number (which items ``blocks.*`` stands for is not known); a state
-# loaded loosely, by assignment, or after a read of what it replaces.
+# loaded loosely, by assignment, after a read of what it replaces, by the class's own
+# loading, from the object's own state, where a failure is caught, or with arguments
+# initlint cannot see.
 THIRD = """
 import torch
 from torch import nn
@@ -479,6 +481,48 @@ class LoadAfterRead(nn.Module):
         nn.init.orthogonal_(self.fc.weight)
         self.first = self.fc.weight.detach().clone()
         self.load_state_dict(sd)
+
+
+class OwnLoading(nn.Module):
+    def load_state_dict(self, state, strict=True):
+        if state is None:
+            return None
+        return super().load_state_dict(state, strict)
+
+
+class LoadOverridden(OwnLoading):
+    def __init__(self, sd=None):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        nn.init.orthogonal_(self.fc.weight)
+        self.load_state_dict(sd)
+
+
+class LoadOwnState(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        nn.init.orthogonal_(self.fc.weight)
+        self.load_state_dict(self.state_dict())
+
+
+class LoadMayFail(nn.Module):
+    def __init__(self, sd):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        nn.init.orthogonal_(self.fc.weight)
+        try:
+            self.load_state_dict(sd)
+        except RuntimeError:
+            pass
+
+
+class LoadStarred(nn.Module):
+    def __init__(self, args):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        nn.init.orthogonal_(self.fc.weight)
+        self.load_state_dict(*args)
 
 
 class ItemsByNumber(nn.Module):

@@ -235,10 +235,12 @@ class FunctionReader(EffectLog):
             return
         if value.func.attr != "load_state_dict" or len(value.args) != 1 or not self.self_name:
             return
-        for kw in value.keywords:
-            strict = kw.arg == "strict" and isinstance(kw.value, ast.Constant)
-            if not strict or kw.value.value is not True:  # type: ignore[attr-defined]
-                return
+        if isinstance(value.args[0], ast.Starred) or self.protect > 0:
+            return  # (other arguments, or a load whose failure is caught: the fills stay)
+        if self.self_name in names_loaded(value.args[0]):
+            return  # (``self.load_state_dict(self.state_dict())``: the numbers go back in)
+        if any(k.arg != "strict" or not _is_true(k.value) for k in value.keywords):
+            return
         path = dotted(value.func.value).split(".")
         if path[0] != self.self_name or len(path) > 2:
             return
@@ -702,3 +704,7 @@ def _method_name(call: ast.Call) -> str:
     if isinstance(func, ast.Attribute):
         return func.attr
     return func.id if isinstance(func, ast.Name) else ""
+
+
+def _is_true(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is True

@@ -294,12 +294,12 @@ def used_between(sim: Simulation, holder: Event, e: Event) -> bool:
 
 
 def _appended_build(e: Event, name: str) -> bool:
-    """``self.layers.append(Block(d))``: a new object built into the container ``name``,
-    from values that read nothing the object holds there."""
+    """``self.layers.append(Block(d))`` (or a local built so, ``self.layers.append(layer)``):
+    a new object put into the container ``name``, from values that read nothing it holds."""
     value = e.effect.value
-    if e.effect.detail or value is None or value.kind != "call":
+    if e.effect.detail or value is None or value.kind not in ("call", "name"):
         return False
-    return name not in e.reads and "*" not in e.reads
+    return name not in e.reads and "*" not in e.reads  # (through locals too)
 
 
 def _finding(sim: Simulation, found: Discard) -> RepeatFinding:

@@ -93,7 +93,9 @@ and `shb` kept) did not cost that call's work, which was needed anyway; only wha
 holds is lost, whose size is not known: a warning. An object built only to take one
 part of it, and never bound (`self.body = resnet50().layer4`, `feats =
 vgg16_bn().features`), leaves the rest at once, wherever the statement runs: the same
-finding, on that line. No fix is offered.
+finding, on that line; a method taken (`self.l1 = MAE().metric`) is bound to the object,
+which lives on in it (not a static or class method, nor a name the construction sets as an
+attribute). No fix is offered.
 
 A method run again on an object the class's own code built, whose construction already ran
 it (`self.model = Model(cfg)`, then `self.model.init_models()`), before anything used the
@@ -101,7 +103,8 @@ object, builds anew the parts that first run built on every path: the first ones
 away. The finding names the heaviest. A method that fills rather than builds is the same
 (`self.fc.reset_parameters()` right after `self.fc = nn.Linear(a, b)`, whose construction
 ran it), and so is a loop that runs it over held modules (`for layer in self.layers:
-layer.reset_parameters()`, the layers built in the container or appended to it; `for m in
+layer.reset_parameters()`, the layers built in the container or appended to it, also
+through a local, `layer = Block(d)` then `self.layers.append(layer)`; `for m in
 self.modules(): if isinstance(m, Block): m.init_weights()`): the tensors each module's own
 run filled on every path, unread since, are filled again, and those fills are thrown away
 (torch's own `reset_parameters` is known when torch's sources are read). It is no repeat
@@ -152,8 +155,11 @@ are not counted there. A pass's own fills are thrown away the same way by a late
 the same tensors. A strict `self.load_state_dict(state)` (or a held module's,
 `self.encoder.load_state_dict(state)`) fills every parameter as a pass does, or raises: an
 initialisation before it (`nn.init.orthogonal_(self.conv.weight)`, `self.apply(init)`, a
-held module's own) is thrown away when a state is loaded; `strict=False` or `assign=True`
-claims nothing. Plain locals computed from a module's settings
+held module's own) is thrown away when a state is loaded; `strict=False`, `assign=True`,
+other arguments initlint cannot see, a load whose failure is caught (in a `try` or a
+`with`), a state read from the object itself (`self.state_dict()`), and a class or held
+module with its own `load_state_dict` or `_load_from_state_dict` claim nothing. A tensor
+registered on some paths only makes the finding `possibly`. Plain locals computed from a module's settings
 on the way (`fan_out = m.kernel_size[0] * m.out_channels`), and tests that read the
 object's attributes (`m.out_features == self.num_classes`), are part of a pass. A test
 initlint cannot decide (`p.requires_grad`, a module of a class it does not read) claims

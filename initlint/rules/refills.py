@@ -159,14 +159,21 @@ class _Passes:
         # filled since (whose numbers are no longer the pass's)
         self.passes: list[tuple[Event, set[str]]] = []
         self.refilled: dict[int, set[str]] = {}
-        # the statements that run a pass: the reads of their heads are the walk's own
-        self.walking = {(e.frame, e.effect.stmt_span) for e in sim.events if e.kind == "pass"}
+        # the statements that run a pass: the reads of their heads are the walk's own, and
+        # so is the read of the one module they walk (``self.encoder.modules()``)
+        self.walking: dict[tuple[int, object], set[str]] = {}
+        for e in sim.events:
+            if e.kind == "pass":
+                scope = e.fill.detail if e.fill is not None and e.fill.detail != "visit" else ""
+                self.walking.setdefault((e.frame, e.effect.stmt_span), set()).add(scope)
         self.built: dict[str, Event] = {}  # attribute -> its latest store
         # attribute -> its latest store, while nothing has read or replaced it (its
         # object's own fills then hold, ``Event.inner_fills``)
         self.clean: dict[str, Event] = {}
         # the finding at each pass statement (frame, effect), and the fills it is about
-        self.merged: dict[tuple[int, int], tuple[RepeatFinding, list[tuple[int, str, Event]]]]
+        self.merged: dict[
+            tuple[int, int], tuple[RepeatFinding, list[tuple[int, str, Event, Event]]]
+        ]
         self.merged = {}
 
     def see(self, e: Event, filling: dict[tuple[int, object], set[str]]) -> None:
@@ -183,6 +190,7 @@ class _Passes:
             if e.kind == "touch":
                 at = (e.frame, e.effect.stmt_span)
                 used -= filling.get(at, set())
+                used -= self.walking.get(at, set())
                 if used & TENSOR_READERS and at not in self.walking:
                     used = {"*"}  # (``self.state_dict()``, not followed: it reads any)
             self._used(used)
@@ -198,7 +206,7 @@ class _Passes:
                 break
             cost = _covered(done, store, name)
             if cost is not None and not never_both(done, fill) and not self._again(fill):
-                self.out.append(_pass_finding(self.sim, done, fill, [name], cost))
+                self.out.append(_pass_finding(self.sim, done, fill, [name], cost, store))
                 break
         for done, _ in self.passes:
             self.refilled.setdefault(done.index, set()).add(name)
@@ -206,7 +214,7 @@ class _Passes:
 
     def _pass(self, done: Event) -> None:
         # (one finding at the pass for all it fills again: the costliest fill is the note)
-        hits: list[tuple[int, str, Event]] = []
+        hits: list[tuple[int, str, Event, Event]] = []  # (cost, name, fill, what made it)
         at = (done.frame, done.effect_index)
         for name, (fill, store) in list(self.pending.items()):
             if fill.kind == "pass" and (fill.frame, fill.effect_index) == at:
@@ -215,22 +223,23 @@ class _Passes:
                 continue  # (the same pass run again: the repeated call is IL002's)
             cost = _covered(done, store, name)
             if cost is not None and not never_both(fill, done) and not self._again(done):
-                hits.append((cost, name, fill))
+                hits.append((cost, name, fill, store))
                 del self.pending[name]
         for index, name, cost, own in done.inner_fills:  # (a held module's own fills)
             holder = self.clean.get(name.split(".")[0])
             if holder is not None and holder.index == index and not never_both(holder, done):
                 if not self._again(done):
-                    hits.append((cost, name, own))
+                    hits.append((cost, name, own, holder))
         if hits:
             # (the fills of one ``apply`` are events of one statement: one finding there)
             merged = self.merged.get(at)
             if merged is not None and self.out and self.out[-1] is merged[0]:
                 hits += merged[1]
                 self.out.pop()
-            cost, _, fill = max(hits, key=lambda h: h[0])
-            names = [name for _, name, _ in sorted(hits, key=lambda h: (h[2].index, h[1]))]
-            self.out.append(_pass_finding(self.sim, fill, done, names, cost))
+            cost, _, fill, _ = max(hits, key=lambda h: h[0])
+            names = [h[1] for h in sorted(hits, key=lambda h: (h[2].index, h[1]))]
+            stores = [h[3] for h in hits]
+            self.out.append(_pass_finding(self.sim, fill, done, names, cost, *stores))
             self.merged[at] = (self.out[-1], hits)
         self.passes.append((done, set()))
         for index, name, _ in done.covers:  # (a later pass may fill them again)
@@ -285,11 +294,16 @@ def _covered(done: Event, store: Event, name: str) -> int | None:
 
 
 def _pass_finding(
-    sim: Simulation, first: Event, again: Event, names: list[str], cost: int
+    sim: Simulation, first: Event, again: Event, names: list[str], cost: int, *made: Event
 ) -> RepeatFinding:
     """Fills of ``self.<name>`` (each of ``names``) thrown away by the next (one of them a
-    pass; ``first`` the costliest of those before it)."""
-    if again.kind == "pass" and (first.ancestor or first.external or _elsewhere(sim, first)):
+    pass; ``first`` the costliest of those before it); ``made`` the stores of the tensors
+    (or of their modules): one made on some paths only makes the finding ``possible``."""
+    if again.kind == "pass" and again.name == LOAD:
+        advice = "the loaded state replaces what was filled: initialise only when none is loaded"
+    elif first.kind == "pass" and first.name == LOAD:
+        advice = "this fill replaces the loaded state: drop it, or fill before loading"
+    elif again.kind == "pass" and (first.ancestor or first.external or _elsewhere(sim, first)):
         advice = (
             f"the first fill runs in {_owner_name(first)}'s code, for its other users too: "
             + (
@@ -298,8 +312,6 @@ def _pass_finding(
                 else "keep them out of the pass"
             )
         )
-    elif again.kind == "pass" and again.name == LOAD:
-        advice = "the loaded state replaces what was filled: initialise only when none is loaded"
     elif again.kind == "pass" and first.kind == "pass":
         advice = (
             "another pass fills it first: keep the tensor out of one of them"
@@ -319,7 +331,7 @@ def _pass_finding(
         sim,
         again,
         first,
-        confidence_of(first, again),
+        confidence_of(first, again, *made),
         "the initialisation of " + _listed(names),
         cost=max(cost, LIGHT),
         no_fix=advice,

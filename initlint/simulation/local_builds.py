@@ -69,7 +69,15 @@ class LocalEffects(BuildPricing):
             return False
         mro = index.mro(target.name)
         fn = index.lookup_method(mro.classes, part) if mro.ok else None
-        return fn is not None
+        # (a static or class method holds no instance; an attribute the construction sets
+        # under the method's name is what the object gives instead)
+        if fn is None or {"staticmethod", "classmethod"} & set(fn.facts.decorators):
+            return False
+        init = index.lookup_method(mro.classes, "__init__")
+        body = init.facts.load() if init is not None else None
+        if body is None or isinstance(body, BodyError):
+            return True
+        return not any(e.kind in ("assign", "buffer") and e.name == part for e in body.effects)
 
     def on_local_use(self, frame: Frame, ctx: EffectContext) -> None:
         """A mention of a built local: a part taken, a method run on it, the object handed

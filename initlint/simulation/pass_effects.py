@@ -10,12 +10,12 @@ from dataclasses import replace
 
 from initlint.facts.model import BodyError, Effect, Expr
 from initlint.index.records import FunctionInfo, Module
-from initlint.simulation.coverage import Tensor, covered, held_tensors, module_params
+from initlint.simulation.coverage import LOAD, Tensor, covered, held_tensors, module_params
 from initlint.simulation.records import Event, Simulation, built_by, walk_machinery
 from initlint.simulation.run_state import EffectContext, Frame
 from initlint.simulation.stores import StoreEffects
 from initlint.simulation.torch_knowledge import TORCH_PARAMS
-from initlint.simulation.values import TRUE
+from initlint.simulation.values import FALSE, TRUE
 
 
 class PassEffects(StoreEffects):
@@ -26,7 +26,28 @@ class PassEffects(StoreEffects):
         fills are what ``apply`` runs it for (``apply_pass``), not work of its own."""
         if ctx.effect.detail == "visit":
             return None
+        if ctx.effect.name == LOAD and self._load_overridden():
+            return None  # (a project's own loading may leave any tensor as it was)
         return self._pass_event(frame, ctx, ctx.effect, ctx.effect.name, frame.call.fn.module)
+
+    def _load_overridden(self) -> bool:
+        """Whether the object's class, or the class of a module it holds, defines its own
+        ``load_state_dict`` or ``_load_from_state_dict`` in the project's code."""
+        index = self.simulator.index
+        held = [self.sim.mro]
+        for e in self.sim.events:
+            if e.kind == "assign" and not e.shadow:
+                held.append(self._built_class(e))
+                held += [
+                    self.class_of(e.fn.module, c) or ()
+                    for _, c, _ in self.items(e, self.sim.events)
+                ]
+        for classes in held:
+            for name in ("load_state_dict", "_load_from_state_dict"):
+                fn = index.lookup_method(classes, name) if classes else None
+                if fn is not None and not fn.module.is_dependency:
+                    return True
+        return False
 
     def apply_pass(self, frame: Frame, ctx: EffectContext, callee: FunctionInfo | None) -> bool:
         """``self.apply(fn)``, torch's (``callee``, None when torch is not read), where
@@ -62,7 +83,7 @@ class PassEffects(StoreEffects):
     def _pass_event(
         self, frame: Frame, ctx: EffectContext, fill: Effect, walk: str, module: Module
     ) -> BodyError | None:
-        stores = [e for e in self.sim.events if e.kind in ("buffer", "assign", "nested")]
+        stores = _stores(self.sim)
         tensors = held_tensors(stores, self.sim.mro, self._built_class, fill.target)
 
         def is_a(classes: tuple[str, ...], name: str) -> bool | None:
@@ -126,7 +147,9 @@ class PassEffects(StoreEffects):
         """The tensors a held module's construction ``sim`` made, named from it: its own
         and its torch modules' (``held_tensors``), and, ``depth`` levels down, those of the
         project modules it holds (``attn.q.weight``), which its passes may fill too."""
-        held = [x for x in sim.events if x.kind in ("buffer", "assign", "nested")]
+        # (a held module's tensors made on some paths only are not claimed: which paths its
+        # construction took is not known from the object)
+        held = [e for e in _stores(sim) if e.kind == "nested" or e.status == TRUE]
         out = held_tensors(held, sim.mro, self._built_class, part)
         for e in held:  # (and its containers' torch modules: ``mlp.0.weight``)
             if e.kind == "assign" and not e.shadow and e.status == TRUE:
@@ -185,6 +208,8 @@ class PassEffects(StoreEffects):
         for e in events[holder.index + 1 :]:
             if e.kind == "mutate" and e.name == holder.name and not e.shadow:
                 got = e.effect.value
+                if got is not None and got.kind == "name":  # (``self.layers.append(layer)``)
+                    got = _bound_local(e, got.name)
                 if not e.effect.detail and got is not None and got.kind == "call" and got.name:
                     items.append(("*", got, e.status))
         return items
@@ -258,6 +283,31 @@ def _under(prefix: str, store: Event, t: Tensor) -> Tensor:
     """A held module's tensor, named from the object holding it under ``prefix``."""
     holder = f"{prefix}.{t.holder}" if t.holder else prefix
     return replace(t, name=f"{prefix}.{t.name}", holder=holder, store=store.index)
+
+
+def _stores(sim: Simulation) -> list[Event]:
+    """The events that put tensors or modules on the object, or replace a part of one; not
+    those a guard decided false (with a left-out argument's default)."""
+    kinds = ("buffer", "assign", "nested")
+    return [e for e in sim.events if e.kind in kinds and e.status != FALSE]
+
+
+def _bound_local(e: Event, name: str) -> Expr | None:
+    """The value the local ``name`` was last bound to before ``e`` in its function
+    (``layer = Block(d)``); None when there is none, or the body is not at hand."""
+    body = e.fn.facts.load()
+    if body is None or isinstance(body, BodyError):
+        return None
+    for eff in reversed(body.effects[: e.effect_index]):
+        if eff.kind == "local" and eff.name == name:
+            return eff.value
+        if eff.name == name or _mentions(eff.value, name) or eff.args:
+            return None  # (the object changed or handed on before it went in: not known)
+    return None
+
+
+def _mentions(value: Expr | None, name: str) -> bool:
+    return value is not None and any(n.kind == "name" and n.name == name for n in value.nodes())
 
 
 def torch_container(name: str) -> bool:

@@ -116,3 +116,11 @@ def test_a_method_taken_keeps_its_object(case: Path) -> None:
     assert isinstance(built.score.__self__, m.Scorer)
     assert built.score(torch.ones(1, WIDTH)).shape == (1, WIDTH)
     assert 115 not in statics(case)
+
+
+def test_a_static_method_taken_leaves_its_object(case: Path) -> None:
+    import pkg.nets as m
+
+    # ``Maker(width).build`` is a plain function: the Maker and its projection are dropped
+    assert lost(lambda: m.StaticTaken(WIDTH)) == {("weight", (WIDTH, WIDTH)), ("bias", (WIDTH,))}
+    assert statics(case)[131] == "proj"
