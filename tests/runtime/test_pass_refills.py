@@ -242,6 +242,17 @@ class DeepLoaded(nn.Module):
             nn.init.trunc_normal_(m.weight, std=0.02)
 
 
+class Scoped(nn.Module):
+    def __init__(self, d=32):
+        super().__init__()
+        self.proj = nn.Linear(d, d)
+        self.out = nn.Linear(d, d)
+        nn.init.orthogonal_(self.proj.weight)
+        for p in self.proj.parameters():
+            if p.dim() > 1:
+                nn.init.xavier_uniform_(p)
+
+
 class Chain(nn.Module):
     def __init__(self, d=32):
         super().__init__()
@@ -267,6 +278,8 @@ EXPECTED = {
     # the held modules of a container, each having filled its own (``*``: every item)
     "Stacked": ({"blocks.*.q.weight"}, "error"),
     "Chain": ({"body.0.q.weight"}, "error"),  # (``Scaled`` fills nothing of its own)
+    # a pass over one held module: its head's read of that module is the walk's own
+    "Scoped": ({"proj.weight"}, "error"),
     # a strict load fills every parameter: the orthogonal fill before it is lost
     "Loaded": ({"proj.weight"}, "error"),
     # the pass's fills of the blocks' own projections, replaced by the loaded state
