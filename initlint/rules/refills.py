@@ -101,7 +101,7 @@ def _method_refills(sim: Simulation) -> list[RepeatFinding]:
         at.setdefault((e.frame, e.effect_index), []).append(e)
     out: list[RepeatFinding] = []
     for reruns in at.values():
-        fills = [f for e in reruns for f in e.inner_fills]
+        fills = sorted((f for e in reruns for f in e.inner_fills), key=lambda f: (f[3].index, f[1]))
         _, _, cost, first = max(fills, key=lambda f: f[2])
         e = next(e for e in reruns if any(f[3] is first for f in e.inner_fills))
         assert e.holder is not None  # (kept above)
@@ -236,13 +236,14 @@ class _Passes:
             if merged is not None and self.out and self.out[-1] is merged[0]:
                 hits += merged[1]
                 self.out.pop()
+            hits.sort(key=lambda h: (h[2].index, h[1]))  # (the first costliest is the note)
             cost, _, fill, _ = max(hits, key=lambda h: h[0])
-            names = [h[1] for h in sorted(hits, key=lambda h: (h[2].index, h[1]))]
+            names = [h[1] for h in hits]
             stores = [h[3] for h in hits]
             self.out.append(_pass_finding(self.sim, fill, done, names, cost, *stores))
             self.merged[at] = (self.out[-1], hits)
         self.passes.append((done, set()))
-        for index, name, _ in done.covers:  # (a later pass may fill them again)
+        for index, name, _ in sorted(done.covers):  # (a later pass may fill them again)
             made = self.built.get(name.split(".")[0])
             if made is not None and made.index == index:
                 self.pending[name] = (done, made)

@@ -136,7 +136,8 @@ class PassEffects(StoreEffects):
                 if isinstance(tensors, BodyError):
                     return tensors
                 filled = last_fills(inner)
-                for hit in covered(fill, walk, [_under(prefix, e, t) for t in tensors], is_a):
+                deeper = [_under(prefix, e, t) for t in tensors]
+                for hit in sorted(covered(fill, walk, deeper, is_a)):  # (a set: in order)
                     deep.add(hit)
                     own = hit[1].removeprefix(prefix + ".")
                     if own in filled:
@@ -351,7 +352,7 @@ def last_fills(sim: Simulation, own_only: bool = True) -> dict[str, Event]:
                 fills[e.name] = e
         elif e.kind in ("pass", "rerun") and e.status == TRUE:
             # (and the tensors of its project modules it filled again: ``inner_fills``)
-            names = [n for _, n, _ in e.covers] + [n for _, n, _, _ in e.inner_fills]
+            names = [n for _, n, _ in sorted(e.covers)] + [n for _, n, _, _ in e.inner_fills]
             for name in names:
                 fills.pop(name, None)
                 if own:
