@@ -229,6 +229,17 @@ class Appended(nn.Module):
             layer.reset_parameters()
 
 
+class UsedThroughLocal(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList()
+        layer = Layer()
+        self.layers.append(layer)
+        self.first = layer.weight.sum()
+        for layer in self.layers:
+            layer.reset_parameters()
+
+
 class ChangedFirst(nn.Module):
     def __init__(self, n=2):
         super().__init__()
@@ -244,8 +255,10 @@ class ChangedFirst(nn.Module):
     found = [
         d.class_name.rsplit(".", 1)[-1]
         for d in check_source(source).diagnostics
-        if d.code == "IL005" and d.class_name.endswith(("Appended", "ChangedFirst"))
+        if d.code == "IL005"
+        and d.class_name.endswith(("Appended", "ChangedFirst", "UsedThroughLocal"))
     ]
-    # (the second's layers were filled again before they went in: the rerun throws that
-    # fill away, not their constructions')
+    # (the second's layer is read through the local after it went in; the third's layers
+    # were filled again before they went in: the rerun throws that fill away, not their
+    # constructions')
     assert found == ["Appended"]

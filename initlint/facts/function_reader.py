@@ -237,7 +237,7 @@ class FunctionReader(EffectLog):
             return
         if isinstance(value.args[0], ast.Starred) or self.protect > 0:
             return  # (other arguments, or a load whose failure is caught: the fills stay)
-        if self.self_name in names_loaded(value.args[0]):
+        if any(_state_read(n) for n in ast.walk(value.args[0])):
             return  # (``self.load_state_dict(self.state_dict())``: the numbers go back in)
         if any(k.arg != "strict" or not _is_true(k.value) for k in value.keywords):
             return
@@ -708,3 +708,12 @@ def _method_name(call: ast.Call) -> str:
 
 def _is_true(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is True
+
+
+def _state_read(node: ast.AST) -> bool:
+    """``x.state_dict()``: a module's own numbers read."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "state_dict"
+    )

@@ -42,7 +42,6 @@ def self_access(
     reads: set[str] = set()
     writes: set[str] = set()
     handled: set[int] = set()  # id() of `self` Name nodes already accounted for
-    later = _deferred_calls(nodes)
     stack = list(nodes)
     while stack:
         node = stack.pop()
@@ -85,11 +84,6 @@ def self_access(
                 root = _root_attr(func.value, self_name)
                 if root is not None:
                     writes.add(root)  # self.x.append(...), self.x.weight.normal_()
-                if id(node) in later and isinstance(func.value, ast.Name):
-                    if func.value.id == self_name:
-                        # (a method of the object called from a lambda or a nested def,
-                        # which whoever it is handed to may run now: it may read anything)
-                        reads.add(EVERYTHING)
                 if node is skip and func.attr == "__init__" and node.args:
                     first = node.args[0]
                     if isinstance(first, ast.Name) and first.id == self_name:
@@ -114,16 +108,6 @@ def self_access(
                         reads.add(node.args[1].value)  # like `del self.x`: x must exist
         stack.extend(children(node))  # order is free: `handled` is set by a parent
     return frozenset(reads), frozenset(writes)
-
-
-def _deferred_calls(nodes: list[ast.AST]) -> set[int]:
-    """The id() of the calls in ``nodes`` that sit in a lambda's or a nested def's body."""
-    out: set[int] = set()
-    for node in nodes:
-        for scope in ast.walk(node):
-            if isinstance(scope, ast.Lambda | ast.FunctionDef | ast.AsyncFunctionDef):
-                out.update(id(c) for c in ast.walk(scope) if isinstance(c, ast.Call))
-    return out
 
 
 def none_tested(nodes: list[ast.AST], self_name: str) -> frozenset[str]:

@@ -60,24 +60,30 @@ class LocalEffects(BuildPricing):
         return None
 
     def _bound_method(self, frame: Frame, call: Expr, part: str) -> bool:
-        """Whether ``part`` is a method of the class ``call`` constructs (``MAE().metric``):
-        the bound method it gives holds the object, which lives on with it (a property's
-        value may be any part of it, or hold it)."""
+        """Whether the part taken may hold the object (``MAE().metric``, a method: the bound
+        method holds it; ``self.run = self.fast`` in its construction, an attribute whose
+        value mentions the object): it lives on with it. A static or class method holds no
+        instance; an attribute set under a method's name, to a value that does not mention
+        the object, is what the object gives instead (not known: claimed as kept)."""
         index = self.simulator.index
         target = index.resolve(frame.call.fn.module, call.name)
         if target is None or target.kind != "class":
             return False
         mro = index.mro(target.name)
-        fn = index.lookup_method(mro.classes, part) if mro.ok else None
-        # (a static or class method holds no instance; an attribute the construction sets
-        # under the method's name is what the object gives instead)
-        if fn is None or {"staticmethod", "classmethod"} & set(fn.facts.decorators):
+        if not mro.ok:
             return False
+        fn = index.lookup_method(mro.classes, part)
         init = index.lookup_method(mro.classes, "__init__")
         body = init.facts.load() if init is not None else None
-        if body is None or isinstance(body, BodyError):
-            return True
-        return not any(e.kind in ("assign", "buffer") and e.name == part for e in body.effects)
+        stores = []
+        if body is not None and not isinstance(body, BodyError):
+            stores = [e for e in body.effects if e.kind in ("assign", "buffer") and e.name == part]
+            me = body.params[0].name if body.params else ""
+            if any(_mentions_name(e.value, me) for e in stores):
+                return True
+        if fn is None:
+            return False
+        return bool(stores) or not {"staticmethod", "classmethod"} & set(fn.facts.decorators)
 
     def on_local_use(self, frame: Frame, ctx: EffectContext) -> None:
         """A mention of a built local: a part taken, a method run on it, the object handed
@@ -147,3 +153,11 @@ class LocalEffects(BuildPricing):
             held.event.inner = tuple(p for p in parts if p.name not in gone and p.cost > NONE)
             held.event.kept = frozenset(held.taken)
         return None
+
+
+def _mentions_name(value: Expr | None, name: str) -> bool:
+    return (
+        bool(name)
+        and value is not None
+        and any(n.kind == "name" and n.name == name for n in value.nodes())
+    )

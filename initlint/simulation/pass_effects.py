@@ -294,21 +294,53 @@ def _stores(sim: Simulation) -> list[Event]:
 
 
 def _bound_local(e: Event, name: str) -> Expr | None:
-    """The value the local ``name`` was last bound to before ``e`` in its function
-    (``layer = Block(d)``); None when there is none, or the body is not at hand."""
+    """The call the local ``name`` was built by just before ``e`` appended it (``layer =
+    Block(d)``, then ``self.layers.append(layer)``), under the same guard, when nothing
+    else in the function mentions that object: not between the two, not after (until the
+    name is bound anew). None otherwise, or when the body is not at hand."""
     body = e.fn.facts.load()
     if body is None or isinstance(body, BodyError):
         return None
+    here = e.effect
+    found: Expr | None = None
     for eff in reversed(body.effects[: e.effect_index]):
+        if eff.stmt_span == here.stmt_span:
+            continue  # (the append's own statement)
         if eff.kind == "local" and eff.name == name:
-            return eff.value
-        if eff.name == name or _mentions(eff.value, name) or eff.args:
-            return None  # (the object changed or handed on before it went in: not known)
-    return None
+            found = eff.value if eff.guard == here.guard else None
+            break
+        if _mentioned(eff, name):
+            return None
+    if found is None or found.kind != "call":
+        return None
+    for eff in body.effects[e.effect_index + 1 :]:
+        if eff.stmt_span == here.stmt_span:
+            continue
+        if eff.kind == "local" and eff.name == name and not _mentions(eff.value, name):
+            break  # (bound anew: later mentions are of another object)
+        if _mentioned(eff, name):
+            return None
+    return found
+
+
+def _mentioned(eff: Effect, name: str) -> bool:
+    """Whether an effect names the local ``name`` or reads it in its value or arguments."""
+    if eff.name == name or _mentions(eff.value, name):
+        return True
+    return any(_mentions(a.expr, name) for a in eff.args)
 
 
 def _mentions(value: Expr | None, name: str) -> bool:
-    return value is not None and any(n.kind == "name" and n.name == name for n in value.nodes())
+    """Whether ``value`` reads the local ``name``: as a value, or as what it calls
+    (``layer(x)``, ``layer.forward(x)``)."""
+    if value is None:
+        return False
+    for n in value.nodes():
+        if n.kind == "name" and n.name == name:
+            return True
+        if n.kind == "call" and (n.name == name or n.name.startswith(name + ".")):
+            return True
+    return False
 
 
 def torch_container(name: str) -> bool:

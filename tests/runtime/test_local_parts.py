@@ -124,3 +124,14 @@ def test_a_static_method_taken_leaves_its_object(case: Path) -> None:
     # ``Maker(width).build`` is a plain function: the Maker and its projection are dropped
     assert lost(lambda: m.StaticTaken(WIDTH)) == {("weight", (WIDTH, WIDTH)), ("bias", (WIDTH,))}
     assert statics(case)[131] == "proj"
+
+
+def test_an_attribute_under_a_method_name_may_hold_its_object(case: Path) -> None:
+    import pkg.nets as m
+
+    # ``self.run = self.fast``: the part taken is a bound method of the object itself,
+    # which lives on in it with its projection
+    built = m.AliasTaken(WIDTH)
+    assert isinstance(built.encode.__self__, m.Aliased)
+    assert built.encode(torch.ones(1, WIDTH)).shape == (1, WIDTH)
+    assert 147 not in statics(case)
