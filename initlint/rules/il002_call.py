@@ -41,7 +41,10 @@ their defaults: the base calls `self._build(4)`, the class `self._build(size)` w
 (a caller may pass another size).
 A call to a memoised function (`functools.cache`, `lru_cache`, or one that returns an entry
 of a module-level cache dict, directly or through a helper that looks it up) builds nothing
-the second time and is never reported.
+the second time and is never reported; nor is torch's own move, cast or mode method of the
+module (`self.to(device)`, `self.half()`, `self.eval()`), which, called again with the same
+arguments, leaves where it is what the first call moved and moves only what was built
+since.
 
 Severity: `error` when the method does heavy work (it allocates tensors, builds modules that
 own parameters, reads files or checkpoints, including work it only keeps in a local);

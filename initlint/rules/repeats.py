@@ -12,6 +12,7 @@ from initlint.simulation.assumptions import exclusive
 from initlint.simulation.binding import DIFFER, SAME, own_defaults, same_args
 from initlint.simulation.levels import LIGHT, NONE
 from initlint.simulation.records import Event, FlagRef, Simulation, built_by, events_inside
+from initlint.simulation.torch_knowledge import MODULE_SELF_METHODS
 from initlint.simulation.values import MAYBE
 
 
@@ -180,7 +181,7 @@ def find_repeats(sim: Simulation) -> list[RepeatFinding]:
         if e.ancestor or nested_in_repeat(e):
             continue
         finding: RepeatFinding | None = None
-        if e.kind == "call" and e.expensive and e.callee is not None:
+        if e.kind == "call" and e.expensive and e.callee is not None and not _idempotent(e):
             finding = repeat(
                 "IL002", e, calls.get(e.callee.qualname), f"`self.{e.name}({e.args_key})`"
             )
@@ -429,6 +430,15 @@ def _fold_calls(
                 continue
         out.append(f)
     return out
+
+
+def _idempotent(call: Event) -> bool:
+    """torch's own move, cast or mode method of a module (``self.to(device)``,
+    ``self.half()``, ``self.eval()``): called again with the same arguments it leaves what
+    the first call moved where it is, and moves only what was built since; nothing of the
+    first call's work is redone or thrown away."""
+    callee = call.callee
+    return call.name in MODULE_SELF_METHODS and callee is not None and callee.module.is_dependency
 
 
 def _surely_works(events: list[Event], call: Event) -> bool:
