@@ -75,6 +75,11 @@ class Expr:
             and recv.name == name
         )
 
+    def mentions(self, name: str) -> bool:
+        """Whether the plain name ``name`` appears anywhere in this tree (``layer``,
+        ``self`` in ``self.fast``)."""
+        return any(n.kind == "name" and n.name == name for n in self.nodes())
+
     def nodes(self) -> Iterator[Expr]:
         """This expression and every one inside it (receivers and children)."""
         stack: list[Expr] = [self]

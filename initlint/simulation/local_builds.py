@@ -79,11 +79,11 @@ class LocalEffects(BuildPricing):
         if body is not None and not isinstance(body, BodyError):
             stores = [e for e in body.effects if e.kind in ("assign", "buffer") and e.name == part]
             me = body.params[0].name if body.params else ""
-            if any(_mentions_name(e.value, me) for e in stores):
+            if me and any(e.value is not None and e.value.mentions(me) for e in stores):
                 return True
         if fn is None:
             return False
-        return bool(stores) or not {"staticmethod", "classmethod"} & set(fn.facts.decorators)
+        return bool(stores) or not (fn.facts.is_static or fn.facts.is_classmethod)
 
     def on_local_use(self, frame: Frame, ctx: EffectContext) -> None:
         """A mention of a built local: a part taken, a method run on it, the object handed
@@ -153,11 +153,3 @@ class LocalEffects(BuildPricing):
             held.event.inner = tuple(p for p in parts if p.name not in gone and p.cost > NONE)
             held.event.kept = frozenset(held.taken)
         return None
-
-
-def _mentions_name(value: Expr | None, name: str) -> bool:
-    return (
-        bool(name)
-        and value is not None
-        and any(n.kind == "name" and n.name == name for n in value.nodes())
-    )

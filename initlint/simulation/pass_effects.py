@@ -123,6 +123,28 @@ class PassEffects(StoreEffects):
             return frozenset(), ()
         deep: set[tuple[int, str, int]] = set()
         out: list[tuple[int, str, int, Event]] = []
+        held = self._held_simulations(stores)
+        if isinstance(held, BodyError):
+            return held
+        for e, prefix, inner in held:
+            tensors = self.module_tensors(inner, fill.target, DEPTH)
+            if isinstance(tensors, BodyError):
+                return tensors
+            filled = last_fills(inner)
+            deeper = [_under(prefix, e, t) for t in tensors]
+            for hit in sorted(covered(fill, walk, deeper, is_a)):  # (a set: in order)
+                deep.add(hit)
+                own = hit[1].removeprefix(prefix + ".")
+                if own in filled:
+                    out.append((e.index, hit[1], hit[2], filled[own]))
+        return frozenset(deep), tuple(out)
+
+    def _held_simulations(
+        self, stores: list[Event]
+    ) -> list[tuple[Event, str, Simulation]] | BodyError:
+        """The project modules the stores hold on every path (``_held_modules``), each
+        with its store, the name it is reached by, and its complete simulated construction."""
+        out: list[tuple[Event, str, Simulation]] = []
         for e in stores:
             if e.kind != "assign" or e.shadow or e.status != TRUE:
                 continue
@@ -130,19 +152,9 @@ class PassEffects(StoreEffects):
                 inner = self.simulator.object_simulation(e, item)
                 if isinstance(inner, BodyError):
                     return inner
-                if inner is None or inner.incomplete:
-                    continue
-                tensors = self.module_tensors(inner, fill.target, DEPTH)
-                if isinstance(tensors, BodyError):
-                    return tensors
-                filled = last_fills(inner)
-                deeper = [_under(prefix, e, t) for t in tensors]
-                for hit in sorted(covered(fill, walk, deeper, is_a)):  # (a set: in order)
-                    deep.add(hit)
-                    own = hit[1].removeprefix(prefix + ".")
-                    if own in filled:
-                        out.append((e.index, hit[1], hit[2], filled[own]))
-        return frozenset(deep), tuple(out)
+                if inner is not None and not inner.incomplete:
+                    out.append((e, prefix, inner))
+        return out
 
     def module_tensors(self, sim: Simulation, part: str, depth: int) -> list[Tensor] | BodyError:
         """The tensors a held module's construction ``sim`` made, named from it: its own
@@ -159,19 +171,14 @@ class PassEffects(StoreEffects):
                     out += [_under(f"{e.name}.{key}", e, t) for t in module_params(made, e.cost)]
         if depth == 0:
             return out
-        for e in held:
-            if e.kind != "assign" or e.shadow or e.status != TRUE:
-                continue
-            for prefix, item in self._held_modules(e):
-                inner = self.simulator.object_simulation(e, item)
-                if isinstance(inner, BodyError):
-                    return inner
-                if inner is None or inner.incomplete:
-                    continue
-                tensors = self.module_tensors(inner, part, depth - 1)
-                if isinstance(tensors, BodyError):
-                    return tensors
-                out.extend(_under(prefix, e, t) for t in tensors)
+        inside = self._held_simulations(held)
+        if isinstance(inside, BodyError):
+            return inside
+        for e, prefix, inner in inside:
+            tensors = self.module_tensors(inner, part, depth - 1)
+            if isinstance(tensors, BodyError):
+                return tensors
+            out.extend(_under(prefix, e, t) for t in tensors)
         return out
 
     def _held_modules(self, e: Event) -> list[tuple[str, Expr | None]]:
@@ -335,12 +342,8 @@ def _mentions(value: Expr | None, name: str) -> bool:
     (``layer(x)``, ``layer.forward(x)``)."""
     if value is None:
         return False
-    for n in value.nodes():
-        if n.kind == "name" and n.name == name:
-            return True
-        if n.kind == "call" and (n.name == name or n.name.startswith(name + ".")):
-            return True
-    return False
+    calls = (n.name for n in value.nodes() if n.kind == "call")
+    return value.mentions(name) or any(c == name or c.startswith(name + ".") for c in calls)
 
 
 def torch_container(name: str) -> bool:

@@ -50,7 +50,7 @@ class RerunEffects(PassEffects):
                 frame, ctx.effect_index, eff, "rerun", name, status, ctx.flags, (), cost=cost
             )
             ev.holder, ev.inner_fills = holder, refills
-            made = self.class_of(holder.fn.module, built_by(holder) if item is None else item)
+            made = self._reached_class(holder, item)
             ev.constructs = made[0] if made else ""  # (the class of the modules run again)
         return None
 
@@ -80,9 +80,13 @@ class RerunEffects(PassEffects):
     def _module(self, walked: Walked) -> bool:
         """Whether what is reached is a module of a class known here."""
         _, holder, item, _ = walked
+        return any(c.startswith("torch.nn") for c in self._reached_class(holder, item))
+
+    def _reached_class(self, holder: Event, item: Expr | None) -> tuple[str, ...]:
+        """The MRO of the module a walk reaches: the one ``holder`` stored, or the item of
+        its container that ``item`` built; () when not known."""
         value = built_by(holder) if item is None else item
-        classes = self.class_of(holder.fn.module, value) or ()
-        return any(c.startswith("torch.nn") for c in classes)
+        return self.class_of(holder.fn.module, value) or ()
 
     def _excluded(
         self, classes: tuple[str, ...], module: Module, tests: tuple[ItemTest, ...]
@@ -103,8 +107,7 @@ class RerunEffects(PassEffects):
         """Whether every test of the loop (its names read in ``module``) holds for the
         module reached, for sure."""
         _, holder, item, _ = walked
-        value = built_by(holder) if item is None else item
-        classes = self.class_of(holder.fn.module, value) or ()
+        classes = self._reached_class(holder, item)
         for test in tests:
             if test.kind != "isinstance" or not classes:
                 return False
