@@ -401,7 +401,8 @@ class Twice(nn.Module):
 # that picks items by number (which items ``blocks.*`` stands for is not known); a state
 # loaded loosely, by assignment, after a read of what it replaces, by the class's own
 # loading, from the object's own state, where a failure is caught, or with arguments
-# initlint cannot see.
+# initlint cannot see; a local list of modules read after the container is built from it,
+# appended to under a guard, or changed in another way; a class name bound twice.
 THIRD = """
 import torch
 from torch import nn
@@ -532,6 +533,61 @@ class ItemsByNumber(nn.Module):
         for n, p in self.named_parameters():
             if "blocks.0" not in n:
                 nn.init.xavier_uniform_(p)
+
+
+def linear_init(m):
+    if isinstance(m, nn.Linear):
+        nn.init.orthogonal_(m.weight)
+
+
+class ListedReadAfter(nn.Module):
+    def __init__(self, sd):
+        super().__init__()
+        blocks = []
+        for _ in range(2):
+            blocks.append(nn.Linear(4, 4))
+        self.blocks = nn.Sequential(*blocks)
+        self.apply(linear_init)
+        self.first = blocks[0].weight.detach().clone()
+        self.load_state_dict(sd)
+
+
+class ListedGuarded(nn.Module):
+    def __init__(self, sd, deep=False):
+        super().__init__()
+        blocks = []
+        if deep:
+            blocks.append(nn.Linear(4, 4))
+        self.blocks = nn.ModuleList(blocks)
+        self.apply(linear_init)
+        self.load_state_dict(sd)
+
+
+class ListedChanged(nn.Module):
+    def __init__(self, sd, extra):
+        super().__init__()
+        blocks = []
+        blocks.append(nn.Linear(4, 4))
+        blocks[0] = extra
+        self.blocks = nn.Sequential(*blocks)
+        self.apply(linear_init)
+        self.load_state_dict(sd)
+
+
+class ClassNameRebound(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(4, 4), nn.Conv2d(3, 3, 3))
+        self.apply(self._init)
+        for p in self.parameters():
+            if p.dim() > 1:
+                nn.init.xavier_uniform_(p)
+
+    def _init(self, m):
+        classname = m.__class__.__name__
+        classname = "" if hasattr(m, "groups") else classname
+        if classname.find("Conv") != -1:
+            nn.init.orthogonal_(m.weight)
 """
 
 

@@ -137,9 +137,10 @@ class ItemTest:
     (``truth``) or not on the way to a fill. kind: ``isinstance`` (``names``: the classes,
     dotted as written) | ``dims`` (the number of dimensions compared by ``op``, gt ge eq ne
     lt le, with ``value``) | ``name`` (the item's dotted name: ``op`` in, endswith or
-    startswith, ``names`` the strings) | ``present`` (``m.<names[0]> is not None``)."""
+    startswith, ``names`` the strings) | ``classname`` (the name of the item's class, as
+    ``name``, or ``op`` eq) | ``present`` (``m.<names[0]> is not None``)."""
 
-    kind: Literal["isinstance", "dims", "name", "present"]
+    kind: Literal["isinstance", "dims", "name", "classname", "present"]
     names: tuple[str, ...] = ()
     op: str = ""
     value: int = 0

@@ -8,7 +8,7 @@ holds (``simulation/coverage.py``)."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from initlint.facts.effect_log import names_loaded
 from initlint.facts.expressions import dotted, root_name
@@ -150,10 +150,11 @@ def pass_fills(
     a ``continue`` other than a whole ``if <test>: continue`` at the top."""
     if _reads_the_item(body, item):
         return  # (its numbers are used: the loop is no mere fill)
+    spelled = _class_name_locals(body, item)
     tests: tuple[ItemTest, ...] = ()
     for stmt in body:
         if isinstance(stmt, ast.If) and _skips(stmt):
-            test = item_tests(stmt.test, item, name)
+            test = item_tests(stmt.test, item, name, spelled)
             negated = None if test is None else _negate(test)
             if negated is None:
                 return  # (the rest runs where a test not understood fails)
@@ -161,7 +162,7 @@ def pass_fills(
             continue
         if any(isinstance(n, ast.Continue) for n in ast.walk(stmt)):
             return
-        yield from _fills([stmt], item, name, tests)
+        yield from _fills([stmt], item, name, tests, spelled)
 
 
 def item_calls(
@@ -202,7 +203,7 @@ def item_calls(
 # What reading a tensor or module for its shape or settings looks like: ``p.dim()``,
 # ``m.weight.size(1)``, ``p.requires_grad``; the numbers stay unread.
 _METADATA = frozenset(
-    "dim ndimension size shape ndim numel requires_grad dtype device is_leaf".split()
+    "dim ndimension size shape ndim numel requires_grad dtype device is_leaf __class__".split()
 )
 # The settings torch.nn's modules keep as plain values (``m.kernel_size``, ``m.groups``):
 # reading one reads no tensor.
@@ -278,17 +279,18 @@ def _fills(
     item: str,
     name: str,
     tests: tuple[ItemTest, ...],
+    spelled: frozenset[str],
 ) -> Iterator[tuple[ast.stmt, str, tuple[ItemTest, ...]]]:
     for stmt in body:
         if isinstance(stmt, ast.If):
-            test = item_tests(stmt.test, item, name)
+            test = item_tests(stmt.test, item, name, spelled)
             if test is None:
                 continue
-            yield from _fills(stmt.body, item, name, (*tests, *test))
+            yield from _fills(stmt.body, item, name, (*tests, *test), spelled)
             if stmt.orelse:
                 negated = _negate(test)
                 if negated is not None:
-                    yield from _fills(stmt.orelse, item, name, (*tests, negated))
+                    yield from _fills(stmt.orelse, item, name, (*tests, negated), spelled)
             continue
         if not isinstance(stmt, ast.Expr) or not isinstance(stmt.value, ast.Call):
             continue
@@ -316,24 +318,29 @@ def _filled_part(call: ast.Call, item: str) -> str | None:
     return rest[0] if rest else ""
 
 
-def item_tests(test: ast.expr, item: str, name: str) -> tuple[ItemTest, ...] | None:
+def item_tests(
+    test: ast.expr, item: str, name: str, spelled: frozenset[str] = frozenset()
+) -> tuple[ItemTest, ...] | None:
     """The tests ``test`` makes of the item (all must hold: ``a and b`` gives two), None
-    when any part of it is not understood."""
+    when any part of it is not understood. ``spelled``: the locals bound to the item's
+    class name (``_class_name_locals``)."""
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         out: list[ItemTest] = []
         for value in test.values:
-            part = item_tests(value, item, name)
+            part = item_tests(value, item, name, spelled)
             if part is None:
                 return None
             out.extend(part)
         return tuple(out)
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        inner = item_tests(test.operand, item, name)
+        inner = item_tests(test.operand, item, name, spelled)
         if inner is None or len(inner) != 1:
             return None
         negated = _negate(inner)
         return None if negated is None else (negated,)
     one = _one_test(test, item, name)
+    if one is None and _spells_class(test, item, spelled):
+        one = _class_name_test(test, item, spelled)
     return None if one is None else (one,)
 
 
@@ -376,6 +383,107 @@ def _one_test(test: ast.expr, item: str, name: str) -> ItemTest | None:
     if not isinstance(right, ast.Constant) or type(right.value) is not int:
         return None
     return ItemTest("dims", (), order, right.value)
+
+
+def _class_name_locals(body: Sequence[ast.stmt], item: str) -> frozenset[str]:
+    """The locals the body binds, at its top and only once, to the item's class name
+    (``classname = m.__class__.__name__``)."""
+    bound: dict[str, int] = {}
+    spelled: set[str] = set()
+    for node in ast.walk(ast.Module(body=list(body), type_ignores=[])):
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        for target in targets:
+            if isinstance(target, ast.Name):
+                bound[target.id] = bound.get(target.id, 0) + 1
+    for stmt in body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            target = stmt.targets[0]
+            if isinstance(target, ast.Name) and _class_name(stmt.value, item):
+                spelled.add(target.id)
+    return frozenset(n for n in spelled if bound[n] == 1)
+
+
+def _class_name(node: ast.expr, item: str) -> bool:
+    """``m.__class__.__name__`` or ``type(m).__name__``."""
+    if not isinstance(node, ast.Attribute) or node.attr != "__name__":
+        return False
+    of = node.value
+    if isinstance(of, ast.Attribute) and of.attr == "__class__":
+        return _is(of.value, item)
+    if isinstance(of, ast.Call) and isinstance(of.func, ast.Name) and of.func.id == "type":
+        return len(of.args) == 1 and not of.keywords and _is(of.args[0], item)
+    return False
+
+
+def _spells_class(test: ast.expr, item: str, spelled: frozenset[str]) -> bool:
+    """Whether the test mentions the item's class name (and may be one of its tests)."""
+    return any(
+        (isinstance(n, ast.Name) and n.id in spelled) or _class_name(n, item)
+        for n in ast.walk(test)
+        if isinstance(n, ast.expr)
+    )
+
+
+def _class_name_test(test: ast.expr, item: str, spelled: frozenset[str]) -> ItemTest | None:
+    """A test of the item's class name (``_class_name``, or a local in ``spelled``):
+    ``name.find("Conv") != -1`` (``>= 0``; ``== -1`` negated), ``"Conv" in name``,
+    ``name.startswith(...)``, ``name.endswith(...)``, ``name == "Conv2d"``."""
+
+    def spells(node: ast.expr) -> bool:
+        return (isinstance(node, ast.Name) and node.id in spelled) or _class_name(node, item)
+
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute):
+        method = test.func.attr
+        if method in ("startswith", "endswith") and spells(test.func.value):
+            texts = _strings(test.args[0]) if len(test.args) == 1 else None
+            if texts is not None and not test.keywords:
+                return ItemTest("classname", texts, method)
+        return None
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return None
+    op, left, right = test.ops[0], test.left, test.comparators[0]
+    if isinstance(op, ast.In | ast.NotIn) and spells(right):
+        texts = _strings(left)
+        if texts is None or len(texts) != 1:
+            return None
+        return ItemTest("classname", texts, "in", truth=isinstance(op, ast.In))
+    if isinstance(op, ast.Eq | ast.NotEq) and spells(left):
+        texts = _strings(right)
+        if texts is None or len(texts) != 1:
+            return None
+        return ItemTest("classname", texts, "eq", truth=isinstance(op, ast.Eq))
+    found, number = _found(left, spells), _integer(right)
+    if found is None or number is None:
+        return None
+    # ``find`` gives -1 when the text is absent, else where it starts (0 or more)
+    held = {
+        (ast.NotEq, -1): True,
+        (ast.Eq, -1): False,
+        (ast.GtE, 0): True,
+        (ast.Gt, -1): True,
+        (ast.Lt, 0): False,
+    }.get((type(op), number))
+    return None if held is None else ItemTest("classname", (found,), "in", truth=held)
+
+
+def _integer(node: ast.expr) -> int | None:
+    """An integer literal, ``-1`` too."""
+    sign = 1
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node, sign = node.operand, -1
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return sign * node.value
+    return None
+
+
+def _found(node: ast.expr, spells: Callable[[ast.expr], bool]) -> str | None:
+    """The text of ``name.find("Conv")`` when ``name`` spells the class name."""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return None
+    if node.func.attr != "find" or not spells(node.func.value) or node.keywords:
+        return None
+    texts = _strings(node.args[0]) if len(node.args) == 1 else None
+    return texts[0] if texts is not None and len(texts) == 1 else None
 
 
 def _isinstance(args: list[ast.expr], item: str) -> ItemTest | None:

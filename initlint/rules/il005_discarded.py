@@ -150,12 +150,15 @@ Attention(d)`, whose `__init__` ran its own pass over its projections), on every
 unread since, when the object's pass covers those tensors (`self.attn.q.weight`) before
 anything read or replaced `self.attn`, and those of the project modules a container holds
 (`self.blocks = nn.ModuleList([Block(d) for _ in range(n)])`: `self.blocks.*.attn.q.weight`,
-two levels down); a library's module (torch's `nn.Linear`) fills only its defaults, which
-are not counted there. A pass's own fills are thrown away the same way by a later pass over
-the same tensors. A strict `self.load_state_dict(state)` (or a held module's,
-`self.encoder.load_state_dict(state)`) fills every parameter as a pass does, or raises: an
-initialisation before it (`nn.init.orthogonal_(self.conv.weight)`, `self.apply(init)`, a
-held module's own) is thrown away when a state is loaded; `strict=False`, `assign=True`,
+four levels down; also a container built from a local list given modules by `append` only,
+`nn.Sequential(*blocks)`, and one appended to in a loop); a library's module (torch's
+`nn.Linear`) fills only its defaults, which are not counted there. A test of the module's
+class name (`m.__class__.__name__.find("Conv") != -1`) is decided from its class. A pass's
+own fills are thrown away the same way by a later pass over the same tensors. A strict
+`self.load_state_dict(state)` (or a held module's, `self.encoder.load_state_dict(state)`)
+fills every parameter as a pass does, or raises: an initialisation before it
+(`nn.init.orthogonal_(self.conv.weight)`, `self.apply(init)`, a held module's own) is
+thrown away when a state is loaded; `strict=False`, `assign=True`,
 other arguments initlint cannot see, a load whose failure is caught (in a `try` or a
 `with`), a state read from the object itself (`self.state_dict()`), and a class or held
 module with its own `load_state_dict` or `_load_from_state_dict` claim nothing. A tensor

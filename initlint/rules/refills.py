@@ -291,7 +291,9 @@ def pass_walk(e: Event) -> str:
 def _covered(done: Event, store: Event, name: str) -> int | None:
     """What filling ``name``, made by ``store``, costs, when the pass ``done`` covers it;
     None when it does not for sure."""
-    return next((c for s, n, c in done.covers if s == store.index and n == name), None)
+    # (items of one container built by different calls may price one name differently)
+    costs = [c for s, n, c in done.covers if s == store.index and n == name]
+    return max(costs) if costs else None
 
 
 def _pass_finding(

@@ -207,6 +207,8 @@ def _holds(
         result = _compare(t.dims, test.op, test.value)
     elif test.kind == "name":
         result = _name_test(name, test)
+    elif test.kind == "classname" and is_a is not None and t.classes:
+        result = _class_name_test(t.classes[0].rpartition(".")[2], test)
     elif test.kind == "present" and is_a is not None:
         result = True if test.names == (t.part,) else None
     return result is not None and result == test.truth
@@ -233,3 +235,10 @@ def _name_test(name: str, test: ItemTest) -> bool | None:
     if test.op == "startswith":
         return name.startswith(test.names)
     return None
+
+
+def _class_name_test(name: str, test: ItemTest) -> bool | None:
+    """A test of the module's class name (``"Conv" in type(m).__name__``)."""
+    if test.op == "eq":
+        return name == test.names[0]
+    return _name_test(name, test)

@@ -84,7 +84,7 @@ class PassEffects(StoreEffects):
         self, frame: Frame, ctx: EffectContext, fill: Effect, walk: str, module: Module
     ) -> BodyError | None:
         stores = _stores(self.sim)
-        tensors = held_tensors(stores, self.sim.mro, self._built_class, fill.target)
+        tensors = self.object_tensors(self.sim, stores, fill.target)
 
         def is_a(classes: tuple[str, ...], name: str) -> bool | None:
             return self.is_a_class(classes, module, name)
@@ -97,7 +97,10 @@ class PassEffects(StoreEffects):
         ev = self.emit(
             frame, ctx.effect_index, ctx.effect, "pass", walk, ctx.status, ctx.flags, ctx.shadow
         )
-        ev.covers = covers | deep
+        # (a held project module's tensor is priced from its own construction, not as a part
+        # of unknown kind: one entry per tensor)
+        known = {(store, name) for store, name, _ in deep}
+        ev.covers = frozenset(c for c in covers if (c[0], c[1]) not in known) | deep
         ev.fill = fill
         ev.inner_fills = inner
         return None
@@ -123,7 +126,7 @@ class PassEffects(StoreEffects):
             return frozenset(), ()
         deep: set[tuple[int, str, int]] = set()
         out: list[tuple[int, str, int, Event]] = []
-        held = self._held_simulations(stores)
+        held = self._held_simulations(stores, self.sim.events)
         if isinstance(held, BodyError):
             return held
         for e, prefix, inner in held:
@@ -140,15 +143,16 @@ class PassEffects(StoreEffects):
         return frozenset(deep), tuple(out)
 
     def _held_simulations(
-        self, stores: list[Event]
+        self, stores: list[Event], events: list[Event]
     ) -> list[tuple[Event, str, Simulation]] | BodyError:
-        """The project modules the stores hold on every path (``_held_modules``), each
-        with its store, the name it is reached by, and its complete simulated construction."""
+        """The project modules the stores (among ``events``) hold on every path
+        (``_held_modules``), each with its store, the name it is reached by, and its
+        complete simulated construction."""
         out: list[tuple[Event, str, Simulation]] = []
         for e in stores:
             if e.kind != "assign" or e.shadow or e.status != TRUE:
                 continue
-            for prefix, item in self._held_modules(e):
+            for prefix, item in self._held_modules(e, events):
                 inner = self.simulator.object_simulation(e, item)
                 if isinstance(inner, BodyError):
                     return inner
@@ -158,20 +162,15 @@ class PassEffects(StoreEffects):
 
     def module_tensors(self, sim: Simulation, part: str, depth: int) -> list[Tensor] | BodyError:
         """The tensors a held module's construction ``sim`` made, named from it: its own
-        and its torch modules' (``held_tensors``), and, ``depth`` levels down, those of the
-        project modules it holds (``attn.q.weight``), which its passes may fill too."""
+        and its torch modules' (``object_tensors``), and, ``depth`` levels down, those of
+        the project modules it holds (``attn.q.weight``), which its passes may fill too."""
         # (a held module's tensors made on some paths only are not claimed: which paths its
         # construction took is not known from the object)
         held = [e for e in _stores(sim) if e.kind == "nested" or e.status == TRUE]
-        out = held_tensors(held, sim.mro, self._built_class, part)
-        for e in held:  # (and its containers' torch modules: ``mlp.0.weight``)
-            if e.kind == "assign" and not e.shadow and e.status == TRUE:
-                for key, call, _ in self.items(e, sim.events):
-                    made = self.class_of(e.fn.module, call)
-                    out += [_under(f"{e.name}.{key}", e, t) for t in module_params(made, e.cost)]
+        out = self.object_tensors(sim, held, part)
         if depth == 0:
             return out
-        inside = self._held_simulations(held)
+        inside = self._held_simulations(held, sim.events)
         if isinstance(inside, BodyError):
             return inside
         for e, prefix, inner in inside:
@@ -181,23 +180,49 @@ class PassEffects(StoreEffects):
             out.extend(_under(prefix, e, t) for t in tensors)
         return out
 
-    def _held_modules(self, e: Event) -> list[tuple[str, Expr | None]]:
+    def object_tensors(self, sim: Simulation, stores: list[Event], part: str) -> list[Tensor]:
+        """The tensors the stores of the construction ``sim`` made (``held_tensors``), and
+        those of the torch modules the torch containers among them hold, their containers'
+        too (``mlp.0.weight``, ``blocks.*.0.weight``)."""
+        out = held_tensors(stores, sim.mro, self._built_class, part)
+        for e in stores:
+            if e.kind == "assign" and not e.shadow and e.status == TRUE:
+                for key, call in self.sure_items(e, sim.events):
+                    out += self._item_tensors(f"{e.name}.{key}", e, call, DEPTH)
+        return out
+
+    def _item_tensors(self, prefix: str, e: Event, call: Expr, depth: int) -> list[Tensor]:
+        """The tensors of the torch module the call ``call`` builds, held in a container
+        the store ``e`` made under ``prefix``: its parameters, or, for a torch container,
+        those of the torch modules it holds, ``depth`` containers down."""
+        made = self.class_of(e.fn.module, call)
+        if made and torch_container(made[0]):
+            inner = container_items(call) if depth > 0 else []
+            return [
+                t for k, c in inner for t in self._item_tensors(f"{prefix}.{k}", e, c, depth - 1)
+            ]
+        return [_under(prefix, e, t) for t in module_params(made, e.cost)]
+
+    def _held_modules(self, e: Event, events: list[Event]) -> list[tuple[str, Expr | None]]:
         """The project modules the store ``e`` put on the object, with the names a pass
         reaches them by: the module it built (``attn``, the value itself: None), or each
-        item of a torch container it built from calls (``nn.ModuleList([Block(d) for _ in
-        range(n)])``: ``blocks.*``, the comprehension's call; ``nn.Sequential(A(), B())``:
-        ``body.0``, ``body.1``). A library's module is left out: its own fills are its
-        defaults."""
-        value = built_by(e)
-        made = self.class_of(e.fn.module, value)
-        if made and torch_container(made[0]) and value is not None:
-            items = container_items(value)
+        item a torch container it built holds for sure (``sure_items``: ``nn.ModuleList([Block(d)
+        for _ in range(n)])``: ``blocks.*``, the comprehension's call; ``nn.Sequential(A(),
+        B())``: ``body.0``, ``body.1``). A library's module is left out: its own fills are
+        its defaults."""
+        made = self.class_of(e.fn.module, built_by(e))
+        if made and torch_container(made[0]):
             return [
                 (f"{e.name}.{key}", item)
-                for key, item in items
+                for key, item in self.sure_items(e, events)
                 if self._project_module(self.class_of(e.fn.module, item) or ())
             ]
         return [(e.name, None)] if self._project_module(self._built_class(e)) else []
+
+    def sure_items(self, holder: Event, events: list[Event]) -> list[tuple[str, Expr]]:
+        """The items of ``items`` put in the container on every path that reaches its store
+        (a loop's appends: ``*``, any number)."""
+        return [(key, call) for key, call, status in self.items(holder, events) if status == TRUE]
 
     def items(self, holder: Event, events: list[Event]) -> list[tuple[str, Expr, str]]:
         """The calls whose modules a container the store ``holder`` built holds: those in
@@ -211,7 +236,7 @@ class PassEffects(StoreEffects):
         empty = empty and value is not None and not value.children  # (``[]``)
         if value is None or not (empty or (made and torch_container(made[0]))):
             return []
-        built = [] if empty else container_items(value)
+        built = [] if empty else container_items(value) or listed_items(holder, value)
         items = [(key, call, holder.status) for key, call in built]
         for e in events[holder.index + 1 :]:
             if e.kind == "mutate" and e.name == holder.name and not e.shadow:
@@ -219,7 +244,7 @@ class PassEffects(StoreEffects):
                 if got is not None and got.kind == "name":  # (``self.layers.append(layer)``)
                     got = _bound_local(e, got.name)
                 if not e.effect.detail and got is not None and got.kind == "call" and got.name:
-                    items.append(("*", got, e.status))
+                    items.append(("*", got, TRUE if _looped(holder, e) else e.status))
         return items
 
     def _project_module(self, classes: tuple[str, ...]) -> bool:
@@ -284,7 +309,7 @@ def _is_torch_kind(held: str, wanted: str) -> bool:
 
 
 # How many levels of held project modules below one a pass reaches are followed.
-DEPTH = 2
+DEPTH = 4
 
 
 def _under(prefix: str, store: Event, t: Tensor) -> Tensor:
@@ -328,6 +353,80 @@ def _bound_local(e: Event, name: str) -> Expr | None:
         if _mentioned(eff, name):
             return None
     return found
+
+
+def _looped(holder: Event, e: Event) -> bool:
+    """Whether ``e`` runs wherever the store ``holder`` did, or in loops there: in the same
+    run of the same function, under its guard and loops only (an append in a loop puts
+    any number of items, ``*``, in the container)."""
+    if e.frame != holder.frame or holder.status != TRUE or e.shadow:
+        return False
+    guard, extra = holder.effect.guard, e.effect.guard[len(holder.effect.guard) :]
+    if e.effect.guard[: len(guard)] != guard:
+        return False
+    return all(c.op == "unknown" and c.name == "loop" for c in extra)
+
+
+def listed_items(holder: Event, value: Expr) -> list[tuple[str, Expr]]:
+    """The calls a container holds when built from a local list, ``nn.Sequential(*blocks)``
+    or ``nn.ModuleList(blocks)``, that the function bound to ``[]`` before the store ``holder``
+    and gave calls by ``blocks.append(Block(d))`` only, under the binding's guard (or loops
+    within it); each with the name it is held under: numbered, or ``*`` (any number) when
+    an append is in a loop. [] when the list is mentioned in any other way, before the
+    store or after, or an append is under another guard."""
+    given, kind = value.children, value.name.rpartition(".")[2]
+    starred = {"Sequential": ("*",), "ModuleList": ()}.get(kind)
+    if starred is None or value.keywords != starred or len(given) != 1:
+        return []
+    name = given[0].name if given[0].kind == "name" else ""
+    body = holder.fn.facts.load()
+    if not name or body is None or isinstance(body, BodyError):
+        return []
+    here = holder.effect
+    effects = body.effects
+    start = next(
+        (
+            i
+            for i in range(holder.effect_index - 1, -1, -1)
+            if effects[i].kind == "local" and effects[i].name == name
+        ),
+        None,
+    )
+    bound = effects[start].value if start is not None else None
+    if start is None or bound is None or bound.kind != "op" or bound.name != "tuple":
+        return []
+    guard = effects[start].guard
+    if bound.children or guard != here.guard:
+        return []
+    calls: list[Expr] = []
+    looped = False
+    for i, eff in enumerate(effects[start + 1 :], start + 1):
+        if eff.stmt_span == here.stmt_span or not _mentioned(eff, name):
+            continue
+        if i > holder.effect_index:
+            if eff.kind == "local" and eff.name == name and not _mentions(eff.value, name):
+                break  # (bound anew: later mentions are of another list)
+            return []
+        call = _appended(eff, name)
+        extra = eff.guard[len(guard) :]
+        if call is None or eff.guard[: len(guard)] != guard:
+            return []
+        if any(c.op != "unknown" or c.name != "loop" for c in extra):
+            return []
+        looped = looped or bool(extra)
+        calls.append(call)
+    return [("*" if looped else str(i), c) for i, c in enumerate(calls)]
+
+
+def _appended(eff: Effect, name: str) -> Expr | None:
+    """The call ``name.append(Block(d))`` appends, as an effect of the function."""
+    value = eff.value
+    if eff.kind != "objattr" or eff.name != name or value is None or value.kind != "call":
+        return None
+    if value.name != f"{name}.append" or value.keywords or len(value.children) != 1:
+        return None
+    item = value.children[0]
+    return item if item.kind == "call" and item.name else None
 
 
 def _mentioned(eff: Effect, name: str) -> bool:
