@@ -68,6 +68,12 @@ def _cost(source: str, **bound: Val) -> int:
         ("torch.nn.Conv2d(c, 1, kernel_size=(1, 1))", {}, LIGHT),
         ("torch.nn.Conv2d(c, 2, 1)", {}, HEAVY),
         ("torch.nn.Conv2d(c, 1, k)", {}, HEAVY),
+        # a filter of one channel in and out is a vector over its taps; a 2-D kernel is not
+        ("torch.nn.Conv1d(1, 1, 3, bias=False, padding=1)", {}, LIGHT),
+        ("torch.nn.Conv1d(1, 1, kernel_size=taps)", {}, LIGHT),
+        ("torch.nn.ConvTranspose1d(1, 1, kernel_size=(5,))", {}, LIGHT),
+        ("torch.nn.Conv1d(c, 1, 3)", {}, HEAVY),
+        ("torch.nn.Conv2d(1, 1, 3)", {}, HEAVY),
         ("torch.zeros(n + 0)", {"n": UNKNOWN}, UNSIZED),
         # False is a constant, not the size 0
         ("torch.empty(flag)", {"flag": const(False)}, UNSIZED),

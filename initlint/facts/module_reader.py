@@ -129,6 +129,12 @@ class ModuleReader:
                 # does not exist at run time and must not hide what the other branch (or the
                 # code around it) binds: the base a class really has.
                 branch = stmt.orelse if typed else stmt.body
+                if _replaces_itself(branch):
+                    # (a module that puts a lazy stand-in for itself in ``sys.modules`` serves
+                    # at run time, on first use, what its type-checking branch imports)
+                    checked = stmt.body if typed else stmt.orelse
+                    imports = [s for s in checked if isinstance(s, ast.Import | ast.ImportFrom)]
+                    branch = [*imports, *branch]
                 stack.extend((s, fallbacks) for s in reversed(branch))
             elif isinstance(stmt, ast.If | ast.Try) or type(stmt).__name__ == "TryStar":
                 blocks: list[tuple[list[ast.stmt], frozenset[str]]] = [
@@ -218,6 +224,23 @@ class ModuleReader:
                     attrs=tuple(attrs),
                 )
             )
+
+
+def _replaces_itself(branch: list[ast.stmt]) -> bool:
+    """Whether the statements store into ``sys.modules[__name__]``: the module replaces
+    itself by another object (a lazy module that imports its names on first use)."""
+    for stmt in branch:
+        if not isinstance(stmt, ast.Assign):
+            continue
+        for target in stmt.targets:
+            if (
+                isinstance(target, ast.Subscript)
+                and dotted(target.value) == "sys.modules"
+                and isinstance(target.slice, ast.Name)
+                and target.slice.id == "__name__"
+            ):
+                return True
+    return False
 
 
 def _type_checking(test: ast.expr) -> bool | None:

@@ -135,13 +135,22 @@ def _part_discards(sim: Simulation) -> Iterator[RepeatFinding]:
             first,
             confidence_of(e, holder, first),
             what,
-            cost=max(first.cost, LIGHT),
+            cost=_part_cost(first, holder),
             holder=holder,
             no_fix=(
                 f"`{part}` is built by {where}: building it without `{part}` needs "
                 f"{argument} that switches the part off, which initlint does not propose"
             ),
         )
+
+
+def _part_cost(part: Event, holder: Event) -> int:
+    """What building the part thrown away cost: its own build, at least light; never more
+    than building the whole object did, when that is known to be light (a part of
+    ``nn.Linear(width, 1)``, whose weight is a vector)."""
+    if holder.cost == LIGHT and not holder.moved:
+        return LIGHT
+    return max(part.cost, LIGHT)
 
 
 def _local_discards(sim: Simulation) -> Iterator[RepeatFinding]:

@@ -303,8 +303,9 @@ _CONVS = frozenset(f"{kind}{d}d" for kind in ("Conv", "ConvTranspose") for d in 
 
 def _vector_weight(last: str, call: Expr, bound: Bound) -> bool:
     """Whether the weight ``call`` builds has at most one size other than 1, which makes it
-    a vector of that size (``nn.Linear(width, 1)``, a scoring head; ``nn.Conv2d(c, 1, 1)``):
-    its numbers grow with one width, as a bias does, not with its square."""
+    a vector of that size (``nn.Linear(width, 1)``, a scoring head; ``nn.Conv2d(c, 1, 1)``;
+    ``nn.Conv1d(1, 1, taps)``, a filter): its numbers grow with one width, as a bias does,
+    not with its square."""
     if last not in _MATRIX_WEIGHTS and last not in _CONVS:
         return False
     given = keyword_values(call)
@@ -316,14 +317,18 @@ def _vector_weight(last: str, call: Expr, bound: Bound) -> bool:
     sizes = [size(p, k) for p, k in TORCH_SHAPES[last]["weight"]]
     if last in _CONVS:
         kernel = size(2, "kernel_size")
-        if kernel is None or not all(_int(k, bound) == 1 for k in _sizes_of(kernel)):
-            return False  # a kernel of more than one number, or of a size not known here
-    return any(s is not None and _int(s, bound) == 1 for s in sizes)
+        if kernel is None:
+            return False
+        sizes += _sizes_of(kernel, int(last[-2]))
+    return sum(s is None or _int(s, bound) != 1 for s in sizes) <= 1
 
 
-def _sizes_of(kernel: Expr) -> tuple[Expr, ...]:
-    """The sizes a kernel argument gives: each item of a tuple, or the one number."""
-    return kernel.children if kernel.kind == "op" and kernel.name == "tuple" else (kernel,)
+def _sizes_of(kernel: Expr, dims: int) -> list[Expr]:
+    """The sizes a kernel argument gives a convolution of ``dims`` dimensions: each item
+    of a tuple, or the one number for each dimension."""
+    if kernel.kind == "op" and kernel.name == "tuple":
+        return list(kernel.children)
+    return [kernel] * dims
 
 
 _ARITH: dict[str, Callable[[int, int], int]] = {
