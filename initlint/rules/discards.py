@@ -58,8 +58,11 @@ def find_discards(sim: Simulation) -> list[RepeatFinding]:
         if e.kind in _REPLACES:
             stores.setdefault(e.name, []).append(e)
         for name in attribute_uses(e, sim.mro):
-            if (e.frame, e.effect.span, name) not in dropped:
-                uses.setdefault(name, []).append(e)
+            if (e.frame, e.effect.span, name) in dropped:
+                continue
+            if e.kind == "touch" and _fills_in_place(e, name):
+                continue
+            uses.setdefault(name, []).append(e)
     found: dict[int, Discard] = {}
     for name, built in stores.items():
         if len(built) < 2:
@@ -88,6 +91,21 @@ def find_discards(sim: Simulation) -> list[RepeatFinding]:
             *_reruns(sim),
         ],
         key=lambda f: f.event.index,
+    )
+
+
+def _fills_in_place(touch: Event, name: str) -> bool:
+    """Whether the statement ``touch`` heads only fills a tensor of ``self.<name>`` in place
+    (``nn.init.normal_(self.weight)``, ``self.weight[i].fill_(0)``): it writes numbers into
+    the value, which go with it, and keeps nothing of it."""
+    body = touch.fn.facts.load()
+    if body is None or isinstance(body, BodyError):
+        return False
+    span = touch.effect.stmt_span
+    return span is not None and any(
+        x.kind == "init" and x.detail == "self" and x.target.split(".")[0] == name
+        for x in body.effects
+        if x.stmt_span == span
     )
 
 

@@ -10,7 +10,7 @@ from typing import TypeVar
 
 from initlint.facts.model import Arg, Expr, Param
 from initlint.index.records import Module
-from initlint.simulation.binding import SYM, Key, bind_args, default_key, expr_key
+from initlint.simulation.binding import DEFAULTED, SYM, Key, bind_args, default_key, expr_key
 from initlint.simulation.expressions import ExpressionEval
 from initlint.simulation.run_state import Frame
 from initlint.simulation.values import OPEN_ARGS, OPEN_KWARGS, UNKNOWN, Val, const
@@ -62,6 +62,17 @@ class ArgumentBinding(ExpressionEval):
             ref = self.class_ref(module, d)
             if ref is not None:
                 return Val("unknown", ref=ref)  # ``attn_cls=Attention``: that class
+        return UNKNOWN
+
+    def _open_default(self, module: Module | None, p: Param) -> Val:
+        """What a parameter left out holds when an open ``**kw`` pack was passed: for one a
+        keyword can name, any value (``_weight=`` in the pack); its default when the pack
+        does not name it, which value keys remember (``_val_key``)."""
+        d = p.default
+        if p.kind not in ("pos", "kwonly") or d is None:
+            return self._default(module, p)
+        if d.kind == "const":
+            return Val("unknown", d.value, sym=DEFAULTED + p.name)
         return UNKNOWN
 
     def _spread(
@@ -129,8 +140,10 @@ class ArgumentBinding(ExpressionEval):
             params = params[1:]
 
         # A parameter left out takes its default, or is unknown (an open *args pack supplies
-        # the required positionals only, docs/design.md, "The init simulation").
-        bound = bind_args(positional, keywords, params, self._default, module)
+        # the required positionals only, docs/design.md, "The init simulation"; an open **kw
+        # pack may supply any parameter a keyword can name).
+        left_out = self._open_default if open_kw else self._default
+        bound = bind_args(positional, keywords, params, left_out, module)
         env, _, star, extra, kw, extra_kw = bound
         if star:
             env[star] = Val("args", items=tuple(extra), open=open_tail)
@@ -150,7 +163,8 @@ class ArgumentBinding(ExpressionEval):
         positional, keywords, open_tail, open_kw = spread
         if skip_self and params and params[0].kind in ("pos", "posonly"):
             params = params[1:]
-        bound = bind_args(positional, keywords, params, _left_out_key, None)
+        left_out = _open_left_out_key if open_kw else _left_out_key
+        bound = bind_args(positional, keywords, params, left_out, None)
         keys, _, star, extra, kw, extra_kw = bound
         if star:
             keys[star] = None if open_tail else _pack_key("*", extra)
@@ -213,6 +227,8 @@ def _val_key(v: Val) -> Key | None:
     its name; None for any other (not known)."""
     if v.kind == "const":
         return ("c", repr(v.value))
+    if v.kind == "unknown" and v.sym.startswith(DEFAULTED):
+        return (SYM, (DEFAULTED, ("c", repr(v.value))))  # (``_open_default``)
     if v.kind == "unknown" and v.sym:
         return (SYM, v.sym)
     return None
@@ -221,6 +237,16 @@ def _val_key(v: Val) -> Key | None:
 def _left_out_key(_: None, p: Param) -> Key | None:
     """The key of a parameter left out (``bind_keys``): its default's; None without one."""
     return default_key(p.default) if p.has_default else None
+
+
+def _open_left_out_key(_: None, p: Param) -> Key | None:
+    """The key of a parameter left out beside an open ``**kw`` pack: for one a keyword can
+    name, what a caller may pass through the pack, its default when none does (as an
+    argument of the constructed class is); else its default's."""
+    default = _left_out_key(None, p)
+    if p.kind not in ("pos", "kwonly") or default is None:
+        return default
+    return (SYM, (DEFAULTED, default))
 
 
 def _pack_key(tag: str, items: Sequence[Key | None]) -> Key | None:

@@ -33,6 +33,8 @@ Key = tuple[object, ...]
 # ``(SYM, name)``: the constructed class's argument ``name`` (``name`` may be dotted:
 # ``config.hidden`` read from its argument ``config``).
 SYM = "$arg"
+# ``(SYM, (DEFAULTED, key))``: a parameter an open ``**kw`` pack may give, ``key`` its default.
+DEFAULTED = "$default"
 # The ops an ``Expr`` of kind ``op`` names (``facts.expressions.to_expr``: arithmetic, a tuple or
 # list display, a starred item ``*``, ``not``, ``bool()``). Any other op (a comparison,
 # ``and``/``or``, a conditional, a unary minus, a set or dict display, a comprehension, an
@@ -181,6 +183,8 @@ def with_defaults(key: Key, defaults: Mapping[str, Key]) -> Key:
     key, where that is known (``defaults``: its parameters' constant defaults)."""
     if key[:1] == (SYM,):
         name = key[1]
+        if isinstance(name, tuple) and name[:1] == (DEFAULTED,):
+            return name[1]  # type: ignore[no-any-return]
         return defaults.get(name, key) if isinstance(name, str) else key
     return tuple(with_defaults(k, defaults) if isinstance(k, tuple) else k for k in key)
 
