@@ -57,6 +57,8 @@ def find_discards(sim: Simulation) -> list[RepeatFinding]:
             continue
         if e.kind in _REPLACES:
             stores.setdefault(e.name, []).append(e)
+        elif _new_numbers(e):
+            stores.setdefault(e.effect.name, []).append(e)
         for name in attribute_uses(e, sim.mro):
             if (e.frame, e.effect.span, name) in dropped:
                 continue
@@ -70,7 +72,7 @@ def find_discards(sim: Simulation) -> list[RepeatFinding]:
         seen = sorted([*uses.get(name, ()), *uses.get("*", ())], key=lambda e: e.index)
         keys = [e.index for e in seen]
         for k, first in enumerate(built[:-1]):
-            if first.kind == "delete" or _placeholder(first):
+            if first.kind in ("delete", "nested") or _placeholder(first):
                 continue
             # the later stores of the name and what may use it, in the construction's order
             after = sorted(
@@ -94,16 +96,26 @@ def find_discards(sim: Simulation) -> list[RepeatFinding]:
     )
 
 
+def _new_numbers(e: Event) -> bool:
+    """``self.w.data = v``: the tensor ``w`` holds takes other numbers whole (the object
+    stays, what it held goes), from a value that reads nothing of ``w``."""
+    if e.kind != "nested" or e.effect.detail != "data":
+        return False
+    return e.effect.name not in e.reads and "*" not in e.reads
+
+
 def _fills_in_place(touch: Event, name: str) -> bool:
     """Whether the statement ``touch`` heads only fills a tensor of ``self.<name>`` in place
-    (``nn.init.normal_(self.weight)``, ``self.weight[i].fill_(0)``): it writes numbers into
-    the value, which go with it, and keeps nothing of it."""
+    (``nn.init.normal_(self.weight)``, ``self.weight[i].fill_(0)``) or gives it other numbers
+    whole (``self.weight.data = w``): it writes numbers into the value, which go with it,
+    and keeps nothing of it (what it reads of the value is its own use)."""
     body = touch.fn.facts.load()
     if body is None or isinstance(body, BodyError):
         return False
     span = touch.effect.stmt_span
     return span is not None and any(
-        x.kind == "init" and x.detail == "self" and x.target.split(".")[0] == name
+        (x.kind == "init" and x.detail == "self" and x.target.split(".")[0] == name)
+        or (x.kind == "nested" and x.detail == "data" and x.name == name)
         for x in body.effects
         if x.stmt_span == span
     )
@@ -356,7 +368,10 @@ def _discard(sim: Simulation, first: Event, after: Sequence[Event]) -> Discard |
             continue  # never runs in a construction where ``first`` ran
         if tested_absent(sim, first, e):
             continue  # runs only if nothing is there: never after ``first``
-        if e.kind in _REPLACES and e.name == name:
+        if _new_numbers(e) and e in by:
+            continue  # (listed as a store and as a use of the name)
+        renumbered = _new_numbers(e) and e.effect.name == name and first.kind == "buffer"
+        if (e.kind in _REPLACES and e.name == name) or renumbered:
             if e.derived:
                 break  # computed from the value it replaces (``self.x = self.x = v``): a use
             how = relation(sim, first, e)
