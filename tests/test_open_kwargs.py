@@ -1,7 +1,9 @@
 """Python hands an ancestor every keyword an open ``**kwargs`` pack holds: a parameter the
 super call does not name may still be given (``super().__init__(d, **kwargs)`` may pass
 ``table=``), so a guard on it is undecided and a repeat it leads to is "possibly", where
-the same call without the pack leaves the parameter at its default. And a statement that
+the same call without the pack leaves the parameter at its default (so does a pack that
+cannot hold it: its function's own parameter takes that keyword, or it was popped). And a
+statement that
 only fills a tensor in place (``init.normal_(self.weight)``, torch's own in
 ``Embedding.reset_parameters``) keeps nothing of it: a ``del self.weight`` after the
 ancestor built and filled it throws that build away (IL005)."""
@@ -39,6 +41,19 @@ class Plain(Base):
     def __init__(self, d=8):
         super().__init__(d)
         self.register_parameter("table", nn.Parameter(torch.ones(d, d)))
+
+
+class Consumed(Base):
+    def __init__(self, d=8, table=None, **kwargs):
+        super().__init__(d, **kwargs)
+        self.register_parameter("table", nn.Parameter(torch.ones(d, d)))
+
+
+class Popped(Base):
+    def __init__(self, d=8, **kwargs):
+        kwargs.pop("table", None)
+        super().__init__(d, **kwargs)
+        self.register_parameter("table", nn.Parameter(torch.ones(d, d)))
 """
 
 DELETED = """
@@ -69,9 +84,13 @@ def _found(report: Report) -> dict[str, tuple[str, str, str]]:
 
 def test_a_keyword_pack_may_give_any_parameter(check_source: Callable[..., Report]) -> None:
     found = _found(check_source(SOURCE))
+    # (a pack never holds a keyword its function's own parameter takes, nor one popped
+    # from it: the default stands, as without the pack)
     assert found == {
         "Packed": ("IL001", "error", "possible"),
         "Plain": ("IL001", "error", "definite"),
+        "Consumed": ("IL001", "error", "definite"),
+        "Popped": ("IL001", "error", "definite"),
     }
 
 

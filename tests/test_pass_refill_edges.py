@@ -402,7 +402,8 @@ class Twice(nn.Module):
 # loaded loosely, by assignment, after a read of what it replaces, by the class's own
 # loading, from the object's own state, where a failure is caught, or with arguments
 # initlint cannot see; a local list of modules read after the container is built from it,
-# appended to under a guard, or changed in another way; a class name bound twice.
+# appended to under a guard, or changed in another way; a walk of the children, which
+# yields the containers and not what they hold; a class name bound twice.
 THIRD = """
 import torch
 from torch import nn
@@ -572,6 +573,20 @@ class ListedChanged(nn.Module):
         self.blocks = nn.Sequential(*blocks)
         self.apply(linear_init)
         self.load_state_dict(sd)
+
+
+class ChildrenOnly(nn.Module):
+    def __init__(self, d=4):
+        super().__init__()
+        blocks = []
+        for _ in range(2):
+            blocks.append(nn.Linear(d, d))
+        self.blocks = nn.Sequential(*blocks)
+        self.body = nn.Sequential(nn.Linear(d, d), nn.Linear(d, d))
+        self.apply(linear_init)
+        for m in self.children():
+            if isinstance(m, nn.Linear):
+                nn.init.normal_(m.weight)
 
 
 class ClassNameRebound(nn.Module):

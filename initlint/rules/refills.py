@@ -238,7 +238,7 @@ class _Passes:
                 self.out.pop()
             hits.sort(key=lambda h: (h[2].index, h[1]))  # (the first costliest is the note)
             cost, _, fill, _ = max(hits, key=lambda h: h[0])
-            names = [h[1] for h in hits]
+            names = list(dict.fromkeys(h[1] for h in hits))  # (merged passes share names)
             stores = [h[3] for h in hits]
             self.out.append(_pass_finding(self.sim, fill, done, names, cost, *stores))
             self.merged[at] = (self.out[-1], hits)

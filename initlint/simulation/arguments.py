@@ -6,6 +6,7 @@ through the one binder, ``binding.bind_args``."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TypeVar
 
 from initlint.facts.model import Arg, Expr, Param
@@ -35,7 +36,7 @@ class ArgumentBinding(ExpressionEval):
             if p.kind == "vararg":
                 env[p.name] = OPEN_ARGS
             elif p.kind == "kwarg":
-                env[p.name] = OPEN_KWARGS
+                env[p.name] = replace(OPEN_KWARGS, absent=_named(params))
             else:
                 ref = self.class_ref(module, p.default) if p.default is not None else None
                 env[p.name] = Val("unknown", sym=p.name, ref=ref, maybe_ref=ref is not None)
@@ -64,12 +65,13 @@ class ArgumentBinding(ExpressionEval):
                 return Val("unknown", ref=ref)  # ``attn_cls=Attention``: that class
         return UNKNOWN
 
-    def _open_default(self, module: Module | None, p: Param) -> Val:
+    def _open_default(self, context: tuple[Module | None, frozenset[str]], p: Param) -> Val:
         """What a parameter left out holds when an open ``**kw`` pack was passed: for one a
         keyword can name, any value (``_weight=`` in the pack); its default when the pack
         does not name it, which value keys remember (``_val_key``)."""
+        module, absent = context
         d = p.default
-        if p.kind not in ("pos", "kwonly") or d is None:
+        if p.kind not in ("pos", "kwonly") or d is None or p.name in absent:
             return self._default(module, p)
         if d.kind == "const":
             return Val("unknown", d.value, sym=DEFAULTED + p.name)
@@ -82,16 +84,18 @@ class ArgumentBinding(ExpressionEval):
         plain: Callable[[Arg], _T],
         item: Callable[[Val], _T],
         conflicts: bool,
-    ) -> tuple[list[_T], dict[str, _T], bool, bool] | None:
+    ) -> tuple[list[_T], dict[str, _T], bool, bool, frozenset[str]] | None:
         """A call's arguments split as Python passes them, for ``bind_args``: positional and
         keyword values (``plain`` of a written argument, ``item`` of a ``*``/``**`` pack's
-        item), and whether a ``*`` or ``**`` pack of unknown length is open. A keyword given
+        item), whether a ``*`` or ``**`` pack of unknown length is open, and the keywords no
+        open ``**`` pack holds (``Val.absent``). A keyword given
         twice (a TypeError at runtime) keeps the first ``**`` item or the last written one,
         and is counted in ``Simulation.conflicts`` when ``conflicts`` (``bind_call`` counts).
         None for an argument initlint cannot split (``star == -1``)."""
         positional: list[_T] = []
         keywords: dict[str, _T] = {}
         open_tail = open_kw = False
+        absent: set[str] | None = None
         for a in args:
             if a.star == -1:
                 return None
@@ -111,15 +115,19 @@ class ArgumentBinding(ExpressionEval):
                         elif conflicts:
                             self.sim.conflicts += 1
                     open_kw = open_kw or v.open
+                    if v.open:  # (a name is surely not given when no open pack holds it)
+                        held = set(v.absent)
+                        absent = held if absent is None else absent & held
                 else:
                     open_kw = True
+                    absent = set()
             elif a.keyword is None:
                 positional.append(plain(a))
             else:
                 if conflicts and a.keyword in keywords:
                     self.sim.conflicts += 1
                 keywords[a.keyword] = plain(a)
-        return positional, keywords, open_tail, open_kw
+        return positional, keywords, open_tail, open_kw, frozenset(absent or ())
 
     def bind_call(
         self,
@@ -135,20 +143,23 @@ class ArgumentBinding(ExpressionEval):
         spread = self._spread(frame, args, lambda a: self.eval_arg(frame, a.expr, a), _as_is, True)
         if spread is None:
             return None
-        positional, keywords, open_tail, open_kw = spread
+        positional, keywords, open_tail, open_kw, absent = spread
         if skip_self and params and params[0].kind in ("pos", "posonly"):
             params = params[1:]
 
         # A parameter left out takes its default, or is unknown (an open *args pack supplies
         # the required positionals only, docs/design.md, "The init simulation"; an open **kw
         # pack may supply any parameter a keyword can name).
-        left_out = self._open_default if open_kw else self._default
-        bound = bind_args(positional, keywords, params, left_out, module)
+        if open_kw:
+            bound = bind_args(positional, keywords, params, self._open_default, (module, absent))
+        else:
+            bound = bind_args(positional, keywords, params, self._default, module)
         env, _, star, extra, kw, extra_kw = bound
         if star:
             env[star] = Val("args", items=tuple(extra), open=open_tail)
         if kw:
-            env[kw] = Val("kwargs", keys=tuple(extra_kw.items()), open=open_kw)
+            named = _named(params)
+            env[kw] = Val("kwargs", keys=tuple(extra_kw.items()), open=open_kw, absent=named)
         return env
 
     def bind_keys(
@@ -160,11 +171,12 @@ class ArgumentBinding(ExpressionEval):
         spread = self._spread(frame, args, lambda a: self._arg_key(frame, a.expr), _val_key, False)
         if spread is None:
             return None
-        positional, keywords, open_tail, open_kw = spread
+        positional, keywords, open_tail, open_kw, absent = spread
         if skip_self and params and params[0].kind in ("pos", "posonly"):
             params = params[1:]
+        left_out: Callable[[frozenset[str], Param], Key | None]
         left_out = _open_left_out_key if open_kw else _left_out_key
-        bound = bind_args(positional, keywords, params, left_out, None)
+        bound = bind_args(positional, keywords, params, left_out, absent)
         keys, _, star, extra, kw, extra_kw = bound
         if star:
             keys[star] = None if open_tail else _pack_key("*", extra)
@@ -234,17 +246,23 @@ def _val_key(v: Val) -> Key | None:
     return None
 
 
-def _left_out_key(_: None, p: Param) -> Key | None:
+def _left_out_key(_: object, p: Param) -> Key | None:
     """The key of a parameter left out (``bind_keys``): its default's; None without one."""
     return default_key(p.default) if p.has_default else None
 
 
-def _open_left_out_key(_: None, p: Param) -> Key | None:
+def _named(params: Sequence[Param]) -> tuple[str, ...]:
+    """The parameters a keyword can name: an open ``**kw`` pack of this function never
+    holds them (the keywords bind to them)."""
+    return tuple(p.name for p in params if p.kind in ("pos", "kwonly"))
+
+
+def _open_left_out_key(absent: frozenset[str], p: Param) -> Key | None:
     """The key of a parameter left out beside an open ``**kw`` pack: for one a keyword can
     name, what a caller may pass through the pack, its default when none does (as an
     argument of the constructed class is); else its default's."""
     default = _left_out_key(None, p)
-    if p.kind not in ("pos", "kwonly") or default is None:
+    if p.kind not in ("pos", "kwonly") or default is None or p.name in absent:
         return default
     return (SYM, (DEFAULTED, default))
 

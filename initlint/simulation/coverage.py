@@ -25,6 +25,8 @@ from initlint.simulation.torch_knowledge import (
 
 # A strict ``load_state_dict``: not a walk, but it fills every parameter as one does.
 LOAD = "load_state_dict"
+# Walks that yield only the modules the object holds itself.
+_CHILDREN = frozenset({"children", "named_children"})
 # Walks that yield the module walked first (``self.modules()`` yields ``self``).
 _WITH_ITSELF = frozenset({"modules", "named_modules", "apply"})
 
@@ -185,6 +187,8 @@ def _module_item(
         return False
     if t.holder == scope and walk not in _WITH_ITSELF:
         return False  # (``children()`` yields neither the object nor the module walked)
+    if walk in _CHILDREN and "." in t.holder:
+        return False  # (nor what the children hold: ``blocks.0`` of ``self.blocks``)
     if scope and t.holder != scope:
         return False
     module_name = "" if scope else t.holder

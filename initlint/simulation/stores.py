@@ -6,6 +6,8 @@ changed in place (``on_objattr``), self attributes read and written (``on_touch`
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from initlint.facts.model import BodyError, Effect, Expr
 from initlint.index.records import FunctionInfo, Module
 from initlint.simulation.arguments import kwarg_name
@@ -120,7 +122,9 @@ class StoreEffects(LocalEffects):
         pack = frame.call.env.get(kwarg)
         if pack is not None and pack.kind == "kwargs":
             if ctx.status == TRUE:
-                frame.call.env[kwarg] = pack.kw_without(eff.name)
+                popped = pack.kw_without(eff.name)
+                absent = (*popped.absent, eff.name)
+                frame.call.env[kwarg] = replace(popped, absent=absent)
             elif pack.kw_get(eff.name) is not None:  # maybe popped: value unknown
                 keys = (*pack.kw_without(eff.name).keys, (eff.name, UNKNOWN))
                 frame.call.env[kwarg] = Val("kwargs", keys=keys, open=pack.open)

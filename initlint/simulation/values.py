@@ -39,6 +39,9 @@ class Val:
     origin: Origin | None = None
     # A pack built from the top-level call: it holds what the caller must pass, unknown.
     open: bool = False
+    # Keywords an open keyword pack surely does not hold: the named parameters of the
+    # function whose ``**kw`` it is (they take those keywords), the keys popped from it.
+    absent: tuple[str, ...] = ()
     # An unknown that came from the constructed class's argument ``sym`` (``config`` or
     # ``config.q_lora_rank``): two guards on one symbol can be told apart.
     sym: str = ""
@@ -74,7 +77,8 @@ class Val:
         return None
 
     def kw_without(self, key: str) -> Val:
-        return Val("kwargs", keys=tuple((k, v) for k, v in self.keys if k != key), open=self.open)
+        keys = tuple((k, v) for k, v in self.keys if k != key)
+        return Val("kwargs", keys=keys, open=self.open, absent=self.absent)
 
 
 UNKNOWN = Val("unknown")
