@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterator, Sequence
+from typing import Literal
 
 from initlint.facts.effect_log import names_loaded
 from initlint.facts.expressions import dotted, root_name
@@ -357,21 +358,13 @@ def _one_test(test: ast.expr, item: str, name: str) -> ItemTest | None:
     if isinstance(test, ast.Call) and isinstance(test.func, ast.Name):
         if test.func.id == "isinstance" and len(test.args) == 2 and not test.keywords:
             return _isinstance(test.args, item)
-    if isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and name:
-        # ``n.endswith("bias")``, ``n.startswith(("a", "b"))``
-        method = test.func.attr
-        if method in ("endswith", "startswith") and _is(test.func.value, name):
-            texts = _strings(test.args[0]) if len(test.args) == 1 else None
-            if texts is not None and not test.keywords:
-                return ItemTest("name", texts, method)
+    if name:  # ``n.endswith("bias")``, ``n.startswith(("a", "b"))``, ``"bias" in n``
+        text = _text_test(test, lambda node: _is(node, name), "name")
+        if text is not None:
+            return text
     if not isinstance(test, ast.Compare) or len(test.ops) != 1:
         return None
     op, left, right = test.ops[0], test.left, test.comparators[0]
-    if isinstance(op, ast.In | ast.NotIn) and name and _is(right, name):
-        texts = _strings(left)  # ``"bias" in n``
-        if texts is None or len(texts) != 1:
-            return None
-        return ItemTest("name", texts, "in", truth=isinstance(op, ast.In))
     if isinstance(op, ast.IsNot) and isinstance(right, ast.Constant) and right.value is None:
         part = dotted(left).split(".")  # ``m.bias is not None``: the part is there
         if len(part) == 2 and part[0] == item:
@@ -432,21 +425,10 @@ def _class_name_test(test: ast.expr, item: str, spelled: frozenset[str]) -> Item
     def spells(node: ast.expr) -> bool:
         return (isinstance(node, ast.Name) and node.id in spelled) or _class_name(node, item)
 
-    if isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute):
-        method = test.func.attr
-        if method in ("startswith", "endswith") and spells(test.func.value):
-            texts = _strings(test.args[0]) if len(test.args) == 1 else None
-            if texts is not None and not test.keywords:
-                return ItemTest("classname", texts, method)
-        return None
-    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
-        return None
+    text = _text_test(test, spells, "classname")
+    if text is not None or not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return text
     op, left, right = test.ops[0], test.left, test.comparators[0]
-    if isinstance(op, ast.In | ast.NotIn) and spells(right):
-        texts = _strings(left)
-        if texts is None or len(texts) != 1:
-            return None
-        return ItemTest("classname", texts, "in", truth=isinstance(op, ast.In))
     if isinstance(op, ast.Eq | ast.NotEq) and spells(left):
         texts = _strings(right)
         if texts is None or len(texts) != 1:
@@ -464,6 +446,29 @@ def _class_name_test(test: ast.expr, item: str, spelled: frozenset[str]) -> Item
         (ast.Lt, 0): False,
     }.get((type(op), number))
     return None if held is None else ItemTest("classname", (found,), "in", truth=held)
+
+
+def _text_test(
+    test: ast.expr, subject: Callable[[ast.expr], bool], kind: Literal["name", "classname"]
+) -> ItemTest | None:
+    """A test of a text that ``subject`` recognises (the item's dotted name, its class
+    name): ``text.startswith(...)``, ``text.endswith(...)`` with strings, ``"bias" in text``
+    (``not in`` negated); None for any other test."""
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute):
+        method = test.func.attr
+        if method in ("startswith", "endswith") and subject(test.func.value):
+            texts = _strings(test.args[0]) if len(test.args) == 1 else None
+            if texts is not None and not test.keywords:
+                return ItemTest(kind, texts, method)
+        return None
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return None
+    op, left, right = test.ops[0], test.left, test.comparators[0]
+    if isinstance(op, ast.In | ast.NotIn) and subject(right):
+        texts = _strings(left)
+        if texts is not None and len(texts) == 1:
+            return ItemTest(kind, texts, "in", truth=isinstance(op, ast.In))
+    return None
 
 
 def _integer(node: ast.expr) -> int | None:

@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 from itertools import product
 
 from initlint.diagnostics import Confidence
-from initlint.facts.model import BodyError, Expr, Span
+from initlint.facts.model import BodyError, Expr
 from initlint.records import dataclass
 from initlint.rules.base import RepeatFinding, confidence_of
 from initlint.rules.repeats import built_name, never_both, part_of, tested_absent
@@ -52,7 +52,6 @@ def find_discards(sim: Simulation) -> list[RepeatFinding]:
     dropped = {
         (e.frame, e.effect.span, e.name) for e in sim.events if e.kind == "delete" or e.copied_by
     }
-    in_place = _InPlace()
     for e in sim.events:
         if e.shadow:
             continue
@@ -61,7 +60,7 @@ def find_discards(sim: Simulation) -> list[RepeatFinding]:
         elif _new_numbers(e):
             stores.setdefault(e.effect.name, []).append(e)
         used = attribute_uses(e, sim.mro)
-        filled = in_place.names(e) if used and e.kind == "touch" else frozenset()
+        filled = _in_place(e) if used and e.kind == "touch" else frozenset()
         for name in used:
             if (e.frame, e.effect.span, name) not in dropped and name not in filled:
                 uses.setdefault(name, []).append(e)
@@ -104,33 +103,24 @@ def _new_numbers(e: Event) -> bool:
     return e.effect.name not in e.reads and "*" not in e.reads
 
 
-class _InPlace:
-    """The attributes each statement only fills a tensor of in place (``nn.init.normal_(self.
-    weight)``, ``self.weight[i].fill_(0)``) or gives other numbers whole (``self.weight.data
-    = w``): it writes numbers into the value, which go with it, and keeps nothing of it (what
-    it reads of the value is its own use). Read once per function."""
-
-    def __init__(self) -> None:
-        self._bodies: dict[int, tuple[object, dict[Span | None, frozenset[str]]]] = {}
-
-    def names(self, touch: Event) -> frozenset[str]:
-        if touch.effect.stmt_span is None:
-            return frozenset()
-        fn = touch.fn
-        held = self._bodies.get(id(fn))
-        if held is None or held[0] is not fn:
-            body = fn.facts.load()
-            if body is None or isinstance(body, BodyError):
-                return frozenset()
-            by_span: dict[Span | None, set[str]] = {}
-            for x in body.effects:
-                if x.kind == "init" and x.detail == "self" and x.target:
-                    by_span.setdefault(x.stmt_span, set()).add(x.target.split(".")[0])
-                elif x.kind == "nested" and x.detail == "data":
-                    by_span.setdefault(x.stmt_span, set()).add(x.name)
-            held = (fn, {k: frozenset(v) for k, v in by_span.items()})
-            self._bodies[id(fn)] = held
-        return held[1].get(touch.effect.stmt_span, frozenset())
+def _in_place(touch: Event) -> frozenset[str]:
+    """The attributes the statement ``touch`` heads only fills a tensor of in place
+    (``nn.init.normal_(self.weight)``, ``self.weight[i].fill_(0)``) or gives other numbers
+    whole (``self.weight.data = w``): it writes numbers into the value, which go with it,
+    and keeps nothing of it (what it reads of the value is its own use)."""
+    span = touch.effect.stmt_span
+    body = touch.fn.facts.load()
+    if span is None or body is None or isinstance(body, BodyError):
+        return frozenset()
+    return frozenset(
+        x.target.split(".")[0] if x.kind == "init" else x.name
+        for x in body.effects
+        if x.stmt_span == span
+        and (
+            (x.kind == "init" and x.detail == "self" and x.target)
+            or (x.kind == "nested" and x.detail == "data")
+        )
+    )
 
 
 def _part_discards(sim: Simulation) -> Iterator[RepeatFinding]:

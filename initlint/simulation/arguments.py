@@ -71,7 +71,7 @@ class ArgumentBinding(ExpressionEval):
         does not name it, which value keys remember (``_val_key``)."""
         module, absent = context
         d = p.default
-        if p.kind not in ("pos", "kwonly") or d is None or p.name in absent:
+        if d is None or not _pack_may_name(p, absent):
             return self._default(module, p)
         if d.kind == "const":
             return Val("unknown", d.value, sym=DEFAULTED + p.name)
@@ -251,10 +251,20 @@ def _left_out_key(_: object, p: Param) -> Key | None:
     return default_key(p.default) if p.has_default else None
 
 
+# The kinds of parameter a keyword can name.
+_BY_KEYWORD = ("pos", "kwonly")
+
+
 def _named(params: Sequence[Param]) -> tuple[str, ...]:
     """The parameters a keyword can name: an open ``**kw`` pack of this function never
     holds them (the keywords bind to them)."""
-    return tuple(p.name for p in params if p.kind in ("pos", "kwonly"))
+    return tuple(p.name for p in params if p.kind in _BY_KEYWORD)
+
+
+def _pack_may_name(p: Param, absent: frozenset[str]) -> bool:
+    """Whether an open ``**kw`` pack may give ``p``: a keyword can name it, and the pack is
+    not known to lack it (``absent``)."""
+    return p.kind in _BY_KEYWORD and p.name not in absent
 
 
 def _open_left_out_key(absent: frozenset[str], p: Param) -> Key | None:
@@ -262,7 +272,7 @@ def _open_left_out_key(absent: frozenset[str], p: Param) -> Key | None:
     name, what a caller may pass through the pack, its default when none does (as an
     argument of the constructed class is); else its default's."""
     default = _left_out_key(None, p)
-    if p.kind not in ("pos", "kwonly") or default is None or p.name in absent:
+    if default is None or not _pack_may_name(p, absent):
         return default
     return (SYM, (DEFAULTED, default))
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from initlint.facts.model import BodyError, Effect, Expr
+from initlint.facts.model import BodyError, Cond, Effect, Expr
 from initlint.index.records import FunctionInfo, Module
 from initlint.simulation.coverage import LOAD, Tensor, covered, held_tensors, module_params
 from initlint.simulation.records import Event, Simulation, built_by, walk_machinery
@@ -361,10 +361,16 @@ def _looped(holder: Event, e: Event) -> bool:
     any number of items, ``*``, in the container)."""
     if e.frame != holder.frame or holder.status != TRUE or e.shadow:
         return False
-    guard, extra = holder.effect.guard, e.effect.guard[len(holder.effect.guard) :]
-    if e.effect.guard[: len(guard)] != guard:
-        return False
-    return all(c.op == "unknown" and c.name == "loop" for c in extra)
+    return _loops_beyond(e.effect.guard, holder.effect.guard) is not None
+
+
+def _loops_beyond(guard: tuple[Cond, ...], base: tuple[Cond, ...]) -> bool | None:
+    """Whether ``guard`` is ``base`` and loops within it (a statement that runs wherever
+    ``base`` holds, any number of times): True with loops, False without; None otherwise."""
+    extra = guard[len(base) :]
+    if guard[: len(base)] != base or any(c.op != "unknown" or c.name != "loop" for c in extra):
+        return None
+    return bool(extra)
 
 
 def listed_items(holder: Event, value: Expr) -> list[tuple[str, Expr]]:
@@ -407,13 +413,10 @@ def listed_items(holder: Event, value: Expr) -> list[tuple[str, Expr]]:
             if eff.kind == "local" and eff.name == name and not _mentions(eff.value, name):
                 break  # (bound anew: later mentions are of another list)
             return []
-        call = _appended(eff, name)
-        extra = eff.guard[len(guard) :]
-        if call is None or eff.guard[: len(guard)] != guard:
+        call, loops = _appended(eff, name), _loops_beyond(eff.guard, guard)
+        if call is None or loops is None:
             return []
-        if any(c.op != "unknown" or c.name != "loop" for c in extra):
-            return []
-        looped = looped or bool(extra)
+        looped = looped or loops
         calls.append(call)
     return [("*" if looped else str(i), c) for i, c in enumerate(calls)]
 
