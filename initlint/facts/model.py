@@ -604,6 +604,15 @@ class ImportFacts:
     fallback: bool = False
 
 
+def import_of(eff: Effect) -> ImportFacts:
+    """The ``import`` effect ``eff`` (an import inside a function) as the import it is."""
+    module = eff.target.lstrip(".")
+    level = len(eff.target) - len(module)
+    if not eff.detail:  # ``import a.b as c`` (or ``import a``)
+        return ImportFacts(eff.name, module, line=eff.span.line)
+    return ImportFacts(eff.name, module, eff.detail, level, line=eff.span.line)
+
+
 @_by_fields
 @dataclass(frozen=True, slots=True)
 class AliasFacts:

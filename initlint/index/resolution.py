@@ -165,6 +165,25 @@ class NameResolver(ModuleSet):
         """What the import ``imp``, written in ``mod`` (in a function too), binds."""
         return self._import_target(mod, imp, 0)
 
+    def imported_ref(self, mod: Module, imp: ImportFacts) -> tuple[str, str] | None:
+        """``from src import name`` written in ``mod`` (in a function): where the name is
+        looked up, (the absolute module, the name), as a value given by name is kept and
+        resolved when called (``resolve_value``): a class or a function, or a name of a
+        library initlint does not read (calling it, or a method of it, is work of a cost
+        not known). None for a plain or star import, a module read here, a value, and a
+        name of torch (built-in knowledge judges those by their public names)."""
+        if imp.name is None or imp.name == "*":
+            return None
+        src = self._from_module(mod, imp)
+        target = self.resolve_import(mod, imp) if src is not None else None
+        if src is None or target is None:
+            return None
+        if target.kind == "external" and target.name.partition(".")[0] == "torch":
+            return None
+        if target.kind not in ("class", "function", "external"):
+            return None  # a module or a value: names through it resolve as before
+        return src, imp.name
+
     def _import_target(self, mod: Module, imp: ImportFacts, depth: int) -> Target | None:
         name = imp.name
         if name is None:

@@ -6,7 +6,7 @@ them."""
 
 from __future__ import annotations
 
-from initlint.facts.model import Arg, BodyError, Const, Effect, Param
+from initlint.facts.model import Arg, BodyError, Const, Effect, Param, import_of
 from initlint.index.records import FunctionInfo
 from initlint.simulation.arguments import kwarg_name
 from initlint.simulation.levels import HEAVY, LIGHT, NONE
@@ -136,8 +136,12 @@ class CallEffects(RerunEffects):
         return None
 
     def on_import(self, frame: Frame, ctx: EffectContext) -> None:
-        """An import inside the function: the simulation resolves names through the module
-        as before; the cost model reads these to find a class the function imports."""
+        """An import inside the function binds its name there, before the module's names
+        (``from .blocks import Encoder``): calling the name builds the class or function
+        the import names (``Val.ref``). Other imports leave names to the module's."""
+        ref = self.simulator.index.imported_ref(frame.call.fn.module, import_of(ctx.effect))
+        if ref is not None:
+            frame.call.env[ctx.effect.name] = Val("unknown", ref=ref)
         return None
 
     def on_super_init(self, frame: Frame, ctx: EffectContext) -> Call | BodyError | None:

@@ -16,7 +16,7 @@ from typing import Literal
 
 from initlint.facts.expressions import UNKNOWN_COND, test_of
 from initlint.facts.function_reader import LOOP_COND
-from initlint.facts.model import Body, BodyError, Cond, Const, Effect, Expr, ImportFacts, Param
+from initlint.facts.model import Body, BodyError, Cond, Const, Effect, Expr, Param, import_of
 from initlint.facts.passes import MODULE_WALKS
 from initlint.index.project import ProjectIndex
 from initlint.index.records import NO_BINDINGS, ClassInfo, FunctionInfo, Module, Target
@@ -250,6 +250,15 @@ class CostModel:
             if self.index.in_dependency(target):
                 external = self.external_cost(public or target.name, call, bound)
                 return say(highest(best, external), "{}, by what initlint knows", target.name)
+        if recv is not None and recv.kind == "name" and target is None:
+            imported = bound.get(recv.name)
+            if imported is not None and imported.ref is not None:
+                owner = self.index.resolve_value(*imported.ref)
+                if owner is None or owner.kind == "external":
+                    # ``Allocator.get(device)`` after a function's ``from lib import
+                    # Allocator``: a library initlint does not read
+                    text = "a method of `{}`, which the function imports from a library not read"
+                    return say(highest(best, UNKNOWN), text, recv.name)
         if recv is not None and call.attr and (target is None or target.kind == "attribute"):
             inherited = self._class_method(module, recv, locals_, bound, call.attr)
             if inherited == "missing":  # as for ``self.method()``: a base initlint cannot read
@@ -305,9 +314,13 @@ class CostModel:
         if recv.kind not in ("name", "attr") or not recv.name:
             return None
         head = recv.name.partition(".")[0]
-        if head in locals_ or head in bound or head == "self":
+        imported = bound.get(recv.name)
+        if imported is not None and imported.ref is not None:  # imported in the function
+            owner = self.index.resolve_value(*imported.ref)
+        elif head in locals_ or head in bound or head == "self":
             return None
-        owner = self.index.resolve(module, recv.name)
+        else:
+            owner = self.index.resolve(module, recv.name)
         if owner is None or owner.kind != "class":
             return None
         owner_mro = self.index.mro(owner.name).classes
@@ -332,7 +345,12 @@ class CostModel:
         return self._why(e, module, mro, 0)
 
     def _why(
-        self, e: Expr | None, module: Module, mro: tuple[str, ...], depth: int
+        self,
+        e: Expr | None,
+        module: Module,
+        mro: tuple[str, ...],
+        depth: int,
+        bound: Bound = NO_BOUND,
     ) -> tuple[int, str]:
         best, said, inner = NONE, "", None
         stack = [e] if e is not None else []
@@ -343,7 +361,7 @@ class CostModel:
                 continue
             self.notes = []
             try:
-                priced = self._call(cur, module, mro, NO_COSTS, NO_COSTS)
+                priced = self._call(cur, module, mro, NO_COSTS, NO_COSTS, bound)
                 reason, ran = self.notes[-1] if self.notes else ("", None)
             finally:
                 self.notes = None
@@ -371,13 +389,27 @@ class CostModel:
         body = ran.facts.load()
         if isinstance(body, BodyError):
             return ""
+        imported = self._imports(ran.module, body)
         for eff in body.effects:
             if eff.value is None or eff.kind not in ("local", "assign", "return", *_STORES):
                 continue
-            priced, why = self._why(eff.value, ran.module, mro, depth)
+            priced, why = self._why(eff.value, ran.module, mro, depth, imported)
             if priced == level and why:
                 return f"line {eff.span.line}: {why}"
         return ""
+
+    def _imports(self, module: Module, body: Body, only: Effect | None = None) -> dict[str, Val]:
+        """What the imports of ``body`` (or its import ``only``) bind where calling the
+        name, or a method of it, runs a class or function the import names
+        (``ProjectIndex.imported_ref``): Python binds a function's import there, before the
+        module's names."""
+        out: dict[str, Val] = {}
+        for eff in (only,) if only is not None else body.effects:
+            if eff.kind == "import":
+                ref = self.index.imported_ref(module, import_of(eff))
+                if ref is not None:
+                    out[eff.name] = Val("unknown", ref=ref)
+        return out
 
     def _imported_object(self, module: Module, name: str) -> bool:
         """``name`` is imported into ``module`` and resolves to no class, function or module
@@ -615,6 +647,9 @@ class CostModel:
                     walks[eff.name] = walked[1]
                 elif walked is not None:
                     given.add(eff.name)
+            elif kind == "import":
+                held.update(self._imports(fn.module, body, eff))
+                continue
             elif kind in ("assign", "return", "buffer", "mutate"):
                 c = self.expr_cost(eff.value, fn.module, mro, local_cost, bound=held)
             elif kind == "call":
@@ -878,20 +913,11 @@ class CostModel:
                     continue
                 local = imported.get(call.name)
                 if local is not None:
-                    target = self.index.resolve_import(module, _import_facts(local))
+                    target = self.index.resolve_import(module, import_of(local))
                 else:
                     target = self.index.resolve(module, call.name)
                 if target is not None and target.kind == "class":
                     yield eff.name, target.name
-
-
-def _import_facts(eff: Effect) -> ImportFacts:
-    """The ``import`` effect ``eff`` as the import it is."""
-    module = eff.target.lstrip(".")
-    level = len(eff.target) - len(module)
-    if not eff.detail:  # ``import a.b as c`` (or ``import a``)
-        return ImportFacts(eff.name, module, line=eff.span.line)
-    return ImportFacts(eff.name, module, eff.detail, level, line=eff.span.line)
 
 
 # What a construction stores on ``self``.

@@ -1,0 +1,133 @@
+"""An import inside a function binds its name there, before the module's names, as Python
+does: a class a constructor imports for itself (to keep a module cycle out, or an optional
+dependency lazy) is the class its call builds, priced by its own construction. A rebuild
+of what such a class built is heavy work when the class owns weights, light when it owns
+none, and the function's import wins over a module-level binding of the same name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from initlint.api import check
+
+BLOCKS = """
+from torch import nn
+
+
+class Encoder(nn.Module):
+    def __init__(self, n_in, n_hidden):
+        super().__init__()
+        self.fc = nn.Linear(n_in, n_hidden)
+        self.out = nn.Linear(n_hidden, n_hidden)
+
+
+class Tag:
+    def __init__(self, n_in, n_hidden):
+        self.name = "encoder"
+"""
+
+MODEL = """
+from torch import nn
+
+from .blocks import Tag as Encoder
+
+
+class VAE(nn.Module):
+    def __init__(self, n_in=2000, n_hidden=128):
+        super().__init__()
+        {base_import}
+        self.encoder = Encoder(n_in, n_hidden)
+
+
+class LinearVAE(VAE):
+    def __init__(self, n_in=2000, n_hidden=128):
+        super().__init__(n_in, n_hidden)
+        {own_import}
+        self.encoder = Encoder(n_in, n_hidden)
+"""
+
+
+def _findings(tmp_path: Path, base_import: str, own_import: str) -> list[tuple[str, str]]:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "case"\n')
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "blocks.py").write_text(BLOCKS)
+    model = MODEL.format(base_import=base_import, own_import=own_import)
+    (pkg / "model.py").write_text(model)
+    report = check([tmp_path], cwd=tmp_path, use_cache=False)
+    return [(d.code, d.severity) for d in report.diagnostics if d.path.endswith("model.py")]
+
+
+HEAVY = "from .blocks import Encoder"
+ABSOLUTE = "from pkg.blocks import Encoder"
+LIGHT = "from .blocks import Tag as Encoder"
+
+
+@pytest.mark.parametrize(
+    ("base_import", "own_import", "expected"),
+    [
+        # both constructors import the class that owns weights: a heavy rebuild
+        (HEAVY, HEAVY, [("IL003", "error")]),
+        (ABSOLUTE, ABSOLUTE, [("IL003", "error")]),
+        # the module's own binding (a plain object) where no function imports: light
+        ("pass", "pass", [("IL003", "warning")]),
+        # the import inside the constructor wins over the module's binding
+        (HEAVY, "pass", [("IL003", "error")]),
+        (LIGHT, LIGHT, [("IL003", "warning")]),
+    ],
+)
+def test_a_function_import_binds_the_class_its_call_builds(
+    tmp_path: Path, base_import: str, own_import: str, expected: list[tuple[str, str]]
+) -> None:
+    assert _findings(tmp_path, base_import, own_import) == expected
+
+
+POOLS = """
+def make_pool(device):
+    from fastlib.allocator import Allocator
+
+    return Allocator.get_allocator(device)
+
+
+def make_name(device):
+    return str(device)
+"""
+
+CACHE = """
+from torch import nn
+
+from .pools import make_name, make_pool
+
+
+class Cache(nn.Module):
+    def __init__(self, device="cpu"):
+        super().__init__()
+        self.pool = {builder}(device)
+
+
+class DeviceCache(Cache):
+    def __init__(self, device="cpu"):
+        super().__init__(device)
+        self.pool = None
+"""
+
+
+@pytest.mark.parametrize(("builder", "expected"), [("make_pool", ["IL005"]), ("make_name", [])])
+def test_a_method_of_a_class_imported_from_a_library_not_read_is_not_cheap(
+    tmp_path: Path, builder: str, expected: list[str]
+) -> None:
+    """``Allocator.get_allocator(device)`` after a function's ``from fastlib.allocator
+    import Allocator``, a library not installed: work of a cost not known, never free."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "case"\n')
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "pools.py").write_text(POOLS)
+    (pkg / "cache.py").write_text(CACHE.format(builder=builder))
+    report = check([tmp_path], cwd=tmp_path, use_cache=False)
+    found = [d for d in report.diagnostics if d.path.endswith("cache.py")]
+    assert [d.code for d in found] == expected
+    assert all(d.severity == "warning" and "not known here" in d.message for d in found)
