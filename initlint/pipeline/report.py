@@ -18,6 +18,7 @@ from initlint.rules import REGISTRY, DisabledFinding, Finding, RepeatFinding, se
 from initlint.rules.base import Wording, method_label
 from initlint.rules.il900_internal import InternalError
 from initlint.settings import severity_shown
+from initlint.simulation.levels import HEAVY
 from initlint.suppressions import unused
 
 
@@ -139,6 +140,11 @@ def to_share(analysis: Analysis, group: list[Finding], proposal: FixProposal) ->
     classes = tuple(sorted({g.sim.cls.qualname for g in group}))
     alternatives = tuple(_short(analysis, b.fn.module.path, b.effect.span.line) for b in others)
     message = rule.message(f, Wording(first_fn, first_where, alternatives))
+    if f.cost >= HEAVY and f.world_test:
+        message += (
+            f"; it happens only on a path that `{f.world_test}` decides, a state outside the "
+            "construction (files on disk, the environment): not every construction pays for it"
+        )
     template = analysis.generated.template_of(path)
     if template is not None:
         message += (

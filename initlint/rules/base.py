@@ -7,7 +7,7 @@ from typing import ClassVar, Literal, Protocol
 from initlint.diagnostics import Confidence, Severity
 from initlint.records import dataclass
 from initlint.simulation.levels import HEAVY, LIGHT, UNKNOWN
-from initlint.simulation.records import Event, FlagRef, Simulation
+from initlint.simulation.records import WORLD_KEY, Event, FlagRef, Simulation
 from initlint.simulation.values import MAYBE, Origin
 
 DOC_SECTIONS = ("What it does", "Why is this bad", "Example", "Use instead", "Fix safety")
@@ -43,8 +43,24 @@ class _Graded:
 
     @property
     def severity(self) -> Severity:
-        """Heavy work is an ``error``, light work a ``warning`` (docs/design.md, "Cost classes")."""
-        return "error" if self.cost >= HEAVY else "warning"
+        """Heavy work is an ``error``, light work a ``warning`` (docs/design.md, "Cost
+        classes"); heavy work that happens only in a state outside the construction (a cache
+        file missing, an environment variable set) is a ``warning``: it is not the path every
+        construction takes (docs/design.md, "Guards")."""
+        return "error" if self.cost >= HEAVY and not self.world_test else "warning"
+
+    @property
+    def world_test(self) -> str:
+        """The text of a test of a state outside the construction that the work, or the
+        build it throws away, happens only under; "" when there is none."""
+        for ev in self._gated():
+            for key, _ in ev.literals:
+                if key.startswith(WORLD_KEY):
+                    return key.partition(":")[2]
+        return ""
+
+    def _gated(self) -> tuple[Event, ...]:
+        return (self.first,)
 
 
 @dataclass(frozen=True)
@@ -79,6 +95,9 @@ class RepeatFinding(_Graded):
     def discarded(self) -> Event:
         """The build this class throws away: the nearest one, else the first."""
         return self.nearest if self.nearest is not None else self.first
+
+    def _gated(self) -> tuple[Event, ...]:
+        return (self.event, self.discarded)
 
 
 @dataclass(frozen=True)

@@ -9,12 +9,13 @@ from __future__ import annotations
 import re
 
 from initlint.facts.expressions import test_of
-from initlint.facts.model import Cond
+from initlint.facts.model import Cond, Expr
 from initlint.simulation.assumptions import Assumption, membership
 from initlint.simulation.events import EventLog
 from initlint.simulation.folding import ORDERS, UNFOLDED, compare, fold
-from initlint.simulation.records import FlagRef
+from initlint.simulation.records import WORLD_KEY, FlagRef
 from initlint.simulation.run_state import Frame
+from initlint.simulation.torch_knowledge import IO_CALLS
 from initlint.simulation.values import FALSE, MAYBE, TRUE, UNKNOWN, Val, const
 
 
@@ -164,8 +165,35 @@ class GuardEval(EventLog):
         if cond.op in ("name", *_TESTS, "and", "or", "unknown") and cond.name:
             if cond.op == "unknown" and cond.name == "loop":
                 return None
-            return f"{frame.id}:{cond.name}", positive
+            world = WORLD_KEY if self._world_test(frame, cond.name) else ""
+            return f"{world}{frame.id}:{cond.name}", positive
         return None
+
+    def _world_test(self, frame: Frame, text: str) -> bool:
+        """Whether the test ``text`` reads a state outside the construction: files on disk
+        or the environment (``os.path.exists(path)``, ``os.environ``), or a local holding
+        what a file read gave (``meta["version"] == "0.10"`` after ``meta =
+        yaml.safe_load(f)``). Such a branch is not the path every construction takes."""
+        if _WORLD_PROBE.search(text):
+            return True
+        return bool(frame.world) and any(n in frame.world for n in _NAMES.findall(text))
+
+    def reads_world(self, frame: Frame, value: Expr | None) -> bool:
+        """Whether evaluating ``value`` reads a file (``yaml.safe_load(f)``, ``json.load``,
+        ``open(path).read()``), directly or through a local that holds such a read."""
+        stack = [value] if value is not None else []
+        seen = 0
+        while stack and seen < _WORLD_WALK:
+            cur = stack.pop()
+            seen += 1
+            if cur.kind == "name" and cur.name in frame.world:
+                return True
+            if cur.kind == "call" and cur.name:
+                public = self.simulator.index.public_name(frame.call.fn.module, cur.name)
+                if (public or cur.name) in IO_CALLS:
+                    return True
+            stack.extend(c for c in (*cur.children, cur.receiver) if c is not None)
+        return False
 
     def _state_key(self, frame: Frame, cond: Cond) -> str:
         """A key for a test that two frames share when it gives them the same answer, so that
@@ -253,3 +281,13 @@ _TESTS = ("is", "isnot", "eq", "ne", *ORDERS)
 
 # ``get_pp_group().is_last_rank``: a dotted name called without arguments, then attributes.
 _GETTER_TEST = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\(\)(?:\.[A-Za-z_]\w*)*")
+
+# Tests of files on disk or of the environment (``os.path.exists(p)``, ``Path(p).is_file()``,
+# ``os.environ.get("X")``): a state outside the construction.
+_WORLD_PROBE = re.compile(
+    r"\bos\.path\.(?:exists|isfile|isdir|islink|lexists|getsize)\("
+    r"|\bos\.(?:listdir|scandir|access|getenv)\(|\bos\.environ\b|\bglob\.glob\("
+    r"|\.(?:exists|is_file|is_dir)\(\)"
+)
+_NAMES = re.compile(r"[A-Za-z_]\w*")
+_WORLD_WALK = 64  # parts of a value looked at for a file read (a value is seldom bigger)

@@ -51,6 +51,12 @@ def built_by(holder: Event) -> Expr | None:
     return value
 
 
+# The start of the literal key of a test of a state outside the construction: files on
+# disk, the environment, or what a file read gave (``if not os.path.exists(cache):``). The
+# key then holds the frame and the test's text: ``world|<frame>:<text>``.
+WORLD_KEY = "world|"
+
+
 @dataclass(frozen=True)
 class FlagRef:
     """A parameter of an ``__init__`` whose value guards some work."""
@@ -113,6 +119,7 @@ class Event:
     # truths of one key never both run (C's `if cond:` and an ancestor's `if flag:` with
     # `flag=not cond` passed). Kept beside ``assume``: it keys guards by their text in a
     # frame, or by the symbolic truth a call passed, where ``assume`` keys them by argument.
+    # A key that starts with ``WORLD_KEY`` keys a test of a state outside the construction.
     literals: tuple[tuple[str, bool], ...] = ()
     # An undecided guard of it (or of a call it runs in) has no literal: ``literals`` do not
     # say all it runs under (a rule that needs every path, IL005, cannot rely on them).

@@ -113,6 +113,9 @@ class Frame:
     # The locals this frame built by a call whose object it uses (``net = resnet50()``):
     # how it used each so far (``local_builds.py``).
     built: dict[str, LocalBuild] = field(default_factory=dict)
+    # The locals that may hold what a file read gave (``meta = yaml.safe_load(f)``): a test
+    # of one is a test of a state outside the construction.
+    world: set[str] = field(default_factory=set)
 
     @property
     def self_name(self) -> str:

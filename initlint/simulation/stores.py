@@ -56,6 +56,10 @@ class StoreEffects(LocalEffects):
         if dropped is not None:
             return dropped
         frame.local_values[eff.name] = eff.value if status == TRUE else None
+        if self.reads_world(frame, eff.value):
+            frame.world.add(eff.name)
+        elif status == TRUE:
+            frame.world.discard(eff.name)
         if status == TRUE:
             frame.changed.discard(eff.name)  # a new object (``changed`` holds few names)
         if reads or status == TRUE:
