@@ -45,9 +45,14 @@ def _cost(source: str, **bound: Val) -> int:
             LIGHT,
         ),
         ("torch.tensor([[0, a], [b, 1]])", {}, LIGHT),
-        ("torch.tensor([a, b])", {}, HEAVY),  # two lists of any length, as far as is known
+        # values of a size not known here (two numbers, or two long lists): unknown, never
+        # cheap, and not known to be heavy either
+        ("torch.tensor([a, b])", {}, UNSIZED),
+        ("torch.tensor([mean])", {"mean": UNKNOWN}, UNSIZED),
+        ("torch.tensor([self.mean, self.std])", {}, UNSIZED),
+        ("torch.tensor(offsets)", {"offsets": Val("args", items=(UNKNOWN, UNKNOWN))}, UNSIZED),
         ("torch.tensor([0, *rest])", {}, HEAVY),
-        ("torch.tensor(offsets)", {"offsets": Val("args", items=(UNKNOWN, UNKNOWN))}, HEAVY),
+        ("torch.tensor([f(x) for x in xs])", {}, HEAVY),
         ("torch.tensor([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16])", {}, HEAVY),
         ("torch.tensor(list(range(n)))", {}, HEAVY),
         ("torch.empty((n_out, n_in))", {"n_out": const(8), "n_in": UNKNOWN}, HEAVY),

@@ -38,6 +38,24 @@ class ModuleReader:
         self.aliases: list[AliasFacts] = []
         self.field_defaults: list[FieldValueFacts] = []  # class-body defaults (_class_default)
 
+    def _partial_of(self, value: ast.expr) -> str:
+        """``functools.partial(Cls, ...)``, as this module imports it: the dotted name of
+        what calling the partial calls (its fixed arguments aside); "" for anything else."""
+        if not isinstance(value, ast.Call) or not value.args:
+            return ""
+        func = dotted(value.func)
+        via_name = func == "partial" and any(
+            i.local == "partial" and i.module == "functools" and i.name == "partial"
+            for i in self.imports
+        )
+        via_module = func == "functools.partial" and any(
+            i.local == "functools" and i.module == "functools" and i.name is None
+            for i in self.imports
+        )
+        if not (via_name or via_module) or isinstance(value.args[0], ast.Starred):
+            return ""
+        return dotted(value.args[0]) or ""
+
     def read(self, tree: ast.Module) -> ModuleFacts:
         self._body(tree.body, top=True)
         return ModuleFacts(
@@ -114,8 +132,9 @@ class ModuleReader:
                             ImportFacts(t.id, "builtins", "object", line=stmt.lineno)
                         )
                 elif len(targets) == 1 and isinstance(targets[0], ast.Name) and stmt.value:
-                    # `_Base = LlamaDecoderLayer`: the name is bound to that class from here on
-                    target = dotted(stmt.value)
+                    # `_Base = LlamaDecoderLayer`: the name is bound to that class from here on;
+                    # `LinearNoBias = partial(Linear, bias=False)`: calling it builds a Linear
+                    target = dotted(stmt.value) or self._partial_of(stmt.value)
                     if target and target != targets[0].id:
                         fell = targets[0].id in fallbacks
                         bound = AliasFacts(targets[0].id, target, stmt.lineno, fell)

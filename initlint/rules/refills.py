@@ -53,6 +53,8 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
             if store is not None and store.recomputed is not None:
                 if store.recomputed[1] == part and not e.ancestor:
                     out.append(_recomputed(sim, store, e))
+            elif not e.ancestor and not _called_again(sim, e):
+                out.extend(passes.held_refill(e))
             continue
         if e.kind == "init":
             first = filled.get(e.name)
@@ -248,6 +250,16 @@ class _Passes:
             if made is not None and made.index == index:
                 self.pending[name] = (done, made)
 
+    def held_refill(self, fill: Event) -> list[RepeatFinding]:
+        """A whole fill of a held module's tensor that the module's own construction filled
+        (``Event.inner_fills``), the module not read or replaced since: that fill is thrown
+        away."""
+        for index, name, cost, own in fill.inner_fills:
+            holder = self.clean.get(name.split(".")[0])
+            if holder is not None and holder.index == index and not never_both(holder, fill):
+                return [_pass_finding(self.sim, own, fill, [name], cost, holder)]
+        return []
+
     def _stored(self, e: Event) -> None:
         # (what the value reads, through locals too: ``w = self.fc.weight`` earlier, then
         # ``self.register_buffer("w0", w.clone())``)
@@ -326,6 +338,11 @@ def _pass_finding(
             "the pass fills it again: drop the fill before it, or keep the tensor out of it"
             if len(names) == 1
             else "the pass fills them again: drop the fills before it, or keep the tensors out"
+        )
+    elif first.kind == "init":  # (a held module's own fill: ``held_refill``)
+        advice = (
+            f"{_owner_name(first)}'s construction fills it first: have it make the values "
+            "wanted (an argument of its constructor), or drop this fill"
         )
     else:
         advice = "the pass fills it first: keep the tensor out of the pass, or drop this fill"

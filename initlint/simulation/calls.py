@@ -118,17 +118,24 @@ class CallEffects(RerunEffects):
         ev.holder, ev.inner = holder, rebuilt
         return None
 
-    def on_init(self, frame: Frame, ctx: EffectContext) -> None:
+    def on_init(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
         """``nn.init.xavier_uniform_(self.weight)``: an initialisation in place, an event
         when it fills a whole attribute of the object (IL005 finds one filled twice). The
         cost model prices it as the work of the function that runs it; the statement's
         touch says what it writes."""
         eff = ctx.effect
         if eff.detail == "self" and eff.name and eff.name.count(".") <= 1:
-            # (``self.conv.weight`` too: a part of a held module, for a reparametrised one)
-            self.emit(
+            # (``self.conv.weight`` too: a part of a held module, for a reparametrised one,
+            # and for what the module's own construction filled)
+            ev = self.emit(
                 frame, ctx.effect_index, eff, "init", eff.name, ctx.status, ctx.flags, ctx.shadow
             )
+            if "." in eff.name and not ctx.shadow:
+                found = self.part_fills(eff.name)
+                if isinstance(found, BodyError):
+                    return found
+                ev.inner_fills = found
+        return None
 
     def on_helper(self, frame: Frame, ctx: EffectContext) -> None:
         """``initialize(self, ...)``: a function handed the object. The cost model prices

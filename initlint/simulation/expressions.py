@@ -8,6 +8,7 @@ from initlint.facts.model import Arg, Expr
 from initlint.index.records import Module
 from initlint.simulation.levels import Priced
 from initlint.simulation.run_state import Frame, RunState
+from initlint.simulation.torch_knowledge import CONFIG_ATTRS, positional_values
 from initlint.simulation.values import UNKNOWN, Origin, Val, const
 
 
@@ -16,7 +17,15 @@ class ExpressionEval(RunState):
 
     def class_ref(self, module: Module, expr: Expr) -> tuple[str, str] | None:
         """Where a value given by a name (``Attention``, ``nn.LayerNorm``) was written: the
-        module and the name, resolved only when the value is called (``Val.ref``)."""
+        module and the name, resolved only when the value is called (``Val.ref``). A
+        ``functools.partial`` of a name (``partial(nn.LayerNorm, eps=1e-6)``) is that name:
+        calling it builds what the name is bound to (its fixed arguments aside, as a class
+        given by name is priced without the arguments it will get)."""
+        if expr.kind == "call" and expr.name and expr.keywords[:1] != ("*",):
+            given = positional_values(expr)
+            public = self.simulator.index.public_name(module, expr.name)
+            if given and public == "functools.partial":
+                expr = given[0]
         if expr.kind not in ("name", "attr") or not expr.name:
             return None
         return module.name, expr.name
@@ -118,6 +127,31 @@ class ExpressionEval(RunState):
                 continue
             if cur.receiver is not None:
                 stack.append(cur.receiver)
+            stack.extend(cur.children)
+        return frozenset(out)
+
+    def field_reads(self, value: Expr | None) -> frozenset[str]:
+        """The ``self`` attributes whose fields ``value`` reads (``self.spec.channels``), a
+        field other than what torch's modules keep of how they were configured
+        (``self.norm.eps`` reads nothing the module's construction made)."""
+        out: set[str] = set()
+        stack = [value] if value is not None else []
+        while stack:
+            cur = stack.pop()
+            recv = cur.receiver
+            if (
+                cur.kind == "attr"
+                and recv is not None
+                and recv.kind == "attr"
+                and recv.receiver is not None
+                and recv.receiver.kind == "name"
+                and recv.receiver.name == "self"
+            ):
+                if cur.attr not in CONFIG_ATTRS:
+                    out.add(recv.attr)
+                continue
+            if recv is not None:
+                stack.append(recv)
             stack.extend(cur.children)
         return frozenset(out)
 

@@ -142,6 +142,32 @@ class PassEffects(StoreEffects):
                     out.append((e.index, hit[1], hit[2], filled[own]))
         return frozenset(deep), tuple(out)
 
+    def part_fills(self, name: str) -> tuple[tuple[int, str, int, Event], ...] | BodyError:
+        """``nn.init.zeros_(self.proj.weight)``: when the module ``self.proj`` holds (a
+        project module, the one its latest store made on every path) filled that tensor in
+        its own construction, by its own code, last and on every path (``self.proj =
+        Proj(d)``, whose ``__init__`` ran ``trunc_normal_(self.weight)``): (the store, the
+        tensor's name, what filling it costs, that fill), as a pass's ``inner_fills``.
+        A library's default initialisation (``nn.Linear``'s) is no such fill."""
+        holder, _, part = name.partition(".")
+        store = self.last_assign.get(holder)
+        if store is None:
+            return ()
+        held = self._held_simulations([store], self.sim.events)
+        if isinstance(held, BodyError):
+            return held
+        for e, prefix, inner in held:
+            own = last_fills(inner).get(part) if prefix == holder else None
+            if own is None:
+                continue
+            tensors = self.module_tensors(inner, part, 0)
+            if isinstance(tensors, BodyError):
+                return tensors
+            costs = [t.cost for t in tensors if t.name == part]
+            if costs:
+                return ((e.index, name, max(costs), own),)
+        return ()
+
     def _held_simulations(
         self, stores: list[Event], events: list[Event]
     ) -> list[tuple[Event, str, Simulation]] | BodyError:

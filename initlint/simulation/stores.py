@@ -13,7 +13,7 @@ from initlint.index.records import FunctionInfo, Module
 from initlint.simulation.arguments import kwarg_name
 from initlint.simulation.builds import StoredValue
 from initlint.simulation.copies import copied_by
-from initlint.simulation.levels import NONE
+from initlint.simulation.levels import HEAVY, LIGHT, NONE
 from initlint.simulation.local_builds import LocalEffects
 from initlint.simulation.records import Event, FlagRef, built_by, events_inside
 from initlint.simulation.run_state import EffectContext, Frame
@@ -296,6 +296,11 @@ class StoreEffects(LocalEffects):
                 copied = copied_by(index, module, eff.value, eff.name, frame.self_name)
             ev.derived = not copied
             ev.copied_by = copied
+        elif kind == "assign" and self.attr_cost.get(eff.name, HEAVY) <= LIGHT:
+            # ``self.spec = Spec(self.spec.channels, ...)``: a plain value is what its fields
+            # hold, and reading them uses what built it (a module's weights are not read by
+            # reading its ``in_features``: that stays a rebuild)
+            ev.derived = eff.name in self.field_reads(eff.value)
         if kind == "mutate":
             self._fill(ev)
         elif not shadow:

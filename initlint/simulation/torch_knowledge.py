@@ -42,7 +42,8 @@ METADATA_METHODS = frozenset(
 CONFIG_ATTRS = frozenset(
     """in_features out_features in_channels out_channels kernel_size stride padding dilation
     groups num_features num_embeddings embedding_dim padding_idx normalized_shape embed_dim
-    num_heads shape dtype device""".split()
+    num_heads eps momentum affine elementwise_affine track_running_stats inplace shape dtype
+    device""".split()
 )
 # torch.nn.Module's methods that change the module they are called on in place (or return
 # it) and hand none of its parts to other code: ``net.eval()``, ``net.load_state_dict(sd)``.
@@ -429,6 +430,19 @@ def literal_numel(e: Expr, bound: Bound = NO_BOUND) -> int | None:
     return None
 
 
+def _given_data(e: Expr) -> bool:
+    """Whether ``torch.tensor(e)`` copies values of a size not known here: a name or an
+    attribute (data the caller holds, or a list of such values made here), or a list or
+    tuple display of them (``torch.tensor([mean])``: as many numbers as the values hold,
+    which may be one each). Unknown, never cheap; a display of numbers is sized by
+    ``literal_numel`` before this."""
+    if e.kind in ("attr", "name"):
+        return True
+    if e.kind == "op" and e.name == "tuple" and e.children:
+        return all(_given_data(c) for c in e.children)
+    return False
+
+
 def tensor_cost(last: str, call: Expr, bound: Bound = NO_BOUND) -> int:
     """HEAVY for a tensor factory, LIGHT when its arguments make it a tensor of a few
     numbers written out in the code: a scalar, a literal list of at most SMALL_NUMEL numbers
@@ -446,9 +460,7 @@ def tensor_cost(last: str, call: Expr, bound: Bound = NO_BOUND) -> int:
         n = literal_numel(first, bound)
         if n is not None:
             return LIGHT if n <= SMALL_NUMEL else HEAVY
-        given = bound.get(first.name) if first.kind == "name" else None
-        packed = given is not None and given.kind == "args"  # a list made here
-        if first.kind == "attr" or (first.kind == "name" and not packed):
+        if _given_data(first):
             return UNKNOWN  # a copy of data the caller holds, of a size not known here
         return HEAVY
     if last in SIZED_FACTORIES:

@@ -1,0 +1,57 @@
+"""A rebuild computed from the fields of the plain value it replaces
+(``self.spec = Spec(self.spec.channels, ...)``) uses what built that value: no repeat. A
+module's weights are not read by reading its configuration (``self.head.in_features``,
+``self.norm.eps``): rebuilding it from that stays a repeat."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from initlint.api import check
+
+CASE = """
+from torch import nn
+
+
+class Spec:
+    def __init__(self, channels, strides):
+        self.channels = channels
+        self.strides = strides
+
+
+class Base(nn.Module):
+    def __init__(self, channels=(64, 128), width=512):
+        super().__init__()
+        self.spec = Spec(channels=list(channels), strides=[2, 4])
+        self.head = nn.Linear(width, 1000)
+        self.norm = nn.LayerNorm(8, elementwise_affine=False)
+
+
+class Child(Base):
+    def __init__(self, channels=(64, 128), width=512):
+        super().__init__(channels, width)
+        {statement}
+"""
+
+
+@pytest.mark.parametrize(
+    ("statement", "expected"),
+    [
+        ("self.spec = Spec(self.spec.channels, [s // 2 for s in self.spec.strides])", []),
+        ("self.spec = Spec(channels=self.spec.channels, strides=[])", []),
+        ("self.spec = Spec(channels=[1], strides=[])", [("IL003", "warning")]),
+        ("self.head = nn.Linear(self.head.in_features, 10)", [("IL003", "error")]),
+        # a parameterless module's configuration is no part its construction made
+        ("self.norm = nn.LayerNorm(8, eps=self.norm.eps)", [("IL003", "warning")]),
+    ],
+)
+def test_a_rebuild_from_the_fields_of_a_plain_value_uses_it(
+    tmp_path: Path, statement: str, expected: list[tuple[str, str]]
+) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "case"\n')
+    (tmp_path / "model.py").write_text(CASE.format(statement=statement))
+    report = check([tmp_path], cwd=tmp_path, use_cache=False)
+    found = [(d.code, d.severity) for d in report.diagnostics if d.path.endswith("model.py")]
+    assert found == expected
