@@ -152,9 +152,11 @@ def to_expr(node: ast.AST, depth: int = 0) -> Expr:
         op = _BINOPS.get(type(node.op), "")
         return _expr("op", name=op, children=(to_expr(node.left, d), to_expr(node.right, d)))
     if isinstance(node, ast.Compare):
-        # a test: its value is a bool, whatever its operands hold
+        # a test: its value is a bool, whatever its operands hold; one comparison keeps its
+        # operator (``attr``: ``gt`` for ``n > 0``), to decide it where the operands are known
         kids = [to_expr(c, d) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)]
-        return _expr("op", name="test", children=tuple(kids))
+        op = _COMPARES.get(type(node.ops[0]), "") if len(node.ops) == 1 else ""
+        return _expr("op", name="test", attr=op, children=tuple(kids))
     if isinstance(node, ast.IfExp):
         # ``A if cond else B``: the test, then the two values it picks from
         picks = (node.test, node.body, node.orelse)
@@ -289,6 +291,18 @@ def to_cond(node: ast.AST, depth: int = 0) -> Cond:
         return Cond("hasattr", name=node.args[1].value)
     return Cond("unknown", name=expr_text(node)[:80])
 
+
+# The comparisons a value's test keeps (``to_expr``), by the names guards give them.
+_COMPARES: dict[type[ast.cmpop], str] = {
+    ast.Is: "is",
+    ast.IsNot: "isnot",
+    ast.Eq: "eq",
+    ast.NotEq: "ne",
+    ast.Lt: "lt",
+    ast.LtE: "le",
+    ast.Gt: "gt",
+    ast.GtE: "ge",
+}
 
 # The arithmetic a guard's operands may be computed with (``simulation/folding.py``).
 _ARITH_OPS: dict[type[ast.operator], str] = {

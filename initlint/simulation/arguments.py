@@ -75,7 +75,9 @@ class ArgumentBinding(ExpressionEval):
             return self._default(module, p)
         if d.kind == "const":
             return Val("unknown", d.value, sym=DEFAULTED + p.name)
-        return UNKNOWN
+        ref = self.class_ref(module, d) if module is not None else None
+        # (``embed_layer=PatchEmbed``: possibly that class, unless the pack gives another)
+        return UNKNOWN if ref is None else Val("unknown", ref=ref, maybe_ref=True)
 
     def _spread(
         self,

@@ -13,7 +13,7 @@ from initlint.facts.model import BodyError, Effect, Expr
 from initlint.index.records import Target
 from initlint.records import dataclass
 from initlint.simulation.arguments import call_args
-from initlint.simulation.binding import SYM, Key, expr_key
+from initlint.simulation.binding import DEFAULTED, SYM, Key, expr_key
 from initlint.simulation.events import writes_any
 from initlint.simulation.levels import HEAVY, LIGHT, NONE, Priced
 from initlint.simulation.levels import UNKNOWN as UNKNOWN_COST
@@ -22,7 +22,7 @@ from initlint.simulation.raises import RaiseModel
 from initlint.simulation.run_state import EffectContext, Frame
 from initlint.simulation.specs import direct_keys, field_of, keys_of, spec_rewritten
 from initlint.simulation.torch_knowledge import keyword_values, torch_params, torch_vector
-from initlint.simulation.values import MAYBE, TRUE, Val
+from initlint.simulation.values import MAYBE, TRUE, Val, const
 
 # Why a build priced heavy is only possibly that (the finding's message says it).
 HEAVY_WHEN = "heavy only on some paths of its construction, not with its parameters' defaults"
@@ -101,12 +101,21 @@ class BuildPricing(RaiseModel):
         takes them; not a name ``value`` binds itself (a comprehension's loop, or any name
         under a lambda, whose parameters the facts do not keep)."""
         env = dict(frame.call.env)
-        if frame.call.parent is not None or value is None:
-            return env  # (a called frame's parameters are bound to what its caller passed)
+        if value is None:
+            return env
         inner = list(value.nodes())
         if any(x.kind == "op" and x.name == "lambda" for x in inner):
             return env
         shadowed = {x.attr for x in inner if x.kind == "op" and x.name == "comp"}
+        if frame.call.parent is not None:
+            # a called frame's parameters are bound to what its caller passed; one an open
+            # ``**kw`` pack may give holds its default unless the pack names it
+            # (``_open_default``): the cheapest path takes the default there too
+            for name, given in env.items():
+                if given.kind == "unknown" and given.sym.startswith(DEFAULTED):
+                    if name not in shadowed:
+                        env[name] = const(given.value)
+            return env
         names = frozenset(
             p.name
             for p in frame.body.params
@@ -156,6 +165,8 @@ class BuildPricing(RaiseModel):
             possibly = (
                 f"the class is the default of the constructed class's own `{via[0].sym}`: "
                 "a caller may pass another"
+                if via[0].sym
+                else "the class is a default that an open `**kwargs` pack may replace"
             )
         status = ctx.status
         if possibly and status == TRUE:

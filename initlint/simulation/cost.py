@@ -1057,7 +1057,26 @@ def _bound_truth(test: Expr, bound: Bound) -> bool | None:
         held = bound.get(test.name)
         if held is not None and held.kind == "const":
             return bool(held.value)
+    if test.kind == "op" and test.name == "test" and test.attr and len(test.children) == 2:
+        # ``num_classes > 0`` with ``num_classes`` bound to its default 1000
+        values = [_bound_value(c, bound) for c in test.children]
+        if all(v is not _UNBOUND for v in values):
+            return compare(test.attr, values[0], values[1])
     return None
+
+
+_UNBOUND = object()
+
+
+def _bound_value(e: Expr, bound: Bound) -> object:
+    """The constant ``e`` is (written, or held by a name); ``_UNBOUND`` when not known."""
+    if e.kind == "const" and not e.name:
+        return e.value
+    if e.kind == "name":
+        held = bound.get(e.name)
+        if held is not None and held.kind == "const":
+            return held.value
+    return _UNBOUND
 
 
 def _path_guard(guard: tuple[Cond, ...]) -> bool:
