@@ -130,7 +130,8 @@ class CallEffects(RerunEffects):
             ev = self.emit(
                 frame, ctx.effect_index, eff, "init", eff.name, ctx.status, ctx.flags, ctx.shadow
             )
-            if "." in eff.name and not ctx.shadow:
+            if "." in eff.name and not ctx.shadow and not frame.call.ancestor:
+                # (an ancestor's own refill of what it holds is reported on the ancestor)
                 found = self.part_fills(eff.name)
                 if isinstance(found, BodyError):
                     return found
