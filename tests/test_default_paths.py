@@ -35,6 +35,8 @@ class Child(Base):
         ("d=d", "error"),  # the default 1000 > 0: the Linear is built
         ("d=d, **kwargs", "error"),  # the pack may name num_classes; its default stands
         ("d=d, num_classes=0", "warning"),  # the Identity: nothing heavy
+        # a pack the class fills itself gives a value of its own, not the default
+        ("d=d, **{'num_classes': 0, **kwargs}", "warning"),
     ],
 )
 def test_a_default_compared_with_a_constant_picks_the_build(
@@ -76,3 +78,41 @@ def test_a_class_default_an_open_pack_may_replace_is_possibly_built(tmp_path: Pa
     report = check([tmp_path], cwd=tmp_path, use_cache=False)
     found = [d for d in report.diagnostics if d.path.endswith("model.py")]
     assert [(d.code, d.severity, d.confidence) for d in found] == [("IL003", "error", "possible")]
+
+
+FILLED = """
+from torch import nn
+
+
+class Base(nn.Module):
+    def __init__(self, d=64, num_classes=1000, **kwargs):
+        super().__init__()
+        self.head = nn.Linear(d, num_classes) if num_classes > 0 else nn.Identity()
+
+
+class Child(Base):
+    def __init__(self, d=64, **kwargs):
+        {fill}
+        super().__init__(d=d, **kwargs)
+        self.head = nn.Linear(d, 10)
+"""
+
+
+@pytest.mark.parametrize(
+    ("fill", "severity"),
+    [
+        ('kwargs["num_classes"] = 0', "warning"),
+        ('kwargs.setdefault("num_classes", 0)', "warning"),
+        ("kwargs.update(num_classes=0)", "warning"),
+        ('kwargs.pop("num_classes", None)', "error"),  # popped: the default stands
+        ("pass", "error"),
+    ],
+)
+def test_a_pack_the_class_fills_does_not_leave_the_default(
+    tmp_path: Path, fill: str, severity: str
+) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "case"\n')
+    (tmp_path / "model.py").write_text(FILLED.format(fill=fill))
+    report = check([tmp_path], cwd=tmp_path, use_cache=False)
+    found = [(d.code, d.severity) for d in report.diagnostics if d.path.endswith("model.py")]
+    assert found == [("IL003", severity)]

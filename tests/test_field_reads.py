@@ -16,9 +16,10 @@ from torch import nn
 
 
 class Spec:
-    def __init__(self, channels, strides):
+    def __init__(self, channels, strides, eps=1e-5):
         self.channels = channels
         self.strides = strides
+        self.eps = eps
 
 
 class Base(nn.Module):
@@ -27,6 +28,7 @@ class Base(nn.Module):
         self.spec = Spec(channels=list(channels), strides=[2, 4])
         self.head = nn.Linear(width, 1000)
         self.norm = nn.LayerNorm(8, elementwise_affine=False)
+        self.drop = nn.Dropout(0.1)
 
 
 class Child(Base):
@@ -45,6 +47,9 @@ class Child(Base):
         ("self.head = nn.Linear(self.head.in_features, 10)", [("IL003", "error")]),
         # a parameterless module's configuration is no part its construction made
         ("self.norm = nn.LayerNorm(8, eps=self.norm.eps)", [("IL003", "warning")]),
+        ("self.drop = nn.Dropout(self.drop.p)", [("IL003", "warning")]),
+        # a plain value's field, whatever its name
+        ("self.spec = Spec([1], [2], eps=self.spec.eps)", []),
     ],
 )
 def test_a_rebuild_from_the_fields_of_a_plain_value_uses_it(

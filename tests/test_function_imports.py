@@ -131,3 +131,42 @@ def test_a_method_of_a_class_imported_from_a_library_not_read_is_not_cheap(
     found = [d for d in report.diagnostics if d.path.endswith("cache.py")]
     assert [d.code for d in found] == expected
     assert all(d.severity == "warning" and "not known here" in d.message for d in found)
+
+
+LAZY = """
+from torch import nn
+
+
+class Tiny(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.act = nn.ReLU()
+
+
+class Base(nn.Module):
+    def __init__(self, d=512, encoder_cls=None):
+        super().__init__()
+        if encoder_cls is None:
+            from .blocks import Encoder as encoder_cls
+        self.enc = encoder_cls(d, d)
+
+
+class Child(Base):
+    def __init__(self, d=512):
+        super().__init__(d, encoder_cls=Tiny)
+        self.enc = Tiny(d)
+"""
+
+
+def test_an_import_under_a_test_binds_the_name_only_where_it_runs(tmp_path: Path) -> None:
+    """``if encoder_cls is None: from .blocks import Encoder as encoder_cls``: the class the
+    caller passed stands where the import does not run (a light ``Tiny`` here)."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "case"\n')
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "blocks.py").write_text(BLOCKS)
+    (pkg / "model.py").write_text(LAZY)
+    report = check([tmp_path], cwd=tmp_path, use_cache=False)
+    found = [(d.code, d.severity) for d in report.diagnostics if d.path.endswith("model.py")]
+    assert found == [("IL003", "warning")]

@@ -14,8 +14,15 @@ CASE = """
 import json
 import os
 
+from pathlib import Path
+
 import torch
 from torch import nn
+
+
+class Registry:
+    def exists(self):
+        return True
 
 
 class Base(nn.Module):
@@ -41,6 +48,10 @@ class Child(Base):
         ("pass", 'os.environ.get("REBUILD")', "warning", True),
         ("meta = json.load(open(path))", 'meta["version"] == 2', "warning", True),
         ("meta = {'version': 2}", 'meta["version"] == 2', "error", False),
+        ("root = Path(path)", "not (root / 'table.pt').exists()", "warning", True),
+        ("pass", "not Path(path).is_file()", "warning", True),
+        # a method of a project object named like a path's is no test of the file system
+        ("reg = Registry()", "reg.exists()", "error", False),
     ],
 )
 def test_heavy_work_redone_only_where_the_world_decides_is_a_warning(
@@ -52,3 +63,39 @@ def test_heavy_work_redone_only_where_the_world_decides_is_a_warning(
     found = [d for d in report.diagnostics if d.path.endswith("model.py")]
     assert [(d.code, d.severity) for d in found] == [("IL003", severity)]
     assert ("a state outside the construction" in found[0].message) == world
+
+
+BOTH = """
+import os
+
+import torch
+from torch import nn
+
+
+class Base(nn.Module):
+    def __init__(self, cache="table.pt"):
+        super().__init__()
+        if os.path.exists(cache):
+            self.register_buffer("table", torch.zeros(1024, 1024))
+        else:
+            self.register_buffer("table", torch.randn(1024, 1024))
+
+
+class Child(Base):
+    def __init__(self, cache="table.pt"):
+        super().__init__(cache)
+        self.register_buffer("table", torch.ones(1024, 1024))
+"""
+
+
+def test_a_world_test_that_only_picks_which_build_is_thrown_away_keeps_the_error(
+    tmp_path: Path,
+) -> None:
+    """Both arms of the world test build the buffer: every construction pays for the
+    repeat, whichever arm ran."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "case"\n')
+    (tmp_path / "model.py").write_text(BOTH)
+    report = check([tmp_path], cwd=tmp_path, use_cache=False)
+    found = [d for d in report.diagnostics if d.path.endswith("model.py")]
+    assert [(d.code, d.severity) for d in found] == [("IL001", "error")]
+    assert "outside the construction" not in found[0].message

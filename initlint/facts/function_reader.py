@@ -661,7 +661,8 @@ class FunctionReader(EffectLog):
         how = "del" if dropped else ""
         key = self.kwargs_key(target)
         if key is not None:
-            self.add("pop", stmt, guard, name=key)  # overwritten: the caller's value is gone
+            # overwritten: the caller's value is gone, the pack holds ``vexpr`` there now
+            self.add("pop", stmt, guard, name=key, value=None if dropped else vexpr)
         elif (
             isinstance(target, ast.Attribute)
             and (path := dotted(target))

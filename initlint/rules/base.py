@@ -52,15 +52,23 @@ class _Graded:
     @property
     def world_test(self) -> str:
         """The text of a test of a state outside the construction that the work, or the
-        build it throws away, happens only under; "" when there is none."""
-        for ev in self._gated():
-            for key, _ in ev.literals:
-                if key.startswith(WORLD_KEY):
-                    return key.partition(":")[2]
+        build it throws away, happens only under; "" when there is none. The build thrown
+        away is so only when every build it may be is, and not on both sides of one such
+        test (``if os.path.exists(p): A else: B``: the test only picks which is thrown away)."""
+        for side in self._sides():
+            tests = [_world_literals(ev) for ev in side]
+            if not side or not all(tests):
+                continue
+            seen = {lit for found in tests for lit in found}
+            if any((key, not truth) in seen for key, truth in seen):
+                continue
+            return tests[0][0][0].partition(":")[2]
         return ""
 
-    def _gated(self) -> tuple[Event, ...]:
-        return (self.first,)
+    def _sides(self) -> tuple[tuple[Event, ...], ...]:
+        """The work, and the builds it may throw away: each a group of events that all run
+        only under a world test for the finding to happen only there."""
+        return ((self.first,),)
 
 
 @dataclass(frozen=True)
@@ -96,8 +104,8 @@ class RepeatFinding(_Graded):
         """The build this class throws away: the nearest one, else the first."""
         return self.nearest if self.nearest is not None else self.first
 
-    def _gated(self) -> tuple[Event, ...]:
-        return (self.event, self.discarded)
+    def _sides(self) -> tuple[tuple[Event, ...], ...]:
+        return ((self.event,), (self.discarded, *self.alternatives))
 
 
 @dataclass(frozen=True)
@@ -123,6 +131,11 @@ class DisabledFinding(_Graded):
 # A finding is one of the two; readers match on the kind (a repeat points at a statement,
 # a switched-off setup at an argument) instead of testing optional fields.
 Finding = RepeatFinding | DisabledFinding
+
+
+def _world_literals(ev: Event) -> list[tuple[str, bool]]:
+    """The undecided tests of a state outside the construction ``ev`` runs under."""
+    return [(key, truth) for key, truth in ev.literals if key.startswith(WORLD_KEY)]
 
 
 def confidence_of(*events: Event) -> Confidence:

@@ -65,14 +65,17 @@ class ArgumentBinding(ExpressionEval):
                 return Val("unknown", ref=ref)  # ``attn_cls=Attention``: that class
         return UNKNOWN
 
-    def _open_default(self, context: tuple[Module | None, frozenset[str]], p: Param) -> Val:
+    def _open_default(self, context: tuple[Module | None, frozenset[str], bool], p: Param) -> Val:
         """What a parameter left out holds when an open ``**kw`` pack was passed: for one a
         keyword can name, any value (``_weight=`` in the pack); its default when the pack
-        does not name it, which value keys remember (``_val_key``)."""
-        module, absent = context
+        does not name it, which value keys remember (``_val_key``). A pack filled with keys
+        not followed (``Val.filled``) gives a value of its own: unknown."""
+        module, absent, filled = context
         d = p.default
         if d is None or not _pack_may_name(p, absent):
             return self._default(module, p)
+        if filled:
+            return UNKNOWN
         if d.kind == "const":
             return Val("unknown", d.value, sym=DEFAULTED + p.name)
         ref = self.class_ref(module, d) if module is not None else None
@@ -86,17 +89,18 @@ class ArgumentBinding(ExpressionEval):
         plain: Callable[[Arg], _T],
         item: Callable[[Val], _T],
         conflicts: bool,
-    ) -> tuple[list[_T], dict[str, _T], bool, bool, frozenset[str]] | None:
+    ) -> tuple[list[_T], dict[str, _T], bool, bool, bool, frozenset[str]] | None:
         """A call's arguments split as Python passes them, for ``bind_args``: positional and
         keyword values (``plain`` of a written argument, ``item`` of a ``*``/``**`` pack's
-        item), whether a ``*`` or ``**`` pack of unknown length is open, and the keywords no
+        item), whether a ``*`` or ``**`` pack of unknown length is open, whether an open
+        ``**`` pack was filled with keys not followed (``Val.filled``), and the keywords no
         open ``**`` pack holds (``Val.absent``). A keyword given
         twice (a TypeError at runtime) keeps the first ``**`` item or the last written one,
         and is counted in ``Simulation.conflicts`` when ``conflicts`` (``bind_call`` counts).
         None for an argument initlint cannot split (``star == -1``)."""
         positional: list[_T] = []
         keywords: dict[str, _T] = {}
-        open_tail = open_kw = False
+        open_tail = open_kw = filled = False
         absent: set[str] | None = None
         for a in args:
             if a.star == -1:
@@ -117,11 +121,12 @@ class ArgumentBinding(ExpressionEval):
                         elif conflicts:
                             self.sim.conflicts += 1
                     open_kw = open_kw or v.open
+                    filled = filled or (v.open and v.filled)
                     if v.open:  # (a name is surely not given when no open pack holds it)
                         held = set(v.absent)
                         absent = held if absent is None else absent & held
                 else:
-                    open_kw = True
+                    open_kw = filled = True  # (a pack of keys not followed)
                     absent = set()
             elif a.keyword is None:
                 positional.append(plain(a))
@@ -129,7 +134,7 @@ class ArgumentBinding(ExpressionEval):
                 if conflicts and a.keyword in keywords:
                     self.sim.conflicts += 1
                 keywords[a.keyword] = plain(a)
-        return positional, keywords, open_tail, open_kw, frozenset(absent or ())
+        return positional, keywords, open_tail, open_kw, filled, frozenset(absent or ())
 
     def bind_call(
         self,
@@ -145,7 +150,7 @@ class ArgumentBinding(ExpressionEval):
         spread = self._spread(frame, args, lambda a: self.eval_arg(frame, a.expr, a), _as_is, True)
         if spread is None:
             return None
-        positional, keywords, open_tail, open_kw, absent = spread
+        positional, keywords, open_tail, open_kw, filled, absent = spread
         if skip_self and params and params[0].kind in ("pos", "posonly"):
             params = params[1:]
 
@@ -153,7 +158,8 @@ class ArgumentBinding(ExpressionEval):
         # the required positionals only, docs/design.md, "The init simulation"; an open **kw
         # pack may supply any parameter a keyword can name).
         if open_kw:
-            bound = bind_args(positional, keywords, params, self._open_default, (module, absent))
+            context = (module, absent, filled)
+            bound = bind_args(positional, keywords, params, self._open_default, context)
         else:
             bound = bind_args(positional, keywords, params, self._default, module)
         env, _, star, extra, kw, extra_kw = bound
@@ -161,7 +167,9 @@ class ArgumentBinding(ExpressionEval):
             env[star] = Val("args", items=tuple(extra), open=open_tail)
         if kw:
             named = _named(params)
-            env[kw] = Val("kwargs", keys=tuple(extra_kw.items()), open=open_kw, absent=named)
+            env[kw] = Val(
+                "kwargs", keys=tuple(extra_kw.items()), open=open_kw, absent=named, filled=filled
+            )
         return env
 
     def bind_keys(
@@ -173,7 +181,7 @@ class ArgumentBinding(ExpressionEval):
         spread = self._spread(frame, args, lambda a: self._arg_key(frame, a.expr), _val_key, False)
         if spread is None:
             return None
-        positional, keywords, open_tail, open_kw, absent = spread
+        positional, keywords, open_tail, open_kw, _, absent = spread
         if skip_self and params and params[0].kind in ("pos", "posonly"):
             params = params[1:]
         left_out: Callable[[frozenset[str], Param], Key | None]

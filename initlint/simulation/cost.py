@@ -404,8 +404,9 @@ class CostModel:
         (``ProjectIndex.imported_ref``): Python binds a function's import there, before the
         module's names."""
         out: dict[str, Val] = {}
+        params = {p.name for p in body.params}
         for eff in (only,) if only is not None else body.effects:
-            if eff.kind == "import":
+            if eff.kind == "import" and not (_path_guard(eff.guard) and eff.name in params):
                 ref = self.index.imported_ref(module, import_of(eff))
                 if ref is not None:
                     out[eff.name] = Val("unknown", ref=ref)
@@ -648,7 +649,9 @@ class CostModel:
                 elif walked is not None:
                     given.add(eff.name)
             elif kind == "import":
-                held.update(self._imports(fn.module, body, eff))
+                if not _path_guard(eff.guard) or eff.name not in held:
+                    # (on some paths only, a name bound before may hold what it held)
+                    held.update(self._imports(fn.module, body, eff))
                 continue
             elif kind in ("assign", "return", "buffer", "mutate"):
                 c = self.expr_cost(eff.value, fn.module, mro, local_cost, bound=held)

@@ -8,7 +8,7 @@ from initlint.facts.model import Arg, Expr
 from initlint.index.records import Module
 from initlint.simulation.levels import Priced
 from initlint.simulation.run_state import Frame, RunState
-from initlint.simulation.torch_knowledge import CONFIG_ATTRS, positional_values
+from initlint.simulation.torch_knowledge import positional_values
 from initlint.simulation.values import UNKNOWN, Origin, Val, const
 
 
@@ -131,9 +131,7 @@ class ExpressionEval(RunState):
         return frozenset(out)
 
     def field_reads(self, value: Expr | None) -> frozenset[str]:
-        """The ``self`` attributes whose fields ``value`` reads (``self.spec.channels``), a
-        field other than what torch's modules keep of how they were configured
-        (``self.norm.eps`` reads nothing the module's construction made)."""
+        """The ``self`` attributes whose fields ``value`` reads (``self.spec.channels``)."""
         out: set[str] = set()
         stack = [value] if value is not None else []
         while stack:
@@ -147,8 +145,7 @@ class ExpressionEval(RunState):
                 and recv.receiver.kind == "name"
                 and recv.receiver.name == "self"
             ):
-                if cur.attr not in CONFIG_ATTRS:
-                    out.add(recv.attr)
+                out.add(recv.attr)
                 continue
             if recv is not None:
                 stack.append(recv)

@@ -176,7 +176,24 @@ class GuardEval(EventLog):
         yaml.safe_load(f)``). Such a branch is not the path every construction takes."""
         if _WORLD_PROBE.search(text):
             return True
-        return bool(frame.world) and any(n in frame.world for n in _NAMES.findall(text))
+        names = _NAMES.findall(text) if frame.world or frame.paths else ()
+        if _PATH_PROBE.search(text) and ("Path(" in text or any(n in frame.paths for n in names)):
+            return True  # (``Path(p).exists()``, ``(root / name).is_file()``)
+        return any(n in frame.world for n in names)
+
+    def makes_path(self, frame: Frame, value: Expr | None) -> bool:
+        """Whether ``value`` is a path: ``Path(d)``, ``os.path.join(d, f)``, or a path
+        joined on (``root / name``)."""
+        if value is None:
+            return False
+        if value.kind == "name":
+            return value.name in frame.paths
+        if value.kind == "op" and value.name == "/" and value.children:
+            return self.makes_path(frame, value.children[0])
+        if value.kind == "call" and value.name:
+            public = self.simulator.index.public_name(frame.call.fn.module, value.name)
+            return (public or value.name) in _PATH_MAKERS
+        return False
 
     def reads_world(self, frame: Frame, value: Expr | None) -> bool:
         """Whether evaluating ``value`` reads a file (``yaml.safe_load(f)``, ``json.load``,
@@ -287,7 +304,11 @@ _GETTER_TEST = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\(\)(?:\.[A-Za-z_]\
 _WORLD_PROBE = re.compile(
     r"\bos\.path\.(?:exists|isfile|isdir|islink|lexists|getsize)\("
     r"|\bos\.(?:listdir|scandir|access|getenv)\(|\bos\.environ\b|\bglob\.glob\("
-    r"|\.(?:exists|is_file|is_dir)\(\)"
+)
+# A path asked whether it exists (the receiver must be a path: ``Path(p)``, a path local).
+_PATH_PROBE = re.compile(r"\.(?:exists|is_file|is_dir)\(\)")
+_PATH_MAKERS = frozenset(
+    "pathlib.Path pathlib.PurePath pathlib.PosixPath Path os.path.join os.path.abspath".split()
 )
 _NAMES = re.compile(r"[A-Za-z_]\w*")
 _WORLD_WALK = 64  # parts of a value looked at for a file read (a value is seldom bigger)

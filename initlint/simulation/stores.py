@@ -13,7 +13,7 @@ from initlint.index.records import FunctionInfo, Module
 from initlint.simulation.arguments import kwarg_name
 from initlint.simulation.builds import StoredValue
 from initlint.simulation.copies import copied_by
-from initlint.simulation.levels import HEAVY, LIGHT, NONE
+from initlint.simulation.levels import LIGHT, NONE
 from initlint.simulation.local_builds import LocalEffects
 from initlint.simulation.records import Event, FlagRef, built_by, events_inside
 from initlint.simulation.run_state import EffectContext, Frame
@@ -60,6 +60,10 @@ class StoreEffects(LocalEffects):
             frame.world.add(eff.name)
         elif status == TRUE:
             frame.world.discard(eff.name)
+        if self.makes_path(frame, eff.value):
+            frame.paths.add(eff.name)
+        elif status == TRUE:
+            frame.paths.discard(eff.name)
         if status == TRUE:
             frame.changed.discard(eff.name)  # a new object (``changed`` holds few names)
         if reads or status == TRUE:
@@ -117,14 +121,20 @@ class StoreEffects(LocalEffects):
                     ev.literals = (*ev.literals, literal)
 
     def on_pop(self, frame: Frame, ctx: EffectContext) -> None:
-        """``kwargs.pop(name)``: the keyword pack loses the key (maybe)."""
+        """``kwargs.pop(name)``: the keyword pack loses the key (maybe); ``kwargs[name] =
+        v``: the pack holds ``v`` there (maybe)."""
         if ctx.shadow:
             return  # the branch does not run: its bindings do not happen
         eff = ctx.effect
         kwarg = kwarg_name(frame.body.params)
         frame.changed.add(kwarg)
         pack = frame.call.env.get(kwarg)
-        if pack is not None and pack.kind == "kwargs":
+        if pack is not None and pack.kind == "kwargs" and eff.value is not None:
+            value = self.eval_arg(frame, eff.value, None) if ctx.status == TRUE else UNKNOWN
+            keys = (*pack.kw_without(eff.name).keys, (eff.name, value))
+            absent = tuple(a for a in pack.absent if a != eff.name)
+            frame.call.env[kwarg] = replace(pack, keys=keys, absent=absent)
+        elif pack is not None and pack.kind == "kwargs":
             if ctx.status == TRUE:
                 popped = pack.kw_without(eff.name)
                 absent = (*popped.absent, eff.name)
@@ -174,6 +184,10 @@ class StoreEffects(LocalEffects):
         held = frame.call.env.get(eff.name)
         if held is not None and held.kind in ("args", "const"):
             frame.call.env[eff.name] = UNKNOWN  # ``offsets.append(n)``, ``n += 1``
+        elif held is not None and held.kind == "kwargs" and eff.value is not None:
+            # ``kwargs.update(...)``, ``kwargs.setdefault(k, v)``: keys not followed, whose
+            # values are not the caller's (``Val.filled``)
+            frame.call.env[eff.name] = replace(held, filled=True)
         self._set_field(frame, eff, ctx.status)
         return self.note_part_replaced(frame, ctx)
 
@@ -296,11 +310,12 @@ class StoreEffects(LocalEffects):
                 copied = copied_by(index, module, eff.value, eff.name, frame.self_name)
             ev.derived = not copied
             ev.copied_by = copied
-        elif kind == "assign" and self.attr_cost.get(eff.name, HEAVY) <= LIGHT:
+        elif kind == "assign" and eff.name in self.field_reads(eff.value):
             # ``self.spec = Spec(self.spec.channels, ...)``: a plain value is what its fields
-            # hold, and reading them uses what built it (a module's weights are not read by
-            # reading its ``in_features``: that stays a rebuild)
-            ev.derived = eff.name in self.field_reads(eff.value)
+            # hold, and reading them uses what built it; a module's fields are how it was
+            # configured (``self.drop.p``, ``self.fc.in_features``), which uses nothing its
+            # construction made: that stays a rebuild
+            ev.derived = self._plain_value(eff.name)
         if kind == "mutate":
             self._fill(ev)
         elif not shadow:
@@ -395,6 +410,15 @@ class StoreEffects(LocalEffects):
             if fn is not None and not fn.qualname.startswith("torch."):
                 return False
         return True
+
+    def _plain_value(self, name: str) -> bool:
+        """Whether ``self.<name>`` holds, as far as its latest store says, a light value
+        that is no torch module: an object of a project class outside ``nn.Module``."""
+        last = self.last_assign.get(name)
+        if last is None or last.cost > LIGHT or last.effect.value is None:
+            return False
+        classes = self.class_of(last.fn.module, last.effect.value)
+        return classes is not None and not any(c.startswith("torch.") for c in classes)
 
     def _set_field(self, frame: Frame, eff: Effect, status: str) -> None:
         """``config.n_experts = None``: the object a local names now holds that field, and

@@ -42,8 +42,7 @@ METADATA_METHODS = frozenset(
 CONFIG_ATTRS = frozenset(
     """in_features out_features in_channels out_channels kernel_size stride padding dilation
     groups num_features num_embeddings embedding_dim padding_idx normalized_shape embed_dim
-    num_heads eps momentum affine elementwise_affine track_running_stats inplace shape dtype
-    device""".split()
+    num_heads shape dtype device""".split()
 )
 # torch.nn.Module's methods that change the module they are called on in place (or return
 # it) and hand none of its parts to other code: ``net.eval()``, ``net.load_state_dict(sd)``.

@@ -42,6 +42,10 @@ class Val:
     # Keywords an open keyword pack surely does not hold: the named parameters of the
     # function whose ``**kw`` it is (they take those keywords), the keys popped from it.
     absent: tuple[str, ...] = ()
+    # An open keyword pack this code (or a caller's) filled with keys it does not follow
+    # (``kwargs.update(...)``, ``setdefault``, ``**{"n": 0, **kwargs}``): what it gives a
+    # parameter is not the constructed class's caller's, so not that parameter's default.
+    filled: bool = False
     # An unknown that came from the constructed class's argument ``sym`` (``config`` or
     # ``config.q_lora_rank``): two guards on one symbol can be told apart.
     sym: str = ""
@@ -78,7 +82,7 @@ class Val:
 
     def kw_without(self, key: str) -> Val:
         keys = tuple((k, v) for k, v in self.keys if k != key)
-        return Val("kwargs", keys=keys, open=self.open, absent=self.absent)
+        return Val("kwargs", keys=keys, open=self.open, absent=self.absent, filled=self.filled)
 
 
 UNKNOWN = Val("unknown")
