@@ -174,11 +174,14 @@ class GuardEval(EventLog):
         or the environment (``os.path.exists(path)``, ``os.environ``), or a local holding
         what a file read gave (``meta["version"] == "0.10"`` after ``meta =
         yaml.safe_load(f)``). Such a branch is not the path every construction takes."""
-        if _WORLD_PROBE.search(text):
+        if ("os." in text or "glob." in text) and _WORLD_PROBE.search(text):
             return True
-        names = _NAMES.findall(text) if frame.world or frame.paths else ()
-        if _PATH_PROBE.search(text) and ("Path(" in text or any(n in frame.paths for n in names)):
-            return True  # (``Path(p).exists()``, ``(root / name).is_file()``)
+        if not frame.world and not frame.paths and "Path(" not in text:
+            return False
+        names = _NAMES.findall(text)
+        if "()" in text and _PATH_PROBE.search(text):
+            if "Path(" in text or any(n in frame.paths for n in names):
+                return True  # (``Path(p).exists()``, ``(root / name).is_file()``)
         return any(n in frame.world for n in names)
 
     def makes_path(self, frame: Frame, value: Expr | None) -> bool:
@@ -190,26 +193,24 @@ class GuardEval(EventLog):
             return value.name in frame.paths
         if value.kind == "op" and value.name == "/" and value.children:
             return self.makes_path(frame, value.children[0])
-        if value.kind == "call" and value.name:
+        if value.kind == "call" and value.name.rpartition(".")[2] in _PATH_NAMES:
             public = self.simulator.index.public_name(frame.call.fn.module, value.name)
             return (public or value.name) in _PATH_MAKERS
         return False
 
     def reads_world(self, frame: Frame, value: Expr | None) -> bool:
-        """Whether evaluating ``value`` reads a file (``yaml.safe_load(f)``, ``json.load``,
-        ``open(path).read()``), directly or through a local that holds such a read."""
-        stack = [value] if value is not None else []
-        seen = 0
-        while stack and seen < _WORLD_WALK:
-            cur = stack.pop()
-            seen += 1
-            if cur.kind == "name" and cur.name in frame.world:
-                return True
-            if cur.kind == "call" and cur.name:
+        """Whether ``value`` is what a file read gave (``yaml.safe_load(f)``, ``json.load``,
+        ``torch.load(p)["state"]``, ``open(path).read()``), directly or through a local
+        that holds such a read: the call at the head of its chain of parts and calls."""
+        cur = value
+        while cur is not None:
+            if cur.kind == "name":
+                return cur.name in frame.world
+            if cur.kind == "call" and cur.name.rpartition(".")[2] in _IO_NAMES:
                 public = self.simulator.index.public_name(frame.call.fn.module, cur.name)
                 if (public or cur.name) in IO_CALLS:
                     return True
-            stack.extend(c for c in (*cur.children, cur.receiver) if c is not None)
+            cur = cur.receiver
         return False
 
     def _state_key(self, frame: Frame, cond: Cond) -> str:
@@ -310,5 +311,7 @@ _PATH_PROBE = re.compile(r"\.(?:exists|is_file|is_dir)\(\)")
 _PATH_MAKERS = frozenset(
     "pathlib.Path pathlib.PurePath pathlib.PosixPath Path os.path.join os.path.abspath".split()
 )
+_PATH_NAMES = frozenset(n.rpartition(".")[2] for n in _PATH_MAKERS)
+# (the last part of each name: a call named otherwise reads no file, makes no path)
+_IO_NAMES = frozenset(n.rpartition(".")[2] for n in IO_CALLS)
 _NAMES = re.compile(r"[A-Za-z_]\w*")
-_WORLD_WALK = 64  # parts of a value looked at for a file read (a value is seldom bigger)

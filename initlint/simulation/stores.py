@@ -56,14 +56,15 @@ class StoreEffects(LocalEffects):
         if dropped is not None:
             return dropped
         frame.local_values[eff.name] = eff.value if status == TRUE else None
+        # (few frames hold either: the sets are made only when one does)
         if self.reads_world(frame, eff.value):
-            frame.world.add(eff.name)
-        elif status == TRUE:
-            frame.world.discard(eff.name)
+            frame.world = frame.world | {eff.name}
+        elif status == TRUE and eff.name in frame.world:
+            frame.world = frame.world - {eff.name}
         if self.makes_path(frame, eff.value):
-            frame.paths.add(eff.name)
-        elif status == TRUE:
-            frame.paths.discard(eff.name)
+            frame.paths = frame.paths | {eff.name}
+        elif status == TRUE and eff.name in frame.paths:
+            frame.paths = frame.paths - {eff.name}
         if status == TRUE:
             frame.changed.discard(eff.name)  # a new object (``changed`` holds few names)
         if reads or status == TRUE:
