@@ -6,11 +6,11 @@ such a default is possibly what calling the parameter builds."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
-from initlint.api import check
+from initlint.api import Report
 
 HEAD = """
 from torch import nn
@@ -40,12 +40,9 @@ class Child(Base):
     ],
 )
 def test_a_default_compared_with_a_constant_picks_the_build(
-    tmp_path: Path, passed: str, severity: str
+    check_source: Callable[..., Report], passed: str, severity: str
 ) -> None:
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "case"\n')
-    (tmp_path / "model.py").write_text(HEAD.format(passed=passed))
-    report = check([tmp_path], cwd=tmp_path, use_cache=False)
-    found = [(d.code, d.severity) for d in report.diagnostics if d.path.endswith("model.py")]
+    found = [(d.code, d.severity) for d in check_source(HEAD.format(passed=passed)).diagnostics]
     assert found == [("IL005", severity)]
 
 
@@ -72,30 +69,22 @@ class Child(Base):
 """
 
 
-def test_a_class_default_an_open_pack_may_replace_is_possibly_built(tmp_path: Path) -> None:
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "case"\n')
-    (tmp_path / "model.py").write_text(EMBED)
-    report = check([tmp_path], cwd=tmp_path, use_cache=False)
-    found = [d for d in report.diagnostics if d.path.endswith("model.py")]
+def test_a_class_default_an_open_pack_may_replace_is_possibly_built(
+    check_source: Callable[..., Report],
+) -> None:
+    found = check_source(EMBED).diagnostics
     assert [(d.code, d.severity, d.confidence) for d in found] == [("IL003", "error", "possible")]
 
 
-FILLED = """
-from torch import nn
-
-
-class Base(nn.Module):
-    def __init__(self, d=64, num_classes=1000, **kwargs):
-        super().__init__()
-        self.head = nn.Linear(d, num_classes) if num_classes > 0 else nn.Identity()
-
-
-class Child(Base):
+FILLED = (
+    HEAD.split("class Child")[0]
+    + """class Child(Base):
     def __init__(self, d=64, **kwargs):
         {fill}
         super().__init__(d=d, **kwargs)
         self.head = nn.Linear(d, 10)
 """
+)
 
 
 @pytest.mark.parametrize(
@@ -109,10 +98,7 @@ class Child(Base):
     ],
 )
 def test_a_pack_the_class_fills_does_not_leave_the_default(
-    tmp_path: Path, fill: str, severity: str
+    check_source: Callable[..., Report], fill: str, severity: str
 ) -> None:
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "case"\n')
-    (tmp_path / "model.py").write_text(FILLED.format(fill=fill))
-    report = check([tmp_path], cwd=tmp_path, use_cache=False)
-    found = [(d.code, d.severity) for d in report.diagnostics if d.path.endswith("model.py")]
+    found = [(d.code, d.severity) for d in check_source(FILLED.format(fill=fill)).diagnostics]
     assert found == [("IL003", severity)]

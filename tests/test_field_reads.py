@@ -5,11 +5,11 @@ module's weights are not read by reading its configuration (``self.head.in_featu
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
-from initlint.api import check
+from initlint.api import Report
 
 CASE = """
 from torch import nn
@@ -53,10 +53,9 @@ class Child(Base):
     ],
 )
 def test_a_rebuild_from_the_fields_of_a_plain_value_uses_it(
-    tmp_path: Path, statement: str, expected: list[tuple[str, str]]
+    check_source: Callable[..., Report], statement: str, expected: list[tuple[str, str]]
 ) -> None:
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "case"\n')
-    (tmp_path / "model.py").write_text(CASE.format(statement=statement))
-    report = check([tmp_path], cwd=tmp_path, use_cache=False)
-    found = [(d.code, d.severity) for d in report.diagnostics if d.path.endswith("model.py")]
+    found = [
+        (d.code, d.severity) for d in check_source(CASE.format(statement=statement)).diagnostics
+    ]
     assert found == expected

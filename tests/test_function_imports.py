@@ -49,16 +49,21 @@ class LinearVAE(VAE):
 """
 
 
-def _findings(tmp_path: Path, base_import: str, own_import: str) -> list[tuple[str, str]]:
+def _checked(tmp_path: Path, files: dict[str, str], target: str) -> list[tuple[str, str]]:
+    """A project ``pkg`` of ``files`` (name to text), checked: the findings in ``target``."""
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "case"\n')
     pkg = tmp_path / "pkg"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
-    (pkg / "blocks.py").write_text(BLOCKS)
-    model = MODEL.format(base_import=base_import, own_import=own_import)
-    (pkg / "model.py").write_text(model)
+    for name, text in files.items():
+        (pkg / name).write_text(text)
     report = check([tmp_path], cwd=tmp_path, use_cache=False)
-    return [(d.code, d.severity) for d in report.diagnostics if d.path.endswith("model.py")]
+    return [(d.code, d.severity) for d in report.diagnostics if d.path.endswith(target)]
+
+
+def _findings(tmp_path: Path, base_import: str, own_import: str) -> list[tuple[str, str]]:
+    model = MODEL.format(base_import=base_import, own_import=own_import)
+    return _checked(tmp_path, {"blocks.py": BLOCKS, "model.py": model}, "model.py")
 
 
 HEAVY = "from .blocks import Encoder"
@@ -121,16 +126,8 @@ def test_a_method_of_a_class_imported_from_a_library_not_read_is_not_cheap(
 ) -> None:
     """``Allocator.get_allocator(device)`` after a function's ``from fastlib.allocator
     import Allocator``, a library not installed: work of a cost not known, never free."""
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "case"\n')
-    pkg = tmp_path / "pkg"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    (pkg / "pools.py").write_text(POOLS)
-    (pkg / "cache.py").write_text(CACHE.format(builder=builder))
-    report = check([tmp_path], cwd=tmp_path, use_cache=False)
-    found = [d for d in report.diagnostics if d.path.endswith("cache.py")]
-    assert [d.code for d in found] == expected
-    assert all(d.severity == "warning" and "not known here" in d.message for d in found)
+    files = {"pools.py": POOLS, "cache.py": CACHE.format(builder=builder)}
+    assert _checked(tmp_path, files, "cache.py") == [(code, "warning") for code in expected]
 
 
 LAZY = """
@@ -161,12 +158,5 @@ class Child(Base):
 def test_an_import_under_a_test_binds_the_name_only_where_it_runs(tmp_path: Path) -> None:
     """``if encoder_cls is None: from .blocks import Encoder as encoder_cls``: the class the
     caller passed stands where the import does not run (a light ``Tiny`` here)."""
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "case"\n')
-    pkg = tmp_path / "pkg"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    (pkg / "blocks.py").write_text(BLOCKS)
-    (pkg / "model.py").write_text(LAZY)
-    report = check([tmp_path], cwd=tmp_path, use_cache=False)
-    found = [(d.code, d.severity) for d in report.diagnostics if d.path.endswith("model.py")]
-    assert found == [("IL003", "warning")]
+    files = {"blocks.py": BLOCKS, "model.py": LAZY}
+    assert _checked(tmp_path, files, "model.py") == [("IL003", "warning")]

@@ -6,11 +6,11 @@ is how a model chooses its initialisation."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
-from initlint.api import check
+from initlint.api import Report
 
 CASE = """
 from functools import partial
@@ -60,12 +60,9 @@ class Head(nn.Module):
     ],
 )
 def test_a_fill_of_what_a_held_module_filled_throws_that_fill_away(
-    tmp_path: Path, build: str, between: str, expected: list[str]
+    check_source: Callable[..., Report], build: str, between: str, expected: list[str]
 ) -> None:
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "case"\n')
-    (tmp_path / "model.py").write_text(CASE.format(build=build, between=between))
-    report = check([tmp_path], cwd=tmp_path, use_cache=False)
-    found = [d for d in report.diagnostics if d.path.endswith("model.py")]
+    found = check_source(CASE.format(build=build, between=between)).diagnostics
     assert [d.code for d in found] == expected
     for d in found:
         assert "`self.proj.weight` by Proj.__init__" in d.message
@@ -102,10 +99,8 @@ class Child(Base):
     [("Norm", "error"), ("partial(Norm, eps=1e-6)", "error"), ("nn.Identity", "warning")],
 )
 def test_a_partial_default_builds_what_it_names(
-    tmp_path: Path, default: str, severity: str
+    check_source: Callable[..., Report], default: str, severity: str
 ) -> None:
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "case"\n')
-    (tmp_path / "model.py").write_text(PARTIAL_DEFAULT.format(default=default))
-    report = check([tmp_path], cwd=tmp_path, use_cache=False)
-    found = [(d.code, d.severity) for d in report.diagnostics if d.path.endswith("model.py")]
+    report = check_source(PARTIAL_DEFAULT.format(default=default))
+    found = [(d.code, d.severity) for d in report.diagnostics]
     assert found == [("IL003", severity)]

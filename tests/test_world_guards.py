@@ -4,11 +4,11 @@ every construction pays for it. A test of the class's own arguments keeps the er
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
-from initlint.api import check
+from initlint.api import Report
 
 CASE = """
 import json
@@ -55,12 +55,9 @@ class Child(Base):
     ],
 )
 def test_heavy_work_redone_only_where_the_world_decides_is_a_warning(
-    tmp_path: Path, setup: str, test: str, severity: str, world: bool
+    check_source: Callable[..., Report], setup: str, test: str, severity: str, world: bool
 ) -> None:
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "case"\n')
-    (tmp_path / "model.py").write_text(CASE.format(setup=setup, test=test))
-    report = check([tmp_path], cwd=tmp_path, use_cache=False)
-    found = [d for d in report.diagnostics if d.path.endswith("model.py")]
+    found = check_source(CASE.format(setup=setup, test=test)).diagnostics
     assert [(d.code, d.severity) for d in found] == [("IL003", severity)]
     assert ("a state outside the construction" in found[0].message) == world
 
@@ -89,13 +86,10 @@ class Child(Base):
 
 
 def test_a_world_test_that_only_picks_which_build_is_thrown_away_keeps_the_error(
-    tmp_path: Path,
+    check_source: Callable[..., Report],
 ) -> None:
     """Both arms of the world test build the buffer: every construction pays for the
     repeat, whichever arm ran."""
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "case"\n')
-    (tmp_path / "model.py").write_text(BOTH)
-    report = check([tmp_path], cwd=tmp_path, use_cache=False)
-    found = [d for d in report.diagnostics if d.path.endswith("model.py")]
+    found = check_source(BOTH).diagnostics
     assert [(d.code, d.severity) for d in found] == [("IL001", "error")]
     assert "outside the construction" not in found[0].message

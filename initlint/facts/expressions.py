@@ -251,17 +251,7 @@ def to_cond(node: ast.AST, depth: int = 0) -> Cond:
         op: CondOp = "and" if isinstance(node.op, ast.And) else "or"
         return Cond(op, tuple(to_cond(v, d) for v in node.values), name=expr_text(node)[:80])
     if isinstance(node, ast.Compare) and len(node.ops) == 1:
-        ops: dict[type[ast.cmpop], CondOp] = {
-            ast.Is: "is",
-            ast.IsNot: "isnot",
-            ast.Eq: "eq",
-            ast.NotEq: "ne",
-            ast.Lt: "lt",
-            ast.LtE: "le",
-            ast.Gt: "gt",
-            ast.GtE: "ge",
-        }
-        name = ops.get(type(node.ops[0]))
+        name = _COMPARES.get(type(node.ops[0]))
         if name:
             return Cond(
                 name,
@@ -292,8 +282,8 @@ def to_cond(node: ast.AST, depth: int = 0) -> Cond:
     return Cond("unknown", name=expr_text(node)[:80])
 
 
-# The comparisons a value's test keeps (``to_expr``), by the names guards give them.
-_COMPARES: dict[type[ast.cmpop], str] = {
+# The comparisons guards decide and a value's test keeps (``to_cond``, ``to_expr``).
+_COMPARES: dict[type[ast.cmpop], CondOp] = {
     ast.Is: "is",
     ast.IsNot: "isnot",
     ast.Eq: "eq",
