@@ -8,7 +8,7 @@ memoised factory (``memo_finder``) costs nothing.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import field
 from fnmatch import fnmatchcase
@@ -389,7 +389,7 @@ class CostModel:
         body = ran.facts.load()
         if isinstance(body, BodyError):
             return ""
-        imported = self._imports(ran.module, body)
+        imported = self._imports(ran.module, body.effects, {p.name for p in body.params})
         for eff in body.effects:
             if eff.value is None or eff.kind not in ("local", "assign", "return", *_STORES):
                 continue
@@ -398,15 +398,16 @@ class CostModel:
                 return f"line {eff.span.line}: {why}"
         return ""
 
-    def _imports(self, module: Module, body: Body, only: Effect | None = None) -> dict[str, Val]:
-        """What the imports of ``body`` (or its import ``only``) bind where calling the
-        name, or a method of it, runs a class or function the import names
-        (``ProjectIndex.imported_ref``): Python binds a function's import there, before the
-        module's names."""
+    def _imports(
+        self, module: Module, effects: Iterable[Effect], bound: AbstractSet[str] | Mapping[str, Val]
+    ) -> dict[str, Val]:
+        """What the imports among ``effects`` bind where calling the name, or a method of
+        it, runs a class or function the import names (``ProjectIndex.imported_ref``):
+        Python binds a function's import there, before the module's names. An import on
+        some paths only leaves a name ``bound`` before to what it held."""
         out: dict[str, Val] = {}
-        params = {p.name for p in body.params}
-        for eff in (only,) if only is not None else body.effects:
-            if eff.kind == "import" and not (_path_guard(eff.guard) and eff.name in params):
+        for eff in effects:
+            if eff.kind == "import" and not (_path_guard(eff.guard) and eff.name in bound):
                 ref = self.index.imported_ref(module, import_of(eff))
                 if ref is not None:
                     out[eff.name] = Val("unknown", ref=ref)
@@ -649,9 +650,7 @@ class CostModel:
                 elif walked is not None:
                     given.add(eff.name)
             elif kind == "import":
-                if not _path_guard(eff.guard) or eff.name not in held:
-                    # (on some paths only, a name bound before may hold what it held)
-                    held.update(self._imports(fn.module, body, eff))
+                held.update(self._imports(fn.module, (eff,), held))
                 continue
             elif kind in ("assign", "return", "buffer", "mutate"):
                 c = self.expr_cost(eff.value, fn.module, mro, local_cost, bound=held)

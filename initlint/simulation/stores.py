@@ -56,15 +56,9 @@ class StoreEffects(LocalEffects):
         if dropped is not None:
             return dropped
         frame.local_values[eff.name] = eff.value if status == TRUE else None
-        # (few frames hold either: the sets are made only when one does)
-        if self.reads_world(frame, eff.value):
-            frame.world = frame.world | {eff.name}
-        elif status == TRUE and eff.name in frame.world:
-            frame.world = frame.world - {eff.name}
-        if self.makes_path(frame, eff.value):
-            frame.paths = frame.paths | {eff.name}
-        elif status == TRUE and eff.name in frame.paths:
-            frame.paths = frame.paths - {eff.name}
+        sure = status == TRUE
+        frame.world = _noted(frame.world, eff.name, self.reads_world(frame, eff.value), sure)
+        frame.paths = _noted(frame.paths, eff.name, self.makes_path(frame, eff.value), sure)
         if status == TRUE:
             frame.changed.discard(eff.name)  # a new object (``changed`` holds few names)
         if reads or status == TRUE:
@@ -142,7 +136,7 @@ class StoreEffects(LocalEffects):
                 frame.call.env[kwarg] = replace(popped, absent=absent)
             elif pack.kw_get(eff.name) is not None:  # maybe popped: value unknown
                 keys = (*pack.kw_without(eff.name).keys, (eff.name, UNKNOWN))
-                frame.call.env[kwarg] = Val("kwargs", keys=keys, open=pack.open)
+                frame.call.env[kwarg] = replace(pack, keys=keys)
 
     def on_return(self, frame: Frame, ctx: EffectContext) -> None:
         """``return value``: the self attributes the value reads, for the calling event."""
@@ -499,3 +493,14 @@ def _returns_true(fn: FunctionInfo) -> bool:
     return all(
         e.value is not None and e.value.kind == "const" and bool(e.value.value) for e in returns
     )
+
+
+def _noted(names: frozenset[str], name: str, holds: bool, sure: bool) -> frozenset[str]:
+    """``names`` (a frame's locals of one kind) after ``name`` is bound to a value that is
+    of that kind or not (``holds``), on every path (``sure``) or some; the same set when
+    nothing changes (few frames hold such locals: the sets are made only when one does)."""
+    if holds and name not in names:
+        return names | {name}
+    if not holds and sure and name in names:
+        return names - {name}
+    return names
