@@ -174,12 +174,10 @@ class GuardEval(EventLog):
         or the environment (``os.path.exists(path)``, ``os.environ``), or a local holding
         what a file read gave (``meta["version"] == "0.10"`` after ``meta =
         yaml.safe_load(f)``). Such a branch is not the path every construction takes."""
-        if ("os." in text or "glob." in text) and _WORLD_PROBE.search(text):
+        if _WORLD_PROBE.search(text):
             return True
-        if not frame.world and not frame.paths and "Path(" not in text:
-            return False
         names = _NAMES.findall(text)
-        if "()" in text and _PATH_PROBE.search(text):
+        if _PATH_PROBE.search(text):
             if "Path(" in text or any(n in frame.paths for n in names):
                 return True  # (``Path(p).exists()``, ``(root / name).is_file()``)
         return any(n in frame.world for n in names)
@@ -193,7 +191,7 @@ class GuardEval(EventLog):
             return value.name in frame.paths
         if value.kind == "op" and value.name == "/" and value.children:
             return self.makes_path(frame, value.children[0])
-        if value.kind == "call" and value.name.rpartition(".")[2] in _PATH_NAMES:
+        if value.kind == "call" and value.name:
             public = self.simulator.index.public_name(frame.call.fn.module, value.name)
             return (public or value.name) in _PATH_MAKERS
         return False
@@ -206,7 +204,7 @@ class GuardEval(EventLog):
         while cur is not None:
             if cur.kind == "name":
                 return cur.name in frame.world
-            if cur.kind == "call" and cur.name.rpartition(".")[2] in _IO_NAMES:
+            if cur.kind == "call" and cur.name:
                 public = self.simulator.index.public_name(frame.call.fn.module, cur.name)
                 if (public or cur.name) in IO_CALLS:
                     return True
@@ -311,7 +309,4 @@ _PATH_PROBE = re.compile(r"\.(?:exists|is_file|is_dir)\(\)")
 _PATH_MAKERS = frozenset(
     "pathlib.Path pathlib.PurePath pathlib.PosixPath Path os.path.join os.path.abspath".split()
 )
-_PATH_NAMES = frozenset(n.rpartition(".")[2] for n in _PATH_MAKERS)
-# (the last part of each name: a call named otherwise reads no file, makes no path)
-_IO_NAMES = frozenset(n.rpartition(".")[2] for n in IO_CALLS)
 _NAMES = re.compile(r"[A-Za-z_]\w*")

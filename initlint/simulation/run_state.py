@@ -115,10 +115,10 @@ class Frame:
     built: dict[str, LocalBuild] = field(default_factory=dict)
     # The locals that may hold what a file read gave (``meta = yaml.safe_load(f)``): a test
     # of one is a test of a state outside the construction.
-    world: frozenset[str] = frozenset()
+    world: set[str] = field(default_factory=set)
     # The locals that hold a path (``root = Path(d)``, ``p = os.path.join(d, f)``): asking
     # one whether it exists asks the file system.
-    paths: frozenset[str] = frozenset()
+    paths: set[str] = field(default_factory=set)
 
     @property
     def self_name(self) -> str:

@@ -56,9 +56,14 @@ class StoreEffects(LocalEffects):
         if dropped is not None:
             return dropped
         frame.local_values[eff.name] = eff.value if status == TRUE else None
-        sure = status == TRUE
-        frame.world = _noted(frame.world, eff.name, self.reads_world(frame, eff.value), sure)
-        frame.paths = _noted(frame.paths, eff.name, self.makes_path(frame, eff.value), sure)
+        for names, holds in (
+            (frame.world, self.reads_world(frame, eff.value)),
+            (frame.paths, self.makes_path(frame, eff.value)),
+        ):
+            if holds:
+                names.add(eff.name)
+            elif status == TRUE:
+                names.discard(eff.name)
         if status == TRUE:
             frame.changed.discard(eff.name)  # a new object (``changed`` holds few names)
         if reads or status == TRUE:
@@ -493,14 +498,3 @@ def _returns_true(fn: FunctionInfo) -> bool:
     return all(
         e.value is not None and e.value.kind == "const" and bool(e.value.value) for e in returns
     )
-
-
-def _noted(names: frozenset[str], name: str, holds: bool, sure: bool) -> frozenset[str]:
-    """``names`` (a frame's locals of one kind) after ``name`` is bound to a value that is
-    of that kind or not (``holds``), on every path (``sure``) or some; the same set when
-    nothing changes (few frames hold such locals: the sets are made only when one does)."""
-    if holds and name not in names:
-        return names | {name}
-    if not holds and sure and name in names:
-        return names - {name}
-    return names
