@@ -79,7 +79,8 @@ class EffectLog:
             self.self_name = params[0].name
         self.kwarg = next((p.name for p in params if p.kind == "kwarg"), "")
         self.effects: list[Effect] = []
-        # the locals the function builds by a call (``local_uses.built_locals``)
+        # the locals it builds by a call, the parameters it may be lent an object in
+        # (``local_uses.followed_names``)
         self.built: frozenset[str] = frozenset()
         self.stmt_index = 0
         self.top = (0, False)

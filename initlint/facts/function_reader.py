@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from initlint.facts.effect_log import EffectLog, is_name, names_loaded
 from initlint.facts.expressions import UNKNOWN_COND, dotted, root_name, span_of, to_cond, to_expr
-from initlint.facts.local_uses import built_locals, uses_in
+from initlint.facts.local_uses import followed_names, uses_in
 from initlint.facts.model import Cond, Effect, Expr
 from initlint.facts.passes import (
     MODULE_WALKS,
@@ -45,7 +45,7 @@ class FunctionReader(EffectLog):
     """Turns one function body into its ordered effects."""
 
     def read(self) -> tuple[Effect, ...]:
-        self.built = built_locals(self.fn)
+        self.built = followed_names(self.fn, self.self_name)
         for i, stmt in enumerate(self.fn.body):
             self.stmt_index = i
             self.top = (stmt.lineno, isinstance(stmt, ast.With | ast.AsyncWith))
@@ -139,7 +139,8 @@ class FunctionReader(EffectLog):
         self, node: ast.AST, guard: tuple[Cond, ...], stmt: ast.stmt, statement: bool = False
     ) -> None:
         """A ``local_use`` effect for each mention in ``node`` of a local the function built
-        by a call (``local_uses.py``)."""
+        by a call, or of a parameter of its ``__init__`` whose parts it reads
+        (``local_uses.py``)."""
         if not self.built:
             return
         for name, how, detail in uses_in(node, self.built, statement):

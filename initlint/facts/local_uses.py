@@ -13,32 +13,59 @@ from collections.abc import Iterator
 # "part" (``net.fc.in_features``: ``detail`` the dotted path read), "call" (a method called
 # on it as a statement, result unused: ``detail`` the method), "whole" (anything else that
 # hands the object on: an argument, a return, a store, a method call whose result is kept,
-# a mention inside a nested function or lambda), "drop" (``del net``).
+# a mention inside a nested function or lambda), "drop" (``del net``), "lend" (an argument
+# of ``super().__init__(...)`` or ``Base.__init__(self, ...)``: the ancestor's construction
+# may be the object's only user, then it follows the object under its parameter's name).
 LocalUse = tuple[str, str, str]  # (name, how, detail)
 
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
-def built_locals(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
-    """The names the function binds exactly once, by a plain assignment of a call to that
-    name alone (``net = resnet50()``), and nowhere else: not a parameter, not a loop or
-    ``with`` target, not declared ``global`` or ``nonlocal``, not bound in a nested scope."""
-    params = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
+def followed_names(fn: ast.FunctionDef | ast.AsyncFunctionDef, self_name: str) -> frozenset[str]:
+    """The names whose uses the function's ``local_use`` effects follow, found in one walk:
+
+    - the locals it binds exactly once, by a plain assignment of a call to that name alone
+      (``net = resnet50()``), and nowhere else: not a parameter, not a loop or ``with``
+      target, not declared ``global`` or ``nonlocal``, not bound in a nested scope;
+    - for an ``__init__`` (``self_name`` its first parameter), the parameters that may hold
+      an object built for the construction alone (``super().__init__(resnet18())`` in a
+      subclass, into ``def __init__(self, resnet)``): those it never rebinds or deletes and
+      whose parts it reads (``resnet.layer1``). A construction that keeps only some parts of
+      such an object throws the rest away, as with a built local."""
+    args = fn.args
+    params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+    if args.vararg is not None:
+        params.add(args.vararg.arg)
+    if args.kwarg is not None:
+        params.add(args.kwarg.arg)
     bound: dict[str, int] = {}
     by_call: set[str] = set()
+    deleted: set[str] = set()
+    roots: set[str] = set()  # (names whose attributes are read or written)
     for node in _own_nodes(fn):
-        if isinstance(node, ast.Global | ast.Nonlocal):
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Store):
+                bound[node.id] = bound.get(node.id, 0) + 1
+            elif isinstance(node.ctx, ast.Del):
+                deleted.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            if isinstance(node.value, ast.Name):
+                roots.add(node.value.id)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
             for name in node.names:
                 bound[name] = 2
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            bound[node.id] = bound.get(node.id, 0) + 1
         elif isinstance(node, ast.Assign) and len(node.targets) == 1:
             target = node.targets[0]
             if isinstance(target, ast.Name) and isinstance(node.value, ast.Call):
                 by_call.add(target.id)
         elif isinstance(node, _NESTED) and not isinstance(node, ast.Lambda):
             bound[node.name] = 2  # a def or class of that name binds it too
-    return frozenset(n for n in by_call if bound.get(n) == 1 and n not in params)
+    built = {n for n in by_call if bound.get(n) == 1 and n not in params}
+    if fn.name == "__init__" and self_name:
+        held = (params & roots) - {self_name, *bound, *deleted}
+        held.difference_update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
+        built |= held
+    return frozenset(built)
 
 
 def _own_nodes(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.AST]:
@@ -87,6 +114,15 @@ def uses_in(node: ast.AST, names: frozenset[str], statement: bool = False) -> It
 
 def _call(call: ast.Call, names: frozenset[str], statement: bool) -> Iterator[LocalUse]:
     func = call.func
+    if isinstance(func, ast.Attribute) and func.attr == "__init__":
+        # (an ancestor's construction, ``super().__init__(net)``: it may take the object over)
+        yield from uses_in(func, names)
+        for arg in (*call.args, *(k.value for k in call.keywords)):
+            if isinstance(arg, ast.Name) and arg.id in names:
+                yield (arg.id, "lend", "")
+            else:
+                yield from uses_in(arg, names)
+        return
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
         if func.value.id in names:  # ``net.eval()``: a method of the object itself
             yield (func.value.id, "call" if statement else "whole", func.attr)

@@ -211,9 +211,7 @@ def _local_discards(sim: Simulation) -> Iterator[RepeatFinding]:
             e,
             first,
             confidence_of(e, first),
-            f"{named} of the object `{cls}(...)` built into the local `{e.name}`"
-            if e.kind == "local"
-            else f"{named} of the object `{cls}(...)` whose `{e.name}` alone is taken",
+            _left_what(e, named, cls),
             cost=cost,
             holder=e,
             no_fix=(
@@ -221,6 +219,16 @@ def _local_discards(sim: Simulation) -> Iterator[RepeatFinding]:
                 f"alone, or give `{cls}(...)` an argument that leaves `{first.name}` out"
             ),
         )
+
+
+def _left_what(e: Event, named: str, cls: str) -> str:
+    """How a finding of parts left names them: by the local the object was built into, the
+    parameter of the ancestor's ``__init__`` it was built for, or the one part taken."""
+    if e.kind == "dropped":
+        return f"{named} of the object `{cls}(...)` whose `{e.name}` alone is taken"
+    if e.effect.kind == "super_init":
+        return f"{named} of the object `{cls}(...)` built for the base's __init__ as `{e.name}`"
+    return f"{named} of the object `{cls}(...)` built into the local `{e.name}`"
 
 
 def _shares_its_call(part: Event, kept: frozenset[str]) -> bool:

@@ -95,7 +95,11 @@ part of it, and never bound (`self.body = resnet50().layer4`, `feats =
 vgg16_bn().features`), leaves the rest at once, wherever the statement runs: the same
 finding, on that line; a method taken (`self.l1 = MAE().metric`) is bound to the object,
 which lives on in it (not a static or class method, nor a name the construction sets as an
-attribute). No fix is offered.
+attribute). An object built for an ancestor's `__init__` alone (`super().__init__(resnet18(),
+...)`, or a local handed there and not mentioned after) is followed into it under its
+parameter's name: when that `__init__` takes some parts (`self.layer1 = resnet.layer1`) and
+never hands the object on, the parts it leaves are thrown away, reported on the subclass's
+line that builds the object. No fix is offered.
 
 A method run again on an object the class's own code built, whose construction already ran
 it (`self.model = Model(cfg)`, then `self.model.init_models()`), before anything used the
@@ -344,6 +348,27 @@ class Stack(Unit):
         for layer in self.layers:
             layer.reset_parameters()
 """,
+        """
+from torch import nn
+
+
+class Backbone(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 64, 7)
+        self.fc = nn.Linear(2048, 1000)
+
+
+class Encoder(nn.Module):
+    def __init__(self, backbone):
+        super().__init__()
+        self.stem = backbone.stem
+
+
+class BackboneEncoder(Encoder):
+    def __init__(self):
+        super().__init__(Backbone())
+""",
     )
 
     def detect(self, sim: Simulation, shared: Analyses) -> list[Finding]:
@@ -405,11 +430,11 @@ class Stack(Unit):
 
     def _left(self, finding: RepeatFinding, wording: Wording) -> str:
         """Parts of an object built into a local that the frame never takes."""
-        dropped = (
-            "only other parts of the object are taken before the local is dropped"
-            if finding.event.kind == "local"
-            else "the object is dropped as soon as that part is taken"
-        )
+        dropped = "the object is dropped as soon as that part is taken"
+        if finding.event.effect.kind == "super_init":
+            dropped = "the base's __init__ takes only other parts of it and drops the rest"
+        elif finding.event.kind == "local":
+            dropped = "only other parts of the object are taken before the local is dropped"
         message = (
             f"{finding.what} (built by {wording.first_fn} at {wording.first_where}) is never "
             f"kept: {dropped}, so that build is thrown away"

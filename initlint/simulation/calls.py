@@ -176,6 +176,7 @@ class CallEffects(RerunEffects):
             self.opaque = self.blind = True
             self.note_writes(all_=True)
             return None
+        lent = self.lend_builds(frame, ctx, callee_body)
         passed: KeyArgs | None = frame, eff.args, callee_body.params, True
         if self.inject is not None and frame.call.depth == 0:
             self._inject(frame, eff, callee_body.params, env, *self.inject)
@@ -195,6 +196,7 @@ class CallEffects(RerunEffects):
             None,
             passed,
             unkeyed=self.unkeyed,
+            lent=lent,
         )
 
     def _torch_init(

@@ -258,8 +258,8 @@ class Simulator:
         bound: dict[str, Expr | None] = {}
         found: set[str] = set()
         for eff in body.effects:
-            if eff.kind == "local":  # (bound twice: not one value)
-                bound[eff.name] = eff.value if eff.name not in bound else None
+            if eff.kind == "local":  # (bound twice: one class only if both calls name it)
+                bound[eff.name] = eff.value if _same_call(bound, eff) else None
             elif eff.kind == "return":
                 value = eff.value
                 if value is not None and value.kind == "name":
@@ -430,6 +430,8 @@ class _Run(CallEffects):
             return body
         self.frames += 1
         frame = Frame(self.frames, call, body)
+        if call.lent:
+            frame.built.update(call.lent)
         if call.depth == 0:
             self.sim.top_frame = frame.id
         self.active.add(fn.qualname)
@@ -458,6 +460,8 @@ class _Run(CallEffects):
         a body that does not parse (met in pricing, or a callee's) as its error."""
         if eff.kind == "raise":
             return None  # (where a raise ends a path matters to pricing only: cost.py)
+        if eff.kind == "local_use" and eff.name not in frame.built:
+            return None  # (a parameter no object built for the call came in: nothing to follow)
         ctx = self._effect_context(frame, i, eff)
         if ctx is None:
             return None
@@ -555,6 +559,22 @@ class _Run(CallEffects):
         "helper": CallEffects.on_helper,
         "local_use": CallEffects.on_local_use,
     }
+
+
+def _same_call(bound: dict[str, Expr | None], eff: Effect) -> bool:
+    """Whether binding ``eff``'s local keeps it one call's result: its first binding, or
+    another call of the same name (``model = Net(1001)`` on one path, ``Net(n)`` on the
+    other: a ``Net`` either way)."""
+    if eff.name not in bound:
+        return True
+    old, new = bound[eff.name], eff.value
+    return (
+        old is not None
+        and new is not None
+        and old.kind == new.kind == "call"
+        and bool(new.name)
+        and old.name == new.name
+    )
 
 
 def _only_passes_on(cls: ClassInfo, init: FunctionInfo) -> bool:

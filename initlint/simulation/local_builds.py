@@ -5,7 +5,10 @@ parts it leaves, found in the object's class's own simulation, are thrown away (
 
 from __future__ import annotations
 
-from initlint.facts.model import BodyError, Expr
+from dataclasses import replace
+
+from initlint.facts.model import Body, BodyError, Expr
+from initlint.simulation.arguments import param_of
 from initlint.simulation.builds import BuildPricing
 from initlint.simulation.levels import NONE
 from initlint.simulation.records import part_taken
@@ -103,6 +106,45 @@ class LocalEffects(BuildPricing):
             held.whole = held.whole or head not in SELF_METHODS
         elif eff.target == "whole":
             held.whole = True
+        elif eff.target == "lend":
+            held.lending = True  # (``lend_builds``, at the super call, decides)
+
+    def lend_builds(self, frame: Frame, ctx: EffectContext, callee: Body) -> dict[str, LocalBuild]:
+        """``super().__init__(resnet18(), ...)``, or ``super().__init__(net)`` with ``net``
+        a built local the frame mentions no more: an object built for the ancestor's
+        construction alone. The ancestor follows it under its parameter's name, as a local
+        of its own: the parts it takes, whether it hands the object on; the parts it leaves
+        are thrown away when it returns. By parameter name; only a parameter the ancestor
+        follows (``facts/local_uses.py``): a local handed on otherwise (to another, on some
+        paths only, or used again after) counts as handed on whole."""
+        eff = ctx.effect
+        params = callee.params
+        if params and params[0].kind in ("pos", "posonly"):
+            params = params[1:]  # (``self``)
+        followed = {e.name for e in callee.effects if e.kind == "local_use"}
+        lent: dict[str, LocalBuild] = {}
+        for at, arg in enumerate(eff.args):
+            value = arg.expr
+            param = None if arg.star else param_of(params, eff.args, at)
+            if param is not None and param.name not in followed:
+                param = None
+            if value.kind == "name" and value.name in frame.built:
+                held = frame.built[value.name]
+                later = frame.body.effects[ctx.effect_index + 1 :]
+                again = any(e.kind == "local_use" and e.name == value.name for e in later)
+                if param is None or again or ctx.status != TRUE or held.whole:
+                    held.whole = True
+                    continue
+                held.lending = False
+                lent[param.name] = frame.built.pop(value.name)
+            elif param is not None and value.kind == "call" and value.name:
+                if ctx.shadow or ctx.status != TRUE or frame.call.ancestor:
+                    continue
+                given = replace(eff, value=value)
+                i, flags = ctx.effect_index, ctx.flags
+                ev = self.emit(frame, i, given, "local", param.name, TRUE, flags, ())
+                lent[param.name] = LocalBuild(ev)
+        return lent
 
     def note_part_replaced(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
         """``net.fc = v`` where ``net`` holds an object the frame built and has not used:
@@ -144,7 +186,7 @@ class LocalEffects(BuildPricing):
         it never handed on, is dropped with the frame; its ``local`` event names the builds
         of the parts not taken (its ``inner``)."""
         for held in frame.built.values():
-            if held.whole or not held.taken or held.event.status != TRUE:
+            if held.whole or held.lending or not held.taken or held.event.status != TRUE:
                 continue
             parts = self.simulator.parts_built(held.event, None)
             if isinstance(parts, BodyError):

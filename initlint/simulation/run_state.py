@@ -71,6 +71,9 @@ class Call:
     keys: dict[str, Key | None] | None = None
     key_args: KeyArgs | None = None
     unkeyed: bool = False  # (``Event.unkeyed``)
+    # Objects built for this call alone, by parameter (``super().__init__(resnet18())``): the
+    # callee follows each as a local it built (``local_builds.py``).
+    lent: dict[str, LocalBuild] | None = None
 
 
 @dataclass
@@ -138,6 +141,7 @@ class LocalBuild:
     patched: set[str] = field(default_factory=set)
     called: bool = False
     whole: bool = False
+    lending: bool = False  # handed to an ancestor's ``__init__`` that may take it over
 
 
 # What a frame's parameter keys are bound from (``Call.key_args``): the caller's frame, the
