@@ -135,3 +135,22 @@ def test_an_attribute_under_a_method_name_may_hold_its_object(case: Path) -> Non
     assert isinstance(built.encode.__self__, m.Aliased)
     assert built.encode(torch.ones(1, WIDTH)).shape == (1, WIDTH)
     assert 147 not in statics(case)
+
+
+def test_an_object_built_for_the_base_leaves_what_the_base_does_not_take(case: Path) -> None:
+    import pkg.nets as m
+
+    # the base's __init__ keeps the stem and body of the backbone it is lent: the
+    # classifier is built and dropped, inline in the super call or through a local
+    fc = {("weight", (100, WIDTH)), ("bias", (100,))}
+    assert lost(lambda: m.LentInline(WIDTH)) == fc
+    assert lost(lambda: m.LentLocal(WIDTH)) == fc
+    found = statics(case)
+    assert found[160] == "fc" and found[165] == "fc"
+
+
+def test_an_object_the_base_keeps_whole_loses_nothing(case: Path) -> None:
+    import pkg.nets as m
+
+    assert lost(lambda: m.LentWhole(WIDTH)) == set()
+    assert not {n for n in statics(case) if n >= 177}
