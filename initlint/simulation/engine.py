@@ -40,6 +40,7 @@ from initlint.simulation.records import (
     Simulation,
     SimulationLimit,
     built_by,
+    choices_of,
     events_inside,
 )
 from initlint.simulation.run_state import Call, EffectContext, Frame
@@ -168,8 +169,23 @@ class Simulator:
         """The parts that the call of ``method`` in the construction of the object
         ``holder`` stored built there, on every path (``self.init_models()`` in ``Xtts``):
         what running it again on the object builds anew. () when that construction calls no
-        such method on every path, or is not at hand."""
-        inner = self._object_simulation(holder)
+        such method on every path, or is not at hand. An object of one of several classes
+        (``Event.choices``): what each one's construction builds so, the cheapest."""
+        choices = choices_of(holder)
+        if not choices:
+            return self._rerun_builds(holder, method, "")
+        each = []
+        for choice in choices:
+            built = self._rerun_builds(holder, method, choice)
+            if isinstance(built, BodyError) or not built:
+                return built
+            each.append(built)
+        return min(each, key=lambda built: max(p.cost for p in built))
+
+    def _rerun_builds(
+        self, holder: Event, method: str, choice: str
+    ) -> tuple[Event, ...] | BodyError:
+        inner = self._object_simulation(holder, None, choice)
         if inner is None or isinstance(inner, BodyError):
             return () if inner is None else inner
         call = next(
@@ -189,23 +205,26 @@ class Simulator:
         )
 
     def object_simulation(
-        self, holder: Event, value: Expr | None = None
+        self, holder: Event, value: Expr | None = None, choice: str = ""
     ) -> Simulation | BodyError | None:
         """The simulated construction of the object ``holder`` stored (``_object_simulation``)."""
-        return self._object_simulation(holder, value)
+        return self._object_simulation(holder, value, choice)
 
     def _object_simulation(
-        self, holder: Event, item: Expr | None = None
+        self, holder: Event, item: Expr | None = None, choice: str = ""
     ) -> Simulation | BodyError | None:
         """The simulated construction of the object ``holder`` stored or dropped (its value
         a call of a class, or of a factory whose every return constructs one), or of
         ``item``, a call in its value (an item of a container it stored), with the
-        parameters the call leaves out at their defaults; None when there is none."""
+        parameters the call leaves out at their defaults; None when there is none.
+        ``choice``: the class, one of ``holder.choices``, to construct."""
         value = built_by(holder) if item is None else item
         if value is None or value.kind != "call" or not value.name:
             return None
-        if holder.constructs and item is None:  # ``self.attn = attn_cls(...)``
-            target: Target | None = Target("class", holder.constructs)
+        if choice:  # ``self.emb = Emb(...)``, ``Emb = A if warp else B``
+            target: Target | None = Target("class", choice)
+        elif holder.constructs and item is None:  # ``self.attn = attn_cls(...)``
+            target = Target("class", holder.constructs)
         else:
             target = self.index.resolve(holder.fn.module, value.name)
         direct = target is not None and target.kind == "class"

@@ -36,6 +36,15 @@ def part_taken(value: Expr | None) -> tuple[Expr, str] | None:
     return None
 
 
+def choices_of(holder: Event, item: Expr | None = None) -> tuple[str, ...]:
+    """The classes the object ``holder`` stored (or ``item``, a call in its value) may be,
+    when the name it calls holds one of several (``Event.choices``); () otherwise."""
+    value = built_by(holder) if item is None else item
+    if value is None or value.kind != "call":
+        return ()
+    return next((classes for name, classes in holder.choices if name == value.name), ())
+
+
 def built_by(holder: Event) -> Expr | None:
     """The value whose evaluation built the object ``holder`` stands for: what it stored,
     or for a ``dropped`` event the call whose part was taken."""
@@ -146,6 +155,10 @@ class Event:
     # A store of ``cls(...)`` where the name ``cls`` holds a class (a parameter's default, an
     # argument naming one): that class's qualified name.
     constructs: str = ""
+    # The names the stored value calls that hold one of several classes (``Emb = A if warp
+    # else B``, then ``self.emb = Emb(...)`` or ``nn.ModuleList(Emb(...) for ...)``), each
+    # with their qualified names. What holds of each one's construction holds of the object.
+    choices: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # Why work whose guard holds is only possibly what it is (its status is then unknown):
     # the class it builds is the constructed class's own default, or a builder may return
     # something else.

@@ -12,7 +12,7 @@ from initlint.facts.model import BodyError, Effect, Expr, ItemTest
 from initlint.index.records import Module
 from initlint.simulation.levels import UNKNOWN
 from initlint.simulation.pass_effects import DEPTH, PassEffects, last_fills
-from initlint.simulation.records import Event, Simulation, built_by, events_inside
+from initlint.simulation.records import Event, Simulation, built_by, choices_of, events_inside
 from initlint.simulation.run_state import EffectContext, Frame
 from initlint.simulation.values import TRUE
 
@@ -121,8 +121,29 @@ class RerunEffects(PassEffects):
     ) -> tuple[tuple[int, str, int, Event], ...] | BodyError:
         """The tensors the module's construction filled in its own ``method()`` (on every
         path, nothing reading or filling them since): (the store, the tensor's name from
-        the object, what filling it costs, that fill)."""
-        inner = self.simulator.object_simulation(holder, item)
+        the object, what filling it costs, that fill). An object of one of several classes
+        (``Event.choices``): the tensors each one's construction fills so, at the cost of
+        the cheapest."""
+        choices = choices_of(holder, item)
+        if not choices:
+            return self._refills_of(holder, item, method, prefix, "")
+        each = []
+        for choice in choices:
+            found = self._refills_of(holder, item, method, prefix, choice)
+            if isinstance(found, BodyError) or not found:
+                return found
+            each.append(found)
+        costs = [{name: cost for _, name, cost, _ in found} for found in each]
+        return tuple(
+            (index, name, min(c[name] for c in costs), fill)
+            for index, name, _, fill in each[0]
+            if all(name in c for c in costs)
+        )
+
+    def _refills_of(
+        self, holder: Event, item: Expr | None, method: str, prefix: str, choice: str
+    ) -> tuple[tuple[int, str, int, Event], ...] | BodyError:
+        inner = self.simulator.object_simulation(holder, item, choice)
         if inner is None or isinstance(inner, BodyError):
             return () if inner is None else inner
         if inner.incomplete:

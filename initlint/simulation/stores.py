@@ -296,6 +296,7 @@ class StoreEffects(LocalEffects):
         via = stored.via
         if via is not None and via[1].kind == "class":
             ev.constructs = via[1].name
+        ev.choices = self.chosen_classes(frame, eff.value)
         ev.possibly = stored.possibly
         ev.spec = stored.spec
         if stored.routes:
@@ -386,6 +387,27 @@ class StoreEffects(LocalEffects):
                 None,
             )
         return holder
+
+    def chosen_classes(
+        self, frame: Frame, value: Expr | None
+    ) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """The names of the frame that ``value`` calls and that hold one of several classes
+        (``Emb = A if warp else B``, then ``Emb(...)``), each with their qualified names; a
+        name one of whose choices is not a class known here is left out."""
+        if value is None:
+            return ()
+        index = self.simulator.index
+        out: dict[str, tuple[str, ...]] = {}
+        for node in value.nodes():
+            if node.kind != "call" or not node.name or "." in node.name or node.name in out:
+                continue
+            held = frame.call.env.get(node.name)
+            if held is None or len(held.choices) < 2:
+                continue
+            found = [index.resolve_value(*c) for c in held.choices]
+            if all(t is not None and t.kind == "class" for t in found):
+                out[node.name] = tuple(dict.fromkeys(t.name for t in found if t is not None))
+        return tuple(out.items())
 
     def class_of(self, module: Module, value: Expr | None) -> tuple[str, ...] | None:
         """The MRO of the class ``value`` (a call) constructs; None when not a class

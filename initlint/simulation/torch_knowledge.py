@@ -522,6 +522,10 @@ def library_cost(name: str, call: Expr | None = None, bound: Bound = NO_BOUND) -
         return HEAVY if call is None else tensor_cost(last, call, bound)
     if last in UNINITIALIZED and head.startswith("torch.nn"):
         return LIGHT
+    if head.startswith("torch.distributions") and last[:1].isupper():
+        # (a distribution holds the parameters it is given: building one allocates nothing
+        # of its own beyond broadcasting them, ``Normal(0, sigma)``)
+        return LIGHT
     if head in (
         "torch.fft",
         "torch.linalg",
