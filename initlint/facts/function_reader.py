@@ -41,6 +41,17 @@ def call_positional(call: ast.Call) -> list[ast.expr]:
     return [a.value if isinstance(a, ast.Starred) else a for a in call.args]
 
 
+def _walk_of(head: ast.expr) -> tuple[str, ast.expr] | None:
+    """The walk a loop's head makes, and over what: ``self.layers.modules()`` ->
+    ("modules", ``self.layers``); a held container iterated itself, ``self.layers``, walks
+    its children (a ``ModuleList``'s items). None for any other head."""
+    if isinstance(head, ast.Call) and isinstance(head.func, ast.Attribute):
+        return head.func.attr, head.func.value
+    if isinstance(head, ast.Attribute) and isinstance(head.value, ast.Name):
+        return "children", head
+    return None
+
+
 class FunctionReader(EffectLog):
     """Turns one function body into its ordered effects."""
 
@@ -153,13 +164,11 @@ class FunctionReader(EffectLog):
         loop's own effects say what it does."""
         if not isinstance(stmt, ast.For) or stmt.orelse or not self.self_name:
             return False
-        head = stmt.iter
-        if not isinstance(head, ast.Call) or not isinstance(head.func, ast.Attribute):
-            return False
-        if head.func.attr not in MODULE_WALKS or root_name(head.func.value) != self.self_name:
+        walk = _walk_of(stmt.iter)
+        if walk is None or walk[0] not in MODULE_WALKS or root_name(walk[1]) != self.self_name:
             return False
         names = {n.id for n in ast.walk(stmt.target) if isinstance(n, ast.Name)}
-        modules = head.func.attr not in TENSOR_WALKS
+        modules = walk[0] not in TENSOR_WALKS
         return only_initialises(stmt.body, names, self.self_name, modules, relaxed)
 
     def _pass(self, stmt: ast.For, guard: tuple[Cond, ...]) -> None:
@@ -167,12 +176,12 @@ class FunctionReader(EffectLog):
         whose tests on the item are understood: name = the walk (``parameters``), detail = the
         ``self`` attribute walked ("" for the object), target = the part of each item filled
         ("" for the item itself)."""
-        assert isinstance(stmt.iter, ast.Call) and isinstance(stmt.iter.func, ast.Attribute)
-        walk = stmt.iter.func
-        if stmt.iter.args or stmt.iter.keywords:
+        walk = _walk_of(stmt.iter)
+        assert walk is not None  # (``_initialisation_pass``)
+        if isinstance(stmt.iter, ast.Call) and (stmt.iter.args or stmt.iter.keywords):
             return  # (``recurse=False``, ``prefix=``: another walk than the one read here)
-        scope = dotted(walk.value).split(".")[1:]
-        if not dotted(walk.value) or len(scope) > 1:
+        scope = dotted(walk[1]).split(".")[1:]
+        if not dotted(walk[1]) or len(scope) > 1:
             return  # (``self.layers[0].parameters()``, ``self.a.b.modules()``: not read)
         target = stmt.target
         bound = target.elts if isinstance(target, ast.Tuple) else [target]  # (``for n, p``)
@@ -189,7 +198,7 @@ class FunctionReader(EffectLog):
                 stmt,
                 guard,
                 node=fill,
-                name=walk.attr,
+                name=walk[0],
                 detail=detail,
                 target=part,
                 tests=tests,

@@ -152,8 +152,8 @@ def covered(
     scope = "" if fill.detail == "visit" else fill.detail
     out: set[tuple[int, str, int]] = set()
     for t in tensors:
-        if scope and t.holder != scope:
-            continue
+        if scope and t.holder != scope and not t.holder.startswith(scope + "."):
+            continue  # (not under the module walked)
         if walk == LOAD:  # (every parameter: a strict load fills each, or raises)
             hit = t.kind == "parameter"
         elif walk in TENSOR_WALKS:
@@ -169,7 +169,7 @@ def _tensor_item(t: Tensor, walk: str, fill: Effect, scope: str) -> bool:
     """``for n, p in self.named_parameters(): if p.dim() > 1: init(p)``."""
     if fill.target or t.kind != ("buffer" if "buffers" in walk else "parameter"):
         return False
-    name = t.part if scope else t.name
+    name = t.name.removeprefix(scope + ".") if scope else t.name  # (as the walk names it)
     return all(_holds(test, t, name, None) for test in fill.tests)
 
 
@@ -187,11 +187,12 @@ def _module_item(
         return False
     if t.holder == scope and walk not in _WITH_ITSELF:
         return False  # (``children()`` yields neither the object nor the module walked)
-    if walk in _CHILDREN and "." in t.holder:
-        return False  # (nor what the children hold: ``blocks.0`` of ``self.blocks``)
-    if scope and t.holder != scope:
-        return False
-    module_name = "" if scope else t.holder
+    # (the module's name as the walk names it: from the module walked)
+    module_name = t.holder.removeprefix(scope + ".") if scope and t.holder != scope else ""
+    if not scope:
+        module_name = t.holder
+    if walk in _CHILDREN and "." in module_name:
+        return False  # (nor what the children hold: ``blocks.0.attn`` of ``self.blocks``)
     return all(_holds(test, t, module_name, is_a) for test in fill.tests)
 
 
