@@ -261,10 +261,13 @@ class FunctionReader(EffectLog):
         """A function that does nothing but fill parts of its first argument (a method's
         first after ``self``), as ``module.apply(fn)`` has it do to each module: a ``pass``
         effect with detail ``visit`` for each of those fills, after the function's own
-        effects. Running the function as a call does not apply them; ``apply`` does."""
+        effects. Running the function as a call does not apply them; ``apply`` does, with
+        one argument: parameters after it with defaults keep them (``init_weights(m,
+        mean=0.0, std=0.01)``)."""
         first = 1 if self.self_name else 0
         positional = [p for p in self.params if p.kind in ("posonly", "pos")]
-        if len(positional) != first + 1 or any(p.has_default for p in positional):
+        required = [p for p in positional if not p.has_default]
+        if len(positional) <= first or len(required) != first + 1 or positional[first].has_default:
             return
         item = positional[first].name
         body = self.fn.body

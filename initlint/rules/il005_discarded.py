@@ -507,4 +507,4 @@ def _refill(e: Event) -> bool:
 def _lost_fill(finding: RepeatFinding) -> bool:
     """A fill of a part a reparametrisation computes anew: the finding is at the fill, about
     the store that wrapped the module (``refills._recomputed``)."""
-    return finding.event.kind == "init" and finding.first.recomputed is not None
+    return finding.event.kind in ("init", "pass") and finding.first.recomputed is not None

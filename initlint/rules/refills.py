@@ -10,6 +10,9 @@ away by a fill of one just after it."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import replace
+
 from initlint.facts.passes import TENSOR_READERS
 from initlint.rules.base import RepeatFinding, confidence_of
 from initlint.rules.discards import attribute_uses, used_between
@@ -32,6 +35,10 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
     for e in sim.events:
         if e.kind == "init":
             filling.setdefault((e.frame, e.effect.stmt_span), set()).add(e.name.split(".")[0])
+    for e in sim.events:  # (a pass's statement reads what it walks only to fill it)
+        if e.kind == "pass":
+            at = filling.setdefault((e.frame, e.effect.stmt_span), set())
+            at.update(name.split(".")[0] for _, name, _ in e.covers)
     filled: dict[str, Event] = {}  # attribute -> the ancestor's fill not read since
     built: dict[str, Event] = {}  # attribute -> the store that made what it holds
     # attribute -> its store wrapping a module in a reparametrisation, nothing used since
@@ -46,6 +53,8 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
         if e.kind == "pass":
             for _, name, _ in e.covers:
                 filled.pop(name, None)  # (``passes`` reports it: the pass fills it again)
+            if not e.ancestor:
+                out.extend(_lost_to_wraps(sim, e, wrapped))
             continue
         if e.kind == "init" and "." in e.name:  # a part of a held module
             holder, _, part = e.name.partition(".")
@@ -70,7 +79,7 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
             filled.pop(e.name, None)
             built[e.name] = e
             wrapped.pop(e.name, None)
-            if e.recomputed is not None:
+            if e.recomputed is not None or e.wraps:
                 wrapped[e.name] = e
             continue
         used = set(attribute_uses(e, sim.mro))
@@ -410,6 +419,47 @@ def _owner_name(e: Event) -> str:
     """The class whose code ran ``e`` (``Linear``), "an ancestor" when none is known."""
     owner = e.fn.owner
     return owner.qualname.rsplit(".", 1)[-1] if owner is not None else "an ancestor"
+
+
+def _lost_to_wraps(
+    sim: Simulation, fill: Event, wrapped: dict[str, Event]
+) -> Iterator[RepeatFinding]:
+    """A pass filling parts that a reparametrisation computes anew: of a module stored
+    wrapped (``self.conv = weight_norm(...)``), or of the wrapped items of a container
+    (``nn.ModuleList([weight_norm(...), ...])``), nothing having used it since. One finding
+    for the pass, naming the tensors; the first store wrapping one is its note."""
+    lost: list[tuple[str, Event, tuple[str, str]]] = []
+    for _, name, _ in sorted(fill.covers):
+        head, _, rest = name.partition(".")
+        store = wrapped.get(head)
+        if store is None:
+            continue
+        wrap = store.recomputed
+        if wrap is None or rest != wrap[1]:
+            key, _, part = rest.partition(".")
+            wrap = next(((w, p) for k, w, p in store.wraps if k == key and p == part), None)
+        if wrap is not None:
+            lost.append((name, store, wrap))
+    if not lost:
+        return
+    lost.sort(key=lambda x: (x[1].index, x[0]))
+    _, store, wrap = lost[0]
+    shown = [f"`self.{name}`" for name, _, _ in lost]
+    what = shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+    first = store if store.recomputed == wrap else replace(store, recomputed=wrap)
+    yield RepeatFinding(
+        CODE,
+        sim,
+        fill,
+        first,
+        confidence_of(store, fill),
+        f"the initialisation of {what}",
+        cost=max(_part_cost(s, w[1]) for _, s, w in lost),
+        no_fix=(
+            f"{wrap[0]} computes `{wrap[1]}` anew from its own parameters: initialise the "
+            f"module's `{wrap[1]}` before wrapping it, or the parameters {wrap[0]} made"
+        ),
+    )
 
 
 def _recomputed(sim: Simulation, store: Event, fill: Event) -> RepeatFinding:

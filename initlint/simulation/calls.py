@@ -100,6 +100,8 @@ class CallEffects(RerunEffects):
         a ``rerun`` event names the parts that run built: running it again builds them
         anew."""
         eff = ctx.effect
+        if self.held_apply_pass(frame, ctx):
+            return None  # (``self.convs.apply(init)``: a pass over that module's modules)
         if ctx.shadow or frame.call.ancestor:
             return None
         holder = self.last_assign.get(eff.target)

@@ -10,6 +10,7 @@ from dataclasses import replace
 
 from initlint.facts.model import BodyError, Cond, Effect, Expr
 from initlint.index.records import FunctionInfo, Module
+from initlint.simulation.containers import container_items, torch_container
 from initlint.simulation.coverage import LOAD, Tensor, covered, held_tensors, module_params
 from initlint.simulation.records import Event, Simulation, built_by, walk_machinery
 from initlint.simulation.run_state import EffectContext, Frame
@@ -60,7 +61,28 @@ class PassEffects(StoreEffects):
             return False
         if callee is None and not any(c.startswith("torch.nn") for c in self.sim.mro):
             return False  # (no torch module among the classes: not torch's ``apply``)
-        arg = eff.args[0]
+        return self._visit_passes(frame, ctx, "")
+
+    def held_apply_pass(self, frame: Frame, ctx: EffectContext) -> bool:
+        """``self.convs.apply(fn)`` on a torch module the object holds: what ``apply_pass``
+        says of ``self.apply(fn)``, over that module's modules alone."""
+        eff = ctx.effect
+        if eff.name != "apply" or len(eff.args) != 1 or "." in eff.target:
+            return False
+        holder = self.last_assign.get(eff.target)
+        classes = self._built_class(holder) if holder is not None else ()
+        if not any(c.startswith("torch.nn") for c in classes):
+            return False  # (not known to be a module: not torch's ``apply``)
+        fn = self.simulator.index.lookup_method(classes, "apply")
+        if fn is not None and fn.qualname != _TORCH_APPLY:
+            return False
+        return self._visit_passes(frame, ctx, eff.target)
+
+    def _visit_passes(self, frame: Frame, ctx: EffectContext, scope: str) -> bool:
+        """The ``pass`` events of ``apply``'s one argument, a visitor that only fills parts
+        of what it is handed, over the object (``scope`` "") or the module it holds under
+        ``scope``."""
+        arg = ctx.effect.args[0]
         if arg.keyword is not None or arg.star:
             return False
         given, index = arg.expr, self.simulator.index
@@ -77,7 +99,8 @@ class PassEffects(StoreEffects):
             return False
         visits = [e for e in body.effects if e.kind == "pass" and e.detail == "visit"]
         for visit in visits:
-            self._pass_event(frame, ctx, visit, "apply", fn.module)
+            fill = replace(visit, detail=scope) if scope else visit
+            self._pass_event(frame, ctx, fill, "apply", fn.module)
         return bool(visits)
 
     def _pass_event(
@@ -472,30 +495,6 @@ def _mentions(value: Expr | None, name: str) -> bool:
         return False
     calls = (n.name for n in value.nodes() if n.kind == "call")
     return value.mentions(name) or any(c == name or c.startswith(name + ".") for c in calls)
-
-
-def torch_container(name: str) -> bool:
-    """torch's ``ModuleList`` or ``Sequential``: modules held under their numbers."""
-    head, _, last = name.rpartition(".")
-    return head.startswith("torch.nn") and last in ("ModuleList", "Sequential")
-
-
-def container_items(value: Expr) -> list[tuple[str, Expr]]:
-    """The calls a container's construction holds, each with the name it holds it under:
-    ``nn.Sequential(A(), B())`` or ``nn.ModuleList([A(), B()])``: ``0``, ``1``; one
-    comprehension of a call (``nn.ModuleList([Block(d) for _ in range(n)])``): ``*``, any
-    number. [] for anything else (a list built elsewhere, ``*layers``)."""
-    if value.kind != "call" or value.keywords or value.value is not None:
-        return []
-    given = value.children
-    if len(given) == 1 and given[0].kind == "op" and given[0].name in ("tuple", "comp"):
-        if given[0].name == "comp":
-            item = given[0].children[1]
-            return [("*", item)] if item.kind == "call" and item.name else []
-        given = given[0].children
-    if not given or not all(g.kind == "call" and g.name for g in given):
-        return []
-    return [(str(i), g) for i, g in enumerate(given)]
 
 
 def last_fills(sim: Simulation, own_only: bool = True) -> dict[str, Event]:

@@ -152,6 +152,10 @@ class Event:
     # taken another route).
     memo: tuple[Binding, ...] = ()
     memo_changed: str = ""
+    # A store of a torch container whose items are wrapped in a reparametrisation
+    # (``nn.ModuleList([weight_norm(nn.Conv1d(...)), ...])``): (the item's key, the wrapper,
+    # the part it computes anew), as ``recomputed`` says of a module stored itself.
+    wraps: tuple[tuple[str, str, str], ...] = ()
     # A store of ``cls(...)`` where the name ``cls`` holds a class (a parameter's default, an
     # argument naming one): that class's qualified name.
     constructs: str = ""

@@ -12,6 +12,7 @@ from initlint.facts.model import BodyError, Effect, Expr
 from initlint.index.records import FunctionInfo, Module
 from initlint.simulation.arguments import kwarg_name
 from initlint.simulation.builds import StoredValue
+from initlint.simulation.containers import container_items, torch_container
 from initlint.simulation.copies import copied_by
 from initlint.simulation.levels import LIGHT, NONE
 from initlint.simulation.local_builds import LocalEffects
@@ -303,6 +304,7 @@ class StoreEffects(LocalEffects):
             ev.memo, ev.memo_changed = stored.bindings, stored.changed
         if kind == "assign" and not shadow:
             ev.recomputed = self._reparametrised(frame, eff.value)
+            ev.wraps = self._wrapped_items(frame, eff.value)
             ev.same_object, ev.moved = self._kept_object(frame, eff.value, eff.name)
         if kind != "mutate" and eff.name in ev.reads:
             copied = ""
@@ -351,6 +353,20 @@ class StoreEffects(LocalEffects):
             and t.name in REPARAMETRISATIONS
         }
         return found.pop() if returns and len(found) == 1 and len(returns) == 1 else None
+
+    def _wrapped_items(self, frame: Frame, value: Expr | None) -> tuple[tuple[str, str, str], ...]:
+        """The items of a torch container ``value`` builds that are each wrapped in a
+        reparametrisation (``nn.ModuleList([weight_norm(nn.Conv1d(...)) for ...])``): (the
+        item's key, the wrapper, the part it computes anew)."""
+        made = self.class_of(frame.call.fn.module, value)
+        if value is None or not made or not torch_container(made[0]):
+            return ()
+        out = []
+        for key, item in container_items(value):
+            wrap = self._reparametrised(frame, item)
+            if wrap is not None:
+                out.append((key, *wrap))
+        return tuple(out)
 
     def _kept_object(self, frame: Frame, value: Expr | None, name: str) -> tuple[bool, bool]:
         """Whether a stored value is ``self.<name>`` (the object already there), or a
@@ -419,6 +435,10 @@ class StoreEffects(LocalEffects):
         if target is not None and target.kind == "class":
             mro = index.mro(target.name)
             return mro.classes if mro.ok else None
+        if target is not None and target.name in REPARAMETRISATIONS:
+            # (``weight_norm(nn.Conv1d(...))`` returns the module it is given)
+            given = positional_values(value)
+            return self.class_of(module, given[0]) if given else None
         if target is not None and target.kind == "external":
             return (target.name,) if target.name.startswith("torch.nn.") else None
         return None
