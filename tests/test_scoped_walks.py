@@ -70,12 +70,11 @@ def test_an_iterated_container_and_a_scoped_walk_fill_what_they_reach(
     check_source: Callable[..., Report],
 ) -> None:
     found = _found(check_source(SOURCE))
-    assert "`self.a.linears.0.weight` and `self.a.linears.1.weight`" in found[
-        "self.a.reset_parameters()"
-    ]
-    assert "`self.b.body.0.weight` and `self.b.body.2.weight`" in found[
-        "self.b.reset_parameters()"
-    ]
+    assert (
+        "`self.a.linears.0.weight` and `self.a.linears.1.weight`"
+        in found["self.a.reset_parameters()"]
+    )
+    assert "`self.b.body.0.weight` and `self.b.body.2.weight`" in found["self.b.reset_parameters()"]
 
 
 def test_a_children_walk_does_not_reach_grandchildren(check_source) -> None:

@@ -39,9 +39,12 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
         if e.kind == "pass":
             at = filling.setdefault((e.frame, e.effect.stmt_span), set())
             at.update(name.split(".")[0] for _, name, _ in e.covers)
+        elif e.kind == "mutate" and not e.effect.detail:  # (an append only adds an item)
+            filling.setdefault((e.frame, e.effect.stmt_span), set()).add(e.name)
     filled: dict[str, Event] = {}  # attribute -> the ancestor's fill not read since
     built: dict[str, Event] = {}  # attribute -> the store that made what it holds
-    # attribute -> its store wrapping a module in a reparametrisation, nothing used since
+    # attribute -> its latest store, nothing having used it since: of a module wrapped in a
+    # reparametrisation (``Event.recomputed``), of a container of such (``Event.wraps``)
     wrapped: dict[str, Event] = {}
     out: list[RepeatFinding] = []
     passes = _Passes(sim, out)
@@ -79,8 +82,14 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
             filled.pop(e.name, None)
             built[e.name] = e
             wrapped.pop(e.name, None)
-            if e.recomputed is not None or e.wraps:
-                wrapped[e.name] = e
+            wrapped[e.name] = e  # (a container may be given wrapped items after)
+            continue
+        if e.kind == "mutate" and not e.effect.detail and e.name in wrapped:
+            # (an item appended: the container and its items' wraps go on, with its own)
+            for name in set(e.reads) - {e.name}:
+                wrapped.pop(name, None)
+            if e.wraps:  # (the append is then where the note points: the wrap is there)
+                wrapped[e.name] = replace(e, wraps=(*wrapped[e.name].wraps, *e.wraps))
             continue
         used = set(attribute_uses(e, sim.mro))
         if e.kind == "touch":

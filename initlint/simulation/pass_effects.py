@@ -70,10 +70,10 @@ class PassEffects(StoreEffects):
         if eff.name != "apply" or len(eff.args) != 1 or "." in eff.target:
             return False
         holder = self.last_assign.get(eff.target)
-        classes = self._built_class(holder) if holder is not None else ()
-        if not any(c.startswith("torch.nn") for c in classes):
+        classes = self.class_of(holder.fn.module, built_by(holder)) if holder is not None else ()
+        if not any(c.startswith("torch.nn") for c in classes or ()):
             return False  # (not known to be a module: not torch's ``apply``)
-        fn = self.simulator.index.lookup_method(classes, "apply")
+        fn = self.simulator.index.lookup_method(classes or (), "apply")
         if fn is not None and fn.qualname != _TORCH_APPLY:
             return False
         return self._visit_passes(frame, ctx, eff.target)

@@ -306,6 +306,10 @@ class StoreEffects(LocalEffects):
             ev.recomputed = self._reparametrised(frame, eff.value)
             ev.wraps = self._wrapped_items(frame, eff.value)
             ev.same_object, ev.moved = self._kept_object(frame, eff.value, eff.name)
+        elif kind == "mutate" and not shadow and not eff.detail:
+            # (``self.ups.append(weight_norm(...))``: one more wrapped item, any number)
+            wrap = self._reparametrised(frame, eff.value)
+            ev.wraps = () if wrap is None else (("*", *wrap),)
         if kind != "mutate" and eff.name in ev.reads:
             copied = ""
             if kind == "assign":

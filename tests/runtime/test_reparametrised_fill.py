@@ -97,3 +97,60 @@ def test_a_fill_of_a_recomputed_part_is_lost(module: Path) -> None:
     assert not torch.all(block.param.parametrizations.weight.original1 == 0.5)
     # the old spectral_norm's weight is weight_orig's storage: the fill is kept
     assert torch.all(block.spectral.weight_orig == 0.5)
+
+
+PASSES = """
+import torch.nn as nn
+from torch.nn.utils import weight_norm
+
+
+def init_weights(m, mean=0.0, std=0.01):
+    classname = m.__class__.__name__
+    if classname.find("Conv") != -1:
+        m.weight.data.normal_(mean, std)
+
+
+class Held(nn.Module):
+    def __init__(self, n=4):
+        super().__init__()
+        self.convs = nn.ModuleList([weight_norm(nn.Conv1d(n, n, 3)) for _ in range(2)])
+        self.convs.apply(init_weights)
+        self.post = weight_norm(nn.Conv1d(n, 1, 3))
+        self.post.apply(init_weights)
+
+
+class Whole(nn.Module):
+    def __init__(self, n=4):
+        super().__init__()
+        self.convs = nn.ModuleList([weight_norm(nn.Conv1d(n, n, 3)), nn.Conv1d(n, n, 3)])
+        self.apply(init_weights)
+"""
+
+
+@pytest.fixture
+def passes(source_module: Callable[[str, str], Path]) -> Path:
+    return source_module("wn_passes", PASSES)
+
+
+@pytest.mark.filterwarnings("ignore:.*weight_norm.*is deprecated:FutureWarning")
+def test_a_pass_over_wrapped_modules_is_lost_for_them_alone(passes: Path) -> None:
+    report = check([passes], cwd=passes, use_cache=False)
+    lines = PASSES.splitlines()
+    found = {
+        lines[d.line - 1].strip(): d.message.split(" is ")[0]
+        for d in report.diagnostics
+        if d.code == "IL005"
+    }
+    assert found == {
+        "self.convs.apply(init_weights)": ("the initialisation of `self.convs.*.weight`"),
+        "self.post.apply(init_weights)": "the initialisation of `self.post.weight`",
+        "self.apply(init_weights)": "the initialisation of `self.convs.0.weight`",
+    }
+    m = importlib.import_module("wn_passes")
+    torch.manual_seed(0)
+    held, whole = m.Held(), m.Whole()
+    # the visitor's numbers (std 0.01) reach no parameter of a wrapped conv: v keeps the
+    # conv's own initialisation; the plain conv's weight takes them
+    for conv in [*held.convs, held.post, whole.convs[0]]:
+        assert conv.weight_v.std() > 0.05
+    assert whole.convs[1].weight.std() < 0.02
