@@ -37,6 +37,8 @@ FIX = Path(__file__).parent / "fixtures" / "fix"
         # Deleting needs the attribute (AttributeError without it): a read too.
         ("del self.cache", {"cache"}, {"cache"}),
         ('delattr(self, "cache")', {"cache"}, {"cache"}),
+        ('self.__delattr__("cache")', {"cache", "__delattr__"}, {"cache"}),
+        ('self.__setattr__("v", 1)', {"__setattr__"}, {"v"}),
         ("del self.cache[0]", {"cache"}, {"cache"}),
     ],
 )

@@ -41,6 +41,16 @@ def call_positional(call: ast.Call) -> list[ast.expr]:
     return [a.value if isinstance(a, ast.Starred) else a for a in call.args]
 
 
+def _own_method(func: ast.expr, self_name: str, method: str) -> bool:
+    """Whether ``func`` is ``self.<method>``, the object's own method named so."""
+    return (
+        bool(self_name)
+        and isinstance(func, ast.Attribute)
+        and func.attr == method
+        and is_name(func.value, self_name)
+    )
+
+
 def _walk_of(head: ast.expr) -> tuple[str, ast.expr] | None:
     """The walk a loop's head makes, and over what: ``self.layers.modules()`` ->
     ("modules", ``self.layers``); a held container iterated itself, ``self.layers``, walks
@@ -351,8 +361,9 @@ class FunctionReader(EffectLog):
 
     def _mutation(self, call: ast.Call, guard: tuple[Cond, ...], stmt: ast.stmt) -> bool:
         """``self.x.append(v)`` and its kin fill the container ``self.x`` with ``v``;
-        ``self.add_module("x", v)`` and ``setattr(self, "x", v)`` assign attribute ``x``;
-        ``delattr(self, "x")`` deletes it."""
+        ``self.add_module("x", v)``, ``setattr(self, "x", v)`` and ``self.__setattr__("x",
+        v)`` assign attribute ``x``; ``delattr(self, "x")`` and ``self.__delattr__("x")``
+        delete it."""
         func = call.func
         if isinstance(func, ast.Attribute) and func.attr in MUTATORS:
             attr = self.self_attr(func.value)
@@ -362,24 +373,19 @@ class FunctionReader(EffectLog):
                 idx = self.add("mutate", stmt, guard, name=attr, value=to_expr(value), node=call)
                 self.use(call, idx)
                 return True
-        if (
-            isinstance(func, ast.Name)
-            and func.id == "delattr"
-            and len(call.args) == 2
-            and self.self_name
-            and is_name(call.args[0], self.self_name)
-            and isinstance(call.args[1], ast.Constant)
-            and isinstance(call.args[1].value, str)
-        ):
-            # ``delattr(self, "x")`` is ``del self.x``
-            self.add("delete", stmt, guard, name=call.args[1].value)
+        deleted = None
+        if isinstance(func, ast.Name) and func.id == "delattr" and len(call.args) == 2:
+            if self.self_name and is_name(call.args[0], self.self_name):
+                deleted = call.args[1]
+        elif _own_method(func, self.self_name, "__delattr__") and len(call.args) == 1:
+            deleted = call.args[0]
+        if isinstance(deleted, ast.Constant) and isinstance(deleted.value, str):
+            # ``delattr(self, "x")``, ``self.__delattr__("x")``: ``del self.x``
+            self.add("delete", stmt, guard, name=deleted.value)
             return True
         named = None
-        if (
-            isinstance(func, ast.Attribute)
-            and func.attr == "add_module"
-            and self.self_name
-            and is_name(func.value, self.self_name)
+        if _own_method(func, self.self_name, "add_module") or _own_method(
+            func, self.self_name, "__setattr__"
         ):
             named = call.args
         elif (

@@ -16,6 +16,7 @@ from initlint.facts.walk import children
 
 EVERYTHING = "*"
 _BY_NAME = {"getattr": "read", "hasattr": "read", "setattr": "write", "delattr": "write"}
+_BY_DUNDER = {"__getattribute__": "read", "__setattr__": "write", "__delattr__": "write"}
 # torch.nn.init's helpers that look only at a tensor's shape (``fan_in`` for a bias's
 # bound): no read of the numbers it holds.
 SHAPE_ONLY = frozenset({"_calculate_fan_in_and_fan_out", "_calculate_correct_fan"})
@@ -84,6 +85,19 @@ def self_access(
                 root = _root_attr(func.value, self_name)
                 if root is not None:
                     writes.add(root)  # self.x.append(...), self.x.weight.normal_()
+                how = _BY_DUNDER.get(func.attr)
+                if (
+                    how is not None
+                    and isinstance(func.value, ast.Name)
+                    and func.value.id == self_name
+                    and node.args
+                    and isinstance(node.args[0], ast.Constant)
+                    and isinstance(node.args[0].value, str)
+                ):
+                    # ``self.__delattr__("x")``: ``delattr(self, "x")`` spelled as a method
+                    (reads if how == "read" else writes).add(node.args[0].value)
+                    if func.attr == "__delattr__":
+                        reads.add(node.args[0].value)
                 if node is skip and func.attr == "__init__" and node.args:
                     first = node.args[0]
                     if isinstance(first, ast.Name) and first.id == self_name:

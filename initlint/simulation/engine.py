@@ -479,8 +479,6 @@ class _Run(CallEffects):
         a body that does not parse (met in pricing, or a callee's) as its error."""
         if eff.kind == "raise":
             return None  # (where a raise ends a path matters to pricing only: cost.py)
-        if eff.kind == "local_use" and eff.name not in frame.built:
-            return None  # (a parameter no object built for the call came in: nothing to follow)
         ctx = self._effect_context(frame, i, eff)
         if ctx is None:
             return None
