@@ -41,6 +41,8 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
             at.update(name.split(".")[0] for _, name, _ in e.covers)
         elif e.kind == "mutate" and not e.effect.detail:  # (an append only adds an item)
             filling.setdefault((e.frame, e.effect.stmt_span), set()).add(e.name)
+        elif e.holds:  # (a container made of held modules keeps them as they are)
+            filling.setdefault((e.frame, e.effect.stmt_span), set()).update(e.holds)
     filled: dict[str, Event] = {}  # attribute -> the ancestor's fill not read since
     built: dict[str, Event] = {}  # attribute -> the store that made what it holds
     # attribute -> its latest store, nothing having used it since: of a module wrapped in a
@@ -77,7 +79,7 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
                 del filled[e.name]
             continue
         if e.kind in _STORES:
-            for name in e.reads:
+            for name in e.reads - e.holds:
                 filled.pop(name, None)
             filled.pop(e.name, None)
             built[e.name] = e

@@ -156,6 +156,10 @@ class Event:
     # (``nn.ModuleList([weight_norm(nn.Conv1d(...)), ...])``): (the item's key, the wrapper,
     # the part it computes anew), as ``recomputed`` says of a module stored itself.
     wraps: tuple[tuple[str, str, str], ...] = ()
+    # A store of a torch container built of modules the object already holds
+    # (``self.net = nn.Sequential(self.conv1, self.relu)``): those attributes. Putting a
+    # module in a container keeps it as it is: it reads none of its numbers.
+    holds: frozenset[str] = frozenset()
     # A store of ``cls(...)`` where the name ``cls`` holds a class (a parameter's default, an
     # argument naming one): that class's qualified name.
     constructs: str = ""

@@ -305,6 +305,7 @@ class StoreEffects(LocalEffects):
         if kind == "assign" and not shadow:
             ev.recomputed = self._reparametrised(frame, eff.value)
             ev.wraps = self._wrapped_items(frame, eff.value)
+            ev.holds = self._held_items(frame, eff.value)
             ev.same_object, ev.moved = self._kept_object(frame, eff.value, eff.name)
         elif kind == "mutate" and not shadow and not eff.detail:
             # (``self.ups.append(weight_norm(...))``: one more wrapped item, any number)
@@ -371,6 +372,18 @@ class StoreEffects(LocalEffects):
             if wrap is not None:
                 out.append((key, *wrap))
         return tuple(out)
+
+    def _held_items(self, frame: Frame, value: Expr | None) -> frozenset[str]:
+        """The attributes of the object that are items of the torch container ``value``
+        builds, as they are (``nn.Sequential(self.conv1, nn.ReLU())``: ``conv1``)."""
+        made = self.class_of(frame.call.fn.module, value)
+        if value is None or value.keywords or not made or not torch_container(made[0]):
+            return frozenset()
+        return frozenset(
+            i.attr
+            for i in value.children
+            if i.kind == "attr" and i.receiver is not None and i.receiver.name == frame.self_name
+        )
 
     def _kept_object(self, frame: Frame, value: Expr | None, name: str) -> tuple[bool, bool]:
         """Whether a stored value is ``self.<name>`` (the object already there), or a

@@ -124,6 +124,18 @@ class Whole(nn.Module):
         super().__init__()
         self.convs = nn.ModuleList([weight_norm(nn.Conv1d(n, n, 3)), nn.Conv1d(n, n, 3)])
         self.apply(init_weights)
+
+
+class Chained(nn.Module):
+    def __init__(self, n=4):
+        super().__init__()
+        self.conv = weight_norm(nn.Conv1d(n, n, 3))
+        self.ups = nn.ModuleList()
+        for _ in range(2):
+            self.ups.append(weight_norm(nn.ConvTranspose1d(n, n, 4)))
+        self.net = nn.Sequential(self.conv, nn.ReLU())
+        self.conv.weight.data.normal_(0, 0.01)
+        self.ups.apply(init_weights)
 """
 
 
@@ -145,12 +157,15 @@ def test_a_pass_over_wrapped_modules_is_lost_for_them_alone(passes: Path) -> Non
         "self.convs.apply(init_weights)": ("the initialisation of `self.convs.*.weight`"),
         "self.post.apply(init_weights)": "the initialisation of `self.post.weight`",
         "self.apply(init_weights)": "the initialisation of `self.convs.0.weight`",
+        # (a module put in a container stays wrapped; items appended in a loop: possibly)
+        "self.conv.weight.data.normal_(0, 0.01)": "the initialisation of `self.conv.weight`",
+        "self.ups.apply(init_weights)": "the initialisation of `self.ups.*.weight`",
     }
     m = importlib.import_module("wn_passes")
     torch.manual_seed(0)
-    held, whole = m.Held(), m.Whole()
+    held, whole, chained = m.Held(), m.Whole(), m.Chained()
     # the visitor's numbers (std 0.01) reach no parameter of a wrapped conv: v keeps the
     # conv's own initialisation; the plain conv's weight takes them
-    for conv in [*held.convs, held.post, whole.convs[0]]:
+    for conv in [*held.convs, held.post, whole.convs[0], chained.conv, *chained.ups]:
         assert conv.weight_v.std() > 0.05
     assert whole.convs[1].weight.std() < 0.02
