@@ -104,3 +104,40 @@ def test_a_partial_default_builds_what_it_names(
     report = check_source(PARTIAL_DEFAULT.format(default=default))
     found = [(d.code, d.severity) for d in report.diagnostics]
     assert found == [("IL003", severity)]
+
+
+SIZED = """
+import torch
+from torch import nn
+
+
+class Inner(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(d, d))
+        nn.init.xavier_uniform_(self.weight)
+
+
+class Shaped(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.inner = Inner(d)
+        self.width = self.inner.weight.shape[0]
+        nn.init.zeros_(self.inner.weight)
+
+
+class Summed(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.inner = Inner(d)
+        self.total = self.inner.weight.sum()
+        nn.init.zeros_(self.inner.weight)
+"""
+
+
+def test_a_shape_read_between_is_no_use_of_the_numbers(
+    check_source: Callable[..., Report],
+) -> None:
+    found = [d.class_name.rsplit(".", 1)[-1] for d in check_source(SIZED).diagnostics]
+    # (``.shape`` asks what the tensor is; ``.sum()`` reads its numbers)
+    assert found == ["Shaped"]

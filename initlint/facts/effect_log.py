@@ -18,7 +18,7 @@ from initlint.facts.expressions import (
     to_expr,
 )
 from initlint.facts.model import Arg, Cond, Effect, EffectKind, Expr, ItemTest, Span
-from initlint.facts.reads import EVERYTHING, none_tested, self_access
+from initlint.facts.reads import EVERYTHING, none_tested, self_access, size_read
 from initlint.facts.strict import strict_reads
 from initlint.facts.walk import children
 
@@ -131,7 +131,17 @@ class EffectLog:
             if self.strict and reads and EVERYTHING not in reads:
                 strict = strict_reads(nodes, self.self_name) & reads
             tested = none_tested(nodes, self.self_name) & reads
-            self.add("touch", stmt, guard, reads=reads, writes=writes, strict=strict, tested=tested)
+            sized = size_read(nodes, self.self_name) & reads
+            self.add(
+                "touch",
+                stmt,
+                guard,
+                reads=reads,
+                writes=writes,
+                strict=strict,
+                tested=tested,
+                sized=sized,
+            )
 
     def self_attr(self, node: ast.AST) -> str:
         """``x`` for ``self.x``, else ""."""
@@ -281,6 +291,7 @@ class EffectLog:
         writes: frozenset[str] = frozenset(),
         strict: frozenset[str] = frozenset(),
         tested: frozenset[str] = frozenset(),
+        sized: frozenset[str] = frozenset(),
         fan: bool = False,
         tests: tuple[ItemTest, ...] = (),
     ) -> int:
@@ -303,6 +314,7 @@ class EffectLog:
                 writes=writes,
                 strict=strict,
                 tested=tested,
+                sized=sized,
                 protected=self.protect > 0,
                 fan=fan,
                 tests=tests,

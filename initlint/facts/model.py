@@ -264,6 +264,10 @@ class Effect:
     # A touch's reads that the statement mentions only in an identity test against None
     # (``if self.norm is not None:``): whether an object is there, nothing read of it.
     tested: frozenset[str] = frozenset()
+    # A touch's reads that the statement makes only of what the value is, not of its numbers:
+    # its length or a tensor's shape and kind (``len(self.ups)``, ``self.w.shape[0]``,
+    # ``self.proj.weight.size(1)``), or a None test. A fill before them is not used by them.
+    sized: frozenset[str] = frozenset()
     # Inside a ``try`` (body, handlers, else) or a ``with`` body: an exception raised here may
     # be caught, so it does not end the construction for sure.
     protected: bool = False

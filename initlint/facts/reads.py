@@ -154,3 +154,49 @@ def none_tested(nodes: list[ast.AST], self_name: str) -> frozenset[str]:
             continue
         stack.extend(children(node))  # (a parent comes before its children)
     return frozenset(tested - other)
+
+
+# What reading a value for what it is looks like, at the end of an attribute chain or as
+# its method: its shape, size, kind or place; its numbers stay unread.
+_SIZES = frozenset("shape size dim ndim ndimension numel dtype device".split())
+
+
+def size_read(nodes: list[ast.AST], self_name: str) -> frozenset[str]:
+    """The ``self`` attributes that ``nodes`` mention only to ask what the value is: its
+    length (``len(self.ups)``), a tensor's shape or kind down an attribute chain
+    (``self.w.shape``, ``self.proj.weight.size(1)``), or whether it is None: nothing of its
+    numbers is read."""
+    if not self_name:
+        return frozenset()
+    sized: set[str] = set()
+    other: set[str] = set()
+    marked: set[int] = set()  # id() of the ``self.x`` nodes read only for what they are
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        chain = None
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "len"
+            and len(node.args) == 1
+        ):
+            chain = node.args[0]
+        elif isinstance(node, ast.Attribute) and node.attr in _SIZES:
+            chain = node.value
+        if chain is not None:
+            root = chain
+            while isinstance(root, ast.Attribute) and isinstance(root.value, ast.Attribute):
+                root = root.value
+            if isinstance(root, ast.Attribute) and isinstance(root.value, ast.Name):
+                if root.value.id == self_name:
+                    marked.add(id(root))
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == self_name
+        ):
+            (sized if id(node) in marked else other).add(node.attr)
+            continue
+        stack.extend(children(node))  # (a parent comes before its children)
+    return frozenset(sized - other) | none_tested(nodes, self_name)

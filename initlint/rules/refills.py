@@ -96,6 +96,7 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
         used = set(attribute_uses(e, sim.mro))
         if e.kind == "touch":
             used -= filling.get((e.frame, e.effect.stmt_span), set())
+            used -= e.effect.sized  # (``len(self.ups)``: what it is, not its numbers)
         if "*" in used:
             filled.clear()
             wrapped.clear()  # (``remove_weight_norm(self.conv)`` may undo the wrap)
@@ -213,6 +214,7 @@ class _Passes:
                 at = (e.frame, e.effect.stmt_span)
                 used -= filling.get(at, set())
                 used -= self.walking.get(at, set())
+                used -= e.effect.sized
                 if used & TENSOR_READERS and at not in self.walking:
                     used = {"*"}  # (``self.state_dict()``, not followed: it reads any)
             self._used(used)

@@ -520,7 +520,7 @@ def last_fills(sim: Simulation, own_only: bool = True) -> dict[str, Event]:
                 if own:
                     fills[name] = e
         elif e.kind == "touch" and (e.frame, e.effect.stmt_span) not in filling:
-            read = e.effect.reads
+            read = e.effect.reads - e.effect.sized  # (a shape read reads no number)
             if "*" in read:
                 fills.clear()
             for name in [n for n in fills if n.split(".")[0] in read]:
