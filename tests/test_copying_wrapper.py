@@ -10,7 +10,7 @@ import pytest
 
 from initlint.api import Report
 from initlint.facts.expressions import copied_params, read_params
-from initlint.facts.reads import none_tested
+from initlint.facts.reads import shallow_reads
 
 
 def _copied(src: str) -> dict[str, str]:
@@ -149,4 +149,23 @@ def test_copies_throw_the_value_away(check_source: Callable[..., Report]) -> Non
 def test_none_tested(src: str, expected: set[str]) -> None:
     stmt = ast.parse(src).body[0]
     assert isinstance(stmt, ast.If)
-    assert none_tested([stmt.test], "self") == expected
+    assert shallow_reads([stmt.test], "self")[0] == expected
+
+
+@pytest.mark.parametrize(
+    ("src", "tested", "sized"),
+    [
+        ("n = len(self.ups)", set(), {"ups"}),
+        ("n = self.proj.weight.shape[0]", set(), {"proj"}),
+        ("n = self.proj.weight.size(1) + self.w.dtype.itemsize", set(), {"proj", "w"}),
+        ("n = self.proj.weight.sum()", set(), set()),
+        ("n = len(self.ups) + self.ups[0].weight.sum()", set(), set()),
+        ("b = self.x is not None and len(self.x) > 0", set(), {"x"}),
+        ("b = self.x is not None", {"x"}, {"x"}),
+    ],
+)
+def test_shallow_reads(src: str, tested: set[str], sized: set[str]) -> None:
+    """A None test, a length or a shape asks what the value is; other reads may use its
+    numbers."""
+    stmt = ast.parse(src).body[0]
+    assert shallow_reads([stmt], "self") == (tested, sized)

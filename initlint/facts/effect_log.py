@@ -18,7 +18,7 @@ from initlint.facts.expressions import (
     to_expr,
 )
 from initlint.facts.model import Arg, Cond, Effect, EffectKind, Expr, ItemTest, Span
-from initlint.facts.reads import EVERYTHING, none_tested, self_access, size_read
+from initlint.facts.reads import EVERYTHING, self_access, shallow_reads
 from initlint.facts.strict import strict_reads
 from initlint.facts.walk import children
 
@@ -130,8 +130,8 @@ class EffectLog:
             # (no reads: nothing to be strict about; self passed on: nothing known)
             if self.strict and reads and EVERYTHING not in reads:
                 strict = strict_reads(nodes, self.self_name) & reads
-            tested = none_tested(nodes, self.self_name) & reads
-            sized = size_read(nodes, self.self_name) & reads
+            tested, sized = shallow_reads(nodes, self.self_name)
+            tested, sized = tested & reads, sized & reads
             self.add(
                 "touch",
                 stmt,

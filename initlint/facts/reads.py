@@ -124,18 +124,29 @@ def self_access(
     return frozenset(reads), frozenset(writes)
 
 
-def none_tested(nodes: list[ast.AST], self_name: str) -> frozenset[str]:
-    """The ``self`` attributes that ``nodes`` mention only as an operand of an identity
-    test against ``None`` (``self.norm is not None``): such a test asks whether there is an
-    object, and reads nothing of it."""
+# What reading a value for what it is looks like, at the end of an attribute chain or as
+# its method: its shape, size, kind or place; its numbers stay unread.
+_SIZES = frozenset("shape size dim ndim ndimension numel dtype device".split())
+
+
+def shallow_reads(nodes: list[ast.AST], self_name: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The ``self`` attributes that ``nodes`` mention only to ask what the value is, found
+    in one walk: (those only tested against None, ``self.norm is not None``: whether there
+    is an object; those only read so or for their length, a tensor's shape or kind down an
+    attribute chain, ``len(self.ups)``, ``self.proj.weight.size(1)``). Nothing of their
+    numbers is read."""
     if not self_name:
-        return frozenset()
+        return frozenset(), frozenset()
     tested: set[str] = set()
-    other: set[str] = set()
-    operands: set[int] = set()  # id() of the ``self.x`` nodes that a None test compares
+    sized: set[str] = set()
+    other: set[str] = set()  # (read otherwise: their numbers may be)
+    untested: set[str] = set()  # (read otherwise than in a None test)
+    none_operands: set[int] = set()  # id() of the ``self.x`` nodes a None test compares
+    size_operands: set[int] = set()  # id() of those read for their size or kind
     stack = list(nodes)
     while stack:
         node = stack.pop()
+        chain = None
         if (
             isinstance(node, ast.Compare)
             and len(node.ops) == 1
@@ -144,38 +155,8 @@ def none_tested(nodes: list[ast.AST], self_name: str) -> frozenset[str]:
             left, right = node.left, node.comparators[0]
             for a, b in ((left, right), (right, left)):
                 if isinstance(b, ast.Constant) and b.value is None:
-                    operands.add(id(a))
+                    none_operands.add(id(a))
         elif (
-            isinstance(node, ast.Attribute)
-            and isinstance(node.value, ast.Name)
-            and node.value.id == self_name
-        ):
-            (tested if id(node) in operands else other).add(node.attr)
-            continue
-        stack.extend(children(node))  # (a parent comes before its children)
-    return frozenset(tested - other)
-
-
-# What reading a value for what it is looks like, at the end of an attribute chain or as
-# its method: its shape, size, kind or place; its numbers stay unread.
-_SIZES = frozenset("shape size dim ndim ndimension numel dtype device".split())
-
-
-def size_read(nodes: list[ast.AST], self_name: str) -> frozenset[str]:
-    """The ``self`` attributes that ``nodes`` mention only to ask what the value is: its
-    length (``len(self.ups)``), a tensor's shape or kind down an attribute chain
-    (``self.w.shape``, ``self.proj.weight.size(1)``), or whether it is None: nothing of its
-    numbers is read."""
-    if not self_name:
-        return frozenset()
-    sized: set[str] = set()
-    other: set[str] = set()
-    marked: set[int] = set()  # id() of the ``self.x`` nodes read only for what they are
-    stack = list(nodes)
-    while stack:
-        node = stack.pop()
-        chain = None
-        if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Name)
             and node.func.id == "len"
@@ -185,18 +166,22 @@ def size_read(nodes: list[ast.AST], self_name: str) -> frozenset[str]:
         elif isinstance(node, ast.Attribute) and node.attr in _SIZES:
             chain = node.value
         if chain is not None:
-            root = chain
-            while isinstance(root, ast.Attribute) and isinstance(root.value, ast.Attribute):
-                root = root.value
-            if isinstance(root, ast.Attribute) and isinstance(root.value, ast.Name):
-                if root.value.id == self_name:
-                    marked.add(id(root))
+            while isinstance(chain, ast.Attribute) and isinstance(chain.value, ast.Attribute):
+                chain = chain.value
+            size_operands.add(id(chain))
         if (
             isinstance(node, ast.Attribute)
             and isinstance(node.value, ast.Name)
             and node.value.id == self_name
         ):
-            (sized if id(node) in marked else other).add(node.attr)
+            if id(node) in none_operands:
+                tested.add(node.attr)
+            elif id(node) in size_operands:
+                sized.add(node.attr)
+                untested.add(node.attr)
+            else:
+                other.add(node.attr)
+                untested.add(node.attr)
             continue
         stack.extend(children(node))  # (a parent comes before its children)
-    return frozenset(sized - other) | none_tested(nodes, self_name)
+    return frozenset(tested - untested), frozenset((sized | tested) - other)
