@@ -14,6 +14,7 @@ from typing import Literal
 from initlint.facts.effect_log import names_loaded
 from initlint.facts.expressions import dotted, root_name
 from initlint.facts.model import ItemTest
+from initlint.facts.reads import SIZE_ATTRS
 
 # Tensor methods that overwrite every number of the tensor they are called on: an
 # initialisation (``w.data.normal_(0, 0.02)``, ``b.zero_()``), as torch.nn.init's functions
@@ -203,9 +204,7 @@ def item_calls(
 
 # What reading a tensor or module for its shape or settings looks like: ``p.dim()``,
 # ``m.weight.size(1)``, ``p.requires_grad``; the numbers stay unread.
-_METADATA = frozenset(
-    "dim ndimension size shape ndim numel requires_grad dtype device is_leaf __class__".split()
-)
+_METADATA = SIZE_ATTRS | frozenset("requires_grad is_leaf __class__".split())
 # The settings torch.nn's modules keep as plain values (``m.kernel_size``, ``m.groups``):
 # reading one reads no tensor.
 _SETTINGS = frozenset(

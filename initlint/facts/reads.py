@@ -15,11 +15,27 @@ import ast
 from initlint.facts.walk import children
 
 EVERYTHING = "*"
-_BY_NAME = {"getattr": "read", "hasattr": "read", "setattr": "write", "delattr": "write"}
-_BY_DUNDER = {"__getattribute__": "read", "__setattr__": "write", "__delattr__": "write"}
+# The builtins that reach an attribute named by a string, and the object's own methods that
+# spell them (``self.__delattr__("x")``): a deletion needs the attribute, so it reads it too.
+_BY_NAME = {"getattr": "read", "hasattr": "read", "setattr": "write", "delattr": "delete"}
+_BY_DUNDER = {"__getattribute__": "read", "__setattr__": "write", "__delattr__": "delete"}
 # torch.nn.init's helpers that look only at a tensor's shape (``fan_in`` for a bias's
 # bound): no read of the numbers it holds.
 SHAPE_ONLY = frozenset({"_calculate_fan_in_and_fan_out", "_calculate_correct_fan"})
+
+
+def _by_name(how: str | None, args: list[ast.expr], reads: set[str], writes: set[str]) -> bool:
+    """Note the attribute that ``args[0]``, a string literal, names (``how``: read, write or
+    delete, None for a call of none of those); whether it did."""
+    if how is None or not args or not isinstance(args[0], ast.Constant):
+        return False
+    name = args[0].value
+    if not isinstance(name, str):
+        return False
+    (reads if how == "read" else writes).add(name)
+    if how == "delete":
+        reads.add(name)  # (like ``del self.x``: x must exist)
+    return True
 
 
 def _root_attr(node: ast.AST, self_name: str) -> str | None:
@@ -85,19 +101,9 @@ def self_access(
                 root = _root_attr(func.value, self_name)
                 if root is not None:
                     writes.add(root)  # self.x.append(...), self.x.weight.normal_()
-                how = _BY_DUNDER.get(func.attr)
-                if (
-                    how is not None
-                    and isinstance(func.value, ast.Name)
-                    and func.value.id == self_name
-                    and node.args
-                    and isinstance(node.args[0], ast.Constant)
-                    and isinstance(node.args[0].value, str)
-                ):
+                if isinstance(func.value, ast.Name) and func.value.id == self_name:
                     # ``self.__delattr__("x")``: ``delattr(self, "x")`` spelled as a method
-                    (reads if how == "read" else writes).add(node.args[0].value)
-                    if func.attr == "__delattr__":
-                        reads.add(node.args[0].value)
+                    _by_name(_BY_DUNDER.get(func.attr), node.args, reads, writes)
                 if node is skip and func.attr == "__init__" and node.args:
                     first = node.args[0]
                     if isinstance(first, ast.Name) and first.id == self_name:
@@ -107,26 +113,18 @@ def self_access(
                     handled.update(id(a) for a in node.args if isinstance(a, ast.Name))
                 elif func.id in ("isinstance", "type", "id"):
                     handled.update(id(a) for a in node.args[:1] if isinstance(a, ast.Name))
-                how = _BY_NAME.get(func.id)
-                if (
-                    how is not None
-                    and len(node.args) >= 2
-                    and isinstance(node.args[0], ast.Name)
-                    and node.args[0].id == self_name
-                    and isinstance(node.args[1], ast.Constant)
-                    and isinstance(node.args[1].value, str)
-                ):
-                    handled.add(id(node.args[0]))
-                    (reads if how == "read" else writes).add(node.args[1].value)
-                    if func.id == "delattr":
-                        reads.add(node.args[1].value)  # like `del self.x`: x must exist
+                if node.args and isinstance(node.args[0], ast.Name):
+                    if node.args[0].id == self_name and _by_name(
+                        _BY_NAME.get(func.id), node.args[1:], reads, writes
+                    ):
+                        handled.add(id(node.args[0]))
         stack.extend(children(node))  # order is free: `handled` is set by a parent
     return frozenset(reads), frozenset(writes)
 
 
 # What reading a value for what it is looks like, at the end of an attribute chain or as
 # its method: its shape, size, kind or place; its numbers stay unread.
-_SIZES = frozenset("shape size dim ndim ndimension numel dtype device".split())
+SIZE_ATTRS = frozenset("shape size dim ndim ndimension numel dtype device".split())
 
 
 def shallow_reads(nodes: list[ast.AST], self_name: str) -> tuple[frozenset[str], frozenset[str]]:
@@ -163,7 +161,7 @@ def shallow_reads(nodes: list[ast.AST], self_name: str) -> tuple[frozenset[str],
             and len(node.args) == 1
         ):
             chain = node.args[0]
-        elif isinstance(node, ast.Attribute) and node.attr in _SIZES:
+        elif isinstance(node, ast.Attribute) and node.attr in SIZE_ATTRS:
             chain = node.value
         if chain is not None:
             while isinstance(chain, ast.Attribute) and isinstance(chain.value, ast.Attribute):

@@ -31,18 +31,19 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
     since, precedes."""
     # (a fill statement reads the tensor it fills: that read is no use of its numbers; its
     # other reads are, ``self.proj.weight.data.copy_(self.weight)``)
+    # (so are a pass's reads of what it walks, an append's of its container, and a store's
+    # of the held modules it makes a container of: each keeps them as they are)
     filling: dict[tuple[int, object], set[str]] = {}
     for e in sim.events:
+        at = (e.frame, e.effect.stmt_span)
         if e.kind == "init":
-            filling.setdefault((e.frame, e.effect.stmt_span), set()).add(e.name.split(".")[0])
-    for e in sim.events:  # (a pass's statement reads what it walks only to fill it)
-        if e.kind == "pass":
-            at = filling.setdefault((e.frame, e.effect.stmt_span), set())
-            at.update(name.split(".")[0] for _, name, _ in e.covers)
-        elif e.kind == "mutate" and not e.effect.detail:  # (an append only adds an item)
-            filling.setdefault((e.frame, e.effect.stmt_span), set()).add(e.name)
-        elif e.holds:  # (a container made of held modules keeps them as they are)
-            filling.setdefault((e.frame, e.effect.stmt_span), set()).update(e.holds)
+            filling.setdefault(at, set()).add(e.name.split(".")[0])
+        elif e.kind == "pass":
+            filling.setdefault(at, set()).update(n.split(".")[0] for _, n, _ in e.covers)
+        elif e.kind == "mutate" and not e.effect.detail:
+            filling.setdefault(at, set()).add(e.name)
+        elif e.holds:
+            filling.setdefault(at, set()).update(e.holds)
     filled: dict[str, Event] = {}  # attribute -> the ancestor's fill not read since
     built: dict[str, Event] = {}  # attribute -> the store that made what it holds
     # attribute -> its latest store, nothing having used it since: of a module wrapped in a
@@ -83,7 +84,6 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
                 filled.pop(name, None)
             filled.pop(e.name, None)
             built[e.name] = e
-            wrapped.pop(e.name, None)
             wrapped[e.name] = e  # (a container may be given wrapped items after)
             continue
         if e.kind == "mutate" and not e.effect.detail and e.name in wrapped:

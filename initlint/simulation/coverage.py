@@ -152,7 +152,7 @@ def covered(
     scope = "" if fill.detail == "visit" else fill.detail
     out: set[tuple[int, str, int]] = set()
     for t in tensors:
-        if scope and t.holder != scope and not t.holder.startswith(scope + "."):
+        if _within(t.holder, scope) is None:
             continue  # (not under the module walked)
         if walk == LOAD:  # (every parameter: a strict load fills each, or raises)
             hit = t.kind == "parameter"
@@ -165,11 +165,21 @@ def covered(
     return frozenset(out)
 
 
+def _within(name: str, scope: str) -> str | None:
+    """``name`` (from the object) as a walk over the module ``scope`` names it: "" for that
+    module itself, None when it is not under it; as it is for a walk over the object."""
+    if not scope:
+        return name
+    if name == scope:
+        return ""
+    return name[len(scope) + 1 :] if name.startswith(scope + ".") else None
+
+
 def _tensor_item(t: Tensor, walk: str, fill: Effect, scope: str) -> bool:
     """``for n, p in self.named_parameters(): if p.dim() > 1: init(p)``."""
     if fill.target or t.kind != ("buffer" if "buffers" in walk else "parameter"):
         return False
-    name = t.name.removeprefix(scope + ".") if scope else t.name  # (as the walk names it)
+    name = _within(t.name, scope) or ""
     return all(_holds(test, t, name, None) for test in fill.tests)
 
 
@@ -187,10 +197,7 @@ def _module_item(
         return False
     if t.holder == scope and walk not in _WITH_ITSELF:
         return False  # (``children()`` yields neither the object nor the module walked)
-    # (the module's name as the walk names it: from the module walked)
-    module_name = t.holder.removeprefix(scope + ".") if scope and t.holder != scope else ""
-    if not scope:
-        module_name = t.holder
+    module_name = _within(t.holder, scope) or ""
     if walk in _CHILDREN and "." in module_name:
         return False  # (nor what the children hold: ``blocks.0.attn`` of ``self.blocks``)
     return all(_holds(test, t, module_name, is_a) for test in fill.tests)

@@ -304,8 +304,7 @@ class StoreEffects(LocalEffects):
             ev.memo, ev.memo_changed = stored.bindings, stored.changed
         if kind == "assign" and not shadow:
             ev.recomputed = self._reparametrised(frame, eff.value)
-            ev.wraps = self._wrapped_items(frame, eff.value)
-            ev.holds = self._held_items(frame, eff.value)
+            ev.wraps, ev.holds = self._container_items(frame, eff.value)
             ev.same_object, ev.moved = self._kept_object(frame, eff.value, eff.name)
         elif kind == "mutate" and not shadow and not eff.detail:
             # (``self.ups.append(weight_norm(...))``: one more wrapped item, any number)
@@ -359,31 +358,27 @@ class StoreEffects(LocalEffects):
         }
         return found.pop() if returns and len(found) == 1 and len(returns) == 1 else None
 
-    def _wrapped_items(self, frame: Frame, value: Expr | None) -> tuple[tuple[str, str, str], ...]:
-        """The items of a torch container ``value`` builds that are each wrapped in a
-        reparametrisation (``nn.ModuleList([weight_norm(nn.Conv1d(...)) for ...])``): (the
-        item's key, the wrapper, the part it computes anew)."""
+    def _container_items(
+        self, frame: Frame, value: Expr | None
+    ) -> tuple[tuple[tuple[str, str, str], ...], frozenset[str]]:
+        """Of the items of a torch container ``value`` builds: those each wrapped in a
+        reparametrisation, (key, wrapper, part it computes anew), ``nn.ModuleList(
+        [weight_norm(nn.Conv1d(...)) for ...])``; and the attributes of the object among
+        them, as they are, ``nn.Sequential(self.conv1, nn.ReLU())``: ``conv1``."""
         made = self.class_of(frame.call.fn.module, value)
         if value is None or not made or not torch_container(made[0]):
-            return ()
-        out = []
+            return (), frozenset()
+        wraps = []
         for key, item in container_items(value):
             wrap = self._reparametrised(frame, item)
             if wrap is not None:
-                out.append((key, *wrap))
-        return tuple(out)
-
-    def _held_items(self, frame: Frame, value: Expr | None) -> frozenset[str]:
-        """The attributes of the object that are items of the torch container ``value``
-        builds, as they are (``nn.Sequential(self.conv1, nn.ReLU())``: ``conv1``)."""
-        made = self.class_of(frame.call.fn.module, value)
-        if value is None or value.keywords or not made or not torch_container(made[0]):
-            return frozenset()
-        return frozenset(
+                wraps.append((key, *wrap))
+        held = frozenset(
             i.attr
             for i in value.children
             if i.kind == "attr" and i.receiver is not None and i.receiver.name == frame.self_name
         )
+        return tuple(wraps), frozenset() if value.keywords else held
 
     def _kept_object(self, frame: Frame, value: Expr | None, name: str) -> tuple[bool, bool]:
         """Whether a stored value is ``self.<name>`` (the object already there), or a
