@@ -38,8 +38,11 @@ def _effects(statement: str) -> list[tuple[str, str, str, str]]:
         ("self.weight.data.normal_(0, 0.02)", [("init", "weight", "self", "weight")]),
         ("init.normal_(self.table[0], std=0.02)", [("init", "", "self", "table")]),
         ("trunc_normal_(self.pos_embed, std=.02)", [("init", "pos_embed", "self", "pos_embed")]),
-        ("m.weight.data.fill_(1.0)", [("init", "m", "", "")]),
-        ("nn.init.kaiming_normal_(m.weight)", [("init", "m", "", "")]),
+        # (a local's or argument's: name the local, target the part filled whole, if any)
+        ("m.weight.data.fill_(1.0)", [("init", "m", "", "weight")]),
+        ("nn.init.kaiming_normal_(m.weight)", [("init", "m", "", "weight")]),
+        ("nn.init.zeros_(m.weight[0])", [("init", "m", "", "")]),
+        ("m.weight.data.copy_(f(m.weight))", [("init", "m", "", "")]),
         # not a fill: metadata, or arithmetic a module does not initialise with
         ("self.weight.requires_grad_(False)", []),
         ("torch.manual_seed(0)", []),

@@ -67,6 +67,8 @@ class FunctionReader(EffectLog):
 
     def read(self) -> tuple[Effect, ...]:
         self.built = followed_names(self.fn, self.self_name)
+        # local -> the whole fills of its tensors since it was bound (``carry_fills``)
+        self.local_fills: dict[str, list[Effect]] = {}
         for i, stmt in enumerate(self.fn.body):
             self.stmt_index = i
             self.top = (stmt.lineno, isinstance(stmt, ast.With | ast.AsyncWith))
@@ -522,7 +524,15 @@ class FunctionReader(EffectLog):
                     "init", stmt, guard, name=name, detail="self", target=attr, node=call, fan=fan
                 )
         else:
-            self.add("init", stmt, guard, name=root, node=call, fan=fan)
+            path = [p for p in dotted(tensor).split(".")[1:] if p != "data"]
+            whole = isinstance(tensor, ast.Attribute) and len(path) == 1 and path[0] != "data"
+            whole = whole and _method_name(call) != "fill_diagonal_"
+            rest = [a for a in call.args if a is not tensor] + [k.value for k in call.keywords]
+            whole = whole and not any(is_name(n, root) for a in rest for n in ast.walk(a))
+            part = path[0] if whole else ""
+            idx = self.add("init", stmt, guard, name=root, target=part, node=call, fan=fan)
+            if part:
+                self.local_fills.setdefault(root, []).append(self.effects[idx])
 
     def _special_call(self, call: ast.Call, guard: tuple[Cond, ...], stmt: ast.stmt) -> bool:
         """register_buffer / register_parameter / super-init. Returns True when consumed."""
@@ -639,16 +649,32 @@ class FunctionReader(EffectLog):
                     )
                 else:
                     idx = self.add("assign", stmt, guard, name=target.attr, value=vexpr)
+                    self._carry_fills(target.attr, value, guard)
                 for origin in carried:
                     self.feeds.setdefault(origin, []).append(idx)
             elif isinstance(target, ast.Name):
                 self.add("local", stmt, guard, name=target.id, value=vexpr)
+                self.local_fills.pop(target.id, None)  # (bound anew: another object)
                 if carried:
                     self.taint[target.id] = set(carried)
                 else:  # (as good as an empty set, and keeps ``taint`` empty while it can)
                     self.taint.pop(target.id, None)
             else:
                 self._store_elsewhere(target, vexpr, carried, guard, stmt)
+
+    def _carry_fills(self, attr: str, value: ast.expr, guard: tuple[Cond, ...]) -> None:
+        """``nn.init.normal_(fc.weight)`` and then ``self.fc = fc``, or ``self.body =
+        nn.Sequential(fc, act)``: the local's fills are fills of the part it becomes
+        (``fc.weight``, ``body.0.weight``), as if made there. An ``init`` effect for each,
+        after the store, at the fill's line; only fills that ran wherever the store does."""
+        for key, local in _stored_locals(value):
+            for fill in self.local_fills.get(local, []):
+                if guard[: len(fill.guard)] != fill.guard:
+                    continue
+                name = ".".join(p for p in (attr, key, fill.target) if p)
+                self.effects.append(
+                    replace(fill, guard=guard, detail="self", name=name, target=name)
+                )
 
     def _storage_owner(self, target: ast.expr) -> ast.expr:
         """``self.fc.weight`` for ``self.fc.weight.data`` (``net.fc.weight`` for a local's):
@@ -737,3 +763,21 @@ def _state_read(node: ast.AST) -> bool:
         and isinstance(node.func, ast.Attribute)
         and node.func.attr == "state_dict"
     )
+
+
+def _stored_locals(value: ast.expr) -> list[tuple[str, str]]:
+    """The locals a store puts on the object, each with the name it is held under: the
+    value itself (``self.fc = fc``: ""), or the items of a torch container built of them
+    (``nn.Sequential(fc, act)``, ``nn.ModuleList([a, b])``: "0", "1")."""
+    if isinstance(value, ast.Name):
+        return [("", value.id)]
+    if not isinstance(value, ast.Call) or value.keywords:
+        return []
+    if dotted(value.func).rpartition(".")[2] not in ("Sequential", "ModuleList"):
+        return []
+    given: list[ast.expr] = list(value.args)
+    if len(given) == 1 and isinstance(given[0], ast.List | ast.Tuple):
+        given = list(given[0].elts)
+    if any(isinstance(g, ast.Starred) for g in given):
+        return []
+    return [(str(i), g.id) for i, g in enumerate(given) if isinstance(g, ast.Name)]

@@ -10,7 +10,7 @@ away by a fill of one just after it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
 from initlint.facts.passes import TENSOR_READERS
@@ -65,11 +65,17 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
         if e.kind == "init" and "." in e.name:  # a part of a held module
             holder, _, part = e.name.partition(".")
             store = wrapped.get(holder)
+            first = filled.pop(e.name, None)
             if store is not None and store.recomputed is not None:
                 if store.recomputed[1] == part and not e.ancestor:
                     out.append(_recomputed(sim, store, e))
             elif not e.ancestor and not _called_again(sim, e):
-                out.extend(passes.held_refill(e))
+                found = passes.held_refill(e)
+                if not found and first is not None and not never_both(first, e):
+                    found = [_part_finding(sim, first, e)]  # (an ancestor's fill of it)
+                out.extend(found)
+            if e.ancestor:
+                filled[e.name] = e
             continue
         if e.kind == "init":
             first = filled.get(e.name)
@@ -80,9 +86,7 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
                 del filled[e.name]
             continue
         if e.kind in _STORES:
-            for name in e.reads - e.holds:
-                filled.pop(name, None)
-            filled.pop(e.name, None)
+            _forget(filled, (e.reads - e.holds) | {e.name})
             built[e.name] = e
             wrapped[e.name] = e  # (a container may be given wrapped items after)
             continue
@@ -100,8 +104,8 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
         if "*" in used:
             filled.clear()
             wrapped.clear()  # (``remove_weight_norm(self.conv)`` may undo the wrap)
+        _forget(filled, used)
         for name in used:
-            filled.pop(name, None)
             wrapped.pop(name, None)
     out.extend(_method_refills(sim))
     return out
@@ -192,7 +196,8 @@ class _Passes:
         self.built: dict[str, Event] = {}  # attribute -> its latest store
         # attribute -> its latest store, while nothing has read or replaced it (its
         # object's own fills then hold, ``Event.inner_fills``)
-        self.clean: dict[str, Event] = {}
+        # (stores on branches that never both run are each the latest on theirs)
+        self.clean: dict[str, list[Event]] = {}
         # the finding at each pass statement (frame, effect), and the fills it is about
         self.merged: dict[
             tuple[int, int], tuple[RepeatFinding, list[tuple[int, str, Event, Event]]]
@@ -250,8 +255,8 @@ class _Passes:
                 hits.append((cost, name, fill, store))
                 del self.pending[name]
         for index, name, cost, own in done.inner_fills:  # (a held module's own fills)
-            holder = self.clean.get(name.split(".")[0])
-            if holder is not None and holder.index == index and not never_both(holder, done):
+            holder = self._holder(name, index)
+            if holder is not None and not never_both(holder, done):
                 if not self._again(done):
                     hits.append((cost, name, own, holder))
         if hits:
@@ -277,8 +282,8 @@ class _Passes:
         (``Event.inner_fills``), the module not read or replaced since: that fill is thrown
         away."""
         for index, name, cost, own in fill.inner_fills:
-            holder = self.clean.get(name.split(".")[0])
-            if holder is not None and holder.index == index and not never_both(holder, fill):
+            holder = self._holder(name, index)
+            if holder is not None and not never_both(holder, fill):
                 return [_pass_finding(self.sim, own, fill, [name], cost, holder)]
         return []
 
@@ -293,7 +298,15 @@ class _Passes:
             if not never_both(done, e):
                 used.add(e.name)
         self.built[e.name] = e
-        self.clean[e.name] = e
+        branches = self.clean.get(e.name, [])
+        if not all(never_both(b, e) for b in branches):
+            branches = []
+        self.clean[e.name] = [*branches, e]
+
+    def _holder(self, name: str, index: int) -> Event | None:
+        """The store ``index``, when it is the latest of the attribute ``name`` is a part
+        of on its branch, nothing having read or replaced what it made since."""
+        return next((h for h in self.clean.get(name.split(".")[0], []) if h.index == index), None)
 
     def _used(self, names: set[str]) -> None:
         if not names:
@@ -426,6 +439,30 @@ def _finding(sim: Simulation, first: Event, again: Event, store: Event | None) -
         no_fix=f"the first pass runs in {_owner_name(first)}'s code, for its other users "
         "too: switch it off there, or fill the tensor once",
     )
+
+
+def _part_finding(sim: Simulation, first: Event, again: Event) -> RepeatFinding:
+    """An ancestor's fill of a part of a held module (``self.fc.weight``), filled again by
+    ``again``: priced as that tensor."""
+    return RepeatFinding(
+        CODE,
+        sim,
+        again,
+        first,
+        confidence_of(first, again),
+        f"the initialisation of `self.{again.name}`",
+        cost=max(again.part_cost, LIGHT),
+        no_fix=f"the first fill runs in {_owner_name(first)}'s code, for its other users "
+        "too: switch it off there, or fill the tensor once",
+    )
+
+
+def _forget(filled: dict[str, Event], names: Iterable[str]) -> None:
+    """Drop the fills of the attributes ``names`` (a tensor, or a module with its parts)."""
+    for name in names:
+        filled.pop(name, None)
+        for key in [k for k in filled if k.partition(".")[0] == name]:
+            del filled[key]
 
 
 def _owner_name(e: Event) -> str:

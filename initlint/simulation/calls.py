@@ -126,7 +126,7 @@ class CallEffects(RerunEffects):
         cost model prices it as the work of the function that runs it; the statement's
         touch says what it writes."""
         eff = ctx.effect
-        if eff.detail == "self" and eff.name and eff.name.count(".") <= 1:
+        if eff.detail == "self" and eff.name and _held_part(eff.name):
             # (``self.conv.weight`` too: a part of a held module, for a reparametrised one,
             # and for what the module's own construction filled)
             ev = self.emit(
@@ -138,6 +138,8 @@ class CallEffects(RerunEffects):
                 if isinstance(found, BodyError):
                     return found
                 ev.inner_fills = found
+            if "." in eff.name and not ctx.shadow:
+                ev.part_cost = self.part_cost(eff.name)
         return None
 
     def on_helper(self, frame: Frame, ctx: EffectContext) -> None:
@@ -342,3 +344,10 @@ class CallEffects(RerunEffects):
 
 def _zero(value: Const) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value == 0
+
+
+def _held_part(name: str) -> bool:
+    """Whether a filled tensor's name is an attribute, a part of a held module
+    (``conv.weight``), or a part of an item of a held container (``body.0.weight``)."""
+    parts = name.split(".")
+    return len(parts) <= 2 or (len(parts) == 3 and parts[1].isdigit())

@@ -256,12 +256,15 @@ class Simulator:
         if body is None or isinstance(body, BodyError):
             return frozenset()
         positional = len(call.children) if call.value is None else int(call.value)
-        named = set(call.keywords)
+        given = call.children[:positional]
+        named = dict(zip(call.keywords, call.children[positional:], strict=False))
         out: set[str] = set()
         for p in body.params[1:]:
             if p.kind in ("pos", "posonly") and positional > 0:
                 positional -= 1
-            elif p.kind not in ("vararg", "kwarg") and p.name not in named:
+                if _as_default(p, given[len(given) - positional - 1]):
+                    out.add(p.name)
+            elif p.kind not in ("vararg", "kwarg") and _as_default(p, named.get(p.name)):
                 out.add(p.name)
         return frozenset(out)
 
@@ -618,4 +621,20 @@ def _costly_store(e: Event) -> bool:
     buffer or parameter registered with one (not a constant)."""
     return not e.shadow and (
         (e.kind == "assign" and e.expensive) or (e.kind == "buffer" and not e.value_const)
+    )
+
+
+def _as_default(param: Param, given: Expr | None) -> bool:
+    """Whether a call leaves ``param`` at its default: it passes nothing for it, or the
+    constant the default is (``drop_rate=0.0`` for ``drop_rate=0.0``)."""
+    if given is None:
+        return True
+    default = param.default
+    if not param.has_default or default is None or given.kind != "const":
+        return False
+    return (
+        default.kind == "const"
+        and type(default.value) is type(given.value)
+        and default.value == given.value
+        and default.name == given.name
     )

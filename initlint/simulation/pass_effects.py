@@ -12,6 +12,7 @@ from initlint.facts.model import BodyError, Cond, Effect, Expr
 from initlint.index.records import FunctionInfo, Module
 from initlint.simulation.containers import container_items, torch_container
 from initlint.simulation.coverage import LOAD, Tensor, covered, held_tensors, module_params
+from initlint.simulation.levels import UNKNOWN
 from initlint.simulation.records import Event, Simulation, built_by, walk_machinery
 from initlint.simulation.run_state import EffectContext, Frame
 from initlint.simulation.stores import StoreEffects
@@ -149,7 +150,8 @@ class PassEffects(StoreEffects):
             return frozenset(), ()
         deep: set[tuple[int, str, int]] = set()
         out: list[tuple[int, str, int, Event]] = []
-        held = self._held_simulations(stores, self.sim.events)
+        # (a module held on some paths only, a branch's: its own fills, not claimed covered)
+        held = self._held_simulations(stores, self.sim.events, branches=True)
         if isinstance(held, BodyError):
             return held
         for e, prefix, inner in held:
@@ -159,7 +161,8 @@ class PassEffects(StoreEffects):
             filled = last_fills(inner)
             deeper = [_under(prefix, e, t) for t in tensors]
             for hit in sorted(covered(fill, walk, deeper, is_a)):  # (a set: in order)
-                deep.add(hit)
+                if e.status == TRUE:
+                    deep.add(hit)
                 own = hit[1].removeprefix(prefix + ".")
                 if own in filled:
                     out.append((e.index, hit[1], hit[2], filled[own]))
@@ -191,15 +194,30 @@ class PassEffects(StoreEffects):
                 return ((e.index, name, max(costs), own),)
         return ()
 
+    def part_cost(self, name: str) -> int:
+        """What filling ``name``, a part of a held module (``fc.weight``), costs: the
+        tensor as the attribute's latest store made it; unknown when that is not known."""
+        store = self.last_assign.get(name.split(".")[0])
+        if store is None:
+            return UNKNOWN
+        value = store.effect.value
+        if value is not None and value.kind == "name":  # (``self.fc = fc``: what built ``fc``)
+            bound = _binding(store, value.name)
+            if bound is not None:
+                store = replace(store, effect=replace(store.effect, value=bound))
+        tensors = self.object_tensors(self.sim, [store], name.partition(".")[2])
+        return max((t.cost for t in tensors if t.name == name), default=UNKNOWN)
+
     def _held_simulations(
-        self, stores: list[Event], events: list[Event]
+        self, stores: list[Event], events: list[Event], branches: bool = False
     ) -> list[tuple[Event, str, Simulation]] | BodyError:
         """The project modules the stores (among ``events``) hold on every path
-        (``_held_modules``), each with its store, the name it is reached by, and its
-        complete simulated construction."""
+        (``_held_modules``), or, with ``branches``, on the paths a guard not known to be
+        false leads to, each with its store, the name it is reached by, and its complete
+        simulated construction."""
         out: list[tuple[Event, str, Simulation]] = []
         for e in stores:
-            if e.kind != "assign" or e.shadow or e.status != TRUE:
+            if e.kind != "assign" or e.shadow or (e.status != TRUE and not branches):
                 continue
             for prefix, item in self._held_modules(e, events):
                 inner = self.simulator.object_simulation(e, item)
@@ -286,6 +304,7 @@ class PassEffects(StoreEffects):
         if value is None or not (empty or (made and torch_container(made[0]))):
             return []
         built = [] if empty else container_items(value) or listed_items(holder, value)
+        built = built or named_items(holder, value)
         items = [(key, call, holder.status) for key, call in built]
         for e in events[holder.index + 1 :]:
             if e.kind == "mutate" and e.name == holder.name and not e.shadow:
@@ -374,6 +393,19 @@ def _stores(sim: Simulation) -> list[Event]:
     return [e for e in sim.events if e.kind in kinds and e.status != FALSE]
 
 
+def _binding(e: Event, name: str) -> Expr | None:
+    """The call the local ``name`` was last bound to before ``e``, in its function, on every
+    path that reaches ``e``; None otherwise."""
+    body = e.fn.facts.load()
+    if body is None or isinstance(body, BodyError):
+        return None
+    for eff in reversed(body.effects[: e.effect_index]):
+        if eff.kind == "local" and eff.name == name:
+            ok = e.effect.guard[: len(eff.guard)] == eff.guard
+            return eff.value if ok and eff.value is not None and eff.value.kind == "call" else None
+    return None
+
+
 def _bound_local(e: Event, name: str) -> Expr | None:
     """The call the local ``name`` was built by just before ``e`` appended it (``layer =
     Block(d)``, then ``self.layers.append(layer)``), under the same guard, when nothing
@@ -420,6 +452,25 @@ def _loops_beyond(guard: tuple[Cond, ...], base: tuple[Cond, ...]) -> bool | Non
     if guard[: len(base)] != base or any(c.op != "unknown" or c.name != "loop" for c in extra):
         return None
     return bool(extra)
+
+
+def named_items(holder: Event, value: Expr) -> list[tuple[str, Expr]]:
+    """The calls a container holds when built of locals bound to them (``fc1 = nn.Conv2d(...)``,
+    then ``nn.Sequential(fc1, act, fc2)``), each bound wherever the store ``holder`` runs;
+    calls among the items count as they are. [] when any item is anything else."""
+    given = value.children
+    if value.kind != "call" or value.keywords or value.value is not None or not given:
+        return []
+    if len(given) == 1 and given[0].kind == "op" and given[0].name == "tuple":
+        given = given[0].children
+    out: list[tuple[str, Expr]] = []
+    for i, g in enumerate(given):
+        if g.kind == "name":
+            g = _binding(holder, g.name) or g
+        if g.kind != "call" or not g.name:
+            return []
+        out.append((str(i), g))
+    return out
 
 
 def listed_items(holder: Event, value: Expr) -> list[tuple[str, Expr]]:

@@ -12,7 +12,7 @@ from initlint.index.records import ClassInfo, FunctionInfo
 from initlint.records import dataclass
 from initlint.simulation.assumptions import Assumption
 from initlint.simulation.binding import ArgKeys
-from initlint.simulation.levels import NONE
+from initlint.simulation.levels import NONE, UNKNOWN
 from initlint.simulation.memo import Binding
 from initlint.simulation.specs import BuilderShape
 from initlint.simulation.torch_knowledge import MODULE_SELF_METHODS
@@ -191,6 +191,9 @@ class Event:
     # The tensors of held project modules it fills that their own constructions filled
     # (``pass_effects._inner_fills``): (store, name from the object, cost, that fill).
     inner_fills: tuple[tuple[int, str, int, Event], ...] = ()
+    # An ``init`` of a part of a held module (``self.fc.weight``): what filling it costs,
+    # the tensor as the module's store made it.
+    part_cost: int = UNKNOWN
 
 
 @dataclass(frozen=True)
