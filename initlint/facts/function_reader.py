@@ -489,6 +489,11 @@ class FunctionReader(EffectLog):
                 # method creating the layer's weights): that work is the caller's cost.
                 args = self.call_args(value)
                 self.add("held_call", stmt, guard, name=func.attr, target=held, args=args)
+            elif isinstance(func, ast.Attribute) and (item := self._held_item(func.value)):
+                # A method of an item of a container self holds, ``self.decoder[0]``:
+                # target ``decoder.0`` (``decoder.-1`` counts from the end).
+                args = self.call_args(value)
+                self.add("held_call", stmt, guard, name=func.attr, target=item, args=args)
         self.calls_in(value, guard, stmt)
         self.use(value, None)
 
@@ -661,6 +666,20 @@ class FunctionReader(EffectLog):
                     self.taint.pop(target.id, None)
             else:
                 self._store_elsewhere(target, vexpr, carried, guard, stmt)
+
+    def _held_item(self, node: ast.expr) -> str:
+        """``decoder.0`` for ``self.decoder[0]``, ``decoder.-1`` for ``self.decoder[-1]``;
+        "" for anything else."""
+        if not isinstance(node, ast.Subscript) or not (held := self.self_attr(node.value)):
+            return ""
+        index = node.slice
+        negative = isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub)
+        if negative:
+            assert isinstance(index, ast.UnaryOp)  # (for the type checker)
+            index = index.operand
+        if not isinstance(index, ast.Constant) or type(index.value) is not int:
+            return ""
+        return f"{held}.{-index.value if negative else index.value}"
 
     def _carry_fills(self, attr: str, value: ast.expr, guard: tuple[Cond, ...]) -> None:
         """``nn.init.normal_(fc.weight)`` and then ``self.fc = fc``, or ``self.body =

@@ -15,7 +15,7 @@ from initlint.rules.repeats import built_name, never_both, part_of, tested_absen
 from initlint.rules.shapes import relation
 from initlint.simulation.assumptions import other_values
 from initlint.simulation.levels import LIGHT, NONE, UNKNOWN
-from initlint.simulation.records import Event, Simulation, walk_machinery
+from initlint.simulation.records import SOME_CHOICES, Event, Simulation, walk_machinery
 from initlint.simulation.torch_knowledge import CONFIG_ATTRS, SIZED_FACTORIES, positional_values
 from initlint.simulation.values import MAYBE
 
@@ -144,9 +144,10 @@ def _part_discards(sim: Simulation) -> Iterator[RepeatFinding]:
         first = e.inner[-1]
         if _placeholder(first):
             continue  # (``self.conv = nn.Identity()`` in the object's class: a slot to fill)
-        if first.status == MAYBE:
+        if first.status == MAYBE and first.possibly != SOME_CHOICES:
             # (the object was simulated with the arguments it was given unknown, and one
-            # may leave the part out: ``nn.Linear(a, b, bias=flag)``)
+            # may leave the part out: ``nn.Linear(a, b, bias=flag)``; one of several
+            # classes it may be builds the part: possibly thrown away)
             continue
         if e.kind == "nested":
             cls, by, what = part_of(e, holder)

@@ -6,9 +6,11 @@ them."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from initlint.facts.model import Arg, BodyError, Const, Effect, Param, import_of
 from initlint.index.records import FunctionInfo
-from initlint.simulation.arguments import kwarg_name
+from initlint.simulation.arguments import kwarg_name, param_of
 from initlint.simulation.levels import HEAVY, LIGHT, NONE
 from initlint.simulation.records import Event, FlagRef
 from initlint.simulation.rerun_effects import RerunEffects
@@ -100,6 +102,8 @@ class CallEffects(RerunEffects):
         a ``rerun`` event names the parts that run built: running it again builds them
         anew."""
         eff = ctx.effect
+        if "." in eff.target:  # (``self.decoder[0].reset_parameters()``)
+            return None if ctx.shadow or frame.call.ancestor else self._item_rerun(frame, ctx)
         if self.held_apply_pass(frame, ctx):
             return None  # (``self.convs.apply(init)``: a pass over that module's modules)
         if ctx.shadow or frame.call.ancestor:
@@ -119,6 +123,25 @@ class CallEffects(RerunEffects):
         )
         ev.holder, ev.inner = holder, rebuilt
         return None
+
+    def _item_rerun(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
+        """A method of one item of a held container run again (``self.decoder[-1]
+        .reset_parameters()``): as over that item in a loop, when the container's items are
+        known by number."""
+        eff = ctx.effect
+        attr, _, at = eff.target.partition(".")
+        holder = self.last_assign.get(attr)
+        if holder is None or holder.ancestor or holder.status != TRUE:
+            return None
+        items = self.items(holder, self.sim.events)
+        keys = [k for k, _, _ in items]
+        if not keys or not all(k.isdigit() for k in keys):
+            return None  # (``*``: how many, or which is which, is not known)
+        index = int(at)
+        if not -len(keys) <= index < len(keys):
+            return None
+        key, call, status = items[index]
+        return self.rerun_fills(frame, ctx, [(f"{attr}.{key}", holder, call, status)])
 
     def on_init(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
         """``nn.init.xavier_uniform_(self.weight)``: an initialisation in place, an event
@@ -142,9 +165,42 @@ class CallEffects(RerunEffects):
                 ev.part_cost = self.part_cost(eff.name)
         return None
 
-    def on_helper(self, frame: Frame, ctx: EffectContext) -> None:
+    def on_helper(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
         """``initialize(self, ...)``: a function handed the object. The cost model prices
-        what it does; the statement's touch says it may read and change anything."""
+        what it does; the statement's touch says it may read and change anything. Handed a
+        module the object holds (``init_attenuated(self.lin)``), the parts of it the function
+        fills whole on every path (``kaiming_uniform_(linear.weight)``) are filled as if
+        the class filled them (``self.lin.weight``)."""
+        eff = ctx.effect
+        if not eff.target:
+            return None
+        target = self.simulator.index.resolve(frame.call.fn.module, eff.name)
+        fn = self.simulator.index.function_info(target.name) if target is not None else None
+        body = fn.facts.load() if fn is not None and target is not None else None
+        if (
+            body is None
+            or isinstance(body, BodyError)
+            or target is None
+            or target.kind != "function"
+        ):
+            return None
+        handed = [
+            at
+            for at, a in enumerate(eff.args)
+            if not a.star and a.expr.is_attr_of(frame.self_name, eff.target)
+        ]
+        if len(handed) != 1:
+            return None
+        param = param_of(body.params, eff.args, handed[0])
+        if param is None:
+            return None
+        for fill in body.effects:
+            if fill.kind == "init" and fill.name == param.name and fill.target and not fill.guard:
+                name = f"{eff.target}.{fill.target}"
+                given = replace(eff, kind="init", detail="self", name=name, target=name)
+                found = self.on_init(frame, ctx._replace(effect=given))
+                if found is not None:
+                    return found
         return None
 
     def on_import(self, frame: Frame, ctx: EffectContext) -> None:

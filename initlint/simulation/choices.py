@@ -88,6 +88,9 @@ class ChoiceFinder:
         held by a local."""
         if table.kind == "op" and table.name == "tuple" and table.children:
             return _all(self.choices(module, c, held, depth) for c in table.children)
+        values = _dict_values(table)
+        if values:  # (``{"resnet18": resnet18, "vit": vit_tiny}[name]``)
+            return _all(self.choices(module, c, held, depth) for c in values)
         if table.kind == "name" and table.name in held:
             pack = held[table.name]
             if pack.kind == "args" and pack.items:
@@ -125,6 +128,16 @@ class ChoiceFinder:
         result = _all(out) if out else ()
         self._returns[key] = result
         return result
+
+
+def _dict_values(table: Expr) -> tuple[Expr, ...]:
+    """The values of a dict written out with constant keys (its expression holds the keys,
+    then the values); () for anything else."""
+    kids = table.children
+    if table.kind != "op" or table.name or not kids or len(kids) % 2:
+        return ()
+    keys, values = kids[: len(kids) // 2], kids[len(kids) // 2 :]
+    return values if all(k.kind == "const" for k in keys) else ()
 
 
 def named(v: Val) -> tuple[Choice, ...]:

@@ -15,11 +15,15 @@ def torch_container(name: str) -> bool:
 def container_items(value: Expr) -> list[tuple[str, Expr]]:
     """The calls a container's construction holds, each with the name it holds it under:
     ``nn.Sequential(A(), B())`` or ``nn.ModuleList([A(), B()])``: ``0``, ``1``; one
-    comprehension of a call (``nn.ModuleList([Block(d) for _ in range(n)])``): ``*``, any
-    number. [] for anything else (a list built elsewhere, ``*layers``)."""
-    if value.kind != "call" or value.keywords or value.value is not None:
+    comprehension of a call (``nn.ModuleList([Block(d) for _ in range(n)])``, or starred
+    into ``nn.Sequential(*[...])``): ``*``, any number. [] for anything else (a list built
+    elsewhere, ``*layers``)."""
+    starred = value.keywords == ("*",)  # (``nn.Sequential(*[Block(d) for _ in range(n)])``)
+    if value.kind != "call" or (value.keywords and not starred) or value.value is not None:
         return []
     given = value.children
+    if starred and not (len(given) == 1 and given[0].kind == "op" and given[0].name == "comp"):
+        return []
     if len(given) == 1 and given[0].kind == "op" and given[0].name in ("tuple", "comp"):
         if given[0].name == "comp":
             item = given[0].children[1]

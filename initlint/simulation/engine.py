@@ -34,6 +34,7 @@ from initlint.simulation.calls import CallEffects
 from initlint.simulation.cost import CostModel
 from initlint.simulation.levels import HEAVY, LIGHT, Priced
 from initlint.simulation.records import (
+    SOME_CHOICES,
     Builder,
     Event,
     FlagRef,
@@ -155,7 +156,29 @@ class Simulator:
         a project or dependency class, or its simulation is not at hand (a cycle, a limit). The
         holder's construction reading a body that does not parse: that error (so does
         this one's construction)."""
-        inner = self._object_simulation(holder)
+        choices = choices_of(holder)
+        if not choices:
+            return self._parts_built(holder, part, "")
+        # (an object of one of several classes: what those that build the part build, the
+        # cheapest; on some paths only, when one of them builds none)
+        each = []
+        for choice in choices:
+            built = self._parts_built(holder, part, choice) if choice else ()
+            if isinstance(built, BodyError):
+                return built
+            each.append(built)
+        found = [b for b in each if b]
+        if not found:
+            return ()
+        cheapest = min(found, key=lambda built: max(p.cost for p in built))
+        if len(found) < len(each):
+            return tuple(replace(p, status=MAYBE, possibly=SOME_CHOICES) for p in cheapest)
+        return cheapest
+
+    def _parts_built(
+        self, holder: Event, part: str | None, choice: str
+    ) -> tuple[Event, ...] | BodyError:
+        inner = self._object_simulation(holder, None, choice)
         if inner is None or isinstance(inner, BodyError):
             return () if inner is None else inner
         return tuple(
@@ -176,7 +199,7 @@ class Simulator:
             return self._rerun_builds(holder, method, "")
         each = []
         for choice in choices:
-            built = self._rerun_builds(holder, method, choice)
+            built = self._rerun_builds(holder, method, choice) if choice else ()
             if isinstance(built, BodyError) or not built:
                 return built
             each.append(built)
@@ -267,6 +290,11 @@ class Simulator:
             elif p.kind not in ("vararg", "kwarg") and _as_default(p, named.get(p.name)):
                 out.add(p.name)
         return frozenset(out)
+
+    def class_built(self, function: str) -> str:
+        """The class a factory's every ``return`` constructs (``_returned_class``); ""."""
+        target = self._returned_class(function, FACTORY_DEPTH)
+        return target.name if target is not None and target.kind == "class" else ""
 
     def _returned_class(self, function: str, depth: int) -> Target | None:
         """The class a factory's every ``return`` constructs (``return ResNet(...)``, a local

@@ -416,15 +416,27 @@ def _bound_local(e: Event, name: str) -> Expr | None:
         return None
     here = e.effect
     found: Expr | None = None
+    branches: list[Expr | None] = []  # (bound in branches within the append's guard)
     for eff in reversed(body.effects[: e.effect_index]):
         if eff.stmt_span == here.stmt_span:
             continue  # (the append's own statement)
         if eff.kind == "local" and eff.name == name:
-            found = eff.value if eff.guard == here.guard else None
-            break
+            if eff.guard == here.guard:
+                found = eff.value
+                break
+            if eff.guard[: len(here.guard)] != here.guard:
+                return None
+            branches.append(eff.value)
+            continue
         if _mentioned(eff, name):
             return None
-    if found is None or found.kind != "call":
+    if branches and found is None:
+        # (``if i == 0: layer = Block(a)`` ``else: layer = Block(b)``: one class either way)
+        if not all(b is not None and b.kind == "call" for b in branches):
+            return None
+        if len({b.name for b in branches if b is not None}) == 1:
+            found = branches[0]
+    if found is None or found.kind != "call" or branches and not _same_callee(found, branches):
         return None
     for eff in body.effects[e.effect_index + 1 :]:
         if eff.stmt_span == here.stmt_span:
@@ -434,6 +446,11 @@ def _bound_local(e: Event, name: str) -> Expr | None:
         if _mentioned(eff, name):
             return None
     return found
+
+
+def _same_callee(found: Expr, branches: list[Expr | None]) -> bool:
+    """Whether every binding in ``branches`` calls what ``found`` calls."""
+    return all(b is not None and b.kind == "call" and b.name == found.name for b in branches)
 
 
 def _looped(holder: Event, e: Event) -> bool:

@@ -36,6 +36,10 @@ def part_taken(value: Expr | None) -> tuple[Expr, str] | None:
     return None
 
 
+# ``Event.possibly`` of a part that only some of the classes an object may be build.
+SOME_CHOICES = "only some of the classes the object may be build it"
+
+
 def choices_of(holder: Event, item: Expr | None = None) -> tuple[str, ...]:
     """The classes the object ``holder`` stored (or ``item``, a call in its value) may be,
     when the name it calls holds one of several (``Event.choices``); () otherwise."""

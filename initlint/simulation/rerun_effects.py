@@ -129,6 +129,8 @@ class RerunEffects(PassEffects):
             return self._refills_of(holder, item, method, prefix, "")
         each = []
         for choice in choices:
+            if not choice:
+                return ()  # (a class not known: what it fills is not known)
             found = self._refills_of(holder, item, method, prefix, choice)
             if isinstance(found, BodyError) or not found:
                 return found

@@ -12,6 +12,7 @@ from initlint.facts.model import BodyError, Effect, Expr
 from initlint.index.records import FunctionInfo, Module
 from initlint.simulation.arguments import kwarg_name
 from initlint.simulation.builds import StoredValue
+from initlint.simulation.choices import named
 from initlint.simulation.containers import container_items, torch_container
 from initlint.simulation.copies import copied_by
 from initlint.simulation.levels import LIGHT, NONE
@@ -277,7 +278,11 @@ class StoreEffects(LocalEffects):
                 v = self.eval_arg(frame, eff.value, None)
                 self.self_attrs[eff.name] = v if stored.status == TRUE else UNKNOWN
             else:
-                self.self_attrs[eff.name] = UNKNOWN
+                # (``self.base_model = {"a": net_a, "b": net_b}[name]``: what it may hold)
+                choices = self.simulator.cost.choices
+                held = choices.held(frame.call.fn.module, eff.value, frame.call.env)
+                ok = held is not None and stored.status == TRUE
+                self.self_attrs[eff.name] = held if ok and held is not None else UNKNOWN
         ev = self.emit(
             frame,
             ctx.effect_index,
@@ -424,18 +429,34 @@ class StoreEffects(LocalEffects):
         name one of whose choices is not a class known here is left out."""
         if value is None:
             return ()
-        index = self.simulator.index
         out: dict[str, tuple[str, ...]] = {}
         for node in value.nodes():
-            if node.kind != "call" or not node.name or "." in node.name or node.name in out:
+            if node.kind != "call" or not node.name or node.name in out:
                 continue
-            held = frame.call.env.get(node.name)
-            if held is None or len(held.choices) < 2:
+            head, _, attr = node.name.partition(".")
+            if not attr:
+                held = frame.call.env.get(node.name)
+                picks = held.choices if held is not None and len(held.choices) > 1 else ()
+            elif head == frame.self_name and "." not in attr:  # (``self.base_model(...)``)
+                held = self.self_attrs.get(attr)
+                picks = named(held) if held is not None else ()
+            else:
                 continue
-            found = [index.resolve_value(*c) for c in held.choices]
-            if all(t is not None and t.kind == "class" for t in found):
-                out[node.name] = tuple(dict.fromkeys(t.name for t in found if t is not None))
+            # (a choice whose class is not known stays as "": one of the classes, not
+            # known to build anything; when none is known, nothing is claimed)
+            found = [self._class_made(c) for c in picks]
+            if any(found):
+                out[node.name] = tuple(dict.fromkeys(found))
         return tuple(out.items())
+
+    def _class_made(self, choice: tuple[str, str]) -> str:
+        """The class a choice builds when called: the class itself, or the one class every
+        ``return`` of a function constructs; "" otherwise."""
+        index = self.simulator.index
+        target = index.resolve_value(*choice)
+        if target is not None and target.kind == "function":
+            return self.simulator.class_built(target.name)
+        return target.name if target is not None and target.kind == "class" else ""
 
     def class_of(self, module: Module, value: Expr | None) -> tuple[str, ...] | None:
         """The MRO of the class ``value`` (a call) constructs; None when not a class
