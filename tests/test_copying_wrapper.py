@@ -33,6 +33,14 @@ def _copied(src: str) -> dict[str, str]:
         # passed on, read for a part, rebound
         ("def __init__(self, m):\n    self.a = deepcopy(m)\n    register(m)\n", {}),
         ("def __init__(self, m):\n    self.a = deepcopy(m)\n    self.n = m.weight\n", {}),
+        # read only to decide (what it is), or tested for its kind: still only copied
+        (
+            "def __init__(self, m):\n    self.a = clones(m, 2)\n"
+            "    if not isinstance(m, L) or m.attn.batch_first:\n        self.fast = False\n",
+            {"m": "clones"},
+        ),
+        # a method of it run
+        ("def __init__(self, m):\n    self.a = clones(m, 2)\n    m.reset_parameters()\n", {}),
         ("def __init__(self, m):\n    m = deepcopy(m)\n    self.a = m\n", {}),
         # two callees, or one that may read any local
         ("def __init__(self, m):\n    self.a = deepcopy(m)\n    self.b = clone(m)\n", {}),

@@ -73,6 +73,8 @@ class EffectLog:
         params = read_params(fn.args, annotated=is_method and fn.name == "__init__")
         if is_method and fn.name == "__init__":
             params = copied_params(fn, params)
+        elif not is_method:  # (``_get_clones(module, n)``: a function that only copies)
+            params = copied_params(fn, params, method=False)
         self.params = params
         self.self_name = ""
         if is_method and params and params[0].kind in ("posonly", "pos"):

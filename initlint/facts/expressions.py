@@ -369,40 +369,64 @@ def _plain_loop(node: ast.ListComp | ast.SetComp | ast.GeneratorExp) -> bool:
 
 
 def copied_params(
-    fn: ast.FunctionDef | ast.AsyncFunctionDef, params: tuple[Param, ...]
+    fn: ast.FunctionDef | ast.AsyncFunctionDef, params: tuple[Param, ...], method: bool = True
 ) -> tuple[Param, ...]:
-    """``params`` with ``copied_by`` set on each that ``fn``'s body mentions only as the one
-    positional argument of calls of one plainly named callee (``deepcopy(module)``). Any
-    other mention (stored, passed on, rebound, read by a nested function, ``locals()``)
-    keeps the parameter out, and so does any mention in a nested scope (a closure keeps
-    the object to copy later), and a decorator (it may keep the arguments itself)."""
+    """``params`` (after ``self``, for a ``method``) with ``copied_by`` set on each that
+    ``fn``'s body mentions only as the first positional argument of calls of one plainly
+    named callee (``deepcopy(module)``, ``_get_clones(layer, n)``), besides reads of what
+    it is (``isinstance(layer, T)``, ``layer.norm_first``, ``layer.attn.batch_first``).
+    Any other mention (stored, passed on, rebound, a method of it called, read by a nested
+    function, ``locals()``) keeps the parameter out, and so does any mention in a nested
+    scope (a closure keeps the object to copy later), and a decorator (it may keep the
+    arguments itself)."""
     if fn.decorator_list:
         return params
-    names = {p.name for p in params[1:]}
+    names = {p.name for p in params[1 if method else 0 :]}
     callee: dict[str, str] = {}
     spoilt: set[str] = set()
-    copies: set[int] = set()  # the ``Name`` nodes that are a copy call's argument
-    todo: list[tuple[ast.AST, bool]] = [(stmt, False) for stmt in fn.body]
+    copies: set[int] = set()  # the ``Name`` nodes that are a copy call's argument, or read
+    # (node, in a nested scope, in a test: ``if layer.norm_first:``)
+    todo: list[tuple[ast.AST, bool, bool]] = [(stmt, False, False) for stmt in fn.body]
     while todo:  # (a parent comes before its children)
-        node, nested = todo.pop()
+        node, nested, tested = todo.pop()
         if isinstance(node, ast.Call) and not nested:
             if _reflective(node.func):
                 spoilt.update(names)
-            arg = node.args[0] if len(node.args) == 1 and not node.keywords else None
+            arg = node.args[0] if node.args and not isinstance(node.args[0], ast.Starred) else None
             name = dotted(node.func)
-            if isinstance(arg, ast.Name) and arg.id in names and name:
+            if isinstance(arg, ast.Name) and arg.id in names and name == "isinstance":
+                copies.add(id(arg))
+            elif isinstance(arg, ast.Name) and arg.id in names and name:
                 copies.add(id(arg))
                 if callee.setdefault(arg.id, name) != name:
                     spoilt.add(arg.id)
+            if isinstance(node.func, ast.Attribute):  # (``layer.forward(x)``: its method)
+                root = node.func.value
+                while isinstance(root, ast.Attribute):
+                    root = root.value
+                if isinstance(root, ast.Name) and root.id in names:
+                    spoilt.add(root.id)
+        elif (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in names
+            and not nested
+        ):
+            if isinstance(node.ctx, ast.Load) and tested:
+                copies.add(id(node.value))  # (what it is: ``if layer.norm_first:``)
         elif isinstance(node, ast.Name) and node.id in names and id(node) not in copies:
             spoilt.add(node.id)
         inner = nested or isinstance(node, _SCOPES)
-        todo.extend((child, inner) for child in ast.iter_child_nodes(node))
+        test = getattr(node, "test", None) if isinstance(node, _TESTED) else None
+        todo.extend((child, inner, tested or child is test) for child in ast.iter_child_nodes(node))
     return tuple(
         replace(p, copied_by=callee[p.name]) if p.name in callee and p.name not in spoilt else p
         for p in params
     )
 
+
+# Statements and expressions whose ``test`` reads values only to decide.
+_TESTED = (ast.If, ast.While, ast.IfExp, ast.Assert)
 
 # Scopes whose body runs later, or whenever it is asked to (a generator's too).
 _SCOPES = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.GeneratorExp)

@@ -216,8 +216,11 @@ def _local_discards(sim: Simulation) -> Iterator[RepeatFinding]:
             cost=cost,
             holder=e,
             no_fix=(
-                f"only some parts of the object `{cls}(...)` are kept: build those parts "
-                f"alone, or give `{cls}(...)` an argument that leaves `{first.name}` out"
+                f"{e.copied_by} keeps deep copies of `{cls}(...)`, not the object: build "
+                f"the modules it needs directly, or let it keep the object as one of them"
+                if e.copied_by
+                else f"only some parts of the object `{cls}(...)` are kept: build those "
+                f"parts alone, or give `{cls}(...)` an argument that leaves `{first.name}` out"
             ),
         )
 
@@ -227,6 +230,8 @@ def _left_what(e: Event, named: str, cls: str) -> str:
     parameter of the ancestor's ``__init__`` it was built for, or the one part taken."""
     if e.kind == "dropped":
         return f"{named} of the object `{cls}(...)` whose `{e.name}` alone is taken"
+    if e.copied_by:
+        return f"{named} of the object `{cls}(...)`, which {e.copied_by} only copies"
     if e.effect.kind == "super_init":
         return f"{named} of the object `{cls}(...)` built for the base's __init__ as `{e.name}`"
     return f"{named} of the object `{cls}(...)` built into the local `{e.name}`"

@@ -178,10 +178,16 @@ switch it off. A build dropped by `del` has no fix either: the build and the `de
 together.
 
 A class that keeps only deep copies of what it is handed (its `__init__` mentions the
-parameter only in `copy.deepcopy(module)`, never stores or passes on the object itself)
-does not keep the value: `self.x = Complexified(self.x)`, or `nn.ModuleList([Complexified(m)
-for m in self.skips])`, copies the first value and drops it with the store, which is then
-reported like any replacement (no fix: the copying class is what would change). A
+parameter only as the first argument of one copying function, `copy.deepcopy(module)` or a
+function that only deep-copies its first argument, `_get_clones(layer, n)`, besides
+`isinstance` and the attributes its tests read, never stores or passes on the object
+itself) does not keep the value: `self.x = Complexified(self.x)`, or
+`nn.ModuleList([Complexified(m) for m in self.skips])`, copies the first value and drops it
+with the store, which is then reported like any replacement (no fix: the copying class is
+what would change). So does an object the class builds only to hand to such a class, a
+template: `layer = nn.TransformerEncoderLayer(d, h)` then `self.encoder =
+nn.TransformerEncoder(layer, n)`, or the layer built in the call, is copied `n` times and
+thrown away, and is reported, naming the parts its construction built. A
 statement whose head mentions the attribute only in a test against `None` (`if self.skips
 is not None:`) and that holds its replacement asks whether there is an object, and reads
 nothing of it.
@@ -369,6 +375,29 @@ class BackboneEncoder(Encoder):
     def __init__(self):
         super().__init__(Backbone())
 """,
+        """
+import copy
+
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.attn = nn.Linear(dim, 3 * dim)
+
+
+class Stack(nn.Module):
+    def __init__(self, block, n):
+        super().__init__()
+        self.blocks = nn.ModuleList([copy.deepcopy(block) for _ in range(n)])
+
+
+class Model(nn.Module):
+    def __init__(self, dim, n):
+        super().__init__()
+        self.stack = Stack(Block(dim), n)
+""",
     )
 
     def detect(self, sim: Simulation, shared: Analyses) -> list[Finding]:
@@ -433,6 +462,8 @@ class BackboneEncoder(Encoder):
         dropped = "the object is dropped as soon as that part is taken"
         if finding.event.effect.kind == "super_init":
             dropped = "the base's __init__ takes only other parts of it and drops the rest"
+        elif finding.event.copied_by:
+            dropped = f"{finding.event.copied_by} makes its copies and drops the object"
         elif finding.event.kind == "local":
             dropped = "only other parts of the object are taken before the local is dropped"
         message = (

@@ -82,7 +82,32 @@ def _copying_class(index: ProjectIndex, module: Module, call: Expr, at: int) -> 
     param = param_of(body.params[1:], args, at) if args is not None else None
     if param is None or not param.copied_by:
         return ""
-    copier = index.resolve(init.module, param.copied_by)
-    if copier is None or copier.name != _DEEP_COPY:
+    if not _deep_copier(index, init.module, param.copied_by):
         return ""
     return target.name.rsplit(".", 1)[-1]
+
+
+def _deep_copier(index: ProjectIndex, module: Module, name: str) -> bool:
+    """Whether calling ``name`` (in ``module``) with an object keeps only deep copies of it:
+    ``copy.deepcopy``, or a function whose first parameter only that copies
+    (``_get_clones(module, n)``, making ``n`` copies)."""
+    copier = index.resolve(module, name)
+    if copier is None:
+        return False
+    if copier.name == _DEEP_COPY:
+        return True
+    fn = index.function_info(copier.name) if copier.kind == "function" else None
+    body = fn.facts.load() if fn is not None else None
+    if fn is None or body is None or isinstance(body, BodyError) or not body.params:
+        return False
+    first = body.params[0]
+    if not first.copied_by:
+        return False
+    inner = index.resolve(fn.module, first.copied_by)
+    return inner is not None and inner.name == _DEEP_COPY
+
+
+def copying_class(index: ProjectIndex, module: Module, call: Expr, at: int) -> str:
+    """The class ``call`` constructs when it keeps only deep copies of its argument
+    number ``at`` (``nn.TransformerEncoder(layer, n)``); "" otherwise."""
+    return _copying_class(index, module, call, at)

@@ -8,8 +8,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from initlint.facts.model import Body, BodyError, Expr
-from initlint.simulation.arguments import param_of
+from initlint.simulation.arguments import call_args, param_of
 from initlint.simulation.builds import BuildPricing
+from initlint.simulation.copies import copying_class
 from initlint.simulation.levels import NONE
 from initlint.simulation.records import part_taken
 from initlint.simulation.run_state import EffectContext, Frame, LocalBuild
@@ -146,6 +147,46 @@ class LocalEffects(BuildPricing):
                 lent[param.name] = LocalBuild(ev)
         return lent
 
+    def note_copied_builds(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
+        """``self.encoder = nn.TransformerEncoder(layer, n)`` (or the layer built in the
+        call): a class that keeps only deep copies of the object it is handed
+        (``simulation/copies.py``), handed one the frame built for it alone. The object is
+        thrown away once copied: its ``local`` event names all its construction built (its
+        ``inner``), none kept, and the class (``copied_by``)."""
+        eff = ctx.effect
+        value = eff.value
+        if ctx.shadow or frame.call.ancestor or value is None or value.kind != "call":
+            return None
+        args = call_args(value)
+        index, module = self.simulator.index, frame.call.fn.module
+        for at, arg in enumerate(args or ()):
+            given = arg.expr
+            local = given.kind == "name" and given.name in frame.built
+            if arg.star or not (local or (given.kind == "call" and given.name)):
+                continue
+            cls = copying_class(index, module, value, at)
+            if not cls:
+                continue
+            if local:
+                held = frame.built[given.name]
+                if held.event.status != TRUE or not _only_at(frame, ctx, given.name):
+                    continue
+                del frame.built[given.name]  # (handed on: ``close_locals`` leaves it)
+                ev = held.event
+            else:
+                if ctx.status != TRUE:
+                    continue
+                given_eff = replace(eff, value=given)
+                i, flags = ctx.effect_index, ctx.flags
+                ev = self.emit(frame, i, given_eff, "local", given.name, TRUE, flags, ())
+            parts = self.simulator.parts_built(ev, None)
+            if isinstance(parts, BodyError):
+                return parts
+            ev.inner = tuple(p for p in parts if p.cost > NONE)
+            ev.kept = frozenset()
+            ev.copied_by = cls
+        return None
+
     def note_part_replaced(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
         """``net.fc = v`` where ``net`` holds an object the frame built and has not used:
         an ``objattr`` event naming what ``net``'s construction built of ``fc`` (its
@@ -195,3 +236,22 @@ class LocalEffects(BuildPricing):
             held.event.inner = tuple(p for p in parts if p.name not in gone and p.cost > NONE)
             held.event.kept = frozenset(held.taken)
         return None
+
+
+def _only_at(frame: Frame, ctx: EffectContext, name: str) -> bool:
+    """Whether the frame mentions the local ``name``, since it was last bound, only in the
+    statement of ``ctx``."""
+    effects = frame.body.effects
+    here = ctx.effect.stmt_span
+    start = max(
+        (
+            i
+            for i, e in enumerate(effects[: ctx.effect_index])
+            if e.kind == "local" and e.name == name
+        ),
+        default=-1,
+    )
+    return not any(
+        e.kind == "local_use" and e.name == name and e.stmt_span != here
+        for e in effects[start + 1 :]
+    )

@@ -266,7 +266,8 @@ class StoreEffects(LocalEffects):
             return stored
         self._record_stored_value(frame, ctx, stored)
         if ctx.effect.kind == "assign":
-            return self.note_dropped_object(frame, ctx)
+            copied = self.note_copied_builds(frame, ctx)
+            return copied if copied is not None else self.note_dropped_object(frame, ctx)
         return None
 
     def _record_stored_value(self, frame: Frame, ctx: EffectContext, stored: StoredValue) -> None:
