@@ -428,6 +428,18 @@ def _finding(sim: Simulation, first: Event, again: Event, store: Event | None) -
     """The ancestor's pass ``first`` over ``self.<name>``, filled again by ``again``: priced
     as what the tensor is (the store that made it), unknown when no store shows it."""
     cost = store.cost if store is not None else UNKNOWN
+    return _ancestors_fill(sim, first, again, cost, "pass")
+
+
+def _part_finding(sim: Simulation, first: Event, again: Event) -> RepeatFinding:
+    """An ancestor's fill of a part of a held module (``self.fc.weight``), filled again by
+    ``again``: priced as that tensor."""
+    return _ancestors_fill(sim, first, again, again.part_cost, "fill")
+
+
+def _ancestors_fill(
+    sim: Simulation, first: Event, again: Event, cost: int, what: str
+) -> RepeatFinding:
     return RepeatFinding(
         CODE,
         sim,
@@ -436,23 +448,7 @@ def _finding(sim: Simulation, first: Event, again: Event, store: Event | None) -
         confidence_of(first, again),
         f"the initialisation of `self.{again.name}`",
         cost=max(cost, LIGHT),
-        no_fix=f"the first pass runs in {_owner_name(first)}'s code, for its other users "
-        "too: switch it off there, or fill the tensor once",
-    )
-
-
-def _part_finding(sim: Simulation, first: Event, again: Event) -> RepeatFinding:
-    """An ancestor's fill of a part of a held module (``self.fc.weight``), filled again by
-    ``again``: priced as that tensor."""
-    return RepeatFinding(
-        CODE,
-        sim,
-        again,
-        first,
-        confidence_of(first, again),
-        f"the initialisation of `self.{again.name}`",
-        cost=max(again.part_cost, LIGHT),
-        no_fix=f"the first fill runs in {_owner_name(first)}'s code, for its other users "
+        no_fix=f"the first {what} runs in {_owner_name(first)}'s code, for its other users "
         "too: switch it off there, or fill the tensor once",
     )
 
