@@ -135,7 +135,12 @@ and `spectral_norm` too) is lost the same way: the numbers never reach the param
 wrapper made (`weight_g` and `weight_v`, or the parametrization's originals), from which
 the next forward computes `weight`; a use of the module in between
 (`remove_weight_norm(self.conv)`) keeps it from being reported (the old `spectral_norm`
-shares the storage of `weight_orig`, and is not reported).
+shares the storage of `weight_orig`, and is not reported). So is a fill of a held module's
+part that an ancestor filled (`init_weights(self.fc)` in the base, with a function that
+fills `fc.weight`, then `nn.init.zeros_(self.fc.weight)`), or that a local's fill reached
+when the local became the part (`nn.init.normal_(fc.weight)`, `self.fc = fc`); and the
+random values a tensor was made with (`nn.Parameter(torch.randn(a, b))`), filled whole
+before any read: the draws are thrown away, where `torch.empty(a, b)` would hold the place.
 
 A pass over the object fills every tensor it walks: a loop over `self.parameters()`,
 `self.named_parameters()`, `self.buffers()` or `self.modules()` (or over one held module's,
@@ -452,6 +457,9 @@ class Model(nn.Module):
             return f"filled here by {pass_walk(first)}, and that fill thrown away"
         if first.kind == "init":
             return "filled here, and the fill thrown away"
+        refill = isinstance(finding, RepeatFinding) and _refill(finding.event)
+        if refill and first.kind in ("assign", "buffer"):  # (made of random draws)
+            return "drawn at random here, and the draws thrown away"
         if first.kind == "rerun" and first.inner_fills:
             method = first.name.rpartition(".")[2]
             return f"filled here by `{method}()` run again, and that fill thrown away"
@@ -515,6 +523,9 @@ class Model(nn.Module):
         elif finding.first.kind == "pass":
             by = f"by {pass_walk(finding.first)} in {wording.first_fn}"
             lost = "the pass's fill of it is thrown away"
+        elif finding.first.kind in ("assign", "buffer"):  # (made of random draws)
+            by, verb = f"(drawn in {wording.first_fn}", "are"
+            lost = "those draws are thrown away"
         where = f"at {wording.first_where}" + (")" if by.startswith("(") else "")
         message = (
             f"{finding.what} {by} {where} {verb} {again} "

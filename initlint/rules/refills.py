@@ -20,6 +20,8 @@ from initlint.rules.repeats import never_both
 from initlint.simulation.coverage import LOAD
 from initlint.simulation.levels import HEAVY, LIGHT, UNKNOWN
 from initlint.simulation.records import Event, Simulation, walk_machinery
+from initlint.simulation.torch_knowledge import RANDOM_FACTORIES
+from initlint.simulation.values import TRUE
 
 CODE = "IL005"
 # Events that store the attribute anew: a fill before them filled another tensor.
@@ -89,6 +91,8 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
             _forget(filled, (e.reads - e.holds) | {e.name})
             built[e.name] = e
             wrapped[e.name] = e  # (a container may be given wrapped items after)
+            if e.status == TRUE and drawn(e):
+                filled[e.name] = e  # (``nn.Parameter(torch.randn(a, b))``: a fill)
             continue
         if e.kind == "mutate" and not e.effect.detail and e.name in wrapped:
             # (an item appended: the container and its items' wraps go on, with its own)
@@ -424,10 +428,36 @@ def _called_again(sim: Simulation, e: Event) -> bool:
     return False
 
 
+def drawn(e: Event) -> bool:
+    """Whether the store ``e`` makes its tensor from random draws: ``torch.randn(a, b)``,
+    also as ``nn.Parameter(torch.randn(...))`` (``torch.empty`` would hold the place)."""
+    value = e.effect.value
+    if value is not None and value.kind == "call" and value.name.endswith("Parameter"):
+        given = value.children[:1] if value.value != 0 else ()
+        value = given[0] if given else None
+    if value is None or value.kind != "call":
+        return False
+    head, _, last = value.name.rpartition(".")
+    return head == "torch" and last in RANDOM_FACTORIES
+
+
 def _finding(sim: Simulation, first: Event, again: Event, store: Event | None) -> RepeatFinding:
     """The ancestor's pass ``first`` over ``self.<name>``, filled again by ``again``: priced
-    as what the tensor is (the store that made it), unknown when no store shows it."""
+    as what the tensor is (the store that made it), unknown when no store shows it. Or the
+    class's own store ``first`` of random draws, filled again before any read."""
     cost = store.cost if store is not None else UNKNOWN
+    if first.kind in _STORES:
+        return RepeatFinding(
+            CODE,
+            sim,
+            again,
+            first,
+            confidence_of(first, again),
+            f"the random values `self.{again.name}` was made with",
+            cost=max(cost, LIGHT),
+            no_fix="the tensor is drawn at random and then filled: make it with "
+            "`torch.empty(...)`, which the fill overwrites anyway",
+        )
     return _ancestors_fill(sim, first, again, cost, "pass")
 
 

@@ -213,6 +213,8 @@ LOADERS = frozenset("from_pretrained from_config from_single_file".split())
 # Factories whose size arguments decide whether the tensor is small (a light tensor).
 SIZED_FACTORIES = frozenset("zeros ones empty full rand randn".split())
 SCALAR_FACTORIES = frozenset("tensor as_tensor scalar_tensor".split())
+# Factories that fill what they make with random draws: a fill, as an initialiser's is.
+RANDOM_FACTORIES = frozenset("rand randn randint rand_like randn_like normal".split())
 # Tensor methods whose result has more dimensions than the tensor they are called on.
 GROWING_METHODS = frozenset("outer ger kron repeat tile".split())
 # Factories whose result always has one dimension, of a length their arguments give.
