@@ -73,7 +73,8 @@ class EffectLog:
         params = read_params(fn.args, annotated=is_method and fn.name == "__init__")
         if is_method and fn.name == "__init__":
             params = copied_params(fn, params)
-        elif not is_method:  # (``_get_clones(module, n)``: a function that only copies)
+        elif not is_method and _returns_only(fn):
+            # (``_get_clones(module, n)``: a function whose body returns copies of it)
             params = copied_params(fn, params, method=False)
         self.params = params
         self.self_name = ""
@@ -323,3 +324,11 @@ class EffectLog:
             )
         )
         return len(self.effects) - 1
+
+
+def _returns_only(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether ``fn``'s body, its docstring aside, is one ``return`` of a value."""
+    body = fn.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    return len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None

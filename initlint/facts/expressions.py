@@ -382,24 +382,29 @@ def copied_params(
     if fn.decorator_list:
         return params
     names = {p.name for p in params[1 if method else 0 :]}
+    if not names:
+        return params
     callee: dict[str, str] = {}
     spoilt: set[str] = set()
     copies: set[int] = set()  # the ``Name`` nodes that are a copy call's argument, or read
     # (node, in a nested scope, in a test: ``if layer.norm_first:``)
     todo: list[tuple[ast.AST, bool, bool]] = [(stmt, False, False) for stmt in fn.body]
     while todo:  # (a parent comes before its children)
+        if len(spoilt) == len(names):
+            return params  # (every one is kept, handed on or used otherwise)
         node, nested, tested = todo.pop()
         if isinstance(node, ast.Call) and not nested:
             if _reflective(node.func):
                 spoilt.update(names)
-            arg = node.args[0] if node.args and not isinstance(node.args[0], ast.Starred) else None
-            name = dotted(node.func)
-            if isinstance(arg, ast.Name) and arg.id in names and name == "isinstance":
-                copies.add(id(arg))
-            elif isinstance(arg, ast.Name) and arg.id in names and name:
-                copies.add(id(arg))
-                if callee.setdefault(arg.id, name) != name:
-                    spoilt.add(arg.id)
+            arg = node.args[0] if node.args else None
+            if isinstance(arg, ast.Name) and arg.id in names:
+                name = dotted(node.func)
+                if name == "isinstance":
+                    copies.add(id(arg))
+                elif name:
+                    copies.add(id(arg))
+                    if callee.setdefault(arg.id, name) != name:
+                        spoilt.add(arg.id)
             if isinstance(node.func, ast.Attribute):  # (``layer.forward(x)``: its method)
                 root = node.func.value
                 while isinstance(root, ast.Attribute):

@@ -184,7 +184,7 @@ together.
 
 A class that keeps only deep copies of what it is handed (its `__init__` mentions the
 parameter only as the first argument of one copying function, `copy.deepcopy(module)` or a
-function that only deep-copies its first argument, `_get_clones(layer, n)`, besides
+function whose body returns deep copies of its first argument, `_get_clones(layer, n)`, besides
 `isinstance` and the attributes its tests read, never stores or passes on the object
 itself) does not keep the value: `self.x = Complexified(self.x)`, or
 `nn.ModuleList([Complexified(m) for m in self.skips])`, copies the first value and drops it

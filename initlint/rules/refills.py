@@ -485,6 +485,8 @@ def _ancestors_fill(
 
 def _forget(filled: dict[str, Event], names: Iterable[str]) -> None:
     """Drop the fills of the attributes ``names`` (a tensor, or a module with its parts)."""
+    if not filled:
+        return
     for name in names:
         filled.pop(name, None)
         for key in [k for k in filled if k.partition(".")[0] == name]:
