@@ -326,9 +326,14 @@ class EffectLog:
         return len(self.effects) - 1
 
 
+def without_docstring(body: list[ast.stmt]) -> list[ast.stmt]:
+    """A function's statements, its docstring aside."""
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        return body[1:]
+    return body
+
+
 def _returns_only(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """Whether ``fn``'s body, its docstring aside, is one ``return`` of a value."""
-    body = fn.body
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-        body = body[1:]
+    body = without_docstring(fn.body)
     return len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None

@@ -390,8 +390,6 @@ def copied_params(
     # (node, in a nested scope, in a test: ``if layer.norm_first:``)
     todo: list[tuple[ast.AST, bool, bool]] = [(stmt, False, False) for stmt in fn.body]
     while todo:  # (a parent comes before its children)
-        if len(spoilt) == len(names):
-            return params  # (every one is kept, handed on or used otherwise)
         node, nested, tested = todo.pop()
         if isinstance(node, ast.Call) and not nested:
             if _reflective(node.func):

@@ -9,7 +9,7 @@ import ast
 from collections.abc import Sequence
 from dataclasses import replace
 
-from initlint.facts.effect_log import EffectLog, is_name, names_loaded
+from initlint.facts.effect_log import EffectLog, is_name, names_loaded, without_docstring
 from initlint.facts.expressions import UNKNOWN_COND, dotted, root_name, span_of, to_cond, to_expr
 from initlint.facts.local_uses import followed_names, uses_in
 from initlint.facts.model import Cond, Effect, Expr
@@ -17,6 +17,7 @@ from initlint.facts.passes import (
     MODULE_WALKS,
     TENSOR_WALKS,
     filled_tensor,
+    integer_literal,
     item_calls,
     only_initialises,
     pass_fills,
@@ -282,9 +283,7 @@ class FunctionReader(EffectLog):
         if len(positional) <= first or len(required) != first + 1 or positional[first].has_default:
             return
         item = positional[first].name
-        body = self.fn.body
-        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-            body = body[1:]  # (its docstring)
+        body = without_docstring(self.fn.body)
         if not body or not only_initialises(body, {item}, self.self_name, True, relaxed=True):
             return
         for fill, part, tests in pass_fills(body, item, ""):
@@ -672,14 +671,8 @@ class FunctionReader(EffectLog):
         "" for anything else."""
         if not isinstance(node, ast.Subscript) or not (held := self.self_attr(node.value)):
             return ""
-        index = node.slice
-        negative = isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub)
-        if negative:
-            assert isinstance(index, ast.UnaryOp)  # (for the type checker)
-            index = index.operand
-        if not isinstance(index, ast.Constant) or type(index.value) is not int:
-            return ""
-        return f"{held}.{-index.value if negative else index.value}"
+        index = integer_literal(node.slice)
+        return f"{held}.{index}" if index is not None else ""
 
     def _carry_fills(self, attr: str, value: ast.expr, guard: tuple[Cond, ...]) -> None:
         """``nn.init.normal_(fc.weight)`` and then ``self.fc = fc``, or ``self.body =

@@ -433,7 +433,7 @@ def _class_name_test(test: ast.expr, item: str, spelled: frozenset[str]) -> Item
         if texts is None or len(texts) != 1:
             return None
         return ItemTest("classname", texts, "eq", truth=isinstance(op, ast.Eq))
-    found, number = _found(left, spells), _integer(right)
+    found, number = _found(left, spells), integer_literal(right)
     if found is None or number is None:
         return None
     # ``find`` gives -1 when the text is absent, else where it starts (0 or more)
@@ -470,7 +470,7 @@ def _text_test(
     return None
 
 
-def _integer(node: ast.expr) -> int | None:
+def integer_literal(node: ast.expr) -> int | None:
     """An integer literal, ``-1`` too."""
     sign = 1
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):

@@ -16,7 +16,12 @@ from initlint.rules.shapes import relation
 from initlint.simulation.assumptions import other_values
 from initlint.simulation.levels import LIGHT, NONE, UNKNOWN
 from initlint.simulation.records import SOME_CHOICES, Event, Simulation, walk_machinery
-from initlint.simulation.torch_knowledge import CONFIG_ATTRS, SIZED_FACTORIES, positional_values
+from initlint.simulation.torch_knowledge import (
+    CONFIG_ATTRS,
+    SIZED_FACTORIES,
+    parameter_data,
+    positional_values,
+)
 from initlint.simulation.values import MAYBE
 
 CODE = "IL005"
@@ -525,8 +530,7 @@ def _placeholder(e: Event) -> bool:
     value = e.effect.value
     if value is None or value.kind != "call":
         return False
-    if _last(value.name) == "Parameter" and value.children:
-        value = value.children[0]
+    value = parameter_data(value)
     return _last(value.name) == "Identity" or _no_elements(value)
 
 

@@ -20,7 +20,7 @@ from initlint.rules.repeats import never_both
 from initlint.simulation.coverage import LOAD
 from initlint.simulation.levels import HEAVY, LIGHT, UNKNOWN
 from initlint.simulation.records import Event, Simulation, walk_machinery
-from initlint.simulation.torch_knowledge import RANDOM_FACTORIES
+from initlint.simulation.torch_knowledge import RANDOM_FACTORIES, parameter_data
 from initlint.simulation.values import TRUE
 
 CODE = "IL005"
@@ -432,10 +432,10 @@ def drawn(e: Event) -> bool:
     """Whether the store ``e`` makes its tensor from random draws: ``torch.randn(a, b)``,
     also as ``nn.Parameter(torch.randn(...))`` (``torch.empty`` would hold the place)."""
     value = e.effect.value
-    if value is not None and value.kind == "call" and value.name.endswith("Parameter"):
-        given = value.children[:1] if value.value != 0 else ()
-        value = given[0] if given else None
-    if value is None or value.kind != "call":
+    if value is None:
+        return False
+    value = parameter_data(value)
+    if value.kind != "call":
         return False
     head, _, last = value.name.rpartition(".")
     return head == "torch" and last in RANDOM_FACTORIES
@@ -447,17 +447,12 @@ def _finding(sim: Simulation, first: Event, again: Event, store: Event | None) -
     class's own store ``first`` of random draws, filled again before any read."""
     cost = store.cost if store is not None else UNKNOWN
     if first.kind in _STORES:
-        return RepeatFinding(
-            CODE,
-            sim,
-            again,
-            first,
-            confidence_of(first, again),
-            f"the random values `self.{again.name}` was made with",
-            cost=max(cost, LIGHT),
-            no_fix="the tensor is drawn at random and then filled: make it with "
-            "`torch.empty(...)`, which the fill overwrites anyway",
+        what = f"the random values `self.{again.name}` was made with"
+        no_fix = (
+            "the tensor is drawn at random and then filled: make it with "
+            "`torch.empty(...)`, which the fill overwrites anyway"
         )
+        return _fill_finding(sim, first, again, cost, what, no_fix)
     return _ancestors_fill(sim, first, again, cost, "pass")
 
 
@@ -468,25 +463,29 @@ def _part_finding(sim: Simulation, first: Event, again: Event) -> RepeatFinding:
 
 
 def _ancestors_fill(
-    sim: Simulation, first: Event, again: Event, cost: int, what: str
+    sim: Simulation, first: Event, again: Event, cost: int, kind: str
 ) -> RepeatFinding:
+    no_fix = (
+        f"the first {kind} runs in {_owner_name(first)}'s code, for its other users too: "
+        "switch it off there, or fill the tensor once"
+    )
+    return _fill_finding(
+        sim, first, again, cost, f"the initialisation of `self.{again.name}`", no_fix
+    )
+
+
+def _fill_finding(
+    sim: Simulation, first: Event, again: Event, cost: int, what: str, no_fix: str
+) -> RepeatFinding:
+    """A fill thrown away by ``again``: at least light."""
+    confidence = confidence_of(first, again)
     return RepeatFinding(
-        CODE,
-        sim,
-        again,
-        first,
-        confidence_of(first, again),
-        f"the initialisation of `self.{again.name}`",
-        cost=max(cost, LIGHT),
-        no_fix=f"the first {what} runs in {_owner_name(first)}'s code, for its other users "
-        "too: switch it off there, or fill the tensor once",
+        CODE, sim, again, first, confidence, what, cost=max(cost, LIGHT), no_fix=no_fix
     )
 
 
 def _forget(filled: dict[str, Event], names: Iterable[str]) -> None:
     """Drop the fills of the attributes ``names`` (a tensor, or a module with its parts)."""
-    if not filled:
-        return
     for name in names:
         filled.pop(name, None)
         for key in [k for k in filled if k.partition(".")[0] == name]:

@@ -172,17 +172,9 @@ class CallEffects(RerunEffects):
         fills whole on every path (``kaiming_uniform_(linear.weight)``) are filled as if
         the class filled them (``self.lin.weight``)."""
         eff = ctx.effect
-        if not eff.target:
-            return None
-        target = self.simulator.index.resolve(frame.call.fn.module, eff.name)
-        fn = self.simulator.index.function_info(target.name) if target is not None else None
-        body = fn.facts.load() if fn is not None and target is not None else None
-        if (
-            body is None
-            or isinstance(body, BodyError)
-            or target is None
-            or target.kind != "function"
-        ):
+        fn = self.simulator.cost.helper_of(frame.call.fn.module, eff) if eff.target else None
+        body = fn.facts.load() if fn is not None else None
+        if body is None or isinstance(body, BodyError):
             return None
         handed = [
             at

@@ -22,7 +22,7 @@ def copied_by(index: ProjectIndex, module: Module, value: Expr | None, attr: str
     mentions = _mentions(value, me, attr)
     found: list[str] = []
     for call, at in _handed(value, me, attr):
-        cls = _copying_class(index, module, call, at)
+        cls = copying_class(index, module, call, at)
         if not cls:
             return ""
         found.append(cls)
@@ -65,7 +65,7 @@ def _mentions_name(e: Expr, name: str) -> int:
     return sum(x.kind == "name" and x.name == name for x in e.nodes())
 
 
-def _copying_class(index: ProjectIndex, module: Module, call: Expr, at: int) -> str:
+def copying_class(index: ProjectIndex, module: Module, call: Expr, at: int) -> str:
     """The name of the class ``call`` constructs when the parameter its argument number
     ``at`` binds to is one its ``__init__`` keeps only deep copies of; "" otherwise."""
     if not call.name or any(k == "" or k.startswith("*") for k in call.keywords):
@@ -105,9 +105,3 @@ def _deep_copier(index: ProjectIndex, module: Module, name: str) -> bool:
         return False
     inner = index.resolve(fn.module, first.copied_by)
     return inner is not None and inner.name == _DEEP_COPY
-
-
-def copying_class(index: ProjectIndex, module: Module, call: Expr, at: int) -> str:
-    """The class ``call`` constructs when it keeps only deep copies of its argument
-    number ``at`` (``nn.TransformerEncoder(layer, n)``); "" otherwise."""
-    return _copying_class(index, module, call, at)

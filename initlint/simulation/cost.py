@@ -711,7 +711,7 @@ class CostModel:
         pass over the weights it is handed (the object's, or what the attribute holds) when
         it initialises what it is given. A class or a library's function handed the object
         costs what building or calling it does; a name not found here, nothing claimed."""
-        helper = self._helper_of(fn.module, eff)
+        helper = self.helper_of(fn.module, eff)
         if helper is not None:
             return self._run_on_self(helper, (), mro, eff.target)
         target = self.index.resolve(fn.module, eff.name)
@@ -722,7 +722,7 @@ class CostModel:
             return NONE
         return self.target_cost(target, fn.module, mro)  # a class, or a library's
 
-    def _helper_of(self, module: Module, eff: Effect) -> FunctionInfo | None:
+    def helper_of(self, module: Module, eff: Effect) -> FunctionInfo | None:
         """The function a ``helper`` effect calls, where initlint reads its source."""
         target = self.index.resolve(module, eff.name)
         if target is None or target.kind != "function":
@@ -767,7 +767,7 @@ class CostModel:
                     if self._fills(callee, mro, seen):
                         return True
             elif eff.kind == "helper":
-                helper = self._helper_of(fn.module, eff)
+                helper = self.helper_of(fn.module, eff)
                 if helper is not None and self._fills(helper, (), seen):
                     return True
         return False

@@ -430,13 +430,10 @@ def _bound_local(e: Event, name: str) -> Expr | None:
             continue
         if _mentioned(eff, name):
             return None
-    if branches and found is None:
+    if found is None and branches:
         # (``if i == 0: layer = Block(a)`` ``else: layer = Block(b)``: one class either way)
-        if not all(b is not None and b.kind == "call" for b in branches):
-            return None
-        if len({b.name for b in branches if b is not None}) == 1:
-            found = branches[0]
-    if found is None or found.kind != "call" or branches and not _same_callee(found, branches):
+        found = branches[0]
+    if found is None or found.kind != "call" or not _same_callee(found, branches):
         return None
     for eff in body.effects[e.effect_index + 1 :]:
         if eff.stmt_span == here.stmt_span:

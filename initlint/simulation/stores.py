@@ -282,8 +282,8 @@ class StoreEffects(LocalEffects):
                 # (``self.base_model = {"a": net_a, "b": net_b}[name]``: what it may hold)
                 choices = self.simulator.cost.choices
                 held = choices.held(frame.call.fn.module, eff.value, frame.call.env)
-                ok = held is not None and stored.status == TRUE
-                self.self_attrs[eff.name] = held if ok and held is not None else UNKNOWN
+                sure = held if stored.status == TRUE else None
+                self.self_attrs[eff.name] = sure if sure is not None else UNKNOWN
         ev = self.emit(
             frame,
             ctx.effect_index,
@@ -425,9 +425,11 @@ class StoreEffects(LocalEffects):
     def chosen_classes(
         self, frame: Frame, value: Expr | None
     ) -> tuple[tuple[str, tuple[str, ...]], ...]:
-        """The names of the frame that ``value`` calls and that hold one of several classes
-        (``Emb = A if warp else B``, then ``Emb(...)``), each with their qualified names; a
-        name one of whose choices is not a class known here is left out."""
+        """The names that ``value`` calls and that hold one of several classes or builders
+        (a local, ``Emb = A if warp else B``, then ``Emb(...)``; a self attribute,
+        ``self.base_model = {...}[name]``, then ``self.base_model(...)``), each with the
+        qualified names of the classes they build, "" for one not known here; a name none of
+        whose choices is known is left out."""
         if value is None:
             return ()
         out: dict[str, tuple[str, ...]] = {}

@@ -252,6 +252,13 @@ def positional_values(call: Expr) -> tuple[Expr, ...]:
     return call.children
 
 
+def parameter_data(value: Expr) -> Expr:
+    """What ``nn.Parameter(t)`` wraps, its first argument ``t``; any other value itself."""
+    if value.kind == "call" and value.name.rpartition(".")[2] == "Parameter" and value.children:
+        return value.children[0]
+    return value
+
+
 def keyword_values(call: Expr) -> dict[str, Expr]:
     """The keyword arguments of ``call`` by name (``**kw`` left out)."""
     kws = call.keywords[1:] if call.keywords[:1] == ("*",) else call.keywords
