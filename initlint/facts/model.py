@@ -136,11 +136,13 @@ class ItemTest:
     """A test an initialisation pass makes of the item it walks (``facts/passes.py``), held
     (``truth``) or not on the way to a fill. kind: ``isinstance`` (``names``: the classes,
     dotted as written) | ``dims`` (the number of dimensions compared by ``op``, gt ge eq ne
-    lt le, with ``value``) | ``name`` (the item's dotted name: ``op`` in, endswith or
+    lt le, with ``value``) | ``type`` (``names``: the item's own class is one of them,
+    ``type(m) in {...}``) | ``name`` (the item's dotted name: ``op`` in, endswith or
     startswith, ``names`` the strings) | ``classname`` (the name of the item's class, as
-    ``name``, or ``op`` eq) | ``present`` (``m.<names[0]> is not None``)."""
+    ``name``, or ``op`` eq) | ``present`` (``m.<names[0]> is not None``) | ``hasattr``
+    (``hasattr(m, "<names[0]>")``)."""
 
-    kind: Literal["isinstance", "dims", "name", "classname", "present"]
+    kind: Literal["isinstance", "type", "dims", "name", "classname", "present", "hasattr"]
     names: tuple[str, ...] = ()
     op: str = ""
     value: int = 0

@@ -357,6 +357,13 @@ def _one_test(test: ast.expr, item: str, name: str) -> ItemTest | None:
     if isinstance(test, ast.Call) and isinstance(test.func, ast.Name):
         if test.func.id == "isinstance" and len(test.args) == 2 and not test.keywords:
             return _isinstance(test.args, item)
+        if test.func.id == "hasattr" and len(test.args) == 2 and not test.keywords:
+            attr = test.args[1]  # ``hasattr(m, "reset_parameters")``
+            if _is(test.args[0], item) and isinstance(attr, ast.Constant):
+                return ItemTest("hasattr", (attr.value,)) if isinstance(attr.value, str) else None
+    exact = _exact_type(test, item)
+    if exact is not None:
+        return exact
     if name:  # ``n.endswith("bias")``, ``n.startswith(("a", "b"))``, ``"bias" in n``
         text = _text_test(test, lambda node: _is(node, name), "name")
         if text is not None:
@@ -499,6 +506,32 @@ def _isinstance(args: list[ast.expr], item: str) -> ItemTest | None:
     if not names or not all(names):
         return None
     return ItemTest("isinstance", names)
+
+
+def _exact_type(test: ast.expr, item: str) -> ItemTest | None:
+    """``type(m) in {nn.Conv2d, nn.Linear}``, ``type(m) is nn.Linear`` (``==``; ``not in``,
+    ``is not`` and ``!=`` negated): the item's own class is one of those named."""
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return None
+    left, right, op = test.left, test.comparators[0], test.ops[0]
+    if not isinstance(left, ast.Call) or not isinstance(left.func, ast.Name):
+        return None
+    if left.func.id != "type" or len(left.args) != 1 or left.keywords:
+        return None
+    if not _is(left.args[0], item):
+        return None
+    if isinstance(op, ast.In | ast.NotIn):
+        if not isinstance(right, ast.Set | ast.Tuple | ast.List):
+            return None
+        kinds = right.elts
+    elif isinstance(op, ast.Is | ast.IsNot | ast.Eq | ast.NotEq):
+        kinds = [right]
+    else:
+        return None
+    names = tuple(dotted(k) for k in kinds)
+    if not names or not all(names):
+        return None
+    return ItemTest("type", names, truth=isinstance(op, ast.In | ast.Is | ast.Eq))
 
 
 def _reads_dims(node: ast.expr, item: str) -> bool:

@@ -149,10 +149,12 @@ torch's initialisers (`nn.init`'s, or a tensor's `normal_`, `zero_`...), and rea
 of it but its shape, and `self.apply(fn)` with a function that only does that to the module
 it is handed. Where its tests on each item can
 be decided for a tensor the object holds (`p.dim() > 1` for a tensor whose dimensions are
-known, `isinstance(m, nn.Linear)` for a module of a known class, `"bias" in name`, `m.bias
-is not None`), the pass fills that tensor for sure: a whole fill of it just before the pass
-(`nn.init.normal_(self.embed.weight)`, by any code of the construction) is thrown away by
-the pass, and the pass's fill of it by a whole fill just after it
+known, `isinstance(m, nn.Linear)` for a module of a known class, `type(m) in {nn.Conv2d,
+nn.Linear}` for its own class alone, `"bias" in name`, `m.bias is not None` or
+`hasattr(m, "bias")` for a fill of `m.bias`), the pass fills that tensor for sure: a
+whole fill of it just before the pass (`nn.init.normal_(self.embed.weight)`, by any code
+of the construction) is thrown away by the pass, and the pass's fill of it by a whole fill
+just after it
 (`nn.init.normal_(self.level_embed)`), nothing having read the tensor or replaced what holds
 it in between. So are the fills a held module's own construction made (`self.attn =
 Attention(d)`, whose `__init__` ran its own pass over its projections), on every path and

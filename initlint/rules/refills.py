@@ -148,8 +148,9 @@ def _method_refills(sim: Simulation) -> list[RepeatFinding]:
                 "the initialisation of " + _listed(names),
                 cost=max(cost, LIGHT),
                 no_fix=(
-                    f"{e.constructs.rpartition('.')[2] or 'its'}'s construction already runs "
-                    f"`{method}()`: run it once, or keep it out of the construction"
+                    f"{_owner_name(first)}'s construction already fills them, in its "
+                    f"`{first.fn.qualname.rpartition('.')[2]}()`: run `{method}()` once, or "
+                    "keep it out of the construction"
                 ),
             )
         )

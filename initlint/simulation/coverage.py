@@ -212,8 +212,8 @@ def _holds(
     """Whether ``test`` is decided for the tensor (or its module) and comes out as the
     pass needs it."""
     result: bool | None = None
-    if test.kind == "isinstance" and is_a is not None:
-        answers = [is_a(t.classes, n) for n in test.names]
+    if test.kind in _CLASS_TESTS and is_a is not None and t.classes:
+        answers = [is_a(tested_classes(test, t.classes), n) for n in test.names]
         result = True if True in answers else None if None in answers else False
     elif test.kind == "dims" and t.dims is not None and is_a is None:
         result = _compare(t.dims, test.op, test.value)
@@ -221,9 +221,19 @@ def _holds(
         result = _name_test(name, test)
     elif test.kind == "classname" and is_a is not None and t.classes:
         result = _class_name_test(t.classes[0].rpartition(".")[2], test)
-    elif test.kind == "present" and is_a is not None:
+    elif test.kind in ("present", "hasattr") and is_a is not None:
         result = True if test.names == (t.part,) else None
     return result is not None and result == test.truth
+
+
+# Tests of the class of the module a tensor belongs to.
+_CLASS_TESTS = frozenset({"isinstance", "type"})
+
+
+def tested_classes(test: ItemTest, classes: tuple[str, ...]) -> tuple[str, ...]:
+    """The classes of a module's MRO ``classes`` that ``test`` asks about: all of them for
+    ``isinstance``, the module's own for ``type(m) in {...}``."""
+    return classes[:1] if test.kind == "type" else classes
 
 
 def _compare(dims: int, op: str, value: int) -> bool | None:

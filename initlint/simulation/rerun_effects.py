@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from initlint.facts.model import BodyError, Effect, Expr, ItemTest
 from initlint.index.records import Module
+from initlint.simulation.coverage import tested_classes
 from initlint.simulation.levels import UNKNOWN
 from initlint.simulation.pass_effects import DEPTH, PassEffects, last_fills
 from initlint.simulation.records import Event, Simulation, built_by, choices_of, events_inside
@@ -94,9 +95,10 @@ class RerunEffects(PassEffects):
         """Whether some test of the loop (its names read in ``module``) fails, for sure, for
         a module of MRO ``classes``."""
         for test in tests:
-            if test.kind != "isinstance":
+            if test.kind not in ("isinstance", "type"):
                 continue
-            answers = [self.is_a_class(classes, module, n) for n in test.names]
+            tested = tested_classes(test, classes)
+            answers = [self.is_a_class(tested, module, n) for n in test.names]
             if None in answers and True not in answers:
                 continue
             if (True in answers) != test.truth:
@@ -109,15 +111,21 @@ class RerunEffects(PassEffects):
         _, holder, item, _ = walked
         classes = self._reached_class(holder, item)
         for test in tests:
-            if test.kind != "isinstance" or not classes:
+            if test.kind == "hasattr" and classes and test.truth:
+                # (a method of the module's class: an attribute missing is not known so)
+                if self.simulator.index.lookup_method(classes, test.names[0]) is None:
+                    return False
+                continue
+            if test.kind not in ("isinstance", "type") or not classes:
                 return False
-            answers = [self.is_a_class(classes, module, n) for n in test.names]
+            tested = tested_classes(test, classes)
+            answers = [self.is_a_class(tested, module, n) for n in test.names]
             if (True in answers) != test.truth or (None in answers and True not in answers):
                 return False
         return True
 
     def _refills(
-        self, holder: Event, item: Expr | None, method: str, prefix: str
+        self, holder: Event, item: Expr | None, method: str, prefix: str, depth: int = DEPTH
     ) -> tuple[tuple[int, str, int, Event], ...] | BodyError:
         """The tensors the module's construction filled in its own ``method()`` (on every
         path, nothing reading or filling them since): (the store, the tensor's name from
@@ -126,12 +134,12 @@ class RerunEffects(PassEffects):
         the cheapest."""
         choices = choices_of(holder, item)
         if not choices:
-            return self._refills_of(holder, item, method, prefix, "")
+            return self._refills_of(holder, item, method, prefix, "", depth)
         each = []
         for choice in choices:
             if not choice:
                 return ()  # (a class not known: what it fills is not known)
-            found = self._refills_of(holder, item, method, prefix, choice)
+            found = self._refills_of(holder, item, method, prefix, choice, depth)
             if isinstance(found, BodyError) or not found:
                 return found
             each.append(found)
@@ -143,7 +151,13 @@ class RerunEffects(PassEffects):
         )
 
     def _refills_of(
-        self, holder: Event, item: Expr | None, method: str, prefix: str, choice: str
+        self,
+        holder: Event,
+        item: Expr | None,
+        method: str,
+        prefix: str,
+        choice: str,
+        depth: int,
     ) -> tuple[tuple[int, str, int, Event], ...] | BodyError:
         inner = self.simulator.object_simulation(holder, item, choice)
         if inner is None or isinstance(inner, BodyError):
@@ -151,7 +165,9 @@ class RerunEffects(PassEffects):
         if inner.incomplete:
             return ()
         call = _own_call(inner, method)
-        if call is None or _changed_after(inner, call):
+        if call is None:
+            return self._handed_on(inner, holder, method, prefix, depth)
+        if _changed_after(inner, call):
             return ()
         inside = {e.index for e in events_inside(inner.events, call)}
         filled = {n: e for n, e in last_fills(inner, own_only=False).items() if e.index in inside}
@@ -165,6 +181,59 @@ class RerunEffects(PassEffects):
             (holder.index, f"{prefix}.{n}", cost.get(n, UNKNOWN), e)
             for n, e in sorted(filled.items())
         )
+
+    def _handed_on(
+        self, inner: Simulation, holder: Event, method: str, prefix: str, depth: int
+    ) -> tuple[tuple[int, str, int, Event], ...] | BodyError:
+        """A module whose construction did not run ``method``, where ``method`` hands the
+        run on to modules it holds (``def reset_parameters(self): self.lin1.reset_parameters()``):
+        what each of those runs fills anew (``_refills``), for a module its construction
+        stored on every path and did not use after, nor the method before the call."""
+        fn = self.simulator.index.lookup_method(inner.mro, method)
+        body = fn.facts.load() if fn is not None and depth > 0 else None
+        if body is None or isinstance(body, BodyError):
+            return () if body is None else body
+        out: list[tuple[int, str, int, Event]] = []
+        read: set[str] = set()  # (by the statements before the one at hand)
+        span, reading = None, set[str]()
+        for eff in body.effects:
+            if eff.stmt_span != span:
+                read |= reading
+                span, reading = eff.stmt_span, set()
+            if eff.kind == "touch":
+                reading |= eff.reads
+            if eff.kind != "held_call" or eff.guard or "." in eff.target:
+                continue
+            if eff.target in read or "*" in read:
+                continue
+            part = _kept_part(inner, eff.target)
+            if part is None:
+                continue
+            found = self._refills(part, None, eff.name, f"{prefix}.{eff.target}", depth - 1)
+            if isinstance(found, BodyError):
+                return found
+            out += [(holder.index, name, cost, fill) for _, name, cost, fill in found]
+        return tuple(out)
+
+
+def _kept_part(sim: Simulation, name: str) -> Event | None:
+    """The construction's last store of ``self.<name>``, made on every path, when nothing
+    after it read, filled or replaced it."""
+    stores = [e for e in sim.events if e.kind == "assign" and e.name == name and not e.shadow]
+    if not stores or stores[-1].status != TRUE:
+        return None
+    store = stores[-1]
+    for e in sim.events[store.index + 1 :]:
+        if e.shadow:
+            continue
+        if e.name == name or e.name.startswith(f"{name}."):
+            return None
+        reads = e.effect.reads if e.kind == "touch" else frozenset[str]()
+        if "*" in reads or name in reads:
+            return None
+        if e.kind in ("pass", "rerun"):
+            return None  # (a walk over the object may reach it)
+    return store
 
 
 def _changed_after(sim: Simulation, call: Event) -> bool:

@@ -89,6 +89,25 @@ class Never(nn.Module):
         nn.init.zeros_(self.fc.weight)
 
 
+class HandsOn(nn.Module):
+    def __init__(self, d=16):
+        super().__init__()
+        self.lin1 = nn.Linear(d, d)
+        self.lin2 = nn.Linear(d, d)
+
+    def reset_parameters(self):
+        self.lin1.reset_parameters()
+        self.lin2.reset_parameters()
+
+
+class HandedOn(nn.Module):
+    def __init__(self, d=16):
+        super().__init__()
+        self.blocks = nn.ModuleList([HandsOn(d) for _ in range(2)])
+        for block in self.blocks:
+            block.reset_parameters()
+
+
 class NotRunBefore(nn.Module):
     def __init__(self, d=16):
         super().__init__()
@@ -103,6 +122,8 @@ EXPECTED = {
     "Layer": {"mlp.0.weight", "mlp.2.weight"},
     "Appended": {"layers.*.mlp.0.weight", "layers.*.mlp.2.weight", "layers.*.weight"},
     "Walked": {"layers.*.mlp.0.weight", "layers.*.mlp.2.weight", "layers.*.weight"},
+    # (a method its construction never ran, that runs its modules' own again)
+    "HandedOn": {"blocks.*.lin1.weight", "blocks.*.lin2.weight"},
 }
 
 
@@ -139,7 +160,7 @@ def _loop_refills(module: object, cls: str, path: str, line: int) -> set[str]:
             again.add(ptr)
         before.add(ptr)
     return {
-        re.sub(r"^layers\.\d+\.", "layers.*.", name)
+        re.sub(r"^(layers|blocks)\.\d+\.", r"\1.*.", name)
         for name, t in built.named_parameters()
         if t.untyped_storage().data_ptr() in again
     }
