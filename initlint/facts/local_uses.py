@@ -24,9 +24,10 @@ _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 def followed_names(fn: ast.FunctionDef | ast.AsyncFunctionDef, self_name: str) -> frozenset[str]:
     """The names whose uses the function's ``local_use`` effects follow, found in one walk:
 
-    - the locals it binds exactly once, by a plain assignment of a call to that name alone
-      (``net = resnet50()``), and nowhere else: not a parameter, not a loop or ``with``
-      target, not declared ``global`` or ``nonlocal``, not bound in a nested scope;
+    - the locals it binds only by plain assignments of a call to that name alone
+      (``net = resnet50()``; once, or once on each branch), and nowhere else: not a
+      parameter, not a loop or ``with`` target, not declared ``global`` or ``nonlocal``,
+      not bound in a nested scope (each binding is followed from where it is made);
     - for an ``__init__`` (``self_name`` its first parameter), the parameters that may hold
       an object built for the construction alone (``super().__init__(resnet18())`` in a
       subclass, into ``def __init__(self, resnet)``): those it never rebinds or deletes and
@@ -39,7 +40,7 @@ def followed_names(fn: ast.FunctionDef | ast.AsyncFunctionDef, self_name: str) -
     if args.kwarg is not None:
         params.add(args.kwarg.arg)
     bound: dict[str, int] = {}
-    by_call: set[str] = set()
+    by_call: dict[str, int] = {}
     deleted: set[str] = set()
     roots: set[str] = set()  # (names whose attributes are read or written)
     for node in _own_nodes(fn):
@@ -57,10 +58,10 @@ def followed_names(fn: ast.FunctionDef | ast.AsyncFunctionDef, self_name: str) -
         elif isinstance(node, ast.Assign) and len(node.targets) == 1:
             target = node.targets[0]
             if isinstance(target, ast.Name) and isinstance(node.value, ast.Call):
-                by_call.add(target.id)
+                by_call[target.id] = by_call.get(target.id, 0) + 1
         elif isinstance(node, _NESTED) and not isinstance(node, ast.Lambda):
             bound[node.name] = 2  # a def or class of that name binds it too
-    built = {n for n in by_call if bound.get(n) == 1 and n not in params}
+    built = {n for n, calls in by_call.items() if bound.get(n) == calls and n not in params}
     if fn.name == "__init__" and self_name:
         held = (params & roots) - {self_name, *bound, *deleted}
         held.difference_update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
