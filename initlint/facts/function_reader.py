@@ -727,6 +727,9 @@ class FunctionReader(EffectLog):
         ):
             # config.n_experts = None: a field of a local or argument object
             self.add("objattr", stmt, guard, name=path, value=vexpr, target=how)
+        elif isinstance(target, ast.Attribute) and (item := self._held_item(target.value)):
+            # self.head[-1].weight = v: a part of one item of a held container, by number
+            self.add("nested", stmt, guard, name=item, detail=target.attr, value=vexpr, target=how)
         elif isinstance(target, ast.Attribute) and self.self_attr(target.value):
             # self.a.b = v: a part of the object self.a holds is replaced by v
             holder = self.self_attr(target.value)

@@ -157,7 +157,8 @@ def _part_discards(sim: Simulation) -> Iterator[RepeatFinding]:
         if e.kind == "nested":
             cls, by, what = part_of(e, holder)
             part = e.effect.detail
-            where = f"{cls}'s own construction (the object {by} stores in `self.{holder.name}`)"
+            held = e.name.rpartition(".")[0]
+            where = f"{cls}'s own construction (the object {by} stores in `self.{held}`)"
             argument = f"an argument of {cls}"
         else:
             cls = built_name(holder)

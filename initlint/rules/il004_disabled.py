@@ -39,9 +39,10 @@ construction performs that setup instead.
 
 An attribute that no class in the MRO reads plainly (`self.x`) leaves nothing missing when it
 is switched off, and is not reported: one that nothing reads, or that every reader reads only
-through `getattr(self, "x", default)` or `hasattr(self, "x")`; so is one read only under the
-test it is set up under (`if not self.lazy:` around the setup and around every read, or
-around every call of a helper method that reads it). Nor is
+through `getattr(self, "x", default)` or `hasattr(self, "x")`, or reads only in a method the
+class overrides without calling it (an ancestor's `forward` that never runs on the object);
+so is one read only under the test it is set up under (`if not self.lazy:` around the setup
+and around every read, or around every call of a helper method that reads it). Nor is
 setup in one arm of an `if` whose other arm the flag switches on, when that arm builds
 something (`if deep_stem: self.stem = ... else: self.conv1 = ...`): the flag chose one of
 the ancestor's two setups, and the class gets the other. Nor is a flag passed at the value

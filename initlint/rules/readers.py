@@ -33,12 +33,55 @@ def _class_text(info: ClassInfo) -> str:
 
 
 def no_plain_reads(classes: list[ClassInfo], attr: str) -> bool:
-    """True when the classes never read ``self.<attr>`` plainly: only through
-    getattr/hasattr, or not at all. Assignments and registrations are not reads."""
-    name = re.escape(attr)
-    # self.x = ... (an assignment) and self.x: T (an annotation) are not reads
-    plain = re.compile(rf"\bself\.{name}\b(?!\s*(?:=(?!=)|:))")
-    return not any(plain.search(_class_text(info)) for info in classes)
+    """True when the classes (an MRO, first class first) never read ``self.<attr>`` plainly
+    in a method the object runs: only through getattr/hasattr, only in a method a class
+    before it overrides, or not at all. Assignments and registrations are not reads."""
+    trees = _live_trees(classes)
+    if trees is None:  # (a class's text does not parse: any mention may read it)
+        name = re.escape(attr)
+        # self.x = ... (an assignment) and self.x: T (an annotation) are not reads
+        plain = re.compile(rf"\bself\.{name}\b(?!\s*(?:=(?!=)|:))")
+        return not any(plain.search(_class_text(info)) for info in classes)
+    return not any(node.attr == attr for tree in trees for node, _, _ in _loads(tree, _NONE, ""))
+
+
+def _live_trees(classes: list[ClassInfo]) -> list[ast.AST] | None:
+    """Each class's parsed text without the methods a class before it in the MRO
+    overrides: an object of the first class never runs those. None when a text does not
+    parse."""
+    trees: list[ast.AST] = []
+    overridden: set[str] = set()
+    for info in classes:
+        try:
+            tree = ast.parse(textwrap.dedent(_class_text(info)))
+        except SyntaxError:
+            return None
+        cls = next((n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)), None)
+        if cls is None:
+            return None
+        methods = [s for s in cls.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)]
+        cls.body = [s for s in cls.body if s not in methods or s.name not in overridden]
+        cls.body = cls.body or [ast.Pass()]
+        # (a method that calls the one it overrides, ``super().forward(x)``, keeps it run)
+        overridden |= {m.name for m in methods if not _calls_overridden(m)}
+        trees.append(tree)
+    return trees
+
+
+def _calls_overridden(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether the method calls its own name on anything but ``self``
+    (``super().forward(x)``, ``Base.forward(self, x)``)."""
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr != fn.name:
+                continue
+            receiver = node.func.value
+            if not (isinstance(receiver, ast.Name) and receiver.id == "self"):
+                return True
+    return False
+
+
+_NONE: frozenset[str] = frozenset()
 
 
 def reads_under(classes: list[ClassInfo], attr: str, tests: frozenset[str]) -> bool:
@@ -49,12 +92,9 @@ def reads_under(classes: list[ClassInfo], attr: str, tests: frozenset[str]) -> b
     missing where it is read. False when a class's text does not parse."""
     if not tests:
         return False
-    trees: list[ast.AST] = []
-    for info in classes:
-        try:
-            trees.append(ast.parse(textwrap.dedent(_class_text(info))))
-        except SyntaxError:
-            return False
+    trees = _live_trees(classes)
+    if trees is None:
+        return False
     outside: set[str] = set()  # methods holding a read where the tests may not hold
     for tree in trees:
         for node, held, method in _loads(tree, frozenset(), ""):

@@ -281,11 +281,13 @@ def nested_repeat(sim: Simulation, e: Event) -> RepeatFinding | None:
 
 def part_of(e: Event, holder: Event) -> tuple[str, str, str]:
     """For ``self.attn.qkv = v`` (``e``) and the store of ``self.attn`` (``holder``): the
-    class built there (or the factory that built it), the method that stored it, and the
-    part named as messages name it."""
-    cls = built_name(holder)
+    class built there (or the factory that built it; the item's class for a part of one
+    item, ``self.head[-1].weight``), the method that stored it, and the part named as
+    messages name it."""
+    cls = e.constructs.rsplit(".", 1)[-1] if e.constructs else built_name(holder)
     by = method_label(holder.fn.qualname)
-    what = f"`self.{e.name}` (a part of the {cls} that {by} stores in `self.{holder.name}`)"
+    held = e.name.rpartition(".")[0]  # (``attn``; ``head.1`` for an item of a container)
+    what = f"`self.{e.name}` (a part of the {cls} that {by} stores in `self.{held}`)"
     return cls, by, what
 
 

@@ -148,22 +148,25 @@ class Simulator:
         error = run.execute(init, env, ancestor=False, parent=None, status=TRUE, flags=(), depth=0)
         return sim if error is None else error
 
-    def parts_built(self, holder: Event, part: str | None) -> tuple[Event, ...] | BodyError:
+    def parts_built(
+        self, holder: Event, part: str | None, item: Expr | None = None
+    ) -> tuple[Event, ...] | BodyError:
         """The builds of ``part`` that constructing the object ``holder`` stored made: for
         ``self.attn = Attention(d)``, Attention's simulation's costly stores of ``part``
         (``self.qkv = Linear(...)``), in order; of every part for None (the builds on
         every path of those stored under a plain name). () when the value is not a call of
         a project or dependency class, or its simulation is not at hand (a cycle, a limit). The
         holder's construction reading a body that does not parse: that error (so does
-        this one's construction)."""
-        choices = choices_of(holder)
+        this one's construction). ``item``: the call that built one item of the container
+        ``holder`` stored, whose parts are asked for instead."""
+        choices = choices_of(holder, item)
         if not choices:
-            return self._parts_built(holder, part, "")
+            return self._parts_built(holder, part, "", item)
         # (an object of one of several classes: what those that build the part build, the
         # cheapest; on some paths only, when one of them builds none)
         each = []
         for choice in choices:
-            built = self._parts_built(holder, part, choice) if choice else ()
+            built = self._parts_built(holder, part, choice, item) if choice else ()
             if isinstance(built, BodyError):
                 return built
             each.append(built)
@@ -176,9 +179,9 @@ class Simulator:
         return cheapest
 
     def _parts_built(
-        self, holder: Event, part: str | None, choice: str
+        self, holder: Event, part: str | None, choice: str, item: Expr | None
     ) -> tuple[Event, ...] | BodyError:
-        inner = self._object_simulation(holder, None, choice)
+        inner = self._object_simulation(holder, item, choice)
         if inner is None or isinstance(inner, BodyError):
             return () if inner is None else inner
         return tuple(
@@ -593,7 +596,7 @@ class _Run(CallEffects):
         "objattr": StoreEffects.on_objattr,
         "touch": StoreEffects.on_touch,
         "delete": StoreEffects.on_delete,
-        "nested": StoreEffects.on_nested,
+        "nested": CallEffects.on_nested,
         "buffer": StoreEffects.on_stored_value,
         "assign": StoreEffects.on_stored_value,
         "mutate": StoreEffects.on_stored_value,

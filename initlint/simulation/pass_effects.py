@@ -17,7 +17,7 @@ from initlint.simulation.records import Event, Simulation, built_by, walk_machin
 from initlint.simulation.run_state import EffectContext, Frame
 from initlint.simulation.stores import StoreEffects
 from initlint.simulation.torch_knowledge import TORCH_PARAMS
-from initlint.simulation.values import FALSE, TRUE
+from initlint.simulation.values import FALSE, MAYBE, TRUE
 
 
 class PassEffects(StoreEffects):
@@ -290,6 +290,55 @@ class PassEffects(StoreEffects):
         """The items of ``items`` put in the container on every path that reaches its store
         (a loop's appends: ``*``, any number)."""
         return [(key, call) for key, call, status in self.items(holder, events) if status == TRUE]
+
+    def on_nested(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
+        """``self.attn.qkv = v``, or ``self.head[-1].weight = v``: a part of one item of a
+        held container, by number, replaced; the event names what that item's construction
+        built of the part, when the container's items are known by number."""
+        eff = ctx.effect
+        attr, _, at = eff.name.partition(".")
+        if not at:
+            return super().on_nested(frame, ctx)
+        holder = self.last_assign.get(attr)
+        if ctx.shadow or holder is None or holder.status != TRUE:
+            return None
+        items = self.items(holder, self.sim.events)
+        if not items or not all(k.isdigit() for k, _, _ in items):
+            return None  # (``*``: how many, or which is which, is not known)
+        index = int(at)
+        if not -len(items) <= index < len(items):
+            return None
+        key, call, status = items[index]
+        cost = self.value_cost(frame, eff.value)
+        if isinstance(cost, BodyError):
+            return cost
+        name = f"{attr}.{key}.{eff.detail}"
+        status = ctx.status if status == TRUE else MAYBE
+        dropped = eff.value is not None and eff.value.kind == "const"
+        ev = self.emit(
+            frame,
+            ctx.effect_index,
+            eff,
+            "nested",
+            name,
+            status,
+            ctx.flags,
+            (),
+            cost=cost,
+            value_const=dropped,
+        )
+        ev.reads = self.self_reads(frame, eff.value)
+        if attr in ev.reads or "*" in ev.reads:
+            ev.derived = True  # (made from what the container holds: it may keep the part)
+            return None
+        ev.holder = holder
+        made = self.class_of(holder.fn.module, call)
+        ev.constructs = made[0] if made else ""  # (the item's class, as messages name it)
+        parts = self.simulator.parts_built(holder, eff.detail, call)
+        if isinstance(parts, BodyError):
+            return parts
+        ev.inner = parts
+        return None
 
     def items(self, holder: Event, events: list[Event]) -> list[tuple[str, Expr, str]]:
         """The calls whose modules a container the store ``holder`` built holds: those in

@@ -33,7 +33,9 @@ class SimulatorServices(Protocol):
     state_tests: dict[int, tuple[Cond, str, tuple[str, ...], tuple[str, ...]]]
     getters: dict[tuple[str, str], str]  # ``EventLog.getter_of``'s resolutions
 
-    def parts_built(self, holder: Event, part: str | None) -> tuple[Event, ...] | BodyError: ...
+    def parts_built(
+        self, holder: Event, part: str | None, item: Expr | None = None
+    ) -> tuple[Event, ...] | BodyError: ...
 
     def rerun_builds(self, holder: Event, method: str) -> tuple[Event, ...] | BodyError: ...
 

@@ -1,0 +1,77 @@
+"""A part of one item of a held container, by number, replaced before anything reads it
+(``self.to_logits[-1].weight = self.token_emb.weight``): what that item's construction
+built of the part is thrown away (IL005), as for ``self.head.weight = ...``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from initlint.api import Report
+
+SOURCE = """
+import torch
+from torch import nn
+
+
+class Lin(nn.Module):
+    def __init__(self, i, o):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(o, i))
+
+
+class Norm(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.scale = nn.Parameter(torch.ones(d))
+
+
+class Model(nn.Module):
+    def __init__(self, d, n):
+        super().__init__()
+        self.token_emb = nn.Embedding(n, d)
+        self.to_logits = {container}
+        {between}
+        self.to_logits[{index}].weight = {value}
+"""
+
+SEQ = "nn.Sequential(Norm(d), Lin(d, n))"
+
+
+@pytest.mark.parametrize(
+    ("container", "between", "index", "value", "expected"),
+    [
+        (SEQ, "pass", "-1", "self.token_emb.weight", ["`self.to_logits.1.weight`"]),
+        (SEQ, "pass", "1", "self.token_emb.weight", ["`self.to_logits.1.weight`"]),
+        (
+            "nn.ModuleList([Lin(d, n), Lin(d, n)])",
+            "pass",
+            "0",
+            "self.token_emb.weight",
+            ["`self.to_logits.0.weight`"],
+        ),
+        # an item whose class builds no such part: nothing of it thrown away
+        (SEQ, "pass", "0", "self.token_emb.weight", []),
+        # read in between: the numbers were used
+        (SEQ, "y = self.to_logits(torch.ones(d))", "-1", "self.token_emb.weight", []),
+        # made from what the container holds: it may keep the part
+        (SEQ, "pass", "-1", "nn.Parameter(self.to_logits[-1].weight * 2)", []),
+        # how many items, or which is which, not known
+        ("nn.ModuleList([Lin(d, n) for _ in range(3)])", "pass", "-1", "self.token_emb.weight", []),
+    ],
+)
+def test_a_part_of_an_item_replaced(
+    check_source: Callable[..., Report],
+    container: str,
+    between: str,
+    index: str,
+    value: str,
+    expected: list[str],
+) -> None:
+    source = SOURCE.format(container=container, between=between, index=index, value=value)
+    found = check_source(source).diagnostics
+    assert [d.code for d in found] == ["IL005"] * len(expected)
+    for d, name in zip(found, expected, strict=True):
+        assert d.message.startswith(name)
+        assert "(a part of the Lin that Model.__init__ stores in" in d.message
