@@ -95,3 +95,49 @@ def test_a_part_of_an_object_built_by_one_of_several_builders(
     for d in found:
         assert d.message.startswith("`self.encoder.fc`")
         assert expected in d.message
+
+
+LOCAL = """
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.body = nn.Linear(d, d)
+        self.fc = nn.Linear(d, 1000)
+
+
+class Net2(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.body = nn.Linear(d, d)
+        self.fc = nn.Linear(d, 10)
+
+
+class Use(nn.Module):
+    def __init__(self, kind, d):
+        super().__init__()
+        build = {table}[kind]
+        net = build(d)
+        self.body = net.body
+"""
+
+
+@pytest.mark.parametrize(
+    ("table", "expected"),
+    [
+        ('{"a": Net, "b": Net2}', ["IL005"]),
+        # a builder of a class not known: which parts the object has is not claimed
+        ('{"a": Net, "b": make_anything}', []),
+    ],
+)
+def test_a_local_built_by_one_of_several_builders_keeps_one_part(
+    check_source: Callable[..., Report], table: str, expected: list[str]
+) -> None:
+    """``net = build(d)`` with ``build`` picked from a table, and only ``net.body`` kept:
+    the ``fc`` each builder's class makes is thrown away with the local."""
+    found = check_source(LOCAL.format(table=table)).diagnostics
+    assert [d.code for d in found] == expected
+    for d in found:
+        assert d.message.startswith("`fc` of the object `build(...)`")

@@ -10,6 +10,7 @@ from dataclasses import replace
 from initlint.facts.model import Body, BodyError, Expr
 from initlint.simulation.arguments import call_args, param_of
 from initlint.simulation.builds import BuildPricing
+from initlint.simulation.choices import named
 from initlint.simulation.copies import copying_class
 from initlint.simulation.levels import NONE
 from initlint.simulation.records import part_taken
@@ -20,6 +21,45 @@ from initlint.simulation.values import FALSE, MAYBE, TRUE
 
 class LocalEffects(BuildPricing):
     """Following the objects a frame built into locals."""
+
+    def chosen_classes(
+        self, frame: Frame, value: Expr | None
+    ) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """The names that ``value`` calls and that hold one of several classes or builders
+        (a local, ``Emb = A if warp else B``, then ``Emb(...)``; a self attribute,
+        ``self.base_model = {...}[name]``, then ``self.base_model(...)``), each with the
+        qualified names of the classes they build, "" for one not known here; a name none of
+        whose choices is known is left out."""
+        if value is None:
+            return ()
+        out: dict[str, tuple[str, ...]] = {}
+        for node in value.nodes():
+            if node.kind != "call" or not node.name or node.name in out:
+                continue
+            head, _, attr = node.name.partition(".")
+            if not attr:
+                held = frame.call.env.get(node.name)
+                picks = held.choices if held is not None and len(held.choices) > 1 else ()
+            elif head == frame.self_name and "." not in attr:  # (``self.base_model(...)``)
+                held = self.self_attrs.get(attr)
+                picks = named(held) if held is not None else ()
+            else:
+                continue
+            # (a choice whose class is not known stays as "": one of the classes, not
+            # known to build anything; when none is known, nothing is claimed)
+            found = [self._class_made(c) for c in picks]
+            if any(found):
+                out[node.name] = tuple(dict.fromkeys(found))
+        return tuple(out.items())
+
+    def _class_made(self, choice: tuple[str, str]) -> str:
+        """The class a choice builds when called: the class itself, or the one class every
+        ``return`` of a function constructs; "" otherwise."""
+        index = self.simulator.index
+        target = index.resolve_value(*choice)
+        if target is not None and target.kind == "function":
+            return self.simulator.class_built(target.name)
+        return target.name if target is not None and target.kind == "class" else ""
 
     def note_local_build(self, frame: Frame, ctx: EffectContext) -> None:
         """``net = resnet50()`` in the class's own code, where the frame mentions ``net``
@@ -41,6 +81,7 @@ class LocalEffects(BuildPricing):
         if not any(e.kind == "local_use" and e.name == eff.name for e in frame.body.effects):
             return
         ev = self.emit(frame, ctx.effect_index, eff, "local", eff.name, ctx.status, ctx.flags, ())
+        ev.choices = self.chosen_classes(frame, value)  # (``net = table[name](...)``)
         frame.built[eff.name] = LocalBuild(ev)
 
     def note_dropped_object(self, frame: Frame, ctx: EffectContext) -> BodyError | None:

@@ -12,7 +12,6 @@ from initlint.facts.model import BodyError, Effect, Expr
 from initlint.index.records import FunctionInfo, Module
 from initlint.simulation.arguments import kwarg_name
 from initlint.simulation.builds import StoredValue
-from initlint.simulation.choices import named
 from initlint.simulation.containers import container_items, torch_container
 from initlint.simulation.copies import copied_by
 from initlint.simulation.levels import LIGHT, NONE
@@ -421,45 +420,6 @@ class StoreEffects(LocalEffects):
                 None,
             )
         return holder
-
-    def chosen_classes(
-        self, frame: Frame, value: Expr | None
-    ) -> tuple[tuple[str, tuple[str, ...]], ...]:
-        """The names that ``value`` calls and that hold one of several classes or builders
-        (a local, ``Emb = A if warp else B``, then ``Emb(...)``; a self attribute,
-        ``self.base_model = {...}[name]``, then ``self.base_model(...)``), each with the
-        qualified names of the classes they build, "" for one not known here; a name none of
-        whose choices is known is left out."""
-        if value is None:
-            return ()
-        out: dict[str, tuple[str, ...]] = {}
-        for node in value.nodes():
-            if node.kind != "call" or not node.name or node.name in out:
-                continue
-            head, _, attr = node.name.partition(".")
-            if not attr:
-                held = frame.call.env.get(node.name)
-                picks = held.choices if held is not None and len(held.choices) > 1 else ()
-            elif head == frame.self_name and "." not in attr:  # (``self.base_model(...)``)
-                held = self.self_attrs.get(attr)
-                picks = named(held) if held is not None else ()
-            else:
-                continue
-            # (a choice whose class is not known stays as "": one of the classes, not
-            # known to build anything; when none is known, nothing is claimed)
-            found = [self._class_made(c) for c in picks]
-            if any(found):
-                out[node.name] = tuple(dict.fromkeys(found))
-        return tuple(out.items())
-
-    def _class_made(self, choice: tuple[str, str]) -> str:
-        """The class a choice builds when called: the class itself, or the one class every
-        ``return`` of a function constructs; "" otherwise."""
-        index = self.simulator.index
-        target = index.resolve_value(*choice)
-        if target is not None and target.kind == "function":
-            return self.simulator.class_built(target.name)
-        return target.name if target is not None and target.kind == "class" else ""
 
     def class_of(self, module: Module, value: Expr | None) -> tuple[str, ...] | None:
         """The MRO of the class ``value`` (a call) constructs; None when not a class
