@@ -128,19 +128,11 @@ class CallEffects(RerunEffects):
         """A method of one item of a held container run again (``self.decoder[-1]
         .reset_parameters()``): as over that item in a loop, when the container's items are
         known by number."""
-        eff = ctx.effect
-        attr, _, at = eff.target.partition(".")
-        holder = self.last_assign.get(attr)
-        if holder is None or holder.ancestor or holder.status != TRUE:
+        attr, _, at = ctx.effect.target.partition(".")
+        found = self.numbered_item(attr, int(at))
+        if found is None:
             return None
-        items = self.items(holder, self.sim.events)
-        keys = [k for k, _, _ in items]
-        if not keys or not all(k.isdigit() for k in keys):
-            return None  # (``*``: how many, or which is which, is not known)
-        index = int(at)
-        if not -len(keys) <= index < len(keys):
-            return None
-        key, call, status = items[index]
+        holder, key, call, status = found
         return self.rerun_fills(frame, ctx, [(f"{attr}.{key}", holder, call, status)])
 
     def on_init(self, frame: Frame, ctx: EffectContext) -> BodyError | None:

@@ -299,16 +299,10 @@ class PassEffects(StoreEffects):
         attr, _, at = eff.name.partition(".")
         if not at:
             return super().on_nested(frame, ctx)
-        holder = self.last_assign.get(attr)
-        if ctx.shadow or holder is None or holder.status != TRUE:
+        found = None if ctx.shadow else self.numbered_item(attr, int(at))
+        if found is None:
             return None
-        items = self.items(holder, self.sim.events)
-        if not items or not all(k.isdigit() for k, _, _ in items):
-            return None  # (``*``: how many, or which is which, is not known)
-        index = int(at)
-        if not -len(items) <= index < len(items):
-            return None
-        key, call, status = items[index]
+        holder, key, call, status = found
         cost = self.value_cost(frame, eff.value)
         if isinstance(cost, BodyError):
             return cost
@@ -339,6 +333,22 @@ class PassEffects(StoreEffects):
             return parts
         ev.inner = parts
         return None
+
+    def numbered_item(self, attr: str, index: int) -> tuple[Event, str, Expr, str] | None:
+        """Item ``index`` (``-1`` the last) of the container the class's own code stored in
+        ``self.<attr>`` on every path: the store, the item's key, the call that built it and
+        the status of the statement that put it there. None when the items are not known by
+        number (``*``: how many, or which is which) or there is no such item."""
+        holder = self.last_assign.get(attr)
+        if holder is None or holder.ancestor or holder.status != TRUE:
+            return None
+        items = self.items(holder, self.sim.events)
+        if not items or not all(k.isdigit() for k, _, _ in items):
+            return None
+        if not -len(items) <= index < len(items):
+            return None
+        key, call, status = items[index]
+        return holder, key, call, status
 
     def items(self, holder: Event, events: list[Event]) -> list[tuple[str, Expr, str]]:
         """The calls whose modules a container the store ``holder`` built holds: those in
