@@ -212,7 +212,7 @@ def _holds(
     """Whether ``test`` is decided for the tensor (or its module) and comes out as the
     pass needs it."""
     result: bool | None = None
-    if test.kind in _CLASS_TESTS and is_a is not None and t.classes:
+    if test.kind in CLASS_TESTS and is_a is not None and t.classes:
         answers = [is_a(tested_classes(test, t.classes), n) for n in test.names]
         result = True if True in answers else None if None in answers else False
     elif test.kind == "dims" and t.dims is not None and is_a is None:
@@ -227,7 +227,7 @@ def _holds(
 
 
 # Tests of the class of the module a tensor belongs to.
-_CLASS_TESTS = frozenset({"isinstance", "type"})
+CLASS_TESTS = frozenset({"isinstance", "type"})
 
 
 def tested_classes(test: ItemTest, classes: tuple[str, ...]) -> tuple[str, ...]:

@@ -303,36 +303,9 @@ class PassEffects(StoreEffects):
         if found is None:
             return None
         holder, key, call, status = found
-        cost = self.value_cost(frame, eff.value)
-        if isinstance(cost, BodyError):
-            return cost
-        name = f"{attr}.{key}.{eff.detail}"
         status = ctx.status if status == TRUE else MAYBE
-        dropped = eff.value is not None and eff.value.kind == "const"
-        ev = self.emit(
-            frame,
-            ctx.effect_index,
-            eff,
-            "nested",
-            name,
-            status,
-            ctx.flags,
-            (),
-            cost=cost,
-            value_const=dropped,
-        )
-        ev.reads = self.self_reads(frame, eff.value)
-        if attr in ev.reads or "*" in ev.reads:
-            ev.derived = True  # (made from what the container holds: it may keep the part)
-            return None
-        ev.holder = holder
-        made = self.class_of(holder.fn.module, call)
-        ev.constructs = made[0] if made else ""  # (the item's class, as messages name it)
-        parts = self.simulator.parts_built(holder, eff.detail, call)
-        if isinstance(parts, BodyError):
-            return parts
-        ev.inner = parts
-        return None
+        i, flags = ctx.effect_index, ctx.flags
+        return self._nested(frame, i, eff, status, flags, (holder, key, call))
 
     def numbered_item(self, attr: str, index: int) -> tuple[Event, str, Expr, str] | None:
         """Item ``index`` (``-1`` the last) of the container the class's own code stored in

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from initlint.facts.model import BodyError, Effect, Expr, ItemTest
 from initlint.index.records import Module
-from initlint.simulation.coverage import tested_classes
+from initlint.simulation.coverage import CLASS_TESTS, tested_classes
 from initlint.simulation.levels import UNKNOWN
 from initlint.simulation.pass_effects import DEPTH, PassEffects, last_fills
 from initlint.simulation.records import Event, Simulation, built_by, choices_of, events_inside
@@ -95,7 +95,7 @@ class RerunEffects(PassEffects):
         """Whether some test of the loop (its names read in ``module``) fails, for sure, for
         a module of MRO ``classes``."""
         for test in tests:
-            if test.kind not in ("isinstance", "type"):
+            if test.kind not in CLASS_TESTS:
                 continue
             tested = tested_classes(test, classes)
             answers = [self.is_a_class(tested, module, n) for n in test.names]
@@ -116,7 +116,7 @@ class RerunEffects(PassEffects):
                 if self.simulator.index.lookup_method(classes, test.names[0]) is None:
                     return False
                 continue
-            if test.kind not in ("isinstance", "type") or not classes:
+            if test.kind not in CLASS_TESTS or not classes:
                 return False
             tested = tested_classes(test, classes)
             answers = [self.is_a_class(tested, module, n) for n in test.names]

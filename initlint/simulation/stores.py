@@ -224,15 +224,26 @@ class StoreEffects(LocalEffects):
         return self._nested(frame, ctx.effect_index, ctx.effect, ctx.status, ctx.flags)
 
     def _nested(
-        self, frame: Frame, i: int, eff: Effect, status: str, flags: tuple[FlagRef, ...]
+        self,
+        frame: Frame,
+        i: int,
+        eff: Effect,
+        status: str,
+        flags: tuple[FlagRef, ...],
+        item: tuple[Event, str, Expr] | None = None,
     ) -> BodyError | None:
         """``self.attn.qkv = v``: a part of the object ``self.attn`` holds is replaced. The
-        event names what that object's construction built of the part (``Event.inner``)."""
+        event names what that object's construction built of the part (``Event.inner``).
+        ``item``: for ``self.head[-1].weight = v``, the container's store, the item's key
+        and the call that built it; a value made from the container may keep the part."""
         cost = self.value_cost(frame, eff.value)
         if isinstance(cost, BodyError):
             return cost
-        name = f"{eff.name}.{eff.detail}"
-        holder = self._built_holder(eff.name)
+        if item is None:
+            name, holder, call = f"{eff.name}.{eff.detail}", self._built_holder(eff.name), None
+        else:
+            holder, key, call = item
+            name = f"{holder.name}.{key}.{eff.detail}"
         if eff.detail == "__init__":  # the object is constructed again: what that cost
             cost = holder.cost if holder is not None else NONE
         dropped = eff.value is not None and eff.value.kind == "const"  # ``= None``
@@ -241,7 +252,12 @@ class StoreEffects(LocalEffects):
         )
         ev.reads = self.self_reads(frame, eff.value)
         me = frame.self_name
-        ev.derived = eff.detail != "__init__" and _reads_part(eff.value, me, eff.name, eff.detail)
+        if item is not None:
+            ev.derived = eff.name.partition(".")[0] in ev.reads or "*" in ev.reads
+        else:
+            ev.derived = eff.detail != "__init__" and _reads_part(
+                eff.value, me, eff.name, eff.detail
+            )
         if holder is None or ev.derived or (cost == NONE and not dropped and holder.ancestor):
             # (the builds are looked for only where a finding could follow: an ancestor's
             # part rebuilt or dropped, any part of the class's own object replaced, by a
@@ -251,7 +267,10 @@ class StoreEffects(LocalEffects):
         if eff.detail == "__init__":
             ev.inner = (holder,)  # the construction redone is the holder's own build
             return None
-        parts = self.simulator.parts_built(holder, eff.detail)
+        if call is not None:
+            made = self.class_of(holder.fn.module, call)
+            ev.constructs = made[0] if made else ""  # (the item's class, as messages name it)
+        parts = self.simulator.parts_built(holder, eff.detail, call)
         if isinstance(parts, BodyError):
             return parts
         ev.inner = parts
