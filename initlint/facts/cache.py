@@ -22,6 +22,7 @@ def _code_fingerprint() -> str:
         model,
         module_reader,
         skeleton,
+        tables,
     )
 
     return source_fingerprint(
@@ -33,6 +34,7 @@ def _code_fingerprint() -> str:
         expressions,
         model,
         skeleton,
+        tables,
     )
 
 

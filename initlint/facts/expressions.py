@@ -51,6 +51,7 @@ def _expr(
     receiver: Expr | None = None,
     children: tuple[Expr, ...] = (),
     keywords: tuple[str, ...] = (),
+    callee: Expr | None = None,
 ) -> Expr:
     """``Expr(...)``, shared with an equal one made earlier for the same file. Parts are
     shared already, so they are keyed by identity; a value by its type too (1 vs True)."""
@@ -62,11 +63,12 @@ def _expr(
         repr(value) if isinstance(value, float) else value,
         id(receiver),
         keywords,
+        id(callee),
         *map(id, children),
     )
     expr = _SHARED.get(key)
     if expr is None:
-        expr = _SHARED[key] = Expr(kind, name, attr, value, receiver, children, keywords)
+        expr = _SHARED[key] = Expr(kind, name, attr, value, receiver, children, keywords, callee)
     assert isinstance(expr, Expr)
     return expr
 
@@ -223,7 +225,10 @@ def _call_expr(node: ast.Call, depth: int) -> Expr:
             children=tuple(args),
             keywords=kws,
         )
-    return _expr("call", name=dotted(func), value=npos, children=tuple(args), keywords=kws)
+    name = dotted(func)
+    # (``MODELS[arch](d)``: the value called, to find what it may hold)
+    callee = None if name else to_expr(func, depth)
+    return _expr("call", name=name, value=npos, children=tuple(args), keywords=kws, callee=callee)
 
 
 def to_cond(node: ast.AST, depth: int = 0) -> Cond:

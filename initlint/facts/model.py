@@ -54,6 +54,7 @@ class Expr:
     For ``const``: ``name`` is the type of a constant ``value`` cannot hold (``...``,
     ``1j``), "" otherwise. For ``op`` ``comp`` (``[f(x) for x in xs]``, one plain loop):
     ``attr`` is the loop's name, ``children`` what it walks and what each item becomes.
+    ``callee``: for a call of a value no dotted path names (``MODELS[arch](d)``), that value.
     """
 
     kind: ExprKind
@@ -63,6 +64,7 @@ class Expr:
     receiver: Expr | None = None
     children: tuple[Expr, ...] = ()
     keywords: tuple[str, ...] = ()
+    callee: Expr | None = None
 
     def is_attr_of(self, name: str, attr: str) -> bool:
         """Whether this is ``<name>.<attr>``, ``name`` a plain name (``self.skips``)."""
@@ -81,13 +83,15 @@ class Expr:
         return any(n.kind == "name" and n.name == name for n in self.nodes())
 
     def nodes(self) -> Iterator[Expr]:
-        """This expression and every one inside it (receivers and children)."""
+        """This expression and every one inside it (receivers, callees and children)."""
         stack: list[Expr] = [self]
         while stack:
             cur = stack.pop()
             yield cur
             if cur.receiver is not None:
                 stack.append(cur.receiver)
+            if cur.callee is not None:
+                stack.append(cur.callee)
             stack.extend(cur.children)
 
 
@@ -638,6 +642,20 @@ class AliasFacts:
 
 @_by_fields
 @dataclass(frozen=True, slots=True)
+class TableFacts:
+    """``MODELS = {"small": Small, "big": Big}`` (or a tuple or list of names) at module
+    level: a table of classes or functions written out, ``values`` their dotted names as
+    written. Kept only when the module binds the name once and its text never changes the
+    table (an item stored, ``update``, ``register``...): a registry filled elsewhere in the
+    module is no table written out."""
+
+    name: str
+    values: tuple[str, ...]
+    line: int
+
+
+@_by_fields
+@dataclass(frozen=True, slots=True)
 class FieldValueFacts:
     """``Holder(..., field=Name, ...)`` somewhere in the module's text (a function body
     included): ``callee`` and ``value`` are dotted names as written, the value's last part
@@ -667,6 +685,8 @@ class ModuleFacts:
     aliases: tuple[AliasFacts, ...] = ()
     # Names of classes given to a constructor's keyword (``facts/field_values.py``).
     field_values: tuple[FieldValueFacts, ...] = ()
+    # Tables of classes or functions written out at module level.
+    tables: tuple[TableFacts, ...] = ()
 
 
 def has_fresh_bodies(facts: ModuleFacts) -> bool:

@@ -19,7 +19,9 @@ from initlint.facts.model import (
     ModuleFacts,
     SourceText,
     Span,
+    TableFacts,
 )
+from initlint.facts.tables import table_values, unchanged_tables
 
 
 class ModuleReader:
@@ -37,6 +39,8 @@ class ModuleReader:
         self.names: set[str] = set()
         self.aliases: list[AliasFacts] = []
         self.field_defaults: list[FieldValueFacts] = []  # class-body defaults (_class_default)
+        self.tables: list[TableFacts] = []  # (candidates: ``unchanged_tables`` keeps some)
+        self.bindings: dict[str, int] = {}  # module-level name -> how many statements bind it
 
     def _partial_of(self, value: ast.expr) -> str:
         """``functools.partial(Cls, ...)``, as this module imports it: the dotted name of
@@ -67,6 +71,9 @@ class ModuleReader:
             field_values=(
                 *self.field_defaults,
                 *(() if self.source is None else field_values(self.source.lines_text())),
+            ),
+            tables=unchanged_tables(
+                self.tables, self.bindings, None if self.source is None else self.source.text
             ),
         )
 
@@ -139,10 +146,14 @@ class ModuleReader:
                         fell = targets[0].id in fallbacks
                         bound = AliasFacts(targets[0].id, target, stmt.lineno, fell)
                         self.aliases.append(bound)
+                    values = table_values(stmt.value, self._partial_of)
+                    if values:  # ``MODELS = {"a": A, "b": B}``
+                        self.tables.append(TableFacts(targets[0].id, values, stmt.lineno))
                 for t in targets:
                     for n in ast.walk(t):
                         if isinstance(n, ast.Name):
                             self.names.add(n.id)
+                            self.bindings[n.id] = self.bindings.get(n.id, 0) + 1
             elif isinstance(stmt, ast.If) and (typed := _type_checking(stmt.test)) is not None:
                 # `if TYPE_CHECKING:`: only the type checker reads one branch; what it binds
                 # does not exist at run time and must not hide what the other branch (or the

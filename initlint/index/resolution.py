@@ -278,6 +278,39 @@ class NameResolver(ModuleSet):
             return None
         return target
 
+    def table_items(self, module: str, dotted: str) -> tuple[tuple[str, str], ...]:
+        """What the table ``dotted``, written in the module named ``module``, holds: the
+        classes or functions of a table written out at module level (``TableFacts``), in
+        that module or imported from it by name, each as (the module it is written in, the
+        dotted name); () for any other value."""
+        mod = self.module(module)
+        if mod is None:
+            return ()
+        head, _, last = dotted.rpartition(".")
+        if not head:
+            return self._table_in(mod, dotted, 0)
+        owner = self.resolve(mod, head)  # ``registry.MODELS``
+        found = self.module(owner.name) if owner is not None and owner.kind == "module" else None
+        return () if found is None else self._table_in(found, last, 0)
+
+    def _table_in(self, mod: Module, name: str, depth: int) -> tuple[tuple[str, str], ...]:
+        if depth > MAX_RESOLVE_DEPTH:
+            return ()
+        classes, functions, imports = self.name_table(mod).named.get(name, NO_BINDINGS)
+        tables = [t for t in mod.facts.tables if t.name == name]
+        if classes or functions or self.name_table(mod).aliases.get(name):
+            return ()
+        if tables:
+            return () if imports else tuple((mod.name, v) for v in tables[0].values)
+        if len(imports) != 1 or imports[0].name in (None, "*"):
+            return ()
+        imp = imports[0]
+        src = self._from_module(mod, imp)
+        found = self.module(src) if src is not None and self.has_module(src) else None
+        if found is None or imp.name is None:
+            return ()
+        return self._table_in(found, imp.name, depth + 1)
+
     def field_classes(self, holder: str, name: str) -> tuple[Target, ...]:
         """What the project gives the field ``name`` of the class ``holder`` (a qualname):
         the classes and functions that ``Holder(..., name=Value)`` keywords name, in every

@@ -296,6 +296,10 @@ def built_name(holder: Event) -> str:
     name it (``attn_cls(...)``: the class the name held)."""
     value = built_by(holder)
     built = holder.constructs or (value.name if value is not None else holder.name)
+    callee = value.callee if value is not None and not built else None
+    if callee is not None and callee.kind == "subscript" and callee.receiver is not None:
+        table = callee.receiver.name.rsplit(".", 1)[-1]
+        return f"{table or '...'}[...]"  # (``MODELS[arch](...)``)
     return built.rsplit(".", 1)[-1]
 
 

@@ -84,8 +84,8 @@ class ChoiceFinder:
     def _picked(
         self, module: Module, table: Expr, held: Mapping[str, Val], depth: int
     ) -> tuple[Choice, ...]:
-        """What an item of ``table`` may be: a tuple or list of classes, written there or
-        held by a local."""
+        """What an item of ``table`` may be: a tuple or list of classes, written there, held
+        by a local, or a table of them written out at module level."""
         if table.kind == "op" and table.name == "tuple" and table.children:
             return _all(self.choices(module, c, held, depth) for c in table.children)
         values = _dict_values(table)
@@ -95,6 +95,11 @@ class ChoiceFinder:
             pack = held[table.name]
             if pack.kind == "args" and pack.items:
                 return _all(named(i) for i in pack.items)
+            return ()
+        head = table.name.partition(".")[0]
+        if table.kind in ("name", "attr") and head not in held and head not in ("", "self"):
+            # (``MODELS[arch]``, the table written out at module level, here or imported)
+            return self.index.table_items(module.name, table.name)
         return ()
 
     def returned(self, fn: FunctionInfo, depth: int = 0) -> tuple[Choice, ...]:

@@ -222,6 +222,11 @@ class CostModel:
             # ``REGISTRY[kind](d)``, ``getattr(nn, name)(d)``: a callable computed at run time
             if recv is not None:
                 return say(best, "a method of a value")
+            picks = self.choices.choices(module, call.callee, bound) if call.callee else ()
+            if picks:  # ``MODELS[arch](d)``: one of the classes a table written out holds
+                priced = self._chosen_cost(picks, call, module, mro, locals_, attrs, bound)
+                names = ", ".join(n for _, n in picks)
+                return say(priced, "the value called is one of {}", names)
             return say(highest(best, UNKNOWN), "a callable computed at run time, not followed")
         held = bound.get(name)
         if held is not None and held.ref is not None:  # ``attn_cls(...)``: what it was given

@@ -245,7 +245,7 @@ class Simulator:
         parameters the call leaves out at their defaults; None when there is none.
         ``choice``: the class, one of ``holder.choices``, to construct."""
         value = built_by(holder) if item is None else item
-        if value is None or value.kind != "call" or not value.name:
+        if value is None or value.kind != "call" or not (value.name or choice):
             return None
         if choice:  # ``self.emb = Emb(...)``, ``Emb = A if warp else B``
             target: Target | None = Target("class", choice)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from initlint.facts.model import Body, BodyError, Expr
+from initlint.index.records import Target
 from initlint.simulation.arguments import call_args, param_of
 from initlint.simulation.builds import BuildPricing
 from initlint.simulation.choices import named
@@ -34,10 +35,15 @@ class LocalEffects(BuildPricing):
             return ()
         out: dict[str, tuple[str, ...]] = {}
         for node in value.nodes():
-            if node.kind != "call" or not node.name or node.name in out:
+            if node.kind != "call" or node.name in out:
                 continue
             head, _, attr = node.name.partition(".")
-            if not attr:
+            if not node.name:  # (``MODELS[arch](...)``, keyed "": the one value called so)
+                if node.callee is None:
+                    continue
+                module = frame.call.fn.module
+                picks = self.simulator.cost.choices.choices(module, node.callee, frame.call.env)
+            elif not attr:
                 held = frame.call.env.get(node.name)
                 picks = held.choices if held is not None and len(held.choices) > 1 else ()
             elif head == frame.self_name and "." not in attr:  # (``self.base_model(...)``)
@@ -76,7 +82,7 @@ class LocalEffects(BuildPricing):
                 del frame.built[eff.name]
             else:
                 held.whole = True
-        if value is None or value.kind != "call" or not value.name:
+        if value is None or value.kind != "call" or not (value.name or value.callee):
             return
         if not any(e.kind == "local_use" and e.name == eff.name for e in frame.body.effects):
             return
@@ -97,6 +103,7 @@ class LocalEffects(BuildPricing):
             return None
         part = taken[1]
         ev = self.emit(frame, ctx.effect_index, eff, "dropped", part, ctx.status, ctx.flags, ())
+        ev.choices = self.chosen_classes(frame, taken[0])
         parts = self.simulator.parts_built(ev, None)
         if isinstance(parts, BodyError):
             return parts
@@ -110,9 +117,17 @@ class LocalEffects(BuildPricing):
         value mentions the object): it lives on with it. A static or class method holds no
         instance; an attribute set under a method's name, to a value that does not mention
         the object, is what the object gives instead (not known: claimed as kept)."""
+        if not call.name:  # (``MODELS[arch]().part``: any of the classes it may build)
+            made = {c for _, classes in self.chosen_classes(frame, call) for c in classes}
+            return any(self._holds_object(Target("class", c), part) for c in made if c)
+        target = self.simulator.index.resolve(frame.call.fn.module, call.name)
+        return target is not None and self._holds_object(target, part)
+
+    def _holds_object(self, target: Target, part: str) -> bool:
+        """Whether the part ``part`` of an object of the class ``target`` holds the object
+        (``_bound_method``)."""
         index = self.simulator.index
-        target = index.resolve(frame.call.fn.module, call.name)
-        if target is None or target.kind != "class":
+        if target.kind != "class":
             return False
         mro = index.mro(target.name)
         if not mro.ok:

@@ -31,7 +31,8 @@ def part_taken(value: Expr | None) -> tuple[Expr, str] | None:
     while node is not None and node.kind in ("attr", "subscript"):
         receiver = node.receiver
         if node.kind == "attr" and receiver is not None and receiver.kind == "call":
-            return (receiver, node.attr) if receiver.name and node.attr else None
+            called = receiver.name or receiver.callee is not None
+            return (receiver, node.attr) if called and node.attr else None
         node = receiver
     return None
 
