@@ -23,11 +23,11 @@ from initlint.pipeline.check import body_syntax_diag
 from initlint.rules import REGISTRY, findings_of
 from initlint.rules.base import DisabledFinding, RepeatFinding
 from initlint.rules.refills import pass_walk
-from initlint.rules.repeats import deletions, never_both, ruled_out_by_delete
+from initlint.rules.repeats import deletions, ruled_out_by_delete
 from initlint.settings import with_overrides
 from initlint.simulation.binding import DIFFER, own_defaults, same_args, why_different
 from initlint.simulation.levels import COST_NAMES, NONE
-from initlint.simulation.records import Event, Raise, Simulation, SimulationLimit
+from initlint.simulation.records import Event, Raise, Simulation, SimulationLimit, never_both
 from initlint.simulation.values import MAYBE
 
 EXIT_OK, EXIT_ERROR = 0, 2

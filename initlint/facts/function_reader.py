@@ -6,6 +6,7 @@ stored)."""
 from __future__ import annotations
 
 import ast
+import copy
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -40,6 +41,54 @@ FAN_INITS = frozenset(
 def call_positional(call: ast.Call) -> list[ast.expr]:
     """The positional arguments of ``call``, a starred one as given."""
     return [a.value if isinstance(a, ast.Starred) else a for a in call.args]
+
+
+# How many names a loop over names written out may walk to be read once per name.
+MAX_NAMES_WRITTEN_OUT = 16
+
+
+def _names_written_out(stmt: ast.stmt) -> tuple[str, ...] | None:
+    """The names a plain ``for`` walks when its head is a tuple or list of strings written
+    out (``for name in ("a", "b")``), its target one name, and nothing in its body leaves
+    the loop early or rebinds that name (no ``break``, ``continue``, ``else``); None for any
+    other loop."""
+    if not isinstance(stmt, ast.For) or stmt.orelse or not isinstance(stmt.target, ast.Name):
+        return None
+    if not isinstance(stmt.iter, ast.Tuple | ast.List):
+        return None
+    items = stmt.iter.elts
+    if not items or len(items) > MAX_NAMES_WRITTEN_OUT:
+        return None
+    if not all(isinstance(i, ast.Constant) and isinstance(i.value, str) for i in items):
+        return None
+    target = stmt.target.id
+    for node in (n for part in stmt.body for n in ast.walk(part)):
+        if isinstance(node, ast.Break | ast.Continue):
+            return None
+        if isinstance(node, ast.Name) and node.id == target and not isinstance(node.ctx, ast.Load):
+            return None
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            return None  # (a closure sees the name's last value, not each)
+    return tuple(i.value for i in items if isinstance(i, ast.Constant) and isinstance(i.value, str))
+
+
+class _Substitute(ast.NodeTransformer):
+    """Every read of one name replaced by a string constant, in place (on a copy)."""
+
+    def __init__(self, name: str, value: str) -> None:
+        self.name, self.value = name, value
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if node.id == self.name and isinstance(node.ctx, ast.Load):
+            return ast.copy_location(ast.Constant(self.value), node)
+        return node
+
+
+def _with_constant(body: list[ast.stmt], target: ast.expr, value: str) -> list[ast.stmt]:
+    """A copy of ``body`` with the loop's name (``target``) read as ``value`` throughout."""
+    assert isinstance(target, ast.Name)  # (``_names_written_out``)
+    copied = [copy.deepcopy(stmt) for stmt in body]
+    return [_Substitute(target.id, value).visit(stmt) for stmt in copied]
 
 
 def _own_method(func: ast.expr, self_name: str, method: str) -> bool:
@@ -93,6 +142,15 @@ class FunctionReader(EffectLog):
             self._block(stmt.body, (*guard, cond))
             if stmt.orelse:
                 self._block(stmt.orelse, (*guard, Cond("not", (cond,))))
+            return
+        names = _names_written_out(stmt)
+        if names is not None:
+            # ``for name in ("q_proj", "k_proj"): delattr(self, name)``: the body runs once
+            # per name, in order, as if written out with each
+            assert isinstance(stmt, ast.For)  # (``_names_written_out``)
+            self.touch([stmt.iter], guard, stmt, None)
+            for name in names:
+                self._block(_with_constant(stmt.body, stmt.target, name), guard)
             return
         if isinstance(stmt, ast.For | ast.AsyncFor | ast.While):
             head = stmt.iter if isinstance(stmt, ast.For | ast.AsyncFor) else stmt.test
@@ -181,7 +239,9 @@ class FunctionReader(EffectLog):
         if walk is None or walk[0] not in MODULE_WALKS or root_name(walk[1]) != self.self_name:
             return False
         names = {n.id for n in ast.walk(stmt.target) if isinstance(n, ast.Name)}
-        modules = walk[0] not in TENSOR_WALKS
+        # (a held container iterated itself, ``for w in self.weights``, yields what it holds:
+        # an item filled whole is a tensor there, a ``ParameterList``'s)
+        modules = walk[0] not in TENSOR_WALKS and isinstance(stmt.iter, ast.Call)
         return only_initialises(stmt.body, names, self.self_name, modules, relaxed)
 
     def _pass(self, stmt: ast.For, guard: tuple[Cond, ...]) -> None:

@@ -129,10 +129,10 @@ SIZE_ATTRS = frozenset("shape size dim ndim ndimension numel dtype device".split
 
 def shallow_reads(nodes: list[ast.AST], self_name: str) -> tuple[frozenset[str], frozenset[str]]:
     """The ``self`` attributes that ``nodes`` mention only to ask what the value is, found
-    in one walk: (those only tested against None, ``self.norm is not None``: whether there
-    is an object; those only read so or for their length, a tensor's shape or kind down an
-    attribute chain, ``len(self.ups)``, ``self.proj.weight.size(1)``). Nothing of their
-    numbers is read."""
+    in one walk: (those only tested against None, ``self.norm is not None``, or asked for,
+    ``hasattr(self, "norm")``: whether there is an object; those only read so or for their
+    length, a tensor's shape or kind down an attribute chain, ``len(self.ups)``,
+    ``self.proj.weight.size(1)``). Nothing of their numbers is read."""
     if not self_name:
         return frozenset(), frozenset()
     tested: set[str] = set()
@@ -163,6 +163,19 @@ def shallow_reads(nodes: list[ast.AST], self_name: str) -> tuple[frozenset[str],
             chain = node.args[0]
         elif isinstance(node, ast.Attribute) and node.attr in SIZE_ATTRS:
             chain = node.value
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "hasattr"
+            and len(node.args) == 2
+            and isinstance(node.args[0], ast.Name)
+            and node.args[0].id == self_name
+            and isinstance(node.args[1], ast.Constant)
+            and isinstance(node.args[1].value, str)
+        ):
+            # ``hasattr(self, "x")``: whether there is an object, as ``self.x is not None``
+            tested.add(node.args[1].value)
+            continue
         if chain is not None:
             while isinstance(chain, ast.Attribute) and isinstance(chain.value, ast.Attribute):
                 chain = chain.value

@@ -14,14 +14,14 @@ from initlint.facts.model import TableFacts
 
 # How a module's text may change a table after binding it: an item stored or deleted, a
 # method that adds or removes items, an augmented assignment, a ``global`` rebinding it in
-# a function, or a registering decorator or call (``@MODELS.register``).
+# a function, or a registering decorator or call (``@MODELS.register``). ``{0}``: the
+# candidate names, one alternation; the text is searched once for all of them.
 _CHANGES = (
-    r"\b{0}\s*\[[^\]\n]*\]\s*(?:[-+|&]?=(?!=))",
-    r"\bdel\s+{0}\s*\[",
-    r"\b{0}\s*\.\s*(?:update|setdefault|append|extend|insert|pop|popitem|clear|remove"
-    r"|add|discard|register\w*|__setitem__|__delitem__)\b",
-    r"\b{0}\s*(?:\|=|\+=)",
-    r"\bglobal\s+[\w\s,]*\b{0}\b",
+    r"\bdel\s+(?P<deleted>{0})\s*\["
+    r"|\bglobal\s+[\w\s,]*?\b(?P<rebound>{0})\b"
+    r"|\b(?P<changed>{0})(?:\s*\[[^\]\n]*\]\s*[-+|&]?=(?!=)|\s*(?:\|=|\+=)"
+    r"|\s*\.\s*(?:update|setdefault|append|extend|insert|pop|popitem|clear|remove|add"
+    r"|discard|register\w*|__setitem__|__delitem__)\b)"
 )
 
 
@@ -47,12 +47,9 @@ def unchanged_tables(
     candidates: Iterable[TableFacts], bindings: dict[str, int], text: str | None
 ) -> tuple[TableFacts, ...]:
     """The candidate tables whose name the module binds once and its text never changes."""
-    out: list[TableFacts] = []
-    for table in candidates:
-        if bindings.get(table.name, 0) != 1:
-            continue
-        name = re.escape(table.name)
-        if text is not None and any(re.search(c.format(name), text) for c in _CHANGES):
-            continue
-        out.append(table)
-    return tuple(out)
+    once = [t for t in candidates if bindings.get(t.name, 0) == 1]
+    if not once or text is None:
+        return tuple(once)
+    names = "|".join(sorted({re.escape(t.name) for t in once}, key=len, reverse=True))
+    changed = {next(g for g in m.groups() if g) for m in re.finditer(_CHANGES.format(names), text)}
+    return tuple(t for t in once if t.name not in changed)

@@ -11,11 +11,11 @@ from initlint.diagnostics import Confidence
 from initlint.facts.model import BodyError, Expr
 from initlint.records import dataclass
 from initlint.rules.base import RepeatFinding, confidence_of
-from initlint.rules.repeats import built_name, never_both, part_of, tested_absent
+from initlint.rules.repeats import built_name, part_of, tested_absent
 from initlint.rules.shapes import relation
 from initlint.simulation.assumptions import other_values
 from initlint.simulation.levels import LIGHT, NONE, UNKNOWN
-from initlint.simulation.records import SOME_CHOICES, Event, Simulation, walk_machinery
+from initlint.simulation.records import SOME_CHOICES, Event, Simulation, never_both, walk_machinery
 from initlint.simulation.torch_knowledge import (
     CONFIG_ATTRS,
     SIZED_FACTORIES,
@@ -418,13 +418,14 @@ def _discard(sim: Simulation, first: Event, after: Sequence[Event]) -> Discard |
 
 def _tests_presence(use: Event, name: str, after: Sequence[Event]) -> bool:
     """Whether ``use`` is the head of a statement that mentions ``self.<name>`` only to
-    test it against None, and holds a store of it: asking whether an object is there reads
-    nothing of it, and the store that replaces it is the statement's own."""
+    test it against None (or ask ``hasattr``), and holds a store or a deletion of it: asking
+    whether an object is there reads nothing of it, and what replaces or drops it is the
+    statement's own."""
     if use.kind != "touch" or name not in use.effect.tested or use.effect.stmt_span is None:
         return False
     outer = use.effect.stmt_span
     return any(
-        e.kind in _STORES
+        e.kind in _REPLACES
         and e.name == name
         and e.frame == use.frame
         and outer.line <= e.effect.span.line

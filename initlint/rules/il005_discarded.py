@@ -83,7 +83,8 @@ The same holds for an object the class's own code builds into a local (`net =
 resnet50()`): a part of it replaced or deleted before the object is used (`net.fc =
 nn.Linear(d, n)`, `del net.fc`; `possible` when the build runs on some paths only, as in a
 loop's body), and, for a build on
-every path, the parts left behind when the code takes some (`self.body = net.layer4`,
+every path (or on branches that never both run, each: `if fid: net = make() else: net =
+Other()`), the parts left behind when the code takes some (`self.body = net.layer4`,
 `nn.Sequential(net.stem, net.body)`) and never hands the object itself on (no argument,
 return, store, container, loop over it or method that hands parts out, such as
 `net.children()`; `net.eval()` or `net.load_state_dict(sd)` keep it where it is). The
@@ -100,7 +101,10 @@ attribute). An object built for an ancestor's `__init__` alone (`super().__init_
 ...)`, or a local handed there and not mentioned after) is followed into it under its
 parameter's name: when that `__init__` takes some parts (`self.layer1 = resnet.layer1`) and
 never hands the object on, the parts it leaves are thrown away, reported on the subclass's
-line that builds the object. No fix is offered.
+line that builds the object. A function of the project the construction calls to build an
+object (a factory: `gpt = GPT2Model(cfg)`, `del gpt.wte`, `return gpt`) is part of that
+construction: what it throws away of the objects it builds into its locals is reported at
+its own lines, naming the classes that call it. No fix is offered.
 
 A method run again on an object the class's own code built, whose construction already ran
 it (`self.model = Model(cfg)`, then `self.model.init_models()`), before anything used the
@@ -140,8 +144,10 @@ shares the storage of `weight_orig`, and is not reported). So is a fill of a hel
 part that an ancestor filled (`init_weights(self.fc)` in the base, with a function that
 fills `fc.weight`, then `nn.init.zeros_(self.fc.weight)`), or that a local's fill reached
 when the local became the part (`nn.init.normal_(fc.weight)`, `self.fc = fc`); and the
-random values a tensor was made with (`nn.Parameter(torch.randn(a, b))`), filled whole
-before any read: the draws are thrown away, where `torch.empty(a, b)` would hold the place.
+random values a tensor was made with (`nn.Parameter(torch.randn(a, b))`, or the items of
+an `nn.ParameterList` of such), filled whole before any read, by one fill, by a pass over
+the object or by a loop over the list (`for w in self.weights: nn.init.xavier_uniform_(w)`):
+the draws are thrown away, where `torch.empty(a, b)` would hold the place.
 
 A pass over the object fills every tensor it walks: a loop over `self.parameters()`,
 `self.named_parameters()`, `self.buffers()` or `self.modules()` (or over one held module's,
@@ -506,7 +512,8 @@ class Model(nn.Module):
             if finding.cost == UNKNOWN:  # (a module built before the wrap: its size)
                 message += "; how big the tensor is is not known here"
             return message
-        several = " and " in finding.what  # (tensors one pass fills again: one finding)
+        # (tensors one pass fills again, or a tensor list's items: one finding)
+        several = " and " in finding.what or "the items of" in finding.what
         verb = "are" if several else "is"
         again = "possibly filled again here (on some paths)"
         if finding.confidence != "possible":
@@ -520,7 +527,10 @@ class Model(nn.Module):
             if finding.event.kind == "pass":
                 again += f", by {pass_walk(finding.event)},"
             lost = "that fill is thrown away"
-            if several:
+            if finding.first.kind in ("assign", "buffer"):  # (made of random draws)
+                by, verb = f"(drawn in {wording.first_fn}", "are"
+                lost = "those draws are thrown away"
+            elif several:
                 by = f"(the costliest filled by {wording.first_fn}"
                 lost = "those fills are thrown away"
         elif finding.first.kind == "pass":

@@ -16,11 +16,10 @@ from dataclasses import replace
 from initlint.facts.passes import TENSOR_READERS
 from initlint.rules.base import RepeatFinding, confidence_of
 from initlint.rules.discards import attribute_uses, used_between
-from initlint.rules.repeats import never_both
-from initlint.simulation.coverage import LOAD
+from initlint.simulation.coverage import ITEMS, LOAD
 from initlint.simulation.levels import HEAVY, LIGHT, UNKNOWN
-from initlint.simulation.records import Event, Simulation, walk_machinery
-from initlint.simulation.torch_knowledge import RANDOM_FACTORIES, parameter_data
+from initlint.simulation.records import Event, Simulation, never_both, walk_machinery
+from initlint.simulation.torch_knowledge import TENSOR_LISTS, drawn_value
 from initlint.simulation.values import TRUE
 
 CODE = "IL005"
@@ -303,6 +302,8 @@ class _Passes:
             if not never_both(done, e):
                 used.add(e.name)
         self.built[e.name] = e
+        if e.status == TRUE and drawn(e):  # (random draws: the tensor is filled already)
+            self.pending[drawn_name(e)] = (e, e)
         branches = self.clean.get(e.name, [])
         if not all(never_both(b, e) for b in branches):
             branches = []
@@ -337,6 +338,8 @@ def pass_walk(e: Event) -> str:
     held = f"self.{scope}" if scope else "self"
     if e.name == LOAD:
         return f"the state loaded by `{held}.load_state_dict(...)`"
+    if e.name == "children" and scope:  # (``for w in self.weights``: its items)
+        return f"a loop over the items of `{held}`"
     return f"a pass over `{held}.{e.name}" + ("(...)`" if e.name == "apply" else "()`")
 
 
@@ -386,6 +389,16 @@ def _pass_finding(
         )
     else:
         advice = "the pass fills it first: keep the tensor out of the pass, or drop this fill"
+    if first.kind in _STORES and again.kind == "pass":  # (``nn.Parameter(torch.randn(...))``)
+        return _fill_finding(
+            sim,
+            first,
+            again,
+            max(cost, LIGHT),
+            f"the random values {_listed(names)} {'were' if _several(names) else 'was'} made with",
+            "the tensor is drawn at random and then filled: make it with `torch.empty(...)`, "
+            "which the pass overwrites anyway",
+        )
     return RepeatFinding(
         CODE,
         sim,
@@ -405,9 +418,18 @@ def _elsewhere(sim: Simulation, e: Event) -> bool:
     return owner is not None and owner.qualname not in sim.mro
 
 
+def _several(names: list[str]) -> bool:
+    """Whether ``names`` are more than one tensor (a tensor list's items are)."""
+    return len(names) > 1 or names[0].endswith(f".{ITEMS}")
+
+
 def _listed(names: list[str]) -> str:
-    """```self.a```, ```self.a` and `self.b```, ```self.a`, `self.b` and 2 more```."""
-    shown = [f"`self.{n}`" for n in names]
+    """```self.a```, ```self.a` and `self.b```, ```self.a`, `self.b` and 2 more```; a tensor
+    list's items as "the items of `self.a`"."""
+    shown = [
+        f"the items of `self.{n[: -len(ITEMS) - 1]}`" if n.endswith(f".{ITEMS}") else f"`self.{n}`"
+        for n in names
+    ]
     if len(shown) > 3:
         return f"{shown[0]}, {shown[1]} and {len(shown) - 2} more"
     return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
@@ -429,17 +451,20 @@ def _called_again(sim: Simulation, e: Event) -> bool:
     return False
 
 
-def drawn(e: Event) -> bool:
-    """Whether the store ``e`` makes its tensor from random draws: ``torch.randn(a, b)``,
-    also as ``nn.Parameter(torch.randn(...))`` (``torch.empty`` would hold the place)."""
+def drawn_name(e: Event) -> str:
+    """The tensor a store of random draws made, as a pass names it: the attribute, or the
+    items of a tensor list (``weights.*``)."""
     value = e.effect.value
-    if value is None:
-        return False
-    value = parameter_data(value)
-    if value.kind != "call":
-        return False
-    head, _, last = value.name.rpartition(".")
-    return head == "torch" and last in RANDOM_FACTORIES
+    listed = value is not None and value.kind == "call"
+    if value is None or not listed or value.name.rpartition(".")[2] not in TENSOR_LISTS:
+        return e.name
+    return f"{e.name}.{ITEMS}"
+
+
+def drawn(e: Event) -> bool:
+    """Whether the store ``e`` makes its tensor from random draws (``drawn_value``)."""
+    value = e.effect.value
+    return value is not None and drawn_value(value)
 
 
 def _finding(sim: Simulation, first: Event, again: Event, store: Event | None) -> RepeatFinding:

@@ -8,19 +8,18 @@ from collections.abc import Iterator
 from initlint.facts.function_reader import LOOP_COND
 from initlint.facts.model import Cond
 from initlint.rules.base import RepeatFinding, confidence_of, method_label
-from initlint.simulation.assumptions import exclusive
 from initlint.simulation.binding import DIFFER, SAME, own_defaults, same_args
 from initlint.simulation.levels import LIGHT, NONE
-from initlint.simulation.records import Event, FlagRef, Simulation, built_by, events_inside
+from initlint.simulation.records import (
+    Event,
+    FlagRef,
+    Simulation,
+    built_by,
+    events_inside,
+    never_both,
+)
 from initlint.simulation.torch_knowledge import MODULE_SELF_METHODS
 from initlint.simulation.values import MAYBE
-
-
-def never_both(a: Event, b: Event) -> bool:
-    """The two builds never both run in one construction: their guards exclude each other,
-    by opposite assumptions of one argument (``Event.assume``) or opposite truths of one
-    undecided condition (``Event.literals``)."""
-    return exclusive(a.assume, b.assume) or literals_exclusive(a, b)
 
 
 def tested_absent(sim: Simulation, first: Event, later: Event) -> bool:
@@ -69,14 +68,6 @@ def _is_none_test(c: Cond, name: str) -> bool:
         return False
     attr, none = c.args
     return attr.op == "selfattr" and attr.name == name and none.op == "const" and none.value is None
-
-
-def literals_exclusive(a: Event, b: Event) -> bool:
-    """The two never both run: they assume opposite truths of one undecided condition."""
-    if not a.literals or not b.literals:
-        return False
-    b_literals = set(b.literals)
-    return any((key, not truth) in b_literals for key, truth in a.literals)
 
 
 def _flag(first: Event, discarded: tuple[Event, ...] = ()) -> FlagRef | None:

@@ -495,6 +495,12 @@ class CostModel:
     ) -> Priced:
         if name == "copy.deepcopy":
             return self._copy_cost(call, module, mro, locals_, attrs)
+        like = positional_values(call)[:1] if name.startswith("torch.") else ()
+        if name.endswith("_like") and like and like[0].kind in ("name", "attr"):
+            # ``torch.ones_like(self.weight)``: a tensor as big as the one it is like, which
+            # costs what making that one did (a 1-D weight's size is not known here); one
+            # made elsewhere (an argument) is of a size not known here
+            return self._like_cost(like[0], locals_, attrs)
         if legacy_sized(name, call):
             # ``torch.Tensor(out, in, *k)``: an uninitialised tensor of that shape
             return tensor_cost("empty", call, bound)
@@ -512,6 +518,16 @@ class CostModel:
                     priced = highest(priced, self.expr_cost(d, module, mro, locals_, attrs, bound))
                 return priced
         return self.external_cost(name, call, bound)
+
+    def _like_cost(self, like: Expr, locals_: Costs, attrs: Costs) -> int:
+        """What a ``torch.*_like(like)`` tensor costs: what making ``like`` did (a local's,
+        or a self attribute's as stored); unknown for one made elsewhere."""
+        if like.kind == "attr" and like.receiver is not None and like.receiver.name == "self":
+            return attrs.get(like.attr, UNKNOWN)
+        if like.kind == "name":
+            made = locals_.get(like.name, NONE)
+            return UNKNOWN if made == NONE else made
+        return UNKNOWN
 
     def _copy_cost(
         self, call: Expr, module: Module, mro: tuple[str, ...], locals_: Costs, attrs: Costs

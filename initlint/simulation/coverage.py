@@ -17,6 +17,7 @@ from initlint.simulation.records import Event
 from initlint.simulation.torch_knowledge import (
     LEGACY_TENSORS,
     SIZED_FACTORIES,
+    TENSOR_LISTS,
     TORCH_BUFFERS,
     positional_values,
     torch_dims,
@@ -27,6 +28,8 @@ from initlint.simulation.torch_knowledge import (
 LOAD = "load_state_dict"
 # Walks that yield only the modules the object holds itself.
 _CHILDREN = frozenset({"children", "named_children"})
+# The part name of the items of a tensor list (``Tensor.part``): any number of them.
+ITEMS = "*"
 # Walks that yield the module walked first (``self.modules()`` yields ``self``).
 _WITH_ITSELF = frozenset({"modules", "named_modules", "apply"})
 
@@ -77,6 +80,11 @@ def held_tensors(
             continue
         classes = built_class(e)
         if not classes:
+            continue
+        if classes[0].rpartition(".")[2] in TENSOR_LISTS:
+            # (``nn.ParameterList([...])``: its items, any number, each a parameter)
+            item = f"{e.name}.{ITEMS}"
+            out.append(Tensor(item, e.name, ITEMS, "parameter", None, classes, e.cost, e.index))
             continue
         params = module_params(classes, e.cost)
         if not params and part:
@@ -193,6 +201,8 @@ def _module_item(
     """``for m in self.modules(): if isinstance(m, nn.Linear): init(m.weight)``: the module
     the tensor belongs to is walked (the object itself only by walks that yield it, a held
     module's only by one over the object or over that module), and filled at its part."""
+    if t.part == ITEMS:  # (a tensor list's items: what iterating it yields, filled whole)
+        return not fill.target and t.holder == scope and walk in _CHILDREN and not fill.tests
     if fill.target != t.part or not t.classes:
         return False
     if t.holder == scope and walk not in _WITH_ITSELF:

@@ -14,8 +14,8 @@ from initlint.simulation.builds import BuildPricing
 from initlint.simulation.choices import named
 from initlint.simulation.copies import copying_class
 from initlint.simulation.levels import NONE
-from initlint.simulation.records import part_taken
-from initlint.simulation.run_state import EffectContext, Frame, LocalBuild
+from initlint.simulation.records import never_both, part_taken
+from initlint.simulation.run_state import Call, EffectContext, Frame, LocalBuild
 from initlint.simulation.torch_knowledge import CONFIG_ATTRS, PART_TABLES, SELF_METHODS
 from initlint.simulation.values import FALSE, MAYBE, TRUE
 
@@ -71,24 +71,74 @@ class LocalEffects(BuildPricing):
         """``net = resnet50()`` in the class's own code, where the frame mentions ``net``
         later: its ``local`` event, and a record of how the frame uses it. A build on some
         paths only (a loop's body, a branch) is followed for the parts replaced on it; the
-        parts left behind are counted only for a build on every path."""
+        parts left behind are counted for a build on every path, and for builds on branches
+        that never both run (``if fid: net = A() else: net = B()``), each on its own."""
         eff = ctx.effect
         value = eff.value
         if ctx.shadow or frame.call.ancestor:
             return  # (an ancestor's own waste is reported on the ancestor)
-        held = frame.built.get(eff.name)
-        if held is not None:  # rebound: the old object is gone, or on some paths kept
-            if ctx.status == TRUE:
-                del frame.built[eff.name]
+        ev = None
+        used = any(e.kind == "local_use" and e.name == eff.name for e in frame.body.effects)
+        if value is not None and value.kind == "call" and (value.name or value.callee) and used:
+            ev = self.emit(
+                frame, ctx.effect_index, eff, "local", eff.name, ctx.status, ctx.flags, ()
+            )
+            ev.choices = self.chosen_classes(frame, value)  # (``net = table[name](...)``)
+            ev.constructs = self._given_class(frame, value)
+        held = frame.built.pop(eff.name, None)
+        if held is not None and ctx.status != TRUE:  # (rebound on some paths)
+            if ev is not None and never_both(held.event, ev):
+                frame.shelved.setdefault(eff.name, []).append(held)
             else:
-                held.whole = True
-        if value is None or value.kind != "call" or not (value.name or value.callee):
-            return
-        if not any(e.kind == "local_use" and e.name == eff.name for e in frame.body.effects):
-            return
-        ev = self.emit(frame, ctx.effect_index, eff, "local", eff.name, ctx.status, ctx.flags, ())
-        ev.choices = self.chosen_classes(frame, value)  # (``net = table[name](...)``)
-        frame.built[eff.name] = LocalBuild(ev)
+                held.whole = True  # (the old object on some paths kept)
+                frame.built[eff.name] = held
+        if ev is not None:
+            frame.built[eff.name] = LocalBuild(ev)
+
+    def factory_call(self, frame: Frame, ctx: EffectContext) -> Call | BodyError | None:
+        """``inception = fid_inception_v3()`` in the class's own code: a function of the
+        project that builds an object into a local of its own and works on it (a factory:
+        ``net = Inception3(...)``, parts replaced, ``return net``) runs as a frame of the
+        construction, once per statement, so what it throws away of the objects it builds
+        is thrown away by the construction. Other functions are priced, as before."""
+        eff = ctx.effect
+        value = eff.value
+        if ctx.shadow or frame.call.ancestor or eff.stmt_span in frame.factories:
+            return None
+        if value is None or value.kind != "call" or not value.name or value.receiver:
+            return None
+        index = self.simulator.index
+        target = index.resolve(frame.call.fn.module, value.name)
+        fn = index.function_info(target.name) if target and target.kind == "function" else None
+        if fn is None or fn.owner is not None or fn.module.is_dependency:
+            return None
+        body = fn.facts.load()
+        if isinstance(body, BodyError):
+            return body
+        if not _works_on_parts(body):
+            return None  # (nothing of an object of its own replaced there: nothing to add)
+        args = call_args(value)
+        env = None if args is None else self.bind_call(frame, args, body.params, False, fn.module)
+        if env is None:
+            return None
+        frame.factories.add(eff.stmt_span)
+        depth = frame.call.depth + 1
+        return Call(fn, env, False, None, ctx.status, ctx.flags, depth, (), ctx.assume)
+
+    def _given_class(self, frame: Frame, call: Expr) -> str:
+        """The class a plain name called holds, as the frame was given it or imported it
+        (``from transformers import GPT2Model`` inside the function): "" otherwise."""
+        held = frame.call.env.get(call.name) if "." not in call.name else None
+        if held is None or held.ref is None:
+            return ""
+        target = self.simulator.index.resolve_value(*held.ref)
+        return target.name if target is not None and target.kind == "class" else ""
+
+    def _all_built(self, frame: Frame, name: str) -> list[LocalBuild]:
+        """The objects a built local may hold: its latest binding's, and those of earlier
+        bindings on branches that never run with it."""
+        held = frame.built.get(name)
+        return [*([held] if held is not None else []), *frame.shelved.get(name, [])]
 
     def note_dropped_object(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
         """``feats = make(n).features`` or ``self.body = make(n).features`` in the class's
@@ -149,22 +199,20 @@ class LocalEffects(BuildPricing):
         """A mention of a built local: a part taken, a method run on it, the object handed
         on (anything the frame does with it on any path counts)."""
         eff = ctx.effect
-        held = frame.built.get(eff.name)
-        if held is None:
-            return
         head, _, rest = eff.detail.partition(".")
-        if eff.target == "part":
-            if head in PART_TABLES:
+        for held in self._all_built(frame, eff.name):
+            if eff.target == "part":
+                if head in PART_TABLES:
+                    held.whole = True
+                elif rest.rpartition(".")[2] not in CONFIG_ATTRS:
+                    held.taken.add(head)  # (``net.fc.in_features`` reads how fc is shaped)
+            elif eff.target == "call":
+                held.called = True
+                held.whole = held.whole or head not in SELF_METHODS
+            elif eff.target == "whole":
                 held.whole = True
-            elif rest.rpartition(".")[2] not in CONFIG_ATTRS:
-                held.taken.add(head)  # (``net.fc.in_features`` reads how fc is shaped)
-        elif eff.target == "call":
-            held.called = True
-            held.whole = held.whole or head not in SELF_METHODS
-        elif eff.target == "whole":
-            held.whole = True
-        elif eff.target == "lend":
-            held.lending = True  # (``lend_builds``, at the super call, decides)
+            elif eff.target == "lend":
+                held.lending = True  # (``lend_builds``, at the super call, decides)
 
     def lend_builds(self, frame: Frame, ctx: EffectContext, callee: Body) -> dict[str, LocalBuild]:
         """``super().__init__(resnet18(), ...)``, or ``super().__init__(net)`` with ``net``
@@ -185,6 +233,8 @@ class LocalEffects(BuildPricing):
             param = None if arg.star else param_of(params, eff.args, at)
             if param is not None and param.name not in followed:
                 param = None
+            for other in frame.shelved.get(value.name, []) if value.kind == "name" else []:
+                other.whole = True  # (handed on: one object is followed, not its alternatives)
             if value.kind == "name" and value.name in frame.built:
                 held = frame.built[value.name]
                 later = frame.body.effects[ctx.effect_index + 1 :]
@@ -254,7 +304,8 @@ class LocalEffects(BuildPricing):
             return None
         if held.whole or held.called or part in held.taken or part in held.patched:
             return None
-        held.patched.add(part)
+        for other in self._all_built(frame, head):
+            other.patched.add(part)  # (the other branch's part: replaced too, not left)
         status = ctx.status if held.event.status == TRUE else MAYBE
         cost = self.value_cost(frame, eff.value)
         if isinstance(cost, BodyError):
@@ -282,9 +333,12 @@ class LocalEffects(BuildPricing):
         """At the end of a frame: each built local of which the frame took parts, and which
         it never handed on, is dropped with the frame; its ``local`` event names the builds
         of the parts not taken (its ``inner``)."""
-        for held in frame.built.values():
-            if held.whole or held.lending or not held.taken or held.event.status != TRUE:
+        groups = [self._all_built(frame, n) for n in dict.fromkeys([*frame.built, *frame.shelved])]
+        for group, held in ((g, h) for g in groups for h in g):
+            if held.whole or held.lending or not held.taken:
                 continue
+            if held.event.status != TRUE and len(group) < 2:
+                continue  # (on some paths, and no other binding stands for the rest)
             parts = self.simulator.parts_built(held.event, None)
             if isinstance(parts, BodyError):
                 return parts
@@ -292,6 +346,19 @@ class LocalEffects(BuildPricing):
             held.event.inner = tuple(p for p in parts if p.name not in gone and p.cost > NONE)
             held.event.kept = frozenset(held.taken)
         return None
+
+
+def _works_on_parts(body: Body) -> bool:
+    """Whether a function replaces or deletes a part of an object it built into a local
+    (``net.fc = ...``, ``del net.fc``), or takes parts of one and may drop the rest: what a
+    frame of it can find thrown away. (Other factories are priced, not run: running each
+    costs the check time and finds nothing.)"""
+    followed = {e.name for e in body.effects if e.kind == "local_use"}
+    if any(e.kind == "objattr" and e.name.partition(".")[0] in followed for e in body.effects):
+        return True
+    taken = {e.name for e in body.effects if e.kind == "local_use" and e.target == "part"}
+    whole = {e.name for e in body.effects if e.kind == "local_use" and e.target != "part"}
+    return bool(taken - whole)
 
 
 def _only_at(frame: Frame, ctx: EffectContext, name: str) -> bool:

@@ -16,7 +16,7 @@ from initlint.simulation.levels import UNKNOWN
 from initlint.simulation.records import Event, Simulation, built_by, walk_machinery
 from initlint.simulation.run_state import EffectContext, Frame
 from initlint.simulation.stores import StoreEffects
-from initlint.simulation.torch_knowledge import TORCH_PARAMS
+from initlint.simulation.torch_knowledge import TENSOR_LISTS, TORCH_PARAMS
 from initlint.simulation.values import FALSE, MAYBE, TRUE
 
 
@@ -396,9 +396,10 @@ _ROOTS = frozenset(
 
 
 def _torch_nn_class(name: str) -> bool:
-    """One of torch.nn's module classes torch's tables describe (``torch.nn.Linear``)."""
+    """One of torch.nn's module classes torch's tables describe (``torch.nn.Linear``), or a
+    list of tensors (``torch.nn.ParameterList``)."""
     head, _, last = name.rpartition(".")
-    return head.startswith("torch.nn") and last in TORCH_PARAMS
+    return head.startswith("torch.nn") and (last in TORCH_PARAMS or last in TENSOR_LISTS)
 
 
 def _is_torch_kind(held: str, wanted: str) -> bool:

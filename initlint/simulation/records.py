@@ -10,7 +10,7 @@ from dataclasses import field
 from initlint.facts.model import Effect, EffectKind, Expr, Param
 from initlint.index.records import ClassInfo, FunctionInfo
 from initlint.records import dataclass
-from initlint.simulation.assumptions import Assumption
+from initlint.simulation.assumptions import Assumption, exclusive
 from initlint.simulation.binding import ArgKeys
 from initlint.simulation.levels import NONE, UNKNOWN
 from initlint.simulation.memo import Binding
@@ -282,3 +282,18 @@ def events_inside(events: list[Event], call: Event) -> Iterator[Event]:
         if ev.parent in inside:
             inside.add(ev.index)
             yield ev
+
+
+def never_both(a: Event, b: Event) -> bool:
+    """The two builds never both run in one construction: their guards exclude each other,
+    by opposite assumptions of one argument (``Event.assume``) or opposite truths of one
+    undecided condition (``Event.literals``)."""
+    return exclusive(a.assume, b.assume) or literals_exclusive(a, b)
+
+
+def literals_exclusive(a: Event, b: Event) -> bool:
+    """The two never both run: they assume opposite truths of one undecided condition."""
+    if not a.literals or not b.literals:
+        return False
+    b_literals = set(b.literals)
+    return any((key, not truth) in b_literals for key, truth in a.literals)

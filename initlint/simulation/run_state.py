@@ -102,6 +102,8 @@ class Frame:
     # statement (a ``return`` is fed by the calls in its statement)
     fed: dict[int, list[int]] = field(default_factory=dict)
     stmt_calls: dict[Span | None, list[int]] = field(default_factory=dict)
+    # The statements whose factory call the frame ran as a frame of its own (``factory_call``)
+    factories: set[Span | None] = field(default_factory=set)
     # The raise model (``raises.py``): the frame that called this one, the effect being run
     # and the guards of it that were undecided, whether a raise ended the frame, and the
     # blocks a raise ended: (top statement, guard, events then), valid while the names the
@@ -120,6 +122,10 @@ class Frame:
     # The locals this frame built by a call whose object it uses (``net = resnet50()``):
     # how it used each so far (``local_builds.py``).
     built: dict[str, LocalBuild] = field(default_factory=dict)
+    # A built local bound again on a branch that never runs with the one before (``if fid:
+    # net = A() else: net = B()``): the earlier object, on its own paths, used as the local
+    # is from then on.
+    shelved: dict[str, list[LocalBuild]] = field(default_factory=dict)
     # The locals that may hold what a file read gave (``meta = yaml.safe_load(f)``): a test
     # of one is a test of a state outside the construction.
     world: set[str] = field(default_factory=set)
@@ -129,7 +135,10 @@ class Frame:
 
     @property
     def self_name(self) -> str:
-        """The name the frame's function calls the object by (its first parameter)."""
+        """The name the frame's function calls the object by (its first parameter); "" in
+        a module-level function (a factory the construction runs), which has no object."""
+        if self.call.fn.owner is None:
+            return ""
         params = self.body.params
         return params[0].name if params else "self"
 

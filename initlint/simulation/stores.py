@@ -17,7 +17,7 @@ from initlint.simulation.copies import copied_by
 from initlint.simulation.levels import LIGHT, NONE
 from initlint.simulation.local_builds import LocalEffects
 from initlint.simulation.records import Event, FlagRef, built_by, events_inside
-from initlint.simulation.run_state import EffectContext, Frame
+from initlint.simulation.run_state import Call, EffectContext, Frame
 from initlint.simulation.torch_knowledge import (
     MODULE_SELF_METHODS,
     REPARAMETRISATIONS,
@@ -37,8 +37,9 @@ class StoreEffects(LocalEffects):
         eff = ctx.effect
         frame.written[eff.name.partition(".")[0]] = (len(self.sim.events), ctx.status)
 
-    def on_local(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
-        """``name = value``: what the local costs, reads and holds."""
+    def on_local(self, frame: Frame, ctx: EffectContext) -> Call | BodyError | None:
+        """``name = value``: what the local costs, reads and holds; a factory the value
+        calls, run (``factory_call``)."""
         if ctx.shadow:
             return None  # the branch does not run: its bindings do not happen
         eff, status = ctx.effect, ctx.status
@@ -91,7 +92,7 @@ class StoreEffects(LocalEffects):
             # ``conv = get_conv_layer(dim)``, ``A if cond else B``: the classes it may hold
             held = self.simulator.cost.choices.held(frame.call.fn.module, eff.value, frame.call.env)
             frame.call.env[eff.name] = UNKNOWN if held is None else held
-        return None
+        return self.factory_call(frame, ctx)
 
     def _note_attempts(self, frame: Frame, ctx: EffectContext) -> None:
         """``ok = self._load()`` where every ``return`` of ``_load`` gives a true constant
@@ -276,16 +277,18 @@ class StoreEffects(LocalEffects):
         ev.inner = parts
         return None
 
-    def on_stored_value(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
+    def on_stored_value(self, frame: Frame, ctx: EffectContext) -> Call | BodyError | None:
         """A value stored on self: ``self.x = v`` (assign), ``register_buffer("x", v)``
-        (buffer), or a self attribute changed in place (mutate): price it, then record it."""
+        (buffer), or a self attribute changed in place (mutate): price it, then record it;
+        a factory the stored value calls, run (``factory_call``)."""
         stored = self.price_stored_value(frame, ctx)
         if isinstance(stored, BodyError):
             return stored
         self._record_stored_value(frame, ctx, stored)
         if ctx.effect.kind == "assign":
             copied = self.note_copied_builds(frame, ctx)
-            return copied if copied is not None else self.note_dropped_object(frame, ctx)
+            dropped = copied if copied is not None else self.note_dropped_object(frame, ctx)
+            return dropped if dropped is not None else self.factory_call(frame, ctx)
         return None
 
     def _record_stored_value(self, frame: Frame, ctx: EffectContext, stored: StoredValue) -> None:

@@ -259,6 +259,29 @@ def parameter_data(value: Expr) -> Expr:
     return value
 
 
+# The containers of tensors torch registers items of (``nn.ParameterList([...])``).
+TENSOR_LISTS = frozenset({"ParameterList"})
+
+
+def drawn_value(value: Expr) -> bool:
+    """Whether ``value`` makes its tensor from random draws: ``torch.randn(a, b)``, also as
+    ``nn.Parameter(torch.randn(...))`` (``torch.empty`` would hold the place), or a
+    ``ParameterList`` of such, written out or made in a loop."""
+    if value.kind == "call" and value.name.rpartition(".")[2] in TENSOR_LISTS:
+        items = value.children[0] if len(value.children) == 1 and value.value is None else None
+        if items is not None and items.kind == "op" and items.name in ("comp", ""):
+            # (what each item of the loop becomes: a comprehension's last part)
+            return bool(items.children) and drawn_value(items.children[-1])
+        if items is not None and items.kind == "op" and items.name == "tuple":
+            return bool(items.children) and all(drawn_value(c) for c in items.children)
+        return False
+    value = parameter_data(value)
+    if value.kind != "call":
+        return False
+    head, _, last = value.name.rpartition(".")
+    return head == "torch" and last in RANDOM_FACTORIES
+
+
 def keyword_values(call: Expr) -> dict[str, Expr]:
     """The keyword arguments of ``call`` by name (``**kw`` left out)."""
     kws = call.keywords[1:] if call.keywords[:1] == ("*",) else call.keywords
