@@ -68,3 +68,57 @@ def test_random_draws_filled_again_by_a_pass(
     for d in found:
         assert d.message.startswith(f"the random values {what}")
         assert "those draws are thrown away" in d.message
+
+
+HELD = """
+import math
+import torch
+import torch.nn as nn
+
+
+class Lin(nn.Module):
+    def __init__(self, dims):
+        super().__init__()
+        self.weights = nn.ParameterList([])
+        for dim_in, dim_out in dims:
+            self.weights.append(nn.Parameter({draw}))
+
+    def init_zero_(self):
+        for weight in self.weights:
+            weight.data.zero_()
+
+    def scale_(self):
+        for weight in self.weights:
+            weight.data.mul_(weight.abs().max())
+
+
+class FeedForward(nn.Module):
+    def __init__(self, dims):
+        super().__init__()
+        self.project_out = Lin(dims)
+        self.project_out.{method}()
+"""
+
+
+@pytest.mark.parametrize(
+    ("draw", "method", "found"),
+    [
+        ("torch.randn(dim_in, dim_out) / math.sqrt(dim_in)", "init_zero_", True),
+        ("torch.randn(dim_in, dim_out)", "init_zero_", True),
+        # a placeholder: the method's fill is the first
+        ("torch.empty(dim_in, dim_out)", "init_zero_", False),
+        # the method reads the numbers it replaces
+        ("torch.randn(dim_in, dim_out)", "scale_", False),
+    ],
+)
+def test_a_held_modules_method_fills_what_its_construction_drew(
+    check_source: Callable[..., Report], draw: str, method: str, found: bool
+) -> None:
+    """``self.project_out = Lin(dims)`` then ``self.project_out.init_zero_()``, where
+    ``Lin`` drew its weights at random: the draws are thrown away by a method its
+    construction never ran (so it is run, not run again)."""
+    diagnostics = check_source(HELD.format(draw=draw, method=method)).diagnostics
+    assert [d.code for d in diagnostics] == (["IL005"] if found else [])
+    for d in diagnostics:
+        assert d.message.startswith("the random values the items of `self.project_out.weights`")
+        assert f"by `{method}()`, before" in d.message

@@ -144,10 +144,12 @@ shares the storage of `weight_orig`, and is not reported). So is a fill of a hel
 part that an ancestor filled (`init_weights(self.fc)` in the base, with a function that
 fills `fc.weight`, then `nn.init.zeros_(self.fc.weight)`), or that a local's fill reached
 when the local became the part (`nn.init.normal_(fc.weight)`, `self.fc = fc`); and the
-random values a tensor was made with (`nn.Parameter(torch.randn(a, b))`, or the items of
-an `nn.ParameterList` of such), filled whole before any read, by one fill, by a pass over
-the object or by a loop over the list (`for w in self.weights: nn.init.xavier_uniform_(w)`):
-the draws are thrown away, where `torch.empty(a, b)` would hold the place.
+random values a tensor was made with (`nn.Parameter(torch.randn(a, b))`, scaled or not, or
+the items of an `nn.ParameterList` of such, also appended), filled whole before any read, by
+one fill, by a pass over the object, by a loop over the list (`for w in self.weights:
+nn.init.xavier_uniform_(w)`), or by a method of a held module its construction never ran
+(`self.proj = Lin(d)`, then `self.proj.init_zero_()` over the weights `Lin` drew): the
+draws are thrown away, where `torch.empty(a, b)` would hold the place.
 
 A pass over the object fills every tensor it walks: a loop over `self.parameters()`,
 `self.named_parameters()`, `self.buffers()` or `self.modules()` (or over one held module's,
@@ -467,7 +469,7 @@ class Model(nn.Module):
         if first.kind == "init":
             return "filled here, and the fill thrown away"
         refill = isinstance(finding, RepeatFinding) and _refill(finding.event)
-        if refill and first.kind in ("assign", "buffer"):  # (made of random draws)
+        if refill and first.kind in _DRAWN:  # (made of random draws)
             return "drawn at random here, and the draws thrown away"
         if first.kind == "rerun" and first.inner_fills:
             method = first.name.rpartition(".")[2]
@@ -522,12 +524,12 @@ class Model(nn.Module):
         by = f"by {wording.first_fn}"
         if finding.event.kind == "rerun":
             method = finding.event.name.rpartition(".")[2]
-            again += f", by `{method}()` run again,"
+            again += f", by `{method}()`" + ("," if finding.event.first_run else " run again,")
         if finding.event.kind in ("pass", "rerun"):
             if finding.event.kind == "pass":
                 again += f", by {pass_walk(finding.event)},"
             lost = "that fill is thrown away"
-            if finding.first.kind in ("assign", "buffer"):  # (made of random draws)
+            if finding.first.kind in _DRAWN:  # (made of random draws)
                 by, verb = f"(drawn in {wording.first_fn}", "are"
                 lost = "those draws are thrown away"
             elif several:
@@ -549,6 +551,9 @@ class Model(nn.Module):
         return message
 
 
+# The events that make a tensor of random draws a refill finding names first: a store, or
+# an item appended to a tensor list.
+_DRAWN = frozenset({"assign", "buffer", "mutate"})
 # The events a refill finding is at: a fill of one tensor, or a pass over the object.
 _FILLS = frozenset({"init", "pass"})
 

@@ -137,20 +137,24 @@ def _method_refills(sim: Simulation) -> list[RepeatFinding]:
         assert e.holder is not None  # (kept above)
         names = [name for _, name, _, _ in fills]
         method = e.name.rpartition(".")[2]
+        if e.first_run:  # (draws the construction made: the method fills over them)
+            verb = "were" if _several(names) else "was"
+            what = f"the random values {_listed(names)} {verb} made with"
+            no_fix = (
+                f"{_owner_name(first)}'s construction draws them at random and `{method}()` "
+                "fills them: make them with `torch.empty(...)` there, or fill them once"
+            )
+        else:
+            what = "the initialisation of " + _listed(names)
+            no_fix = (
+                f"{_owner_name(first)}'s construction already fills them, in its "
+                f"`{first.fn.qualname.rpartition('.')[2]}()`: run `{method}()` once, or "
+                "keep it out of the construction"
+            )
+        confidence = confidence_of(e, e.holder, first)
         out.append(
             RepeatFinding(
-                CODE,
-                sim,
-                e,
-                first,
-                confidence_of(e, e.holder, first),
-                "the initialisation of " + _listed(names),
-                cost=max(cost, LIGHT),
-                no_fix=(
-                    f"{_owner_name(first)}'s construction already fills them, in its "
-                    f"`{first.fn.qualname.rpartition('.')[2]}()`: run `{method}()` once, or "
-                    "keep it out of the construction"
-                ),
+                CODE, sim, e, first, confidence, what, cost=max(cost, LIGHT), no_fix=no_fix
             )
         )
     return out

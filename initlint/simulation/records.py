@@ -196,6 +196,9 @@ class Event:
     # The tensors of held project modules it fills that their own constructions filled
     # (``pass_effects._inner_fills``): (store, name from the object, cost, that fill).
     inner_fills: tuple[tuple[int, str, int, Event], ...] = ()
+    # A ``rerun`` of a method the module's construction never ran (its fills over what
+    # that construction filled or drew): run, not run again.
+    first_run: bool = False
     # An ``init`` of a part of a held module (``self.fc.weight``): what filling it costs,
     # the tensor as the module's store made it.
     part_cost: int = UNKNOWN

@@ -10,12 +10,17 @@ from __future__ import annotations
 
 from initlint.facts.model import BodyError, Effect, Expr, ItemTest
 from initlint.index.records import Module
-from initlint.simulation.coverage import CLASS_TESTS, tested_classes
+from initlint.simulation.coverage import CLASS_TESTS, ITEMS, covered, tested_classes
 from initlint.simulation.levels import UNKNOWN
 from initlint.simulation.pass_effects import DEPTH, PassEffects, last_fills
 from initlint.simulation.records import Event, Simulation, built_by, choices_of, events_inside
 from initlint.simulation.run_state import EffectContext, Frame
+from initlint.simulation.torch_knowledge import TENSOR_LISTS, drawn_value
 from initlint.simulation.values import TRUE
+
+# The events whose fill is random draws (a store or an append): a method that fills over
+# them is run, not run again (``Event.first_run``).
+_DRAWS = frozenset({"assign", "buffer", "mutate"})
 
 # (the name a module is reached by from the object, the store holding it, the call that
 # built it when it is an item of a container, None for the stored value itself, and the
@@ -51,6 +56,7 @@ class RerunEffects(PassEffects):
                 frame, ctx.effect_index, eff, "rerun", name, status, ctx.flags, (), cost=cost
             )
             ev.holder, ev.inner_fills = holder, refills
+            ev.first_run = all(fill.kind in _DRAWS for _, _, _, fill in refills)
             made = self._reached_class(holder, item)
             ev.constructs = made[0] if made else ""  # (the class of the modules run again)
         return None
@@ -166,7 +172,10 @@ class RerunEffects(PassEffects):
             return ()
         call = _own_call(inner, method)
         if call is None:
-            return self._handed_on(inner, holder, method, prefix, depth)
+            handed = self._handed_on(inner, holder, method, prefix, depth)
+            if handed:
+                return handed
+            return self._method_fills(inner, holder, method, prefix)
         if _changed_after(inner, call):
             return ()
         inside = {e.index for e in events_inside(inner.events, call)}
@@ -180,6 +189,46 @@ class RerunEffects(PassEffects):
         return tuple(
             (holder.index, f"{prefix}.{n}", cost.get(n, UNKNOWN), e)
             for n, e in sorted(filled.items())
+        )
+
+    def _method_fills(
+        self, inner: Simulation, holder: Event, method: str, prefix: str
+    ) -> tuple[tuple[int, str, int, Event], ...] | BodyError:
+        """A method the module's construction never ran that fills, whole and on every path,
+        tensors the construction drew at random and did not read since (``def init_zero_(
+        self): for w in self.weights: w.data.zero_()`` over ``randn`` weights): those draws
+        are thrown away. Its whole fills of the object's own tensors and its passes over
+        them count; anything else it does claims nothing."""
+        fn = self.simulator.index.lookup_method(inner.mro, method)
+        body = fn.facts.load() if fn is not None else None
+        if fn is None or body is None or isinstance(body, BodyError):
+            return () if not isinstance(body, BodyError) else body
+        drawn = _drawn_fills(inner)
+        if not drawn:
+            return ()
+        tensors = self.module_tensors(inner, "", DEPTH)
+        if isinstance(tensors, BodyError):
+            return tensors
+        module = fn.module
+
+        def is_a(classes: tuple[str, ...], name: str) -> bool | None:
+            return self.is_a_class(classes, module, name)
+
+        names: set[str] = set()
+        for eff in body.effects:
+            if eff.guard:
+                continue  # (on some paths only)
+            if eff.kind == "init" and eff.detail == "self" and eff.name:
+                names.add(eff.name)
+            elif eff.kind == "pass" and eff.detail != "visit":
+                names |= {n for _, n, _ in covered(eff, eff.name, tensors, is_a)}
+            elif eff.kind == "touch" and (eff.reads - eff.sized - set(names)) & set(drawn):
+                return ()  # (it reads the numbers first)
+        cost = {t.name: t.cost for t in tensors}
+        return tuple(
+            (holder.index, f"{prefix}.{n}", cost.get(n, UNKNOWN), drawn[n])
+            for n in sorted(names)
+            if n in drawn
         )
 
     def _handed_on(
@@ -214,6 +263,47 @@ class RerunEffects(PassEffects):
                 return found
             out += [(holder.index, name, cost, fill) for _, name, cost, fill in found]
         return tuple(out)
+
+
+def _drawn_fills(sim: Simulation) -> dict[str, Event]:
+    """The tensors a construction made of random draws, on every path (a ``ParameterList``'s
+    items, appended too, when every item appended is drawn), not read or replaced after:
+    their numbers are a fill as an initialisation's are (``init_zero_()`` after ``randn``)."""
+    out: dict[str, Event] = {}
+    for e in sim.events:
+        if e.shadow:
+            continue
+        value = e.effect.value
+        if e.kind in ("assign", "buffer", "delete", "nested"):
+            for name in [n for n in out if n.split(".")[0] == e.name.split(".")[0]]:
+                del out[name]
+            if e.kind != "delete" and e.status == TRUE and value is not None:
+                listed = value.kind == "call" and value.name.rpartition(".")[2] in TENSOR_LISTS
+                if drawn_value(value):
+                    out[f"{e.name}.{ITEMS}" if listed else e.name] = e
+        elif e.kind == "mutate" and not e.effect.detail and value is not None:
+            items = f"{e.name}.{ITEMS}"
+            store = next((s for s in reversed(sim.events[: e.index]) if s.name == e.name), None)
+            if drawn_value(value) and (items in out or _empty_list(store)):
+                out[items] = e  # (one more drawn item of the list)
+            else:
+                out.pop(items, None)
+        elif e.kind == "touch":
+            read = e.effect.reads - e.effect.sized
+            for name in [n for n in out if n.split(".")[0] in read or "*" in read]:
+                del out[name]
+    return out
+
+
+def _empty_list(store: Event | None) -> bool:
+    """Whether ``store`` made an empty tensor list on every path (``nn.ParameterList([])``)."""
+    value = store.effect.value if store is not None else None
+    if store is None or store.kind != "assign" or store.status != TRUE or value is None:
+        return False
+    if value.kind != "call" or value.name.rpartition(".")[2] not in TENSOR_LISTS:
+        return False
+    items = value.children[0] if value.children else None
+    return items is None or (items.kind == "op" and items.name == "tuple" and not items.children)
 
 
 def _kept_part(sim: Simulation, name: str) -> Event | None:

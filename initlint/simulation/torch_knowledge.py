@@ -264,9 +264,10 @@ TENSOR_LISTS = frozenset({"ParameterList"})
 
 
 def drawn_value(value: Expr) -> bool:
-    """Whether ``value`` makes its tensor from random draws: ``torch.randn(a, b)``, also as
-    ``nn.Parameter(torch.randn(...))`` (``torch.empty`` would hold the place), or a
-    ``ParameterList`` of such, written out or made in a loop."""
+    """Whether ``value`` makes its tensor from random draws: ``torch.randn(a, b)``, scaled
+    (``torch.randn(a, b) / math.sqrt(a)``), also as ``nn.Parameter(torch.randn(...))``
+    (``torch.empty`` would hold the place), or a ``ParameterList`` of such, written out or
+    made in a loop."""
     if value.kind == "call" and value.name.rpartition(".")[2] in TENSOR_LISTS:
         items = value.children[0] if len(value.children) == 1 and value.value is None else None
         if items is not None and items.kind == "op" and items.name in ("comp", ""):
@@ -276,6 +277,9 @@ def drawn_value(value: Expr) -> bool:
             return bool(items.children) and all(drawn_value(c) for c in items.children)
         return False
     value = parameter_data(value)
+    if value.kind == "op" and value.name in ("*", "/") and value.children:
+        # (``torch.randn(a, b) / math.sqrt(a)``: scaled draws are draws)
+        return drawn_value(value.children[0])
     if value.kind != "call":
         return False
     head, _, last = value.name.rpartition(".")

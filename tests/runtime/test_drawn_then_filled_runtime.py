@@ -5,6 +5,7 @@ whole in place by the class's code; and the classes with no finding have none su
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,6 +18,8 @@ from torch.overrides import TorchFunctionMode  # noqa: E402
 from initlint.api import check  # noqa: E402
 
 SOURCE = """
+import math
+
 import torch
 from torch import nn
 
@@ -37,6 +40,25 @@ class Passed(nn.Module):
             nn.init.xavier_uniform_(p)
 
 
+class Lin(nn.Module):
+    def __init__(self, d=16, depth=2):
+        super().__init__()
+        self.weights = nn.ParameterList([])
+        for _ in range(depth):
+            self.weights.append(nn.Parameter(torch.randn(d, d) / math.sqrt(d)))
+
+    def init_zero_(self):
+        for weight in self.weights:
+            weight.data.zero_()
+
+
+class Held(nn.Module):
+    def __init__(self, d=16):
+        super().__init__()
+        self.project_out = Lin(d)
+        self.project_out.init_zero_()
+
+
 class Placeholder(nn.Module):
     def __init__(self, d=16, depth=3):
         super().__init__()
@@ -46,7 +68,7 @@ class Placeholder(nn.Module):
 """
 
 # The tensors each finding names, as the object names its parameters (``*``: every item).
-EXPECTED = {"Looped": {"weights.*"}, "Passed": {"proj"}}
+EXPECTED = {"Looped": {"weights.*"}, "Passed": {"proj"}, "Held": {"project_out.weights.*"}}
 
 
 class _Draws(TorchFunctionMode):
@@ -60,8 +82,12 @@ class _Draws(TorchFunctionMode):
     def __torch_function__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
         out = func(*args, **(kwargs or {}))
         name = getattr(func, "__name__", "")
+        first = args[0] if args else None
         if name in ("randn", "rand") and isinstance(out, torch.Tensor):
             self.drawn.add(out.untyped_storage().data_ptr())
+        elif name in ("__truediv__", "__mul__", "div", "mul") and isinstance(first, torch.Tensor):
+            if first.untyped_storage().data_ptr() in self.drawn and isinstance(out, torch.Tensor):
+                self.drawn.add(out.untyped_storage().data_ptr())  # (scaled draws)
         elif name.endswith("_") and not name.startswith("_"):
             tensor = args[0] if args else (kwargs or {}).get("tensor")
             if isinstance(tensor, torch.Tensor):
@@ -75,7 +101,7 @@ def _drawn_then_filled(module: object, cls: str) -> set[str]:
     with _Draws() as seen:
         built = getattr(module, cls)()
     return {
-        "weights.*" if name.startswith("weights.") else name
+        re.sub(r"weights\.\d+$", "weights.*", name)
         for name, p in built.named_parameters()
         if p.untyped_storage().data_ptr() in seen.refilled
     }
@@ -92,6 +118,7 @@ def test_draws_a_pass_or_a_loop_throws_away(module: Path) -> None:
     assert {c: d.code for c, d in found.items()} == dict.fromkeys(EXPECTED, "IL005")
     assert "the items of `self.weights`" in found["Looped"].message
     assert "`self.proj`" in found["Passed"].message
+    assert "by `init_zero_()`, before" in found["Held"].message
     loaded = importlib.import_module("drawn_blocks")
     for cls, names in EXPECTED.items():
         assert _drawn_then_filled(loaded, cls) == names, cls
