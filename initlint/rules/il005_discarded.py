@@ -19,7 +19,7 @@ from initlint.rules.base import (
 from initlint.rules.discards import find_discards
 from initlint.rules.refills import find_refills, pass_walk
 from initlint.simulation.levels import UNKNOWN
-from initlint.simulation.records import Event, Simulation
+from initlint.simulation.records import DRAW_KINDS, Event, Simulation, first_run
 
 # The examples' base: a project ``__init__`` above each class (as in a real model package).
 _UNIT = """
@@ -469,7 +469,7 @@ class Model(nn.Module):
         if first.kind == "init":
             return "filled here, and the fill thrown away"
         refill = isinstance(finding, RepeatFinding) and _refill(finding.event)
-        if refill and first.kind in _DRAWN:  # (made of random draws)
+        if refill and first.kind in DRAW_KINDS:  # (made of random draws)
             return "drawn at random here, and the draws thrown away"
         if first.kind == "rerun" and first.inner_fills:
             method = first.name.rpartition(".")[2]
@@ -524,12 +524,12 @@ class Model(nn.Module):
         by = f"by {wording.first_fn}"
         if finding.event.kind == "rerun":
             method = finding.event.name.rpartition(".")[2]
-            again += f", by `{method}()`" + ("," if finding.event.first_run else " run again,")
+            again += f", by `{method}()`" + ("," if first_run(finding.event) else " run again,")
         if finding.event.kind in ("pass", "rerun"):
             if finding.event.kind == "pass":
                 again += f", by {pass_walk(finding.event)},"
             lost = "that fill is thrown away"
-            if finding.first.kind in _DRAWN:  # (made of random draws)
+            if finding.first.kind in DRAW_KINDS:  # (made of random draws)
                 by, verb = f"(drawn in {wording.first_fn}", "are"
                 lost = "those draws are thrown away"
             elif several:
@@ -551,9 +551,6 @@ class Model(nn.Module):
         return message
 
 
-# The events that make a tensor of random draws a refill finding names first: a store, or
-# an item appended to a tensor list.
-_DRAWN = frozenset({"assign", "buffer", "mutate"})
 # The events a refill finding is at: a fill of one tensor, or a pass over the object.
 _FILLS = frozenset({"init", "pass"})
 

@@ -16,10 +16,10 @@ from dataclasses import replace
 from initlint.facts.passes import TENSOR_READERS
 from initlint.rules.base import RepeatFinding, confidence_of
 from initlint.rules.discards import attribute_uses, used_between
-from initlint.simulation.coverage import ITEMS, LOAD
+from initlint.simulation.coverage import ITEMS, LOAD, drawn_tensor
 from initlint.simulation.levels import HEAVY, LIGHT, UNKNOWN
-from initlint.simulation.records import Event, Simulation, never_both, walk_machinery
-from initlint.simulation.torch_knowledge import TENSOR_LISTS, drawn_value
+from initlint.simulation.records import Event, Simulation, first_run, never_both, walk_machinery
+from initlint.simulation.torch_knowledge import drawn_value
 from initlint.simulation.values import TRUE
 
 CODE = "IL005"
@@ -137,9 +137,8 @@ def _method_refills(sim: Simulation) -> list[RepeatFinding]:
         assert e.holder is not None  # (kept above)
         names = [name for _, name, _, _ in fills]
         method = e.name.rpartition(".")[2]
-        if e.first_run:  # (draws the construction made: the method fills over them)
-            verb = "were" if _several(names) else "was"
-            what = f"the random values {_listed(names)} {verb} made with"
+        if first_run(e):  # (draws the construction made: the method fills over them)
+            what = _drawn_what(names)
             no_fix = (
                 f"{_owner_name(first)}'s construction draws them at random and `{method}()` "
                 "fills them: make them with `torch.empty(...)` there, or fill them once"
@@ -307,7 +306,8 @@ class _Passes:
                 used.add(e.name)
         self.built[e.name] = e
         if e.status == TRUE and drawn(e):  # (random draws: the tensor is filled already)
-            self.pending[drawn_name(e)] = (e, e)
+            assert e.effect.value is not None  # (``drawn``)
+            self.pending[drawn_tensor(e.name, e.effect.value)] = (e, e)
         branches = self.clean.get(e.name, [])
         if not all(never_both(b, e) for b in branches):
             branches = []
@@ -399,7 +399,7 @@ def _pass_finding(
             first,
             again,
             max(cost, LIGHT),
-            f"the random values {_listed(names)} {'were' if _several(names) else 'was'} made with",
+            _drawn_what(names),
             "the tensor is drawn at random and then filled: make it with `torch.empty(...)`, "
             "which the pass overwrites anyway",
         )
@@ -420,6 +420,11 @@ def _elsewhere(sim: Simulation, e: Event) -> bool:
     ancestors (a held module's own ``__init__``)."""
     owner = e.fn.owner
     return owner is not None and owner.qualname not in sim.mro
+
+
+def _drawn_what(names: list[str]) -> str:
+    """How a finding names the draws of the tensors ``names``, thrown away."""
+    return f"the random values {_listed(names)} {'were' if _several(names) else 'was'} made with"
 
 
 def _several(names: list[str]) -> bool:
@@ -455,16 +460,6 @@ def _called_again(sim: Simulation, e: Event) -> bool:
     return False
 
 
-def drawn_name(e: Event) -> str:
-    """The tensor a store of random draws made, as a pass names it: the attribute, or the
-    items of a tensor list (``weights.*``)."""
-    value = e.effect.value
-    listed = value is not None and value.kind == "call"
-    if value is None or not listed or value.name.rpartition(".")[2] not in TENSOR_LISTS:
-        return e.name
-    return f"{e.name}.{ITEMS}"
-
-
 def drawn(e: Event) -> bool:
     """Whether the store ``e`` makes its tensor from random draws (``drawn_value``)."""
     value = e.effect.value
@@ -477,7 +472,7 @@ def _finding(sim: Simulation, first: Event, again: Event, store: Event | None) -
     class's own store ``first`` of random draws, filled again before any read."""
     cost = store.cost if store is not None else UNKNOWN
     if first.kind in _STORES:
-        what = f"the random values `self.{again.name}` was made with"
+        what = _drawn_what([again.name])
         no_fix = (
             "the tensor is drawn at random and then filled: make it with "
             "`torch.empty(...)`, which the fill overwrites anyway"

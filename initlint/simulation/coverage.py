@@ -20,6 +20,7 @@ from initlint.simulation.torch_knowledge import (
     TENSOR_LISTS,
     TORCH_BUFFERS,
     positional_values,
+    tensor_list,
     torch_dims,
     torch_params,
 )
@@ -50,6 +51,12 @@ class Tensor:
     classes: tuple[str, ...]
     cost: int
     store: int
+
+
+def drawn_tensor(name: str, value: Expr) -> str:
+    """The tensor a store of ``value`` on ``self.<name>`` makes, as a pass names it: the
+    attribute, or the items of a tensor list (``weights.*``)."""
+    return f"{name}.{ITEMS}" if tensor_list(value) else name
 
 
 def held_tensors(

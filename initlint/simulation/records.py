@@ -196,9 +196,6 @@ class Event:
     # The tensors of held project modules it fills that their own constructions filled
     # (``pass_effects._inner_fills``): (store, name from the object, cost, that fill).
     inner_fills: tuple[tuple[int, str, int, Event], ...] = ()
-    # A ``rerun`` of a method the module's construction never ran (its fills over what
-    # that construction filled or drew): run, not run again.
-    first_run: bool = False
     # An ``init`` of a part of a held module (``self.fc.weight``): what filling it costs,
     # the tensor as the module's store made it.
     part_cost: int = UNKNOWN
@@ -300,3 +297,14 @@ def literals_exclusive(a: Event, b: Event) -> bool:
         return False
     b_literals = set(b.literals)
     return any((key, not truth) in b_literals for key, truth in a.literals)
+
+
+# The events that make a tensor of random draws where a fill is looked for: a store, or an
+# item appended to a tensor list (``torch_knowledge.drawn_value``).
+DRAW_KINDS = frozenset({"assign", "buffer", "mutate"})
+
+
+def first_run(e: Event) -> bool:
+    """Whether the ``rerun`` event ``e`` runs a method its modules' constructions never ran:
+    what it fills again are the draws those constructions made, not a fill of that method."""
+    return bool(e.inner_fills) and all(fill.kind in DRAW_KINDS for *_, fill in e.inner_fills)

@@ -10,17 +10,13 @@ from __future__ import annotations
 
 from initlint.facts.model import BodyError, Effect, Expr, ItemTest
 from initlint.index.records import Module
-from initlint.simulation.coverage import CLASS_TESTS, ITEMS, covered, tested_classes
+from initlint.simulation.coverage import CLASS_TESTS, ITEMS, covered, drawn_tensor, tested_classes
 from initlint.simulation.levels import UNKNOWN
 from initlint.simulation.pass_effects import DEPTH, PassEffects, last_fills
 from initlint.simulation.records import Event, Simulation, built_by, choices_of, events_inside
 from initlint.simulation.run_state import EffectContext, Frame
-from initlint.simulation.torch_knowledge import TENSOR_LISTS, drawn_value
+from initlint.simulation.torch_knowledge import drawn_value, tensor_list
 from initlint.simulation.values import TRUE
-
-# The events whose fill is random draws (a store or an append): a method that fills over
-# them is run, not run again (``Event.first_run``).
-_DRAWS = frozenset({"assign", "buffer", "mutate"})
 
 # (the name a module is reached by from the object, the store holding it, the call that
 # built it when it is an item of a container, None for the stored value itself, and the
@@ -56,7 +52,6 @@ class RerunEffects(PassEffects):
                 frame, ctx.effect_index, eff, "rerun", name, status, ctx.flags, (), cost=cost
             )
             ev.holder, ev.inner_fills = holder, refills
-            ev.first_run = all(fill.kind in _DRAWS for _, _, _, fill in refills)
             made = self._reached_class(holder, item)
             ev.constructs = made[0] if made else ""  # (the class of the modules run again)
         return None
@@ -278,9 +273,8 @@ def _drawn_fills(sim: Simulation) -> dict[str, Event]:
             for name in [n for n in out if n.split(".")[0] == e.name.split(".")[0]]:
                 del out[name]
             if e.kind != "delete" and e.status == TRUE and value is not None:
-                listed = value.kind == "call" and value.name.rpartition(".")[2] in TENSOR_LISTS
                 if drawn_value(value):
-                    out[f"{e.name}.{ITEMS}" if listed else e.name] = e
+                    out[drawn_tensor(e.name, value)] = e
         elif e.kind == "mutate" and not e.effect.detail and value is not None:
             items = f"{e.name}.{ITEMS}"
             store = next((s for s in reversed(sim.events[: e.index]) if s.name == e.name), None)
@@ -300,7 +294,7 @@ def _empty_list(store: Event | None) -> bool:
     value = store.effect.value if store is not None else None
     if store is None or store.kind != "assign" or store.status != TRUE or value is None:
         return False
-    if value.kind != "call" or value.name.rpartition(".")[2] not in TENSOR_LISTS:
+    if not tensor_list(value):
         return False
     items = value.children[0] if value.children else None
     return items is None or (items.kind == "op" and items.name == "tuple" and not items.children)

@@ -263,12 +263,17 @@ def parameter_data(value: Expr) -> Expr:
 TENSOR_LISTS = frozenset({"ParameterList"})
 
 
+def tensor_list(value: Expr) -> bool:
+    """Whether ``value`` builds a list of tensors (``nn.ParameterList([...])``)."""
+    return value.kind == "call" and value.name.rpartition(".")[2] in TENSOR_LISTS
+
+
 def drawn_value(value: Expr) -> bool:
     """Whether ``value`` makes its tensor from random draws: ``torch.randn(a, b)``, scaled
     (``torch.randn(a, b) / math.sqrt(a)``), also as ``nn.Parameter(torch.randn(...))``
     (``torch.empty`` would hold the place), or a ``ParameterList`` of such, written out or
     made in a loop."""
-    if value.kind == "call" and value.name.rpartition(".")[2] in TENSOR_LISTS:
+    if tensor_list(value):
         items = value.children[0] if len(value.children) == 1 and value.value is None else None
         if items is not None and items.kind == "op" and items.name in ("comp", ""):
             # (what each item of the loop becomes: a comprehension's last part)
