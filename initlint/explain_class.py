@@ -98,6 +98,8 @@ def _label(ev: Event) -> str:
         return f"take part {ev.name} of an object built here, and drop the object"
     if ev.kind == "objattr":
         return f"replace {ev.name} (a part of a local's object)"
+    if ev.kind == "fallback":
+        return f"build {ev.constructs} for {ev.name}(...), which may pick {ev.args_key}"
     return f"assign self.{ev.name}"
 
 

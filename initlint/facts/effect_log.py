@@ -15,6 +15,7 @@ from initlint.facts.expressions import (
     expr_text,
     read_params,
     span_of,
+    spread_params,
     to_expr,
 )
 from initlint.facts.model import Arg, Cond, Effect, EffectKind, Expr, ItemTest, Span
@@ -76,6 +77,8 @@ class EffectLog:
         elif not is_method and _returns_only(fn):
             # (``_get_clones(module, n)``: a function whose body returns copies of it)
             params = copied_params(fn, params, method=False)
+        if not is_method:
+            params = spread_params(fn, params)
         self.params = params
         self.self_name = ""
         if is_method and params and params[0].kind in ("posonly", "pos"):

@@ -140,6 +140,11 @@ def to_expr(node: ast.AST, depth: int = 0) -> Expr:
     if isinstance(node, ast.Call):
         return _call_expr(node, d)
     if isinstance(node, ast.Subscript):
+        # a slice of written-out bounds keeps them (``blocks[:-2]``: ``attr`` "None:-2"),
+        # to tell which items of a container a store keeps
+        bounds = _slice_bounds(node.slice)
+        if bounds is not None:
+            return _expr("subscript", name="slice", attr=bounds, receiver=to_expr(node.value, d))
         return _expr("subscript", receiver=to_expr(node.value, d))
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         # ``not <test>``: the test's text rides along (a flag passed as ``not <cond>``).
@@ -199,6 +204,25 @@ def to_expr(node: ast.AST, depth: int = 0) -> Expr:
     if isinstance(node, ast.Starred):
         return to_expr(node.value, d)
     return OTHER
+
+
+def _slice_bounds(node: ast.expr) -> str | None:
+    """``lo:hi`` of a slice whose bounds are integers written out or left out (``[:-2]``:
+    "None:-2"); None for an index, a step, or a bound computed at run time."""
+    if not isinstance(node, ast.Slice) or node.step is not None:
+        return None
+    out: list[str] = []
+    for bound in (node.lower, node.upper):
+        if bound is None:
+            out.append("None")
+            continue
+        sign = 1
+        if isinstance(bound, ast.UnaryOp) and isinstance(bound.op, ast.USub):
+            sign, bound = -1, bound.operand
+        if not isinstance(bound, ast.Constant) or type(bound.value) is not int:
+            return None
+        out.append(str(sign * bound.value))
+    return ":".join(out)
 
 
 def _call_expr(node: ast.Call, depth: int) -> Expr:
@@ -429,6 +453,43 @@ def copied_params(
         todo.extend((child, inner, tested or child is test) for child in ast.iter_child_nodes(node))
     return tuple(
         replace(p, copied_by=callee[p.name]) if p.name in callee and p.name not in spoilt else p
+        for p in params
+    )
+
+
+def spread_params(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef, params: tuple[Param, ...]
+) -> tuple[Param, ...]:
+    """``params`` with ``spread_only`` set on the ``*args`` and ``**kwargs`` that ``fn``'s
+    body mentions only spread into calls (``Net(*args, **kwargs)``) or read
+    (``kwargs.get("n")``, ``"n" in kwargs``): any other mention (stored, passed as a value,
+    changed, ``kwargs["n"] = 1``, read by a nested scope) keeps the pack out."""
+    packs = {p.name for p in params if p.kind in ("vararg", "kwarg")}
+    if not packs or fn.decorator_list:
+        return params
+    fine: set[int] = set()  # the ``Name`` nodes that are a spread or a read
+    spoilt: set[str] = set()
+    todo: list[tuple[ast.AST, bool]] = [(stmt, False) for stmt in fn.body]
+    while todo:  # (a parent comes before its children)
+        node, nested = todo.pop()
+        if isinstance(node, ast.Starred | ast.keyword) and isinstance(node.value, ast.Name):
+            if not isinstance(node, ast.keyword) or node.arg is None:
+                fine.add(id(node.value))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            recv = node.func.value
+            if isinstance(recv, ast.Name) and node.func.attr in ("get", "keys", "items"):
+                fine.add(id(recv))
+        elif isinstance(node, ast.Compare) and len(node.ops) == 1:
+            right = node.comparators[0]
+            if isinstance(node.ops[0], ast.In | ast.NotIn) and isinstance(right, ast.Name):
+                fine.add(id(right))
+        elif isinstance(node, ast.Name) and node.id in packs:
+            if nested or id(node) not in fine or not isinstance(node.ctx, ast.Load):
+                spoilt.add(node.id)
+        inner = nested or isinstance(node, _SCOPES)
+        todo.extend((child, inner) for child in ast.iter_child_nodes(node))
+    return tuple(
+        replace(p, spread_only=True) if p.name in packs and p.name not in spoilt else p
         for p in params
     )
 

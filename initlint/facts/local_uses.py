@@ -25,8 +25,9 @@ def followed_names(fn: ast.FunctionDef | ast.AsyncFunctionDef, self_name: str) -
     """The names whose uses the function's ``local_use`` effects follow, found in one walk:
 
     - the locals it binds only by plain assignments of a call to that name alone
-      (``net = resnet50()``; once, or once on each branch), and nowhere else: not a
-      parameter, not a loop or ``with`` target, not declared ``global`` or ``nonlocal``,
+      (``net = resnet50()``; once, or once on each branch), and nowhere else, and the
+      parameters it rebinds so (``if vgg is None: vgg = vgg16()``): not a loop or ``with``
+      target, not declared ``global`` or ``nonlocal``,
       not bound in a nested scope (each binding is followed from where it is made);
     - for an ``__init__`` (``self_name`` its first parameter), the parameters that may hold
       an object built for the construction alone (``super().__init__(resnet18())`` in a
@@ -61,7 +62,8 @@ def followed_names(fn: ast.FunctionDef | ast.AsyncFunctionDef, self_name: str) -
                 by_call[target.id] = by_call.get(target.id, 0) + 1
         elif isinstance(node, _NESTED) and not isinstance(node, ast.Lambda):
             bound[node.name] = 2  # a def or class of that name binds it too
-    built = {n for n, calls in by_call.items() if bound.get(n) == calls and n not in params}
+    # (a parameter too, rebound by calls only: followed from each binding, as a local is)
+    built = {n for n, calls in by_call.items() if bound.get(n) == calls}
     if fn.name == "__init__" and self_name:
         held = (params & roots) - {self_name, *bound, *deleted}
         held.difference_update(a.arg for a in (args.vararg, args.kwarg) if a is not None)

@@ -186,6 +186,7 @@ EffectKind = Literal[
     "helper",
     "local_use",
     "dropped",
+    "fallback",
     "rerun",
     "pass",
     "rerun_each",
@@ -300,6 +301,10 @@ class Param:
     # of the same callee, ``self.real = deepcopy(module)``: that callee, dotted as written
     # ("" for any other parameter). What the object keeps of such a value is a copy.
     copied_by: str = ""
+    # A ``*args`` or ``**kwargs`` of a plain function that its body mentions only spread
+    # into calls (``Net(*args, **kwargs)``), or reads (``kwargs.get(k)``, ``k in kwargs``):
+    # it carries on exactly what the caller gave it.
+    spread_only: bool = False
 
 
 class SourceText:

@@ -95,6 +95,7 @@ def find_discards(sim: Simulation) -> list[RepeatFinding]:
             *_part_discards(sim),
             *_local_discards(sim),
             *_reruns(sim),
+            *_fallbacks(sim),
         ],
         key=lambda f: f.event.index,
     )
@@ -154,6 +155,7 @@ def _part_discards(sim: Simulation) -> Iterator[RepeatFinding]:
             # may leave the part out: ``nn.Linear(a, b, bias=flag)``; one of several
             # classes it may be builds the part: possibly thrown away)
             continue
+        sliced = sliced_items(e)
         if e.kind == "nested":
             cls, by, what = part_of(e, holder)
             part = e.effect.detail
@@ -167,6 +169,17 @@ def _part_discards(sim: Simulation) -> Iterator[RepeatFinding]:
             what = f"`{e.name}` (a part of the object `{cls}(...)` built into {local})"
             where = f"the construction of `{cls}(...)`"
             argument = "an argument there"
+        if sliced:
+            what = f"item{'s' if ',' in sliced else ''} {sliced} of {what}"
+            no_fix = (
+                f"the items of `{part}` are built by {where}: leaving some out needs "
+                f"{argument} that does, which initlint does not propose"
+            )
+        else:
+            no_fix = (
+                f"`{part}` is built by {where}: building it without `{part}` needs "
+                f"{argument} that switches the part off, which initlint does not propose"
+            )
         yield RepeatFinding(
             CODE,
             sim,
@@ -174,13 +187,18 @@ def _part_discards(sim: Simulation) -> Iterator[RepeatFinding]:
             first,
             confidence_of(e, holder, first),
             what,
-            cost=_part_cost(first, holder),
+            cost=e.part_cost if sliced else _part_cost(first, holder),
             holder=holder,
-            no_fix=(
-                f"`{part}` is built by {where}: building it without `{part}` needs "
-                f"{argument} that switches the part off, which initlint does not propose"
-            ),
+            no_fix=no_fix,
         )
+
+
+def sliced_items(e: Event) -> str:
+    """For a part replaced by a slice of its own items (``self.vgg.classifier =
+    nn.Sequential(*self.vgg.classifier[:-2])``): the numbers of the items left out, "5, 6";
+    "" for any other replacement."""
+    mark = next((k for k in e.kept if k.startswith("sliced:")), "")
+    return mark.removeprefix("sliced:").replace(",", ", ")
 
 
 def _part_cost(part: Event, holder: Event) -> int:
@@ -229,6 +247,38 @@ def _local_discards(sim: Simulation) -> Iterator[RepeatFinding]:
                 f"parts alone, or give `{cls}(...)` an argument that leaves `{first.name}` out"
             ),
         )
+
+
+def _fallbacks(sim: Simulation) -> Iterator[RepeatFinding]:
+    """An object built as an argument of a call that may return another value instead
+    (``default(proj, nn.Linear(d, d))``, a ``fallback`` event): Python builds it before the
+    call, so it is thrown away whenever the call picks the other. Light ones are left out
+    when the event is recorded."""
+    for e in sim.events:
+        if e.kind != "fallback" or e.shadow:
+            continue
+        yield RepeatFinding(
+            CODE,
+            sim,
+            e,
+            e,
+            confidence_of(e),
+            f"`{e.constructs}`",
+            cost=e.cost,
+            no_fix=_build_when_used(e.name),
+        )
+
+
+def _build_when_used(picker: str) -> str:
+    """How to build a fallback only on the paths that use it, for a call named ``picker``."""
+    if picker.endswith(".get"):
+        return "build it only when the key is missing: `m[k] if k in m else ...`"
+    if picker == "getattr":
+        return "build it only when the attribute is missing: `getattr(o, n, None)`, then test"
+    return (
+        f"build it only where it is used: `x if x is not None else ...` instead of "
+        f"`{picker}(x, ...)`, or pass {picker} a function that builds it"
+    )
 
 
 def _left_what(e: Event, named: str, cls: str) -> str:

@@ -16,7 +16,7 @@ from initlint.rules.base import (
     register,
     unknown_cost_why,
 )
-from initlint.rules.discards import find_discards
+from initlint.rules.discards import find_discards, sliced_items
 from initlint.rules.refills import find_refills, pass_walk
 from initlint.simulation.levels import UNKNOWN
 from initlint.simulation.records import DRAW_KINDS, Event, Simulation, first_run
@@ -74,10 +74,17 @@ away the part that object's construction built: the severity is that part's. Onl
 construction builds on every path is counted: the object is simulated with the parameters
 the call leaves out at their defaults and the ones it passes unknown (`nn.Embedding(n, d)`
 builds its weight, `_weight` left at None; `nn.Linear(a, b, bias=flag)` may build no bias,
-so that bias is not counted). An ancestor's object
-whose part the class drops is reported the same way (one whose part it rebuilds is IL003's).
-No fix is offered: leaving the part out needs an argument of that class, where it has one
-(`num_classes`).
+so that bias is not counted; through a factory, `self.model = resnet50(num_classes=n)`
+whose `return ResNet(Bottleneck, **kwargs)` passes its packs on untouched, the parameters
+that call of the class leaves out, the packs carrying only what the factory was given). A
+part replaced by a slice of its own items (`self.vgg.classifier =
+nn.Sequential(*self.vgg.classifier[:-2])`, or `[:-2]` alone, with bounds written out)
+throws away the items the slice leaves out, when the container the object's construction
+built holds its items by number (`nn.Sequential(A(), B(), ...)`); the severity is that of
+the costliest item left out, and nothing is reported when they weigh nothing (a `Dropout`).
+An ancestor's object whose part the class drops is reported the same way (one whose part it
+rebuilds is IL003's). No fix is offered: leaving the part out needs an argument of that
+class, where it has one (`num_classes`).
 
 The same holds for an object the class's own code builds into a local (`net =
 resnet50()`): a part of it replaced or deleted before the object is used (`net.fc =
@@ -105,6 +112,19 @@ line that builds the object. A function of the project the construction calls to
 object (a factory: `gpt = GPT2Model(cfg)`, `del gpt.wte`, `return gpt`) is part of that
 construction: what it throws away of the objects it builds into its locals is reported at
 its own lines, naming the classes that call it. No fix is offered.
+
+An object built as an argument of a call that may return another value instead is thrown
+away on the paths where it does: `self.proj = default(proj, nn.Linear(d, d))`, where
+`default` is a function that returns one of its arguments as it picks (every `return`
+gives a parameter, a call of one with no arguments, or None), `cfg.get("norm",
+nn.LayerNorm(d))` and `getattr(cfg, "norm", nn.LayerNorm(d))`. Python builds every argument
+before the call, so the fallback is built even when the caller passed its own. The finding
+is `possibly` when what the call picks instead is not known here (an argument of the
+class's own, which a caller may pass); nothing is reported when that is surely None (an
+ancestor's parameter the subclass leaves at its default), for a fallback of light work, or
+for one built only when called (`default(proj, lambda: nn.Linear(d, d))`). No fix is
+offered: the rewrite (`proj if proj is not None else nn.Linear(d, d)`) depends on how the
+function picks.
 
 A method run again on an object the class's own code built, whose construction already ran
 it (`self.model = Model(cfg)`, then `self.model.init_models()`), before anything used the
@@ -325,6 +345,19 @@ class Table(Unit):
             if p.dim() > 1 and p.requires_grad:
                 nn.init.xavier_uniform_(p)
 """,
+        """
+from torch import nn
+
+
+def default(val, d):
+    return val if val is not None else d()
+
+
+class Head(nn.Module):
+    def __init__(self, dim, proj=None):
+        super().__init__()
+        self.proj = default(proj, lambda: nn.Linear(dim, dim))
+""",
     )
     INVALID = (
         _UNIT
@@ -414,6 +447,19 @@ class Model(nn.Module):
         super().__init__()
         self.stack = Stack(Block(dim), n)
 """,
+        """
+from torch import nn
+
+
+def default(val, d):
+    return val if val is not None else d
+
+
+class Head(nn.Module):
+    def __init__(self, dim, proj=None):
+        super().__init__()
+        self.proj = default(proj, nn.Linear(dim, dim))
+""",
     )
 
     def detect(self, sim: Simulation, shared: Analyses) -> list[Finding]:
@@ -423,6 +469,8 @@ class Model(nn.Module):
         init = isinstance(finding, RepeatFinding) and _refill(finding.event)
         if isinstance(finding, RepeatFinding) and finding.event.kind in ("local", "dropped"):
             return f"{finding.what} never kept"
+        if isinstance(finding, RepeatFinding) and finding.event.kind == "fallback":
+            return f"{finding.what} built as a fallback that may not be picked"
         again = "done again" if init else "replaced"
         if isinstance(finding, RepeatFinding) and finding.event.copied_by:
             return f"{finding.what} replaced by deep copies of it"
@@ -438,8 +486,12 @@ class Model(nn.Module):
             return self._refilled(finding, wording)
         if finding.event.kind in ("local", "dropped"):
             return self._left(finding, wording)
+        if finding.event.kind == "fallback":
+            return _fallback(finding)
         deleted = finding.event.kind == "delete" or finding.event.effect.target == "del"
         done = "deleted" if deleted else "replaced"
+        if sliced_items(finding.event):
+            done = "left out of the slice that replaces it"
         if finding.confidence == "possible":
             how = f"possibly {done} here (on some paths)"
         else:
@@ -549,6 +601,20 @@ class Model(nn.Module):
         if finding.cost == UNKNOWN:
             message += "; what the tensor costs to fill is not known here"
         return message
+
+
+def _fallback(finding: RepeatFinding) -> str:
+    """An argument built for a call that may return another value instead."""
+    e = finding.event
+    when = "whenever" if finding.confidence == "possible" else "here, as"
+    message = (
+        f"{finding.what} is built as an argument of `{e.name}(...)` and thrown away "
+        f"{when} {e.args_key} is given instead: Python builds every argument before the "
+        "call picks one"
+    )
+    if finding.cost == UNKNOWN:
+        message += "; " + unknown_cost_why(finding)
+    return message
 
 
 # The events a refill finding is at: a fill of one tensor, or a pass over the object.

@@ -29,6 +29,7 @@ from initlint.facts.model import (
 )
 from initlint.index.project import ProjectIndex
 from initlint.index.records import ClassInfo, FunctionInfo, Module, Target
+from initlint.simulation.arguments import kwarg_name
 from initlint.simulation.assumptions import exclusive
 from initlint.simulation.calls import CallEffects
 from initlint.simulation.cost import CostModel
@@ -254,15 +255,18 @@ class Simulator:
         else:
             target = self.index.resolve(holder.fn.module, value.name)
         direct = target is not None and target.kind == "class"
-        if target is not None and target.kind == "function":
-            target = self._returned_class(target.name, FACTORY_DEPTH)
+        factory = target.name if target is not None and target.kind == "function" else ""
+        if factory:
+            target = self._returned_class(factory, FACTORY_DEPTH)
         if target is None or target.kind != "class":
             return None
         info = self.index.class_info(target.name)
         if info is None or info.qualname in self._building:
             return None
-        # (a factory's arguments are its own, not the class's)
-        left_out = self._left_out(info, value) if direct else frozenset[str]()
+        if direct:
+            left_out = self._left_out(info, value)
+        else:  # (a factory's arguments are its own; its call of the class says what it passes)
+            left_out = self._factory_left_out(info, factory, value) if factory else frozenset()
         self._building.add(info.qualname)
         try:
             return self.simulate(info, left_out=left_out)
@@ -271,19 +275,76 @@ class Simulator:
         finally:
             self._building.discard(info.qualname)
 
+    def _factory_left_out(
+        self, info: ClassInfo, factory: str, outer: Expr, depth: int = FACTORY_DEPTH
+    ) -> frozenset[str]:
+        """The parameters of ``info``'s ``__init__`` that a factory called as ``outer``
+        leaves at their defaults: those its construction of the class does not pass
+        (``model = ResNet(Bottleneck, **kwargs)`` ... ``return model``), where the packs
+        it passes on (``*args``, ``**kwargs``, or another factory's, ``depth`` calls deep)
+        carry only what ``outer`` gave them. Every construction returned must leave a
+        parameter out; none known when a call passes another pack, the factory changes or
+        hands on a pack of its own, or a return gives anything else."""
+        fn = self.index.function_info(factory)
+        body = fn.facts.load() if fn is not None else None
+        if fn is None or body is None or isinstance(body, BodyError) or depth <= 0:
+            return frozenset()
+        given = _plain_arguments(outer)
+        if given is None:
+            return frozenset()
+        named_params = [p for p in body.params if p.kind in ("posonly", "pos")]
+        varpack = next((p.name for p in body.params if p.kind == "vararg"), "")
+        pack = kwarg_name(body.params)
+        if len(given[0]) > len(named_params):
+            return frozenset()  # (positional arguments carried by ``*args``: not followed)
+        if not all(p.spread_only for p in body.params if p.kind in ("vararg", "kwarg")):
+            return frozenset()  # (a pack changed or handed on: it may carry anything)
+        bound: dict[str, Expr | None] = {}
+        found: frozenset[str] | None = None
+        for eff in body.effects:
+            if eff.kind == "local":
+                bound[eff.name] = eff.value if _same_call(bound, eff) else None
+                continue
+            if eff.kind != "return":
+                continue
+            call = eff.value
+            if call is not None and call.kind == "name":
+                call = bound.get(call.name)
+            passed = _passed_on(call, varpack, pack, given[1]) if call is not None else None
+            target = self.index.resolve(fn.module, call.name) if call and call.name else None
+            if passed is None or call is None or target is None:
+                return frozenset()
+            if target.kind == "function":  # (another factory: its call of the class)
+                inner = replace(call, children=(*passed[0], *passed[1].values()))
+                inner = replace(inner, value=len(passed[0]), keywords=tuple(passed[1]))
+                out = self._factory_left_out(info, target.name, inner, depth - 1)
+            elif target.name == info.qualname:
+                out = self._defaulted(info, passed[0], passed[1])
+            else:
+                return frozenset()
+            found = out if found is None else found & out
+        return found or frozenset()
+
     def _left_out(self, info: ClassInfo, call: Expr) -> frozenset[str]:
         """The parameters of ``info``'s ``__init__`` that ``call`` does not pass: they hold
         their defaults in the object it builds. None known when ``*``/``**`` is passed."""
         if any(k == "" or k.startswith("*") for k in call.keywords):
             return frozenset()
+        positional = len(call.children) if call.value is None else int(call.value)
+        named = dict(zip(call.keywords, call.children[positional:], strict=False))
+        return self._defaulted(info, list(call.children[:positional]), named)
+
+    def _defaulted(
+        self, info: ClassInfo, given: list[Expr], named: dict[str, Expr]
+    ) -> frozenset[str]:
+        """The parameters of ``info``'s ``__init__`` left at their defaults by a call that
+        passes ``given`` by position and ``named`` by keyword."""
         mro_res = self.index.mro(info.qualname)
         init = self.index.lookup_method(mro_res.classes, "__init__") if mro_res.ok else None
         body = init.facts.load() if init is not None else None
         if body is None or isinstance(body, BodyError):
             return frozenset()
-        positional = len(call.children) if call.value is None else int(call.value)
-        given = call.children[:positional]
-        named = dict(zip(call.keywords, call.children[positional:], strict=False))
+        positional = len(given)
         out: set[str] = set()
         for p in body.params[1:]:
             if p.kind in ("pos", "posonly") and positional > 0:
@@ -669,3 +730,39 @@ def _as_default(param: Param, given: Expr | None) -> bool:
         and default.value == given.value
         and default.name == given.name
     )
+
+
+def _plain_arguments(call: Expr) -> tuple[list[Expr], dict[str, Expr]] | None:
+    """A call's positional and keyword arguments, None when it passes a pack."""
+    if any(k == "" or k.startswith("*") for k in call.keywords):
+        return None
+    pos = len(call.children) if call.value is None else int(call.value)
+    return list(call.children[:pos]), dict(zip(call.keywords, call.children[pos:], strict=False))
+
+
+def _passed_on(
+    call: Expr, varpack: str, pack: str, forwarded: dict[str, Expr]
+) -> tuple[list[Expr], dict[str, Expr]] | None:
+    """What ``call`` in a factory passes, with the factory's own packs spread as what its
+    caller gave them: ``*varpack`` nothing (its caller gave no extra positional argument),
+    ``**pack`` the keywords ``forwarded``; None for any other pack, or no call."""
+    if call.kind != "call":
+        return None
+    starred = call.keywords[:1] == ("*",)
+    keywords = call.keywords[1:] if starred else call.keywords
+    pos = len(call.children) if call.value is None else int(call.value)
+    positional = list(call.children[:pos])
+    if starred:  # (only ``f(*args)`` of the factory's own ``*args``, which holds nothing)
+        plain = [c for c in positional if not (c.kind == "name" and c.name == varpack)]
+        if not varpack or len(plain) != len(positional) - 1:
+            return None
+        positional = plain
+    named: dict[str, Expr] = {}
+    for k, v in zip(keywords, call.children[pos:], strict=False):
+        if k == "":
+            if not pack or v.kind != "name" or v.name != pack:
+                return None
+            named.update(forwarded)
+        else:
+            named[k] = v
+    return positional, named

@@ -8,15 +8,22 @@ from __future__ import annotations
 from dataclasses import replace
 
 from initlint.facts.model import Body, BodyError, Expr
-from initlint.index.records import Target
+from initlint.index.records import Module, Target
 from initlint.simulation.arguments import call_args, param_of
 from initlint.simulation.builds import BuildPricing
 from initlint.simulation.choices import named
+from initlint.simulation.containers import container_items
 from initlint.simulation.copies import copying_class
-from initlint.simulation.levels import NONE
-from initlint.simulation.records import never_both, part_taken
+from initlint.simulation.levels import LIGHT, NONE, UNKNOWN
+from initlint.simulation.records import Event, built_by, never_both, part_taken
 from initlint.simulation.run_state import Call, EffectContext, Frame, LocalBuild
-from initlint.simulation.torch_knowledge import CONFIG_ATTRS, PART_TABLES, SELF_METHODS
+from initlint.simulation.torch_knowledge import (
+    CONFIG_ATTRS,
+    PART_TABLES,
+    REPARAMETRISATIONS,
+    SELF_METHODS,
+    positional_values,
+)
 from initlint.simulation.values import FALSE, MAYBE, TRUE
 
 
@@ -275,7 +282,7 @@ class LocalEffects(BuildPricing):
                 continue
             if local:
                 held = frame.built[given.name]
-                if held.event.status != TRUE or not _only_at(frame, ctx, given.name):
+                if held.event.status != TRUE or not mentioned_only_at(frame, ctx, given.name):
                     continue
                 del frame.built[given.name]  # (handed on: ``close_locals`` leaves it)
                 ev = held.event
@@ -302,7 +309,9 @@ class LocalEffects(BuildPricing):
         held = frame.built.get(head)
         if held is None or not part or "." in part or ctx.shadow:
             return None
-        if held.whole or held.called or part in held.taken or part in held.patched:
+        kept = self.kept_slice(frame, eff.value, Expr("name", name=head), part)
+        taken = held.taken - {part} if kept is not None else held.taken
+        if held.whole or held.called or part in taken or part in held.patched:
             return None
         for other in self._all_built(frame, head):
             other.patched.add(part)  # (the other branch's part: replaced too, not left)
@@ -327,7 +336,72 @@ class LocalEffects(BuildPricing):
         if isinstance(parts, BodyError):
             return parts
         ev.holder, ev.inner = held.event, parts
+        if kept is not None:
+            self.sliced_off(ev, kept)
         return None
+
+    def class_of(self, module: Module, value: Expr | None) -> tuple[str, ...] | None:
+        """The MRO of the class ``value`` (a call) constructs; None when not a class
+        known here (a torch.nn class not read stands alone)."""
+        if value is None or value.kind != "call" or not value.name:
+            return None
+        index = self.simulator.index
+        target = index.resolve(module, value.name)
+        if target is not None and target.kind == "class":
+            mro = index.mro(target.name)
+            return mro.classes if mro.ok else None
+        if target is not None and target.name in REPARAMETRISATIONS:
+            # (``weight_norm(nn.Conv1d(...))`` returns the module it is given)
+            given = positional_values(value)
+            return self.class_of(module, given[0]) if given else None
+        if target is not None and target.kind == "external":
+            return (target.name,) if target.name.startswith("torch.nn.") else None
+        return None
+
+    def kept_slice(
+        self, frame: Frame, value: Expr | None, owner: Expr, part: str
+    ) -> tuple[int | None, int | None] | None:
+        """A value that keeps only a slice of the items of ``<owner>.<part>``, the part it
+        replaces (``nn.Sequential(*self.vgg.classifier[:-2])``, the slice itself, or any call
+        given the slice alone: the items outside it are unreachable once the part is
+        replaced): the slice's bounds; None for any other value."""
+        if value is not None and value.kind == "call" and len(value.children) == 1:
+            if value.keywords not in ((), ("*",)):
+                return None
+            value = value.children[0]  # (what the call makes is made of the slice alone)
+        if value is None or value.kind != "subscript" or value.name != "slice":
+            return None
+        recv = value.receiver
+        if recv is None or recv.kind != "attr" or recv.attr != part or recv.receiver is None:
+            return None
+        if not _same_path(recv.receiver, owner):
+            return None
+        lo, _, hi = value.attr.partition(":")
+        return (None if lo == "None" else int(lo)), (None if hi == "None" else int(hi))
+
+    def sliced_off(self, ev: Event, kept: tuple[int | None, int | None]) -> None:
+        """A part replaced by a slice of its own items (``kept_slice``): the event's
+        ``inner`` becomes the part's build when its items are known by number, the items the
+        slice leaves out are named in ``ev.kept`` ("sliced:" and their numbers) and priced
+        in ``ev.part_cost``; ``inner`` is empty when every item is kept, what is left out
+        weighs nothing, or the items are not known."""
+        build = ev.inner[-1] if ev.inner else None
+        value = built_by(build) if build is not None and build.status == TRUE else None
+        items = container_items(value) if value is not None else []
+        if build is None or not items or not all(k.isdigit() for k, _ in items):
+            ev.inner = ()
+            return
+        left = set(range(len(items))) - set(range(len(items))[slice(*kept)])
+        cost = NONE
+        for i in sorted(left):
+            priced = self.simulator.cost.expr_cost(items[i][1], build.fn.module, self.sim.mro)
+            cost = max(cost, priced if isinstance(priced, int) else UNKNOWN)
+        if not left or cost <= LIGHT:
+            ev.inner = ()
+            return
+        ev.inner = (build,)
+        ev.kept = frozenset({"sliced:" + ",".join(str(i) for i in sorted(left))})
+        ev.part_cost = cost
 
     def close_locals(self, frame: Frame) -> BodyError | None:
         """At the end of a frame: each built local of which the frame took parts, and which
@@ -348,6 +422,17 @@ class LocalEffects(BuildPricing):
         return None
 
 
+def _same_path(e: Expr, path: Expr) -> bool:
+    """Whether ``e`` is the plain dotted path ``path`` (``self.vgg``, ``vgg``)."""
+    if e.kind != path.kind:
+        return False
+    if e.kind == "name":
+        return e.name == path.name
+    if e.kind != "attr" or e.attr != path.attr or e.receiver is None or path.receiver is None:
+        return False
+    return _same_path(e.receiver, path.receiver)
+
+
 def _works_on_parts(body: Body) -> bool:
     """Whether a function replaces or deletes a part of an object it built into a local
     (``net.fc = ...``, ``del net.fc``), or takes parts of one and may drop the rest: what a
@@ -361,7 +446,7 @@ def _works_on_parts(body: Body) -> bool:
     return bool(taken - whole)
 
 
-def _only_at(frame: Frame, ctx: EffectContext, name: str) -> bool:
+def mentioned_only_at(frame: Frame, ctx: EffectContext, name: str) -> bool:
     """Whether the frame mentions the local ``name``, since it was last bound, only in the
     statement of ``ctx``."""
     effects = frame.body.effects

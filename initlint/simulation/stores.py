@@ -9,13 +9,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from initlint.facts.model import BodyError, Effect, Expr
-from initlint.index.records import FunctionInfo, Module
+from initlint.index.records import FunctionInfo
 from initlint.simulation.arguments import kwarg_name
 from initlint.simulation.builds import StoredValue
 from initlint.simulation.containers import container_items, torch_container
 from initlint.simulation.copies import copied_by
+from initlint.simulation.fallbacks import FallbackEffects
 from initlint.simulation.levels import LIGHT, NONE
-from initlint.simulation.local_builds import LocalEffects
 from initlint.simulation.records import Event, FlagRef, built_by, events_inside
 from initlint.simulation.run_state import Call, EffectContext, Frame
 from initlint.simulation.torch_knowledge import (
@@ -28,7 +28,7 @@ from initlint.simulation.torch_knowledge import (
 from initlint.simulation.values import TRUE, UNKNOWN, Val
 
 
-class StoreEffects(LocalEffects):
+class StoreEffects(FallbackEffects):
     """Applying the effects that bind names and store on self."""
 
     def _note_rebinding(self, frame: Frame, ctx: EffectContext) -> None:
@@ -55,6 +55,8 @@ class StoreEffects(LocalEffects):
             self._note_attempts(frame, ctx)
         self.note_local_build(frame, ctx)
         dropped = self.note_dropped_object(frame, ctx)
+        if dropped is None:
+            dropped = self.note_fallbacks(frame, ctx)
         if dropped is not None:
             return dropped
         frame.local_values[eff.name] = eff.value if status == TRUE else None
@@ -253,12 +255,16 @@ class StoreEffects(LocalEffects):
         )
         ev.reads = self.self_reads(frame, eff.value)
         me = frame.self_name
+        kept = None
         if item is not None:
             ev.derived = eff.name.partition(".")[0] in ev.reads or "*" in ev.reads
         else:
             ev.derived = eff.detail != "__init__" and _reads_part(
                 eff.value, me, eff.name, eff.detail
             )
+            owner = Expr("attr", attr=eff.name, receiver=Expr("name", name=me))
+            kept = self.kept_slice(frame, eff.value, owner, eff.detail) if ev.derived else None
+            ev.derived = ev.derived and kept is None
         if holder is None or ev.derived or (cost == NONE and not dropped and holder.ancestor):
             # (the builds are looked for only where a finding could follow: an ancestor's
             # part rebuilt or dropped, any part of the class's own object replaced, by a
@@ -275,6 +281,8 @@ class StoreEffects(LocalEffects):
         if isinstance(parts, BodyError):
             return parts
         ev.inner = parts
+        if kept is not None:
+            self.sliced_off(ev, kept)
         return None
 
     def on_stored_value(self, frame: Frame, ctx: EffectContext) -> Call | BodyError | None:
@@ -285,6 +293,9 @@ class StoreEffects(LocalEffects):
         if isinstance(stored, BodyError):
             return stored
         self._record_stored_value(frame, ctx, stored)
+        fallback = self.note_fallbacks(frame, ctx)
+        if fallback is not None:
+            return fallback
         if ctx.effect.kind == "assign":
             copied = self.note_copied_builds(frame, ctx)
             dropped = copied if copied is not None else self.note_dropped_object(frame, ctx)
@@ -442,24 +453,6 @@ class StoreEffects(LocalEffects):
                 None,
             )
         return holder
-
-    def class_of(self, module: Module, value: Expr | None) -> tuple[str, ...] | None:
-        """The MRO of the class ``value`` (a call) constructs; None when not a class
-        known here (a torch.nn class not read stands alone)."""
-        if value is None or value.kind != "call" or not value.name:
-            return None
-        index = self.simulator.index
-        target = index.resolve(module, value.name)
-        if target is not None and target.kind == "class":
-            mro = index.mro(target.name)
-            return mro.classes if mro.ok else None
-        if target is not None and target.name in REPARAMETRISATIONS:
-            # (``weight_norm(nn.Conv1d(...))`` returns the module it is given)
-            given = positional_values(value)
-            return self.class_of(module, given[0]) if given else None
-        if target is not None and target.kind == "external":
-            return (target.name,) if target.name.startswith("torch.nn.") else None
-        return None
 
     def _torch_methods(self, classes: tuple[str, ...], methods: list[str]) -> bool:
         """Whether each method, looked up on the class, is torch's own (or not read)."""
