@@ -169,15 +169,18 @@ def test_a_function_that_only_fills_its_argument_is_a_visitor() -> None:
         params="self, m",
     )
     assert [(f.name, f.detail, f.target) for f in fills] == [("apply", "visit", "weight")]
-    # anything else in the body (reading the object's settings): no visitor
-    assert not _passes(
-        """
-        std = self.std
-        if isinstance(m, nn.Linear):
-            nn.init.normal_(m.weight, std=std)
-        """,
-        params="self, m",
-    )
+    # the object's settings read on the way (a number, no tensor of it): a visitor still
+    fill = "if isinstance(m, nn.Linear):\n    nn.init.normal_(m.weight, std={})"
+    for body in (
+        "std = self.config.init_std\n" + fill.format("std"),
+        fill.format("self.config.init_std"),
+    ):
+        assert [(f.name, f.target) for f in _passes(body, params="self, m")] == [
+            ("apply", "weight")
+        ]
+    # a method of the object run, or the object handed on: no visitor
+    for body in ("std = self.init_std()\n" + fill.format("std"), fill.format("pick(self)")):
+        assert not _passes(body, params="self, m"), body
 
 
 _SPAN = Span(1, 0, 1, 0)

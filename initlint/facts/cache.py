@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import pickle
+from importlib import import_module
 from pathlib import Path
 from typing import ClassVar
 
@@ -11,31 +12,29 @@ from initlint import __version__
 from initlint.cache import CACHE_DIR, TABLE_SCHEMA, BlobTable, source_fingerprint
 from initlint.facts.model import ModuleFacts
 
+# The modules whose code makes a file's facts (what ``extract`` runs): editing any of them
+# changes the facts, so each is in the cache's name.
+EXTRACTOR_MODULES = (
+    "effect_log",
+    "expressions",
+    "extract",
+    "field_values",
+    "function_reader",
+    "local_uses",
+    "model",
+    "module_reader",
+    "passes",
+    "reads",
+    "skeleton",
+    "strict",
+    "tables",
+    "walk",
+)
+
 
 def _code_fingerprint() -> str:
-    from initlint.facts import (
-        effect_log,
-        expressions,
-        extract,
-        function_reader,
-        local_uses,
-        model,
-        module_reader,
-        skeleton,
-        tables,
-    )
-
-    return source_fingerprint(
-        extract,
-        module_reader,
-        function_reader,
-        local_uses,
-        effect_log,
-        expressions,
-        model,
-        skeleton,
-        tables,
-    )
+    modules = (import_module(f"initlint.facts.{name}") for name in EXTRACTOR_MODULES)
+    return source_fingerprint(*modules)
 
 
 FORMAT = _code_fingerprint()

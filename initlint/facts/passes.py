@@ -67,8 +67,10 @@ def only_initialises(
     itself handed on (``tie_(m)``, ``m.reset_parameters()``) may be the object, whose own
     methods read anything (``self.modules()`` yields it first). ``relaxed`` (for a walk that
     stays a call of the object for the other rules) lets plain locals computed on the way
-    (``fan_out = m.kernel_size[0] * m.out_channels``, reading nothing of the object) and
-    tests reading the object's attributes (``m.out_features == self.num_classes``) in."""
+    (``fan_out = m.kernel_size[0] * m.out_channels``; ``std = self.config.init_std``, the
+    object's attributes read, no method run) and tests and fill arguments reading the
+    object's attributes (``m.out_features == self.num_classes``, ``std=self.init_std``)
+    in."""
     for stmt in body:
         if isinstance(stmt, ast.Pass | ast.Continue):
             continue
@@ -92,8 +94,10 @@ def only_initialises(
         if modules and isinstance(tensor, ast.Name):
             return False
         given = [*call.args, *(k.value for k in call.keywords)]
-        if self_name and any(self_name in names_loaded(a) for a in given):
-            return False
+        for a in given:  # (``std=self.config.initializer_range``: a setting, relaxed)
+            if self_name and self_name in names_loaded(a):
+                if not (relaxed and _only_attributes_read(a, self_name)):
+                    return False
     return True
 
 
@@ -138,7 +142,10 @@ def _local_binding(stmt: ast.stmt, self_name: str, loop_names: set[str]) -> bool
         return False
     if any(_reads_the_item([stmt], name) for name in loop_names):
         return False  # (``w = m.weight``: a way to its numbers)
-    return not (self_name and self_name in names_loaded(value))
+    # (``std = self.config.initializer_range``: the object's settings read, no method run)
+    return not (self_name and self_name in names_loaded(value)) or _only_attributes_read(
+        value, self_name
+    )
 
 
 def pass_fills(

@@ -203,8 +203,12 @@ other arguments initlint cannot see, a load whose failure is caught (in a `try` 
 `with`), a state read from the object itself (`self.state_dict()`), and a class or held
 module with its own `load_state_dict` or `_load_from_state_dict` claim nothing. A tensor
 registered on some paths only makes the finding `possibly`. Plain locals computed from a
-module's settings on the way (`fan_out = m.kernel_size[0] * m.out_channels`), and tests
-that read the object's attributes (`m.out_features == self.num_classes`), are part of a pass. A test
+module's settings or the object's on the way (`fan_out = m.kernel_size[0] *
+m.out_channels`, `std = self.config.initializer_range`), and tests and fill arguments that
+read the object's attributes (`m.out_features == self.num_classes`, `std=self.init_std`;
+no method of the object run), are part of a pass. A module held on some paths only (built on
+one branch of several) is covered on those paths: a later pass's fill is then `possibly`. A
+test
 initlint cannot decide (`p.requires_grad`, a module of a class it does not read) claims
 nothing. One finding at the pass names every tensor it fills again. No fix is offered:
 which fill to keep is a choice.

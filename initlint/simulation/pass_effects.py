@@ -150,7 +150,8 @@ class PassEffects(StoreEffects):
             return frozenset(), ()
         deep: set[tuple[int, str, int]] = set()
         out: list[tuple[int, str, int, Event]] = []
-        # (a module held on some paths only, a branch's: its own fills, not claimed covered)
+        # (a module held on some paths only, a branch's, is covered on those paths: its
+        # store's guard makes what a later pass does to it "possibly")
         held = self._held_simulations(stores, self.sim.events, branches=True)
         if isinstance(held, BodyError):
             return held
@@ -161,8 +162,7 @@ class PassEffects(StoreEffects):
             filled = last_fills(inner)
             deeper = [_under(prefix, e, t) for t in tensors]
             for hit in sorted(covered(fill, walk, deeper, is_a)):  # (a set: in order)
-                if e.status == TRUE:
-                    deep.add(hit)
+                deep.add(hit)
                 own = hit[1].removeprefix(prefix + ".")
                 if own in filled:
                     out.append((e.index, hit[1], hit[2], filled[own]))
