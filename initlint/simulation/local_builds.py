@@ -130,7 +130,19 @@ class LocalEffects(BuildPricing):
             return None
         frame.factories.add(eff.stmt_span)
         depth = frame.call.depth + 1
-        return Call(fn, env, False, None, ctx.status, ctx.flags, depth, (), ctx.assume)
+        return Call(
+            fn,
+            env,
+            False,
+            None,
+            ctx.status,
+            ctx.flags,
+            depth,
+            (),
+            ctx.assume,
+            ctx.literals,  # (the guards it runs under, as a call of a method carries them)
+            unkeyed=self.unkeyed,
+        )
 
     def _given_class(self, frame: Frame, call: Expr) -> str:
         """The class a plain name called holds, as the frame was given it or imported it
@@ -403,6 +415,21 @@ class LocalEffects(BuildPricing):
         ev.kept = frozenset({"sliced:" + ",".join(str(i) for i in sorted(left))})
         ev.part_cost = cost
 
+    def _factory_patched(self, frame: Frame, holder: Event) -> frozenset[str]:
+        """The parts of the object a local holds that the project function which built it
+        deleted before returning it (``_returned_deletions``): reported there, and not
+        left behind here."""
+        value = holder.effect.value
+        if value is None or value.kind != "call" or not value.name or value.receiver:
+            return frozenset()
+        index = self.simulator.index
+        target = index.resolve(frame.call.fn.module, value.name)
+        fn = index.function_info(target.name) if target and target.kind == "function" else None
+        body = fn.facts.load() if fn is not None else None
+        if body is None or isinstance(body, BodyError):
+            return frozenset()
+        return _returned_deletions(body)
+
     def close_locals(self, frame: Frame) -> BodyError | None:
         """At the end of a frame: each built local of which the frame took parts, and which
         it never handed on, is dropped with the frame; its ``local`` event names the builds
@@ -416,10 +443,29 @@ class LocalEffects(BuildPricing):
             parts = self.simulator.parts_built(held.event, None)
             if isinstance(parts, BodyError):
                 return parts
-            gone = held.taken | held.patched
+            gone = held.taken | held.patched | self._factory_patched(frame, held.event)
             held.event.inner = tuple(p for p in parts if p.name not in gone and p.cost > NONE)
             held.event.kept = frozenset(held.taken)
         return None
+
+
+def _returned_deletions(body: Body) -> frozenset[str]:
+    """The parts a factory deletes of the object it returns (``net = Net(d)``, ``del
+    net.wte``, ``return net``): the object handed back no longer holds them. (A part it
+    replaces, ``net.fc = nn.Linear(...)``, is held: a new build, left behind with the
+    rest.) Empty when it returns anything but one local."""
+    returns = [e.value for e in body.effects if e.kind == "return"]
+    if len(returns) != 1 or returns[0] is None or returns[0].kind != "name":
+        return frozenset()
+    local = returns[0].name
+    return frozenset(
+        e.name.partition(".")[2]
+        for e in body.effects
+        if e.kind == "objattr"
+        and e.target == "del"
+        and e.name.partition(".")[0] == local
+        and "." in e.name
+    )
 
 
 def _same_path(e: Expr, path: Expr) -> bool:
