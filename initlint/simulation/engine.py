@@ -328,11 +328,8 @@ class Simulator:
     def _left_out(self, info: ClassInfo, call: Expr) -> frozenset[str]:
         """The parameters of ``info``'s ``__init__`` that ``call`` does not pass: they hold
         their defaults in the object it builds. None known when ``*``/``**`` is passed."""
-        if any(k == "" or k.startswith("*") for k in call.keywords):
-            return frozenset()
-        positional = len(call.children) if call.value is None else int(call.value)
-        named = dict(zip(call.keywords, call.children[positional:], strict=False))
-        return self._defaulted(info, list(call.children[:positional]), named)
+        given = _plain_arguments(call)
+        return frozenset() if given is None else self._defaulted(info, *given)
 
     def _defaulted(
         self, info: ClassInfo, given: list[Expr], named: dict[str, Expr]

@@ -71,12 +71,8 @@ class FallbackEffects(LocalEffects):
                 held = call.receiver.name or "the mapping"
                 return f"{held}.get", "the key's value", given[1], MAYBE
             return None
-        if not call.name or call.receiver is not None:
-            return None
-        index = self.simulator.index
-        target = index.resolve(frame.call.fn.module, call.name)
-        fn = index.function_info(target.name) if target and target.kind == "function" else None
-        if fn is None or fn.owner is not None:
+        fn = self.plain_function(frame, call)
+        if fn is None:
             return None
         body = fn.facts.load()
         if isinstance(body, BodyError):

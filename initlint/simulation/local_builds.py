@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from initlint.facts.model import Body, BodyError, Expr
-from initlint.index.records import Module, Target
+from initlint.index.records import FunctionInfo, Module, Target
 from initlint.simulation.arguments import call_args, param_of
 from initlint.simulation.builds import BuildPricing
 from initlint.simulation.choices import named
@@ -112,12 +112,8 @@ class LocalEffects(BuildPricing):
         value = eff.value
         if ctx.shadow or frame.call.ancestor or eff.stmt_span in frame.factories:
             return None
-        if value is None or value.kind != "call" or not value.name or value.receiver:
-            return None
-        index = self.simulator.index
-        target = index.resolve(frame.call.fn.module, value.name)
-        fn = index.function_info(target.name) if target and target.kind == "function" else None
-        if fn is None or fn.owner is not None or fn.module.is_dependency:
+        fn = self.plain_function(frame, value)
+        if value is None or fn is None or fn.module.is_dependency:
             return None
         body = fn.facts.load()
         if isinstance(body, BodyError):
@@ -143,6 +139,16 @@ class LocalEffects(BuildPricing):
             ctx.literals,  # (the guards it runs under, as a call of a method carries them)
             unkeyed=self.unkeyed,
         )
+
+    def plain_function(self, frame: Frame, value: Expr | None) -> FunctionInfo | None:
+        """The function (not a method) a call by a plain name runs, as the frame's module
+        resolves it (``build(d)``, ``default(proj, ...)``); None for any other value."""
+        if value is None or value.kind != "call" or not value.name or value.receiver:
+            return None
+        index = self.simulator.index
+        target = index.resolve(frame.call.fn.module, value.name)
+        fn = index.function_info(target.name) if target and target.kind == "function" else None
+        return fn if fn is not None and fn.owner is None else None
 
     def _given_class(self, frame: Frame, call: Expr) -> str:
         """The class a plain name called holds, as the frame was given it or imported it
@@ -419,12 +425,7 @@ class LocalEffects(BuildPricing):
         """The parts of the object a local holds that the project function which built it
         deleted before returning it (``_returned_deletions``): reported there, and not
         left behind here."""
-        value = holder.effect.value
-        if value is None or value.kind != "call" or not value.name or value.receiver:
-            return frozenset()
-        index = self.simulator.index
-        target = index.resolve(frame.call.fn.module, value.name)
-        fn = index.function_info(target.name) if target and target.kind == "function" else None
+        fn = self.plain_function(frame, holder.effect.value)
         body = fn.facts.load() if fn is not None else None
         if body is None or isinstance(body, BodyError):
             return frozenset()
