@@ -592,6 +592,10 @@ class ClassFacts:
     decorators: tuple[str, ...] = ()
     dynamic_bases: bool = False
     attrs: tuple[str, ...] = ()  # names the class body binds other than methods (``x = 1``)
+    # Defined at module level where an import of its name failed or could not run (an
+    # ``except`` handler, or the ``else`` of an ``if`` that imports it): a stand-in
+    # (``ImportFacts.fallback``).
+    fallback: bool = False
 
     def method(self, name: str) -> FunctionFacts | None:
         found = None
@@ -617,7 +621,9 @@ class ImportFacts:
     line: int = 0
     # Bound in an ``except`` handler: the fallback Python takes only when the ``try`` block's
     # binding of the same name failed (``try: from fast import A`` / ``except ImportError:
-    # from slow import A``).
+    # from slow import A``); or in the ``else`` of an ``if`` whose body imports the name, the
+    # stand-in for where that import cannot run (``if torch_available: from torch.nn import
+    # Module`` / ``else: from .dummy import Dummy as Module``).
     fallback: bool = False
 
 
@@ -640,8 +646,9 @@ class AliasFacts:
     local: str
     target: str
     line: int
-    # Bound in an ``except`` handler (``except ImportError: Base = BaseModule``): taken only
-    # when the ``try`` block's binding failed (``ImportFacts.fallback``).
+    # Bound in an ``except`` handler (``except ImportError: Base = BaseModule``), or the
+    # ``else`` of an ``if`` that imports it: taken only where that import is not resolved
+    # (``ImportFacts.fallback``).
     fallback: bool = False
 
 

@@ -120,7 +120,7 @@ class ModuleReader:
                         )
                     )
             elif isinstance(stmt, ast.ClassDef):
-                self._class(stmt, "")
+                self._class(stmt, "", stmt.name in fallbacks)
             elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
                 self.functions.append(self._function(stmt, stmt.name, is_method=False))
             elif isinstance(stmt, ast.Assign | ast.AnnAssign):
@@ -171,7 +171,12 @@ class ModuleReader:
                     (stmt.body, fallbacks),  # type: ignore[attr-defined]
                     (stmt.orelse, fallbacks),  # type: ignore[attr-defined]
                 ]
-                if not isinstance(stmt, ast.If):
+                if isinstance(stmt, ast.If):
+                    # (a name the body imports: its binding in the ``else`` is the fallback
+                    # for where the import cannot run, as in an ``except ImportError``)
+                    imported = (n for s in stmt.body for n in _imported_names(s))
+                    blocks[1] = (stmt.orelse, fallbacks | frozenset(imported))
+                else:
                     # (a name the body binds: its binding in a handler is the fallback)
                     body_names = (n for s in stmt.body for n in _bound_names(s))  # type: ignore[attr-defined]
                     tried = fallbacks | frozenset(body_names)
@@ -219,7 +224,7 @@ class ModuleReader:
             decorators=decorators,
         )
 
-    def _class(self, node: ast.ClassDef, prefix: str) -> None:
+    def _class(self, node: ast.ClassDef, prefix: str, fallback: bool = False) -> None:
         # Nested classes are walked with an explicit stack: no recursion on depth.
         stack: list[tuple[ast.ClassDef, str]] = [(node, prefix)]
         while stack:
@@ -252,6 +257,7 @@ class ModuleReader:
                     decorators=tuple(decorator_name(d) for d in cls.decorator_list),
                     dynamic_bases=dynamic,
                     attrs=tuple(attrs),
+                    fallback=fallback and cls is node,
                 )
             )
 
@@ -309,6 +315,13 @@ def _class_default(stmt: ast.stmt) -> tuple[str, str] | None:
     if not written or not written.rpartition(".")[2][:1].isupper():
         return None
     return target.id, written
+
+
+def _imported_names(stmt: ast.stmt) -> list[str]:
+    """The names an import statement binds (none for any other statement)."""
+    if isinstance(stmt, ast.Import | ast.ImportFrom):
+        return [(a.asname or a.name).partition(".")[0] for a in stmt.names]
+    return []
 
 
 def _bound_names(stmt: ast.stmt) -> list[str]:

@@ -6,7 +6,14 @@ from __future__ import annotations
 
 from dataclasses import field
 
-from initlint.facts.model import AliasFacts, ClassFacts, Expr, FieldValueFacts, ImportFacts
+from initlint.facts.model import (
+    AliasFacts,
+    ClassFacts,
+    Expr,
+    FieldValueFacts,
+    FunctionFacts,
+    ImportFacts,
+)
 from initlint.index.modules import ModuleSet
 from initlint.index.records import EARLIER, NO_BINDINGS, ClassInfo, Module, Target
 from initlint.records import dataclass
@@ -81,29 +88,41 @@ class NameResolver(ModuleSet):
         self, mod: Module, name: str, before: int | None, depth: int
     ) -> tuple[Target | None, int]:
         """The latest binding of ``name`` that ``mod`` writes itself above ``before``, and its
-        line (-1 when there is none)."""
+        line (-1 when there is none); a fallback only where what it stands in for is not
+        resolved (``_rebinds``)."""
         table = self.name_table(mod)
         classes, functions, imports = table.named.get(name, NO_BINDINGS)
         limit = before if before is not None else float("inf")
+        bindings: list[tuple[int, ClassFacts | FunctionFacts | ImportFacts | AliasFacts]] = [
+            *((cls.span.line, cls) for cls in classes),
+            *((fn.span.line, fn) for fn in functions),
+            *((imp.line, imp) for imp in imports),
+            *((alias.line, alias) for alias in table.aliases.get(name, ())),
+        ]
         found: Target | None = None
         found_line = -1
-        for cls in classes:
-            if found_line < cls.span.line < limit:
-                found, found_line = Target("class", self._class_name(mod, cls)), cls.span.line
-        for fn in functions:
-            if found_line < fn.span.line < limit:
-                found, found_line = Target("function", f"{mod.name}.{name}"), fn.span.line
-        for imp in imports:
-            if found_line < imp.line < limit and _rebinds(imp, found):
-                bound = self._import_target(mod, imp, depth)
-                if bound is not None:
-                    found, found_line = bound, imp.line
-        for alias in table.aliases.get(name, ()):
-            if found_line < alias.line < limit and _rebinds(alias, found):
-                bound = self._alias_target(mod, alias, depth)
-                if bound is not None:
-                    found, found_line = bound, alias.line
+        for line, binding in sorted(bindings, key=lambda b: b[0]):
+            if not line < limit or not _rebinds(binding, found):
+                continue
+            bound = self._bound_by(mod, name, binding, depth)
+            if bound is not None:
+                found, found_line = bound, line
         return found, found_line
+
+    def _bound_by(
+        self,
+        mod: Module,
+        name: str,
+        binding: ClassFacts | FunctionFacts | ImportFacts | AliasFacts,
+        depth: int,
+    ) -> Target | None:
+        if isinstance(binding, ClassFacts):
+            return Target("class", self._class_name(mod, binding))
+        if isinstance(binding, FunctionFacts):
+            return Target("function", f"{mod.name}.{name}")
+        if isinstance(binding, ImportFacts):
+            return self._import_target(mod, binding, depth)
+        return self._alias_target(mod, binding, depth)
 
     def _star_binding(
         self,
@@ -362,9 +381,13 @@ class NameResolver(ModuleSet):
         return [self.resolve_base(info, b) for b in info.facts.bases]
 
 
-def _rebinds(imp: ImportFacts | AliasFacts, found: Target | None) -> bool:
-    """Whether ``imp`` replaces the binding ``found`` above it. An import or assignment in
-    an ``except`` handler runs only when the ``try`` block failed: after an alternative that
-    resolves to code initlint reads, it never runs (Python binds the first alternative that
-    imports)."""
-    return not imp.fallback or found is None or found.kind == "external"
+def _rebinds(
+    binding: ClassFacts | FunctionFacts | ImportFacts | AliasFacts, found: Target | None
+) -> bool:
+    """Whether ``binding`` replaces the binding ``found`` above it. A fallback (bound in an
+    ``except`` handler, or in the ``else`` of an ``if`` that imports the name) runs only
+    where the import failed or could not run: after an alternative that resolves to code
+    initlint reads, it is not taken (Python binds the first alternative that imports; an
+    availability test chooses the import where the library is installed)."""
+    fallback = not isinstance(binding, FunctionFacts) and binding.fallback
+    return not fallback or found is None or found.kind == "external"
