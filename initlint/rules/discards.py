@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
-from itertools import product
 
 from initlint.diagnostics import Confidence
 from initlint.facts.model import BodyError, Expr
@@ -15,7 +14,15 @@ from initlint.rules.repeats import built_name, part_of, tested_absent
 from initlint.rules.shapes import relation
 from initlint.simulation.assumptions import other_values
 from initlint.simulation.levels import LIGHT, NONE, UNKNOWN
-from initlint.simulation.records import SOME_CHOICES, Event, Simulation, never_both, walk_machinery
+from initlint.simulation.records import (
+    SOME_CHOICES,
+    Event,
+    Simulation,
+    ended_paths,
+    every_path,
+    never_both,
+    walk_machinery,
+)
 from initlint.simulation.torch_knowledge import (
     CONFIG_ATTRS,
     SIZED_FACTORIES,
@@ -32,8 +39,6 @@ _REPLACES = (*_STORES, "delete")
 # Events that change or hand out the attribute's object in place: what they do to it may
 # matter, so the value counts as used (``self.layers.append(x)``, ``self.a.b = c``).
 _IN_PLACE = ("mutate", "nested")
-# More undecided conditions than this among the replacements: not enumerated (a "possibly").
-_MAX_KEYS = 8
 
 
 @dataclass(frozen=True)
@@ -463,7 +468,7 @@ def _discard(sim: Simulation, first: Event, after: Sequence[Event]) -> Discard |
     if not by or not _ours(sim, first, by[0]) or _aliased(first) or first.memo:
         # (a memoised factory's object lives on in its cache: shared, not thrown away)
         return None
-    return Discard(first, tuple(by), not cut and _covers(first, by))
+    return Discard(first, tuple(by), not cut and _covers(sim, first, by))
 
 
 def _tests_presence(use: Event, name: str, after: Sequence[Event]) -> bool:
@@ -633,21 +638,15 @@ def _runs_with(first: Event, e: Event) -> bool:
     return not e.unkeyed and set(e.literals) <= set(first.literals)
 
 
-def _covers(first: Event, by: Sequence[Event]) -> bool:
+def _covers(sim: Simulation, first: Event, by: Sequence[Event]) -> bool:
     """Some store of ``by`` runs on every path on which ``first`` runs: one that always
-    runs with it, or branches whose extra conditions together always hold (``if``/``else``)."""
+    runs with it, or branches whose extra conditions together always hold (``if``/``else``,
+    or ``if``/``elif``/``else: raise``)."""
     if any(_runs_with(first, e) for e in by):
         return True
     known = set(first.literals)
     extras = [set(e.literals) - known for e in by if not e.unkeyed]
-    keys = sorted({k for extra in extras for k, _ in extra})
-    if not extras or len(keys) > _MAX_KEYS:
-        return False
-    for truths in product((False, True), repeat=len(keys)):
-        world = set(zip(keys, truths, strict=True))
-        if not any(extra <= world for extra in extras):
-            return False
-    return True
+    return every_path(extras, ended_paths(sim, known))
 
 
 def _what(e: Event) -> str:

@@ -135,8 +135,10 @@ placeholder rebuilt in the `else` discards the ancestor's placeholder: a warning
 may read constants, attributes of the object (`if self.pp_group.is_last_rank:`), and
 attributes of what a function called without arguments returns (`if
 get_pp_group().is_last_rank:`), where the name must resolve to the same function in both
-modules. A test repeated with the same text is assumed to give the same answer within one
-construction: a global getter such as `get_pp_group()` is taken to return the same thing
+modules, and names their module binds at its top level (`if _is_cuda:`, `if not
+_is_cuda:`), where both tests must be in functions of the same module. A test repeated
+with the same text is assumed to give the same answer within one construction: a global
+getter such as `get_pp_group()` is taken to return the same thing
 both times. Nothing the test reads on the object may be written in between (nor `self`
 passed to code initlint does not follow); storing again what the attribute already held
 from the same getter (`self.pp_group = get_parallel().pp_group` in both classes) is no

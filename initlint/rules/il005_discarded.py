@@ -202,7 +202,11 @@ thrown away when a state is loaded; `strict=False`, `assign=True`,
 other arguments initlint cannot see, a load whose failure is caught (in a `try` or a
 `with`), a state read from the object itself (`self.state_dict()`), and a class or held
 module with its own `load_state_dict` or `_load_from_state_dict` claim nothing. A tensor
-registered on some paths only makes the finding `possibly`. Plain locals computed from a
+registered on some paths only makes the finding `possibly`; fills of one tensor on every arm
+of an `if`/`else`, or of an `if`/`elif` whose last arm raises (`else: raise
+NotImplementedError`), fill it on every path. A held module's fill under a test of a
+module-level name (`if _init_weights: self.apply(self._init_weights)`) is filled again by a
+pass of the holder under the same test (`possibly`: both depend on it). Plain locals computed from a
 module's settings or the object's on the way (`fan_out = m.kernel_size[0] *
 m.out_channels`, `std = self.config.initializer_range`), and tests and fill arguments that
 read the object's attributes (`m.out_features == self.num_classes`, `std=self.init_std`;
@@ -253,7 +257,9 @@ values that do not meet: `mode == "a"` and `mode in ("b", "c")`; or two `if`s wh
 earlier `assert not (a and b)` says never hold together) are not a repeat. When
 the replacement happens on some paths only (the first value survives when the condition is
 false), the finding is `possibly`; when branches that together cover every path each
-replace it (an `if` and its `else`), it is definite.
+replace it (an `if` and its `else`), it is definite. A path that ends in a `raise` (not
+inside a `try` or `with`) builds no object, so it needs no replacement: a store on each arm
+of `if`/`elif`/`else: raise` replaces the value on every path.
 
 The control flow between the two stores is read from the function that holds both (or
 the calls they run under): an early `return` after the first build ends the frame on its

@@ -39,6 +39,7 @@ from initlint.simulation.records import (
     Builder,
     Event,
     FlagRef,
+    RaiseStatement,
     Simulation,
     SimulationLimit,
     built_by,
@@ -79,7 +80,9 @@ class Simulator:
         self._builders: dict[tuple[str, str], Builder | None] = {}  # builder_of's results
         # The guards' state keys (``GuardEval``): each guard's reading, by identity (guard,
         # text, attributes, getters called).
-        self.state_tests: dict[int, tuple[Cond, str, tuple[str, ...], tuple[str, ...]]] = {}
+        self.state_tests: dict[
+            int, tuple[Cond, str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]
+        ] = {}
         self.getters: dict[tuple[str, str], str] = {}  # ``EventLog.getter_of``'s resolutions
         self._setters: dict[str, frozenset[str]] = {}  # setter_names' results, by class
 
@@ -570,7 +573,8 @@ class _Run(CallEffects):
         """Apply one effect; a call or super().__init__() comes back as the call to run,
         a body that does not parse (met in pricing, or a callee's) as its error."""
         if eff.kind == "raise":
-            return None  # (where a raise ends a path matters to pricing only: cost.py)
+            self._raise_statement(frame, i, eff)
+            return None
         ctx = self._effect_context(frame, i, eff)
         if ctx is None:
             return None
@@ -587,6 +591,19 @@ class _Run(CallEffects):
             self.return_from(frame, eff)
             return done
         return None if handler is None else handler(self, frame, ctx)
+
+    def _raise_statement(self, frame: Frame, i: int, eff: Effect) -> None:
+        """A ``raise`` under undecided guards ends the paths they take (noted for the rules
+        that ask whether work runs on every path). One that may be caught, or whose guards
+        are not all keyed, ends none that can be named; one that runs on every path is left
+        to pricing (``cost.py``): the simulation goes on, as the class's other paths may
+        come through an override."""
+        if eff.protected:
+            return
+        ctx = self._effect_context(frame, i, eff)
+        if ctx is None or ctx.status != MAYBE or ctx.shadow or self.unkeyed:
+            return
+        self.sim.raise_statements.append(RaiseStatement(frame.id, ctx.literals))
 
     def _setter(self, name: str) -> bool:
         """Whether ``name`` is a property with a setter on the object under construction (the

@@ -13,7 +13,7 @@ from initlint.facts.model import Cond, Expr
 from initlint.simulation.assumptions import Assumption, membership
 from initlint.simulation.events import EventLog
 from initlint.simulation.folding import ORDERS, UNFOLDED, compare, fold
-from initlint.simulation.records import WORLD_KEY, FlagRef
+from initlint.simulation.records import SHARED_KEY, WORLD_KEY, FlagRef
 from initlint.simulation.run_state import Frame
 from initlint.simulation.torch_knowledge import IO_CALLS
 from initlint.simulation.values import FALSE, MAYBE, TRUE, UNKNOWN, Val, const
@@ -215,13 +215,17 @@ class GuardEval(EventLog):
         """A key for a test that two frames share when it gives them the same answer, so that
         an ancestor's ``if`` and the subclass's ``if`` of the same text are one undecided
         condition; "" for any other test. The test may read only constants, ``self``
-        attributes (``self.pp_group.is_last_rank``, ``self.n == 1 and self.tied``) and
+        attributes (``self.pp_group.is_last_rank``, ``self.n == 1 and self.tied``),
         attributes of what an argument-free function of the module returns
-        (``get_pp_group().is_last_rank``): no local, no other call. The key is the text, with
+        (``get_pp_group().is_last_rank``) and names the function's module binds at its top
+        level (``if _init_weights:``, ``if _is_cuda:``): no local, no other call. The key is
+        the text, with
 
         - the function each call names, resolved (two modules' ``get_pp_group`` must be the
           same function): a call repeated with the same text is assumed to give the same
           answer within one construction;
+        - the module of each module-level name it reads (one name of one module has one value
+          at a time, in every frame);
         - the write count of each ``self`` attribute it reads and of the whole object
           (``note_writes``; a store of what the attribute already held from the same
           getter is no write, ``EventLog.emit``)."""
@@ -232,14 +236,16 @@ class GuardEval(EventLog):
         if known is None or known[0] is not cond:
             roots: set[str] = set()
             getters: set[str] = set()
+            names: set[str] = set()
             text = f"self.{cond.name}" if cond.op == "selfattr" else cond.name
-            if not _test_reads(cond, roots, getters) or not text or len(text) >= 80:
+            if not _test_reads(cond, roots, getters, names) or not text or len(text) >= 80:
                 roots.clear()  # (a condition's text is cut at 80 characters)
                 getters.clear()
-            known = (cond, text, tuple(sorted(roots)), tuple(sorted(getters)))
+                names.clear()
+            known = (cond, text, tuple(sorted(roots)), tuple(sorted(getters)), tuple(sorted(names)))
             self.simulator.state_tests[id(cond)] = known
-        _, text, sorted_roots, getters_read = known
-        if not sorted_roots and not getters_read:
+        _, text, sorted_roots, getters_read, names_read = known
+        if not sorted_roots and not getters_read and not names_read:
             return ""
         called = ""
         for name in getters_read:
@@ -247,10 +253,24 @@ class GuardEval(EventLog):
             if not target:
                 return ""
             called += f"{name}={target};"
+        module = frame.call.fn.module
+        for name in names_read:
+            if not self._module_level(frame, name):
+                return ""
+            called += f"{name}@{module.name};"
         if not sorted_roots:
-            return f"call|{text}|{called}"
+            return f"{SHARED_KEY}{text}|{called}"
         marks = ",".join(f"{r}:{self.attr_writes.get(r, 0)}" for r in sorted_roots)
         return f"self|{text}|{called}|{marks}|{self.epoch}"
+
+    def _module_level(self, frame: Frame, name: str) -> bool:
+        """Whether ``name``, read in ``frame``'s function, is a name its module binds at the
+        top level by assignment, and the function binds no local or parameter of that name."""
+        if name not in frame.call.fn.module.facts.names:
+            return False
+        if any(p.name == name for p in frame.body.params):
+            return False
+        return not any(e.kind == "local" and e.name == name for e in frame.body.effects)
 
     def flag_of(self, frame: Frame, cond: Cond) -> FlagRef | None:
         if frame.call.fn.facts.name != "__init__":
@@ -268,11 +288,15 @@ def is_dotted(text: str) -> bool:
     return "." in text and all(part.isidentifier() for part in text.split("."))
 
 
-def _test_reads(cond: Cond, roots: set[str], getters: set[str]) -> bool:
-    """Whether ``cond`` tests only constants, ``self`` attributes and attributes of what an
-    argument-free call of a dotted name returns (``get_pp_group().is_last_rank``; no local,
-    no other call). ``roots`` gets the attributes it reads, ``getters`` the called names."""
+def _test_reads(cond: Cond, roots: set[str], getters: set[str], names: set[str]) -> bool:
+    """Whether ``cond`` tests only constants, ``self`` attributes, attributes of what an
+    argument-free call of a dotted name returns (``get_pp_group().is_last_rank``; no other
+    call) and plain names. ``roots`` gets the attributes it reads, ``getters`` the called
+    names, ``names`` the plain names (the caller decides which are the module's)."""
     if cond.op == "const":
+        return True
+    if cond.op == "name" and cond.name.isidentifier():
+        names.add(cond.name)
         return True
     if cond.op == "selfattr":
         roots.add(cond.name)
@@ -288,7 +312,7 @@ def _test_reads(cond: Cond, roots: set[str], getters: set[str]) -> bool:
         getters.add(called.group(1))
         return True
     if cond.op in ("not", "and", "or", *_TESTS, "arith") and cond.args:
-        return all(_test_reads(c, roots, getters) for c in cond.args)
+        return all(_test_reads(c, roots, getters, names) for c in cond.args)
     return False
 
 

@@ -13,7 +13,15 @@ from initlint.index.records import FunctionInfo, Module
 from initlint.simulation.containers import container_items, torch_container
 from initlint.simulation.coverage import LOAD, Tensor, covered, held_tensors, module_params
 from initlint.simulation.levels import UNKNOWN
-from initlint.simulation.records import Event, Simulation, built_by, walk_machinery
+from initlint.simulation.records import (
+    SHARED_KEY,
+    Event,
+    Simulation,
+    built_by,
+    ended_paths,
+    every_path,
+    walk_machinery,
+)
 from initlint.simulation.run_state import EffectContext, Frame
 from initlint.simulation.stores import StoreEffects
 from initlint.simulation.torch_knowledge import TENSOR_LISTS, TORCH_PARAMS
@@ -114,7 +122,7 @@ class PassEffects(StoreEffects):
             return self.is_a_class(classes, module, name)
 
         covers = covered(fill, walk, tensors, is_a)
-        found = self._inner_fills(fill, walk, stores, is_a)
+        found = self._inner_fills(fill, walk, stores, is_a, ctx.literals)
         if isinstance(found, BodyError):
             return found
         deep, inner = found
@@ -135,6 +143,7 @@ class PassEffects(StoreEffects):
         walk: str,
         stores: list[Event],
         is_a: Callable[[tuple[str, ...], str], bool | None],
+        literals: tuple[tuple[str, bool], ...],
     ) -> (
         tuple[frozenset[tuple[int, str, int]], tuple[tuple[int, str, int, Event], ...]] | BodyError
     ):
@@ -159,14 +168,45 @@ class PassEffects(StoreEffects):
             tensors = self.module_tensors(inner, fill.target, DEPTH)
             if isinstance(tensors, BodyError):
                 return tensors
-            filled = last_fills(inner)
+            filled = self._construction_fills(inner, DEPTH)
+            if isinstance(filled, BodyError):
+                return filled
             deeper = [_under(prefix, e, t) for t in tensors]
             for hit in sorted(covered(fill, walk, deeper, is_a)):  # (a set: in order)
                 deep.add(hit)
                 own = hit[1].removeprefix(prefix + ".")
-                if own in filled:
-                    out.append((e.index, hit[1], hit[2], filled[own]))
+                first = filled.get(own)
+                if first is not None and first.status != TRUE:
+                    # (a fill under shared tests: thrown away where this pass runs under them)
+                    first = (
+                        replace(first, status=TRUE)
+                        if set(first.literals) <= set(literals)
+                        else None
+                    )
+                if first is not None:
+                    out.append((e.index, hit[1], hit[2], first))
         return frozenset(deep), tuple(out)
+
+    def _construction_fills(self, sim: Simulation, depth: int) -> dict[str, Event] | BodyError:
+        """The tensors a construction's own code filled whole on every path, last, and did
+        not read after (``last_fills``); and, ``depth`` levels down, those the project
+        modules it holds on every path filled in their own constructions (``layers.*.
+        attn.q.weight``), where nothing after the module's store mentions it."""
+        fills = last_fills(sim, shared=True)
+        if depth == 0:
+            return fills
+        held = self._held_simulations(_stores(sim), sim.events)
+        if isinstance(held, BodyError):
+            return held
+        for e, prefix, inner in held:
+            if _mentioned_after(sim, e):
+                continue
+            deeper = self._construction_fills(inner, depth - 1)
+            if isinstance(deeper, BodyError):
+                return deeper
+            for name, fill in deeper.items():
+                fills.setdefault(f"{prefix}.{name}", fill)
+        return fills
 
     def part_fills(self, name: str) -> tuple[tuple[int, str, int, Event], ...] | BodyError:
         """``nn.init.zeros_(self.proj.weight)``: when the module ``self.proj`` holds (a
@@ -419,6 +459,26 @@ def _under(prefix: str, store: Event, t: Tensor) -> Tensor:
     return replace(t, name=f"{prefix}.{t.name}", holder=holder, store=store.index)
 
 
+def _mentioned_after(sim: Simulation, store: Event) -> bool:
+    """Whether any work after ``store`` may read or fill what it put on the object: an
+    event that names or reads its attribute, a pass or a run of methods that covers its
+    tensors, or a call not followed."""
+    for e in sim.events[store.index + 1 :]:
+        if e.shadow:
+            continue
+        if e.kind == "call" and e.unfollowed:
+            return True
+        if e.kind in ("pass", "rerun"):
+            names = [n for _, n, _ in e.covers] + [n for _, n, _, _ in e.inner_fills]
+            if any(n.split(".")[0] == store.name for n in names):
+                return True
+        if e.name.split(".")[0] == store.name:
+            return True
+        if store.name in e.effect.reads or "*" in e.effect.reads:
+            return True
+    return False
+
+
 def _stores(sim: Simulation) -> list[Event]:
     """The events that put tensors or modules on the object, or replace a part of one; not
     those a guard decided false (with a left-out argument's default)."""
@@ -595,22 +655,27 @@ def _mentions(value: Expr | None, name: str) -> bool:
     return value.mentions(name) or any(c == name or c.startswith(name + ".") for c in calls)
 
 
-def last_fills(sim: Simulation, own_only: bool = True) -> dict[str, Event]:
+def last_fills(sim: Simulation, own_only: bool = True, shared: bool = False) -> dict[str, Event]:
     """The tensors a construction's own code (not a library's, unless not ``own_only``)
     filled whole on every path, last (an ``init``, a pass, a method run again over held
-    modules), and did not read after: each with that fill."""
+    modules), and did not read after: each with that fill. With ``shared``, also those
+    filled under undecided tests that every frame of the construction answers alike
+    (``if _init_weights:``, a module-level flag), the fill keeping its status: a pass of
+    the construction holding this one that runs under the same tests finds them filled."""
     fills: dict[str, Event] = {}
     filling = {(e.frame, e.effect.stmt_span) for e in sim.events if e.kind in ("init", "pass")}
     walking = walk_machinery(sim.events)
+    joint = _joint_fills(sim)
     for e in sim.events:
         if e.shadow or e.index in walking:
             continue
         own = not (own_only and e.fn.module.is_dependency)  # (a library's: its defaults)
-        if e.kind == "init" and e.name and e.status == TRUE:
+        runs = e.status == TRUE or (shared and shared_tests(e))
+        if e.kind == "init" and e.name and (runs or e.index in joint):
             fills.pop(e.name, None)
-            if own:
-                fills[e.name] = e
-        elif e.kind in ("pass", "rerun") and e.status == TRUE:
+            if own:  # (the last of a joint group stands for its arms: a fill on every path)
+                fills[e.name] = e if runs else replace(e, status=TRUE)
+        elif e.kind in ("pass", "rerun") and runs:
             # (and the tensors of its project modules it filled again: ``inner_fills``)
             names = [n for _, n, _ in sorted(e.covers)] + [n for _, n, _, _ in e.inner_fills]
             for name in names:
@@ -629,3 +694,33 @@ def last_fills(sim: Simulation, own_only: bool = True) -> dict[str, Event]:
         elif e.kind == "call" and (e.unfollowed or e.callee is None):
             fills.clear()
     return fills
+
+
+def shared_tests(e: Event) -> bool:
+    """Whether ``e`` runs under undecided tests only, each one that every frame of one
+    construction answers alike (a state key of a call or a module-level name)."""
+    return (
+        e.status == MAYBE
+        and not e.unkeyed
+        and bool(e.literals)
+        and all(k.startswith(SHARED_KEY) for k, _ in e.literals)
+    )
+
+
+def _joint_fills(sim: Simulation) -> frozenset[int]:
+    """The last of each group of fills of one tensor, in one frame, under undecided guards,
+    that together run on every path a ``raise`` does not end (``if mode == "a": fill_a()
+    elif mode == "b": fill_b() else: raise``): after it the tensor is filled on every path."""
+    groups: dict[tuple[int, str], list[Event]] = {}
+    for e in sim.events:
+        if e.kind == "init" and e.name and e.status == MAYBE and not e.shadow:
+            groups.setdefault((e.frame, e.name), []).append(e)
+    out: set[int] = set()
+    for fills in groups.values():
+        if len(fills) < 2 or any(e.unkeyed for e in fills):
+            continue
+        arms = [set(e.literals) for e in fills]
+        shared = set.intersection(*arms)
+        if every_path([a - shared for a in arms], ended_paths(sim, shared)):
+            out.add(fills[-1].index)
+    return frozenset(out)

@@ -4,8 +4,9 @@ ordered ``Event``s, the flags they carry, the reads that raise, and the builders
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import field
+from itertools import product
 
 from initlint.facts.model import Effect, EffectKind, Expr, Param
 from initlint.index.records import ClassInfo, FunctionInfo
@@ -69,6 +70,9 @@ def built_by(holder: Event) -> Expr | None:
 # disk, the environment, or what a file read gave (``if not os.path.exists(cache):``). The
 # key then holds the frame and the test's text: ``world|<frame>:<text>``.
 WORLD_KEY = "world|"
+# A key of a test that every frame of one construction answers alike (the text of a test of
+# argument-free calls or module-level names): ``call|<text>|<what each name is>``.
+SHARED_KEY = "call|"
 
 
 @dataclass(frozen=True)
@@ -226,6 +230,19 @@ class Raise:
     certain: bool
 
 
+Literals = tuple[tuple[str, bool], ...]
+
+
+@dataclass(frozen=True)
+class RaiseStatement:
+    """A ``raise`` statement (not inside a ``try`` or ``with``) that runs under undecided
+    guards, in the frame numbered ``frame``: the paths those guards' ``literals`` take end
+    there, with no object built, so no work on them is thrown away."""
+
+    frame: int
+    literals: Literals
+
+
 @dataclass
 class Simulation:
     cls: ClassInfo
@@ -241,6 +258,7 @@ class Simulation:
     # Reads of an attribute definitely unset at that point: the path raises AttributeError
     # there, and nothing after it on that path is done (``RaiseModel.raise_attribute_error``).
     raises: list[Raise] = field(default_factory=list)
+    raise_statements: list[RaiseStatement] = field(default_factory=list)
     # What the layers above compute once per simulation and share (``rules/analyses.py``).
     memo: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
 
@@ -297,6 +315,40 @@ def literals_exclusive(a: Event, b: Event) -> bool:
         return False
     b_literals = set(b.literals)
     return any((key, not truth) in b_literals for key, truth in a.literals)
+
+
+# Past this many undecided conditions, whether branches cover every path is not worked out.
+MAX_COVER_KEYS = 8
+
+
+def every_path(
+    arms: Sequence[set[tuple[str, bool]]], ended: Sequence[set[tuple[str, bool]]]
+) -> bool:
+    """Whether on every path some arm runs: each arm and each ended path given by the
+    literals it needs beyond those all share, every combination of their conditions'
+    truths either meets one arm's or is a path that a ``raise`` ended (``if``/``elif``/
+    ``else: raise``)."""
+    if not arms:
+        return False
+    keys = sorted({k for lits in (*arms, *ended) for k, _ in lits})
+    if len(keys) > MAX_COVER_KEYS:
+        return False
+    for truths in product((False, True), repeat=len(keys)):
+        world = set(zip(keys, truths, strict=True))
+        if not any(lits <= world for lits in (*arms, *ended)):
+            return False
+    return True
+
+
+def ended_paths(sim: Simulation, known: set[tuple[str, bool]]) -> list[set[tuple[str, bool]]]:
+    """The paths ``raise`` statements end that the ``known`` literals allow, each as the
+    literals it needs beyond them."""
+    out: list[set[tuple[str, bool]]] = []
+    for r in sim.raise_statements:
+        lits = set(r.literals)
+        if not any((k, not t) in lits for k, t in known):
+            out.append(lits - known)
+    return out
 
 
 # The events that make a tensor of random draws where a fill is looked for: a store, or an

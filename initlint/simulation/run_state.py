@@ -29,8 +29,8 @@ class SimulatorServices(Protocol):
     index: ProjectIndex
     cost: CostModel
     # the guards' state keys (``GuardEval``), read once per guard: (guard, text, attributes,
-    # getters called), by the guard's identity
-    state_tests: dict[int, tuple[Cond, str, tuple[str, ...], tuple[str, ...]]]
+    # getters called, plain names read), by the guard's identity
+    state_tests: dict[int, tuple[Cond, str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]]
     getters: dict[tuple[str, str], str]  # ``EventLog.getter_of``'s resolutions
 
     def parts_built(

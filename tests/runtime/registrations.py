@@ -1,13 +1,17 @@
-"""What a construction registers and does not keep: the runtime side of IL005's parts left
-behind, for the tests beside this module (they import torch only after skipping without it)."""
+"""What a construction registers and does not keep, and which tensors its own code fills
+twice: the runtime side of IL005's parts left behind and fills thrown away, for the tests
+beside this module (they import torch only after skipping without it)."""
 
 from __future__ import annotations
 
+import re
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import torch
+from torch.overrides import TorchFunctionMode
 
 
 @contextmanager
@@ -32,3 +36,59 @@ def lost(build: Callable[[], Any]) -> set[tuple[str, tuple[int, ...]]]:
         obj = build()
     held = {id(p) for p in obj.parameters()}
     return {(name, tuple(p.shape)) for name, p in seen if id(p) not in held}
+
+
+class _Fills(TorchFunctionMode):
+    """In-place fills of whole tensors made by the module's own lines: (storage, line)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__()
+        self.path, self.seen = path, []  # type: list[tuple[int, int]]
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+        name = getattr(func, "__name__", "")
+        if name.endswith("_") and not name.startswith("_"):
+            # (``nn.init``'s functions dispatch with the tensor as a keyword)
+            tensor = args[0] if args else (kwargs or {}).get("tensor")
+            if isinstance(tensor, torch.Tensor):
+                line = self._caller()
+                if line is not None:
+                    self.seen.append((tensor.untyped_storage().data_ptr(), line))
+        return func(*args, **(kwargs or {}))
+
+    def _caller(self) -> int | None:
+        """The module's line that made the fill, through ``nn.init`` or not; None for a
+        fill torch's own code made (a module's default initialisation)."""
+        frame = sys._getframe(2)
+        while frame is not None:
+            name = frame.f_code.co_filename
+            if name == self.path:
+                return frame.f_lineno
+            if not name.endswith(_PASSING):
+                return None
+            frame = frame.f_back  # type: ignore[assignment]
+        return None
+
+
+# torch's files a fill made by the module's own line goes through.
+_PASSING = ("init.py", "overrides.py", "_tensor.py", "functional.py", "module.py")
+
+
+def filled_twice(build: Callable[[], Any], path: str, same_line: bool = False) -> set[str]:
+    """The tensors of the object ``build`` constructs that the code in ``path`` filled at
+    two lines or more, or with ``same_line`` twice or more (one pass run twice) (an item of
+    a list named ``*``: ``layers.*.proj.weight``)."""
+    with _Fills(path) as fills:
+        built = build()
+    lines: dict[int, list[int]] = {}
+    for ptr, line in fills.seen:
+        lines.setdefault(ptr, []).append(line)
+    return {
+        re.sub(r"\b(blocks|layers)\.\d+\.", r"\1.*.", name)
+        for name, t in built.named_parameters()
+        if len(_counted(lines.get(t.untyped_storage().data_ptr(), []), same_line)) >= 2
+    }
+
+
+def _counted(lines: list[int], same_line: bool) -> list[int] | set[int]:
+    return lines if same_line else set(lines)

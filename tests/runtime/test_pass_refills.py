@@ -8,8 +8,6 @@ where the pass's tests can be decided."""
 from __future__ import annotations
 
 import importlib
-import re
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,7 +15,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from torch.overrides import TorchFunctionMode  # noqa: E402
+from registrations import filled_twice  # noqa: E402
 
 from initlint.api import check  # noqa: E402
 
@@ -423,56 +421,6 @@ def _tensors(message: str) -> set[str]:
     return {n.removeprefix("self.") for n in head.split("`")[1::2]}
 
 
-class _Fills(TorchFunctionMode):
-    """In-place fills of whole tensors made by the module's own lines: (storage, line)."""
-
-    def __init__(self, path: str) -> None:
-        super().__init__()
-        self.path, self.seen = path, []  # type: list[tuple[int, int]]
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
-        name = getattr(func, "__name__", "")
-        if name.endswith("_") and not name.startswith("_"):
-            # (``nn.init``'s functions dispatch with the tensor as a keyword)
-            tensor = args[0] if args else (kwargs or {}).get("tensor")
-            if isinstance(tensor, torch.Tensor):
-                line = self._caller()
-                if line is not None:
-                    self.seen.append((tensor.untyped_storage().data_ptr(), line))
-        return func(*args, **(kwargs or {}))
-
-    def _caller(self) -> int | None:
-        """The module's line that made the fill, through ``nn.init`` or not; None for a
-        fill torch's own code made (a module's default initialisation)."""
-        frame = sys._getframe(2)
-        while frame is not None:
-            name = frame.f_code.co_filename
-            if name == self.path:
-                return frame.f_lineno
-            if not name.endswith(_PASSING):
-                return None
-            frame = frame.f_back  # type: ignore[assignment]
-        return None
-
-
-# torch's files a fill made by the module's own line goes through.
-_PASSING = ("init.py", "overrides.py", "_tensor.py", "functional.py", "module.py")
-
-
-def _filled_twice(module: object, cls: str, path: str) -> set[str]:
-    """The tensors of a constructed ``cls`` that its own code filled at two lines or more."""
-    with _Fills(path) as fills:
-        built = getattr(module, cls)()
-    lines: dict[int, set[int]] = {}
-    for ptr, line in fills.seen:
-        lines.setdefault(ptr, set()).add(line)
-    return {
-        re.sub(r"\b(blocks|layers)\.\d+\.", r"\1.*.", name)  # (any item of a list)
-        for name, t in built.named_parameters()
-        if len(lines.get(t.untyped_storage().data_ptr(), ())) >= 2
-    }
-
-
 @pytest.fixture
 def module(source_module: Callable[[str, str], Path]) -> Path:
     return source_module("pass_blocks", SOURCE)
@@ -490,18 +438,18 @@ def test_fills_a_pass_throws_away(module: Path) -> None:
     path = str(module / "pass_blocks.py")
     for cls, (reported, _) in EXPECTED.items():
         # each one reported is filled twice; and each tensor filled twice is reported
-        assert _filled_twice(loaded, cls, path) == reported, cls
+        assert filled_twice(getattr(loaded, cls), path) == reported, cls
     # a read in between keeps the first fill; a test not understood claims nothing (the
     # runtime fills the weight twice all the same)
-    assert _filled_twice(loaded, "ReadBetween", path) == {"proj.weight"}
-    assert _filled_twice(loaded, "Undecided", path) == {"proj.weight"}
+    assert filled_twice(loaded.ReadBetween, path) == {"proj.weight"}
+    assert filled_twice(loaded.Undecided, path) == {"proj.weight"}
     # a class that fills nothing of its own; a held module's pass over torch's modules
     # (their defaults, then one fill: not reported, and once at runtime); a read between
-    assert _filled_twice(loaded, "Scaled", path) == set()
-    assert _filled_twice(loaded, "Attention", path) == set()
-    assert _filled_twice(loaded, "ReadDeep", path) == {"attn.q.weight"}
-    assert _filled_twice(loaded, "Disjoint", path) == set()
-    assert _filled_twice(loaded, "NamedMiss", path) == set()
+    assert filled_twice(loaded.Scaled, path) == set()
+    assert filled_twice(loaded.Attention, path) == set()
+    assert filled_twice(loaded.ReadDeep, path) == {"attn.q.weight"}
+    assert filled_twice(loaded.Disjoint, path) == set()
+    assert filled_twice(loaded.NamedMiss, path) == set()
 
 
 def test_messages_name_the_pass(module: Path) -> None:
