@@ -101,11 +101,13 @@ class FallbackEffects(LocalEffects):
     def _built_for(self, frame: Frame, ctx: EffectContext, name: Expr) -> Expr | None:
         """The call that built the local ``name`` on every path, when the frame mentions it
         only in the statement of ``ctx`` (``proj = nn.Linear(d, d)``, then ``self.proj =
-        default(proj_given, proj)``): built for that call alone."""
+        default(proj_given, proj)``): built for that call alone. Not what that statement
+        binds it to (``size = default(size, n)`` rebinds the parameter the call is given)."""
         held = frame.built.get(name.name)
         if (
             held is None
             or held.event.status != TRUE
+            or (held.event.frame == frame.id and held.event.effect.stmt == ctx.effect.stmt)
             or not mentioned_only_at(frame, ctx, name.name)
         ):
             return None

@@ -62,6 +62,13 @@ class Keyed(nn.Module):
     def __init__(self, d=8, **kw):
         super().__init__()
         self.q = kw.get("q", nn.Linear(d, 4 * d))
+
+
+class Rebound(nn.Module):
+    def __init__(self, d=8, window=None, size=4):
+        super().__init__()
+        window = default(window, size)
+        self.proj = nn.Linear(d, size * d)  # (the rebinding is never read)
 """
 
 
@@ -80,7 +87,8 @@ def test_a_fallback_built_before_the_pick_is_lost_when_the_caller_gives_its_own(
     )
     # the heavy fallbacks a caller's own value replaces, inline or a local built for the call
     # alone; not the parameterless one, the one built only when called, the one whose other
-    # value is surely None, nor a local the object keeps too
+    # value is surely None, a local the object keeps too, nor a parameter the statement
+    # itself rebinds (``window = default(window, size)``)
     assert found == [
         (20, "IL005", "error", "`nn.Linear(...)`"),
         (35, "IL005", "error", "`nn.Linear(...)`"),
@@ -98,3 +106,4 @@ def test_a_fallback_built_before_the_pick_is_lost_when_the_caller_gives_its_own(
     assert lost(lambda: m.Local(out=given, kept=given)) == {("weight", (40, 8)), ("bias", (40,))}
     assert lost(lambda: m.Keyed(q=given)) == {("weight", (32, 8)), ("bias", (32,))}
     assert lost(lambda: m.Keyed()) == set()
+    assert lost(lambda: m.Rebound(window=2)) == set()
