@@ -15,6 +15,8 @@ from initlint.facts.expressions import UNKNOWN_COND, dotted, root_name, span_of,
 from initlint.facts.local_uses import followed_names, uses_in
 from initlint.facts.model import Cond, Effect, Expr
 from initlint.facts.passes import (
+    FILLING_METHODS,
+    INIT_FILLS,
     MODULE_WALKS,
     TENSOR_WALKS,
     filled_tensor,
@@ -594,7 +596,20 @@ class FunctionReader(EffectLog):
             rest = [a for a in call.args if a is not tensor] + [k.value for k in call.keywords]
             whole = whole and not any(is_name(n, root) for a in rest for n in ast.walk(a))
             part = path[0] if whole else ""
-            idx = self.add("init", stmt, guard, name=root, target=part, node=call, fan=fan)
+            # (detail ``whole``: torch's fill of every number of the local itself, from
+            # nothing it holds: ``nn.init.normal_(emb)``, ``emb.data.uniform_(-a, a)``)
+            itself = not path and not isinstance(tensor, ast.Subscript) and _torch_fill(call)
+            itself = itself and not any(is_name(n, root) for a in rest for n in ast.walk(a))
+            idx = self.add(
+                "init",
+                stmt,
+                guard,
+                name=root,
+                target=part,
+                detail="whole" if itself else "",
+                node=call,
+                fan=fan,
+            )
             if part:
                 self.local_fills.setdefault(root, []).append(self.effects[idx])
 
@@ -817,6 +832,17 @@ class FunctionReader(EffectLog):
 
 # What ``del`` leaves in a part: nothing, as a store of None would.
 _NONE = to_expr(ast.Constant(None))
+
+
+def _torch_fill(call: ast.Call) -> bool:
+    """Whether the fill is one of torch's whole fills: ``nn.init``'s, by its module or its
+    bare name, or a tensor's filling method (not ``fill_diagonal_``)."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id in INIT_FILLS
+    if isinstance(func, ast.Attribute) and dotted(func.value).rpartition(".")[2] == "init":
+        return func.attr in INIT_FILLS
+    return isinstance(func, ast.Attribute) and func.attr in FILLING_METHODS - {"fill_diagonal_"}
 
 
 def _method_name(call: ast.Call) -> str:

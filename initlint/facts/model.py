@@ -187,6 +187,7 @@ EffectKind = Literal[
     "local_use",
     "dropped",
     "fallback",
+    "redrawn",
     "rerun",
     "pass",
     "rerun_each",
@@ -222,7 +223,8 @@ class Effect:
     ``p.data.normal_(0, 0.02)``: detail ``self`` and target = the attribute of ``self`` the
     tensor filled is part of, dotted down to the part when written so, ``fc.bias``, and name
     = the target again when the whole tensor is filled (no subscript picks a part); or
-    name = the local or argument it is reached through) |
+    name = the local or argument it is reached through, detail ``whole`` when one of
+    torch's fills writes every number of that local itself, from nothing it holds) |
     ``helper`` (a function called by its name with ``self`` among its arguments, as a
     statement: name = the function, args: ``initialize(self, init_type)``) | ``local_use`` (a
     mention of a local the function built by a call, ``net = resnet50()``, or of a parameter

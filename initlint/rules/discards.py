@@ -101,6 +101,7 @@ def find_discards(sim: Simulation) -> list[RepeatFinding]:
             *_local_discards(sim),
             *_reruns(sim),
             *_fallbacks(sim),
+            *_redraws(sim),
         ],
         key=lambda f: f.event.index,
     )
@@ -271,6 +272,28 @@ def _fallbacks(sim: Simulation) -> Iterator[RepeatFinding]:
             f"`{e.constructs}`",
             cost=e.cost,
             no_fix=_build_when_used(e.name),
+        )
+
+
+def _redraws(sim: Simulation) -> Iterator[RepeatFinding]:
+    """A local made of random draws and filled whole before anything read it (a
+    ``redrawn`` event, at the fill; its binding's event, where there is one, the first)."""
+    for e in sim.events:
+        if e.kind != "redrawn" or e.shadow:
+            continue
+        first = e.holder if e.holder is not None else e
+        yield RepeatFinding(
+            CODE,
+            sim,
+            e,
+            first,
+            confidence_of(e),
+            f"the random values the local `{e.name}` was made with",
+            cost=max(e.cost, LIGHT),
+            no_fix=(
+                "the tensor is drawn at random and then filled: make it with "
+                "`torch.empty(...)`, which the fill overwrites anyway"
+            ),
         )
 
 

@@ -169,7 +169,10 @@ the items of an `nn.ParameterList` of such, also appended), filled whole before 
 one fill, by a pass over the object, by a loop over the list (`for w in self.weights:
 nn.init.xavier_uniform_(w)`), or by a method of a held module its construction never ran
 (`self.proj = Lin(d)`, then `self.proj.init_zero_()` over the weights `Lin` drew): the
-draws are thrown away, where `torch.empty(a, b)` would hold the place.
+draws are thrown away, where `torch.empty(a, b)` would hold the place. So are those of a
+local (`emb = nn.Parameter(torch.randn(n, d))`, then `nn.init.normal_(emb, std=0.02)`,
+before it is stored anywhere), filled whole by one of torch's fills before anything
+mentions it; a project function that fills it is not followed there.
 
 A pass over the object fills every tensor it walks: a loop over `self.parameters()`,
 `self.named_parameters()`, `self.buffers()` or `self.modules()` (or over one held module's,
@@ -481,6 +484,8 @@ class Head(nn.Module):
             return f"{finding.what} never kept"
         if isinstance(finding, RepeatFinding) and finding.event.kind == "fallback":
             return f"{finding.what} built as a fallback that may not be picked"
+        if isinstance(finding, RepeatFinding) and finding.event.kind == "redrawn":
+            return f"{finding.what} filled again before anything read them"
         again = "done again" if init else "replaced"
         if isinstance(finding, RepeatFinding) and finding.event.copied_by:
             return f"{finding.what} replaced by deep copies of it"
@@ -498,6 +503,14 @@ class Head(nn.Module):
             return self._left(finding, wording)
         if finding.event.kind == "fallback":
             return _fallback(finding)
+        if finding.event.kind == "redrawn":
+            how = "possibly filled again here (on some paths)"
+            if finding.confidence != "possible":
+                how = "filled again here"
+            return (
+                f"{finding.what} (drawn at {wording.first_where}) are {how} before anything "
+                "reads them: those draws are thrown away"
+            )
         deleted = finding.event.kind == "delete" or finding.event.effect.target == "del"
         done = "deleted" if deleted else "replaced"
         if sliced_items(finding.event):
@@ -526,6 +539,8 @@ class Head(nn.Module):
         if isinstance(finding, RepeatFinding) and _lost_fill(finding):
             assert first.recomputed is not None  # (_lost_fill: ``first`` is the wrap)
             return f"wrapped here by {first.recomputed[0]}"
+        if isinstance(finding, RepeatFinding) and finding.event.kind == "redrawn":
+            return "drawn at random here, and the draws thrown away"
         if first.kind == "pass":
             return f"filled here by {pass_walk(first)}, and that fill thrown away"
         if first.kind == "init":

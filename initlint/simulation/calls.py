@@ -12,6 +12,7 @@ from initlint.facts.model import Arg, BodyError, Const, Effect, Param, import_of
 from initlint.index.records import FunctionInfo
 from initlint.simulation.arguments import kwarg_name, param_of
 from initlint.simulation.levels import HEAVY, LIGHT, NONE
+from initlint.simulation.local_draws import drawn_then_filled
 from initlint.simulation.records import Event, FlagRef
 from initlint.simulation.rerun_effects import RerunEffects
 from initlint.simulation.run_state import Call, EffectContext, Frame, KeyArgs
@@ -141,6 +142,9 @@ class CallEffects(RerunEffects):
         cost model prices it as the work of the function that runs it; the statement's
         touch says what it writes."""
         eff = ctx.effect
+        drawn = drawn_then_filled(frame.body, ctx.effect_index) if not ctx.shadow else None
+        if drawn is not None:
+            return self._redrawn(frame, ctx, drawn)
         if eff.detail == "self" and eff.name and _held_part(eff.name):
             # (``self.conv.weight`` too: a part of a held module, for a reparametrised one,
             # and for what the module's own construction filled)
@@ -155,6 +159,30 @@ class CallEffects(RerunEffects):
                 ev.inner_fills = found
             if "." in eff.name and not ctx.shadow:
                 ev.part_cost = self.part_cost(eff.name)
+        return None
+
+    def _redrawn(self, frame: Frame, ctx: EffectContext, bound: int) -> BodyError | None:
+        """A ``redrawn`` event: the fill of ``ctx`` throws away the random draws the local
+        was made with at the frame's effect number ``bound`` (the event of that binding, where
+        the run made one, is its ``holder``), priced as the draws."""
+        eff = ctx.effect
+        binding = frame.body.effects[bound]
+        cost = self.value_cost(frame, binding.value)
+        if isinstance(cost, BodyError):
+            return cost
+        # (under the binding's own guards, a loop's too, whenever the draws are made)
+        status = TRUE if eff.guard == binding.guard else ctx.status
+        ev = self.emit(
+            frame, ctx.effect_index, eff, "redrawn", eff.name, status, ctx.flags, (), cost=cost
+        )
+        ev.holder = next(
+            (
+                e
+                for e in reversed(self.sim.events)
+                if e.frame == frame.id and e.effect_index == bound and e.kind == "local"
+            ),
+            None,
+        )
         return None
 
     def on_helper(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
