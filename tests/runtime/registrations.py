@@ -1,6 +1,7 @@
-"""What a construction registers and does not keep, and which tensors its own code fills
-twice: the runtime side of IL005's parts left behind and fills thrown away, for the tests
-beside this module (they import torch only after skipping without it)."""
+"""What a construction registers and does not keep, which tensors its own code fills
+twice, and which random draws are written over: the runtime side of IL005's parts left
+behind, fills and draws thrown away, for the tests beside this module (they import torch
+only after skipping without it)."""
 
 from __future__ import annotations
 
@@ -92,3 +93,31 @@ def filled_twice(build: Callable[[], Any], path: str, same_line: bool = False) -
 
 def _counted(lines: list[int], same_line: bool) -> list[int] | set[int]:
     return lines if same_line else set(lines)
+
+
+class Draws(TorchFunctionMode):
+    """The storages random factories made (``drawn``: scaled draws too), and those of them
+    written whole in place after (``refilled``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.drawn: set[int] = set()
+        self.refilled: set[int] = set()
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+        out = func(*args, **(kwargs or {}))
+        name = getattr(func, "__name__", "")
+        first = args[0] if args else None
+        if name in ("randn", "rand") and isinstance(out, torch.Tensor):
+            self.drawn.add(out.untyped_storage().data_ptr())
+        elif name in ("__truediv__", "__mul__", "div", "mul") and isinstance(first, torch.Tensor):
+            if first.untyped_storage().data_ptr() in self.drawn and isinstance(out, torch.Tensor):
+                self.drawn.add(out.untyped_storage().data_ptr())  # (scaled draws)
+        elif name.endswith("_") and not name.startswith("_"):
+            tensor = args[0] if args else (kwargs or {}).get("tensor")
+            if isinstance(tensor, torch.Tensor):
+                storage = tensor.untyped_storage()
+                whole = tensor.numel() * tensor.element_size() == storage.nbytes()
+                if whole and storage.data_ptr() in self.drawn:
+                    self.refilled.add(storage.data_ptr())
+        return out

@@ -13,7 +13,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from torch.overrides import TorchFunctionMode  # noqa: E402
+from registrations import Draws  # noqa: E402
 
 from initlint.api import check  # noqa: E402
 
@@ -71,34 +71,8 @@ class Placeholder(nn.Module):
 EXPECTED = {"Looped": {"weights.*"}, "Passed": {"proj"}, "Held": {"project_out.weights.*"}}
 
 
-class _Draws(TorchFunctionMode):
-    """The storages random factories made, and those filled in place after."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.drawn: set[int] = set()
-        self.refilled: set[int] = set()
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
-        out = func(*args, **(kwargs or {}))
-        name = getattr(func, "__name__", "")
-        first = args[0] if args else None
-        if name in ("randn", "rand") and isinstance(out, torch.Tensor):
-            self.drawn.add(out.untyped_storage().data_ptr())
-        elif name in ("__truediv__", "__mul__", "div", "mul") and isinstance(first, torch.Tensor):
-            if first.untyped_storage().data_ptr() in self.drawn and isinstance(out, torch.Tensor):
-                self.drawn.add(out.untyped_storage().data_ptr())  # (scaled draws)
-        elif name.endswith("_") and not name.startswith("_"):
-            tensor = args[0] if args else (kwargs or {}).get("tensor")
-            if isinstance(tensor, torch.Tensor):
-                ptr = tensor.untyped_storage().data_ptr()
-                if ptr in self.drawn:
-                    self.refilled.add(ptr)
-        return out
-
-
 def _drawn_then_filled(module: object, cls: str) -> set[str]:
-    with _Draws() as seen:
+    with Draws() as seen:
         built = getattr(module, cls)()
     return {
         re.sub(r"weights\.\d+$", "weights.*", name)

@@ -17,7 +17,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from torch.overrides import TorchFunctionMode  # noqa: E402
+from registrations import Draws  # noqa: E402
 
 from initlint.api import check  # noqa: E402
 
@@ -70,39 +70,11 @@ class Empty(nn.Module):
 """
 
 
-class _Draws(TorchFunctionMode):
-    """Storages made by a random factory (or scaled from one), and storages written whole
-    in place."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.drawn: set[int] = set()
-        self.filled: set[int] = set()
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
-        out = func(*args, **(kwargs or {}))
-        name = getattr(func, "__name__", "")
-        drawn = name in ("randn", "rand")
-        if name in ("mul", "div", "__mul__", "__truediv__"):  # (scaled draws are draws)
-            drawn = any(
-                isinstance(a, torch.Tensor) and a.untyped_storage().data_ptr() in self.drawn
-                for a in args
-            )
-        if drawn and isinstance(out, torch.Tensor):
-            self.drawn.add(out.untyped_storage().data_ptr())
-        tensor = args[0] if args else (kwargs or {}).get("tensor")
-        if name.endswith("_") and not name.startswith("_") and isinstance(tensor, torch.Tensor):
-            whole = tensor.numel() * tensor.element_size() == tensor.untyped_storage().nbytes()
-            if whole:
-                self.filled.add(tensor.untyped_storage().data_ptr())
-        return out
-
-
 def _draws_filled(build: Callable[[], Any]) -> bool:
     """Whether constructing draws a tensor at random and then writes all of it in place."""
-    with _Draws() as seen:
+    with Draws() as seen:
         build()
-    return bool(seen.drawn & seen.filled)
+    return bool(seen.refilled)
 
 
 @pytest.fixture
