@@ -214,7 +214,9 @@ module's settings or the object's on the way (`fan_out = m.kernel_size[0] *
 m.out_channels`, `std = self.config.initializer_range`), and tests and fill arguments that
 read the object's attributes (`m.out_features == self.num_classes`, `std=self.init_std`;
 no method of the object run), are part of a pass. A module held on some paths only (built on
-one branch of several) is covered on those paths: a later pass's fill is then `possibly`. A
+one branch of several) is covered on those paths: a later pass's fill is then `possibly`;
+a read of it on a branch that never runs with the pass (`if scaled: <a walk reading the
+parameters>` / `else: self.apply(init)`) does not keep its fills. A
 test
 initlint cannot decide (`p.requires_grad`, a module of a class it does not read) claims
 nothing. One finding at the pass names every tensor it fills again. No fix is offered:

@@ -205,6 +205,11 @@ class _Passes:
         # object's own fills then hold, ``Event.inner_fills``)
         # (stores on branches that never both run are each the latest on theirs)
         self.clean: dict[str, list[Event]] = {}
+        # the events that read or replaced each attribute ("*": every one) since it was
+        # stored: one on a branch that never runs with a later pass leaves the store clean
+        # for that pass (``if mup: <walk>`` / ``else: self.apply(init)``)
+        self.reads: dict[str, list[Event]] = {}
+        self.current: Event | None = None
         # the finding at each pass statement (frame, effect), and the fills it is about
         self.merged: dict[
             tuple[int, int], tuple[RepeatFinding, list[tuple[int, str, Event, Event]]]
@@ -212,6 +217,7 @@ class _Passes:
         self.merged = {}
 
     def see(self, e: Event, filling: dict[tuple[int, object], set[str]]) -> None:
+        self.current = e
         if e.kind == "pass":
             self._pass(e)
         elif e.kind == "init" and e.name:
@@ -262,7 +268,7 @@ class _Passes:
                 hits.append((cost, name, fill, store))
                 del self.pending[name]
         for index, name, cost, own in done.inner_fills:  # (a held module's own fills)
-            holder = self._holder(name, index)
+            holder = self._holder(name, index, done)
             if holder is not None and not never_both(holder, done):
                 if not self._again(done):
                     hits.append((cost, name, own, holder))
@@ -289,7 +295,7 @@ class _Passes:
         (``Event.inner_fills``), the module not read or replaced since: that fill is thrown
         away."""
         for index, name, cost, own in fill.inner_fills:
-            holder = self._holder(name, index)
+            holder = self._holder(name, index, fill)
             if holder is not None and not never_both(holder, fill):
                 return [_pass_finding(self.sim, own, fill, [name], cost, holder)]
         return []
@@ -313,17 +319,23 @@ class _Passes:
             branches = []
         self.clean[e.name] = [*branches, e]
 
-    def _holder(self, name: str, index: int) -> Event | None:
+    def _holder(self, name: str, index: int, at: Event) -> Event | None:
         """The store ``index``, when it is the latest of the attribute ``name`` is a part
-        of on its branch, nothing having read or replaced what it made since."""
-        return next((h for h in self.clean.get(name.split(".")[0], []) if h.index == index), None)
+        of on its branch, nothing that may run with ``at`` having read or replaced what it
+        made since."""
+        root = name.split(".")[0]
+        h = next((h for h in self.clean.get(root, []) if h.index == index), None)
+        if h is None:
+            return None
+        since = [*self.reads.get(root, ()), *self.reads.get("*", ())]
+        return None if any(r.index > h.index and not never_both(r, at) for r in since) else h
 
     def _used(self, names: set[str]) -> None:
         if not names:
             return
-        for name in list(self.clean):
-            if name in names or "*" in names:
-                del self.clean[name]
+        if self.current is not None:
+            for name in names:
+                self.reads.setdefault(name, []).append(self.current)
         for name in list(self.pending):
             if name.split(".")[0] in names or "*" in names:
                 del self.pending[name]
