@@ -100,6 +100,8 @@ def _label(ev: Event) -> str:
         return f"replace {ev.name} (a part of a local's object)"
     if ev.kind == "fallback":
         return f"build {ev.constructs} for {ev.name}(...), which may pick {ev.args_key}"
+    if ev.kind == "redrawn":
+        return f"fill the whole local {ev.name} in place, made of random draws"
     return f"assign self.{ev.name}"
 
 
@@ -314,7 +316,7 @@ def _discard_line(analysis: Analysis, f: RepeatFinding, num: dict[int, int]) -> 
     return (
         f"  #{num[f.event.index]:<3} {f.code} {f.severity}{maybe}: "
         f"{REGISTRY[f.code].decision(f)}: {first}{_where(analysis, f.first)}, "
-        f"{'filled again' if f.event.kind == 'init' else 'replaced'} here"
+        f"{'filled again' if f.event.kind in ('init', 'redrawn') else 'replaced'} here"
         f"{f' (and at {also[2:]})' if also else ''} (cost {COST_NAMES[f.cost]})"
     )
 

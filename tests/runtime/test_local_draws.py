@@ -14,12 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
 torch = pytest.importorskip("torch")
 
 from registrations import Draws  # noqa: E402
 
 from initlint.api import check  # noqa: E402
+from initlint.cli import main  # noqa: E402
 
 SOURCE = """
 import torch
@@ -100,3 +102,15 @@ def test_draws_filled_before_a_read(module: Path, monkeypatch: pytest.MonkeyPatc
     assert not _draws_filled(m.Empty)
     # (read first: the runtime writes the draws over all the same; they were used)
     assert _draws_filled(m.ReadFirst)
+
+
+def test_explain_class_names_the_fill_of_the_drawn_local(
+    module: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)
+    result = CliRunner().invoke(
+        main, ["explain-class", "--no-cache", "local_draws:Stored", str(module)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "fill the whole local emb in place, made of random draws" in result.output
+    assert "was made with filled again before anything read them" in result.output
