@@ -596,8 +596,7 @@ class _Run(CallEffects):
         """A ``raise`` under undecided guards ends the paths they take (noted for the rules
         that ask whether work runs on every path). One that may be caught, or whose guards
         are not all keyed, ends none that can be named; one that runs on every path is left
-        to pricing (``cost.py``): the simulation goes on, as the class's other paths may
-        come through an override."""
+        to pricing (``cost.py``)."""
         if eff.protected:
             return
         ctx = self._effect_context(frame, i, eff)

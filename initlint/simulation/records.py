@@ -325,17 +325,21 @@ def every_path(
     arms: Sequence[set[tuple[str, bool]]], ended: Sequence[set[tuple[str, bool]]]
 ) -> bool:
     """Whether on every path some arm runs: each arm and each ended path given by the
-    literals it needs beyond those all share, every combination of their conditions'
+    literals it needs beyond those all share, every combination of the arms' conditions'
     truths either meets one arm's or is a path that a ``raise`` ended (``if``/``elif``/
-    ``else: raise``)."""
+    ``else: raise``). A raise that tests other conditions than the arms' (torch's own
+    checks in ``Module.__init__``, met in every construction) is not weighed: enumerating
+    its conditions too would spend the budget of keys on tests no arm makes."""
     if not arms:
         return False
-    keys = sorted({k for lits in (*arms, *ended) for k, _ in lits})
+    keys = sorted({k for lits in arms for k, _ in lits})
     if len(keys) > MAX_COVER_KEYS:
         return False
+    named = set(keys)
+    ends = [lits for lits in ended if {k for k, _ in lits} <= named]
     for truths in product((False, True), repeat=len(keys)):
         world = set(zip(keys, truths, strict=True))
-        if not any(lits <= world for lits in (*arms, *ended)):
+        if not any(lits <= world for lits in (*arms, *ends)):
             return False
     return True
 
