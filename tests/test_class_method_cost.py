@@ -60,3 +60,50 @@ def test_a_method_reached_through_a_class_costs_its_body(
         ("self.cache", "error", False),  # a 2-D table, through the inherited classmethod
         ("self.encoder", "warning", True),  # whatever the config names: not known
     ]
+
+
+FACTORY = """
+import torch
+from torch import nn
+
+
+class Base(nn.Module):
+    @classmethod
+    def _from_config(cls, config, **kwargs):
+        model = cls(config, **kwargs)
+        return model
+
+
+class Text(Base):
+    def __init__(self, config):
+        super().__init__()
+        self.embed = nn.Embedding(config.vocab, config.dim)
+
+
+class Outer(Base):
+    def __init__(self, config):
+        super().__init__()
+        self.lm = Text._from_config(config)
+
+
+class Sub(Outer):
+    def __init__(self, config):
+        super().__init__(config)
+        self.lm = Text(config)
+"""
+
+
+def test_cls_in_a_classmethod_is_the_class_it_was_called_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``Text._from_config(c)`` runs ``cls(c)`` with ``cls`` bound to ``Text``: it builds a
+    ``Text``, as costly as ``Text(c)``, so building it again is an error."""
+    pytest.importorskip("torch")
+    monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "factory"\n')
+    (tmp_path / "factory.py").write_text(FACTORY)
+    report = check([tmp_path], cwd=tmp_path, use_cache=False)
+    found = sorted(
+        (d.message.split("`")[1], d.severity, "not known" in d.message) for d in report.diagnostics
+    )
+    assert found == [("self.lm", "error", False)]

@@ -88,6 +88,10 @@ def _cost(source: str, **bound: Val) -> int:
         ("torch.arange(0, 8, 2)", {}, HEAVY),
         ("numpy.arange(0, n)", {"n": UNKNOWN}, UNSIZED),
         ("numpy.zeros((n, n))", {}, HEAVY),
+        # numpy's shape is one argument: what follows it is a dtype, not a size
+        ("numpy.zeros(n, numpy.float32)", {"n": UNKNOWN}, UNSIZED),
+        ("numpy.ones((1,), dtype)", {}, LIGHT),
+        ("numpy.full((n, d), 0.5)", {}, HEAVY),
         ("torch.zeros((n,))", {"n": UNKNOWN}, UNSIZED),
         ("torch.zeros((n, 2))", {"n": UNKNOWN}, HEAVY),
     ],

@@ -39,6 +39,7 @@ from initlint.simulation.torch_knowledge import (
     DATA_CONVERSIONS,
     GROWING_METHODS,
     IO_CALLS,
+    KNOWN_LIBRARIES,
     LOADERS,
     METADATA_METHODS,
     NO_BOUND,
@@ -242,14 +243,16 @@ class CostModel:
         if held is not None and recv is None:
             # an argument or a local: not the module-level name it may shadow
             return say(highest(best, UNKNOWN), "`{}` holds a callable not known here", name)
-        # Built-in knowledge of torch stays the judge of torch's own classes and functions
-        # where torch is installed (nn.ModuleList is cheap, nn.Linear is not); other
+        # Built-in knowledge of torch and numpy stays the judge of their own classes and
+        # functions where they are installed (nn.ModuleList is cheap, nn.Linear is not;
+        # their sources wrap compiled code the simulation cannot follow); other
         # dependencies are judged from their source, like the project, the modules read
         # when first needed: what a call costs never depends on what else this run read.
         public = self.index.public_name(module, name)
-        if public is not None and public.startswith("torch."):
+        library = public.partition(".")[0] if public is not None else ""
+        if public is not None and library in KNOWN_LIBRARIES:
             external = self._external_call(public, call, module, mro, locals_, attrs, bound)
-            return say(highest(best, external), "{}, by what initlint knows of torch", public)
+            return say(highest(best, external), "{}, by what initlint knows of {}", public, library)
         target = self.index.resolve(module, name)
         if target is not None and target.name.startswith("torch."):
             if self.index.in_dependency(target):
@@ -644,6 +647,10 @@ class CostModel:
         # what the names hold, where that is classes written in the code (the arguments:
         # not known, whatever module-level name they shadow)
         held: dict[str, Val] = dict.fromkeys((p.name for p in body.params), UNKNOWN_VALUE)
+        if fn.facts.is_classmethod and body.params and mro:
+            # ``cls`` is the class the method was looked up on (``Text._from_config(c)``
+            # runs ``cls(c)`` as ``Text(c)``), the first of the MRO it is priced with
+            held[body.params[0].name] = self._class_value(mro[0])
         walks: dict[str, str] = {}  # locals that walk the object's parameters: the part walked
         given: set[str] = set()  # locals that walk the parameters of an object passed in
         priced: list[tuple[Effect, int]] = []  # (pricing the cheapest path) each effect's cost
@@ -705,6 +712,13 @@ class CostModel:
                 if result == HEAVY:
                     break
         return _cheapest_path(body.params, priced) if self.least else result
+
+    def _class_value(self, qualname: str) -> Val:
+        """A value naming the class ``qualname``, as an argument naming it is."""
+        info = self.index.class_info(qualname)
+        if info is None or not qualname.startswith(f"{info.module.name}."):
+            return UNKNOWN_VALUE  # (an earlier definition of a name, ``module.Name@line``)
+        return Val("unknown", ref=(info.module.name, qualname[len(info.module.name) + 1 :]))
 
     def _init_cost(
         self, eff: Effect, mro: tuple[str, ...], walks: Mapping[str, str], made: AbstractSet[str]

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 
 from initlint.facts.model import Const, Expr
 from initlint.simulation.levels import HEAVY, LIGHT, NONE, UNKNOWN
 from initlint.simulation.values import Val
 
+# The libraries whose own callables built-in knowledge judges even where they are installed.
+KNOWN_LIBRARIES = frozenset({"torch", "numpy"})
 TORCH_OPS = frozenset(
     """arange empty zeros ones rand randn randint randperm rand_like randn_like full tensor
     linspace logspace outer einsum cat concat concatenate stack tril triu exp log sin cos tan
@@ -575,6 +578,10 @@ def library_cost(name: str, call: Expr | None = None, bound: Bound = NO_BOUND) -
         "torch.distributions",
     ):
         return HEAVY
+    if head == "numpy" and last in SIZED_FACTORIES and call is not None:
+        # numpy takes the shape as one argument (``np.zeros((n, d), np.float32)``)
+        shape = positional_values(call)[:1]
+        return tensor_cost(last, replace(call, value=len(shape)), bound)
     if head == "numpy" and last in RANGES and call is not None:
         return tensor_cost(last, call, bound)  # a range has one dimension, as torch's does
     if head in ("numpy", "numpy.random") and (last in NUMPY_OPS or head == "numpy.random"):
