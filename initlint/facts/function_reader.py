@@ -741,6 +741,17 @@ class FunctionReader(EffectLog):
             else:
                 self._store_elsewhere(target, vexpr, carried, guard, stmt)
 
+    def _held_path(self, node: ast.expr) -> str:
+        """``a`` for ``self.a``, ``a.b`` for ``self.a.b``: the dotted path of an object the
+        object holds; "" for anything else."""
+        path: list[str] = []
+        while isinstance(node, ast.Attribute):
+            path.append(node.attr)
+            node = node.value
+        if not path or not is_name(node, self.self_name):
+            return ""
+        return ".".join(reversed(path))
+
     def _held_item(self, node: ast.expr) -> str:
         """``decoder.0`` for ``self.decoder[0]``, ``decoder.-1`` for ``self.decoder[-1]``;
         "" for anything else."""
@@ -805,9 +816,9 @@ class FunctionReader(EffectLog):
         elif isinstance(target, ast.Attribute) and (item := self._held_item(target.value)):
             # self.head[-1].weight = v: a part of one item of a held container, by number
             self.add("nested", stmt, guard, name=item, detail=target.attr, value=vexpr, target=how)
-        elif isinstance(target, ast.Attribute) and self.self_attr(target.value):
-            # self.a.b = v: a part of the object self.a holds is replaced by v
-            holder = self.self_attr(target.value)
+        elif isinstance(target, ast.Attribute) and (holder := self._held_path(target.value)):
+            # self.a.b = v: a part of the object self.a holds is replaced by v (and
+            # self.a.b.c = v one of the object self.a.b holds: name "a.b")
             self.add(
                 "nested", stmt, guard, name=holder, detail=target.attr, value=vexpr, target=how
             )

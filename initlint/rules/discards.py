@@ -163,10 +163,9 @@ def _part_discards(sim: Simulation) -> Iterator[RepeatFinding]:
             continue
         sliced = sliced_items(e)
         if e.kind == "nested":
-            cls, by, what = part_of(e, holder)
+            cls, place, what = part_of(e, holder)
             part = e.effect.detail
-            held = e.name.rpartition(".")[0]
-            where = f"{cls}'s own construction (the object {by} stores in `self.{held}`)"
+            where = f"{cls}'s own construction (the object {place})"
             argument = f"an argument of {cls}"
         else:
             cls = built_name(holder)

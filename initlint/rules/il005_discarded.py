@@ -67,8 +67,10 @@ which is no use of it), whose part it then replaces, drops
 or ties to another (`self.model.fc = nn.Linear(d, n)`, `self.model.fc = None`, `del
 self.model.fc`,
 `self.head.weight = self.embed.weight`, also on one item of a held container by number,
-`self.to_logits[-1].weight = self.token_emb.weight`, or new numbers for a part's tensor,
-`self.ms.weight.data = torch.eye(n)`) before anything uses the object (reading how its
+`self.to_logits[-1].weight = self.token_emb.weight`, at any depth of objects that the
+constructions followed built, `self.expert.model.embed_tokens = None` after `self.expert =
+CausalLM(cfg)`, or new numbers for a part's tensor, `self.ms.weight.data = torch.eye(n)`)
+before anything uses the object (reading how its
 parts are configured, `self.model.fc.in_features` or a weight's `shape`, is no use), throws
 away the part that object's construction built: the severity is that part's. Only a part the
 construction builds on every path is counted: the object is simulated with the parameters

@@ -249,7 +249,8 @@ def nested_repeat(sim: Simulation, e: Event) -> RepeatFinding | None:
     if part == "__init__":
         return _reinit(sim, e, holder)
     code = "IL001" if nearest.kind == "buffer" else "IL003"
-    cls, by, what = part_of(e, holder)
+    cls, _, what = part_of(e, holder)
+    by = method_label(holder.fn.qualname)
     return RepeatFinding(
         code,
         sim,
@@ -273,13 +274,17 @@ def nested_repeat(sim: Simulation, e: Event) -> RepeatFinding | None:
 def part_of(e: Event, holder: Event) -> tuple[str, str, str]:
     """For ``self.attn.qkv = v`` (``e``) and the store of ``self.attn`` (``holder``): the
     class built there (or the factory that built it; the item's class for a part of one
-    item, ``self.head[-1].weight``), the method that stored it, and the part named as
-    messages name it."""
+    item, ``self.head[-1].weight``), where that object is (the method that stored it there;
+    for a part of an object another one's build holds, ``self.expert.model.embed_tokens``,
+    the path), and the part named as messages name it."""
     cls = e.constructs.rsplit(".", 1)[-1] if e.constructs else built_name(holder)
-    by = method_label(holder.fn.qualname)
     held = e.name.rpartition(".")[0]  # (``attn``; ``head.1`` for an item of a container)
-    what = f"`self.{e.name}` (a part of the {cls} that {by} stores in `self.{held}`)"
-    return cls, by, what
+    if held.partition(".")[2].lstrip("-").isdigit() or "." not in held:
+        place = f"{method_label(holder.fn.qualname)} stores in `self.{held}`"
+        return cls, place, f"`self.{e.name}` (a part of the {cls} that {place})"
+    # (``self.expert.model.embed_tokens``: a part of an object another one's build holds)
+    place = f"held in `self.{held}`"
+    return cls, place, f"`self.{e.name}` (a part of the {cls} {place})"
 
 
 def built_name(holder: Event) -> str:

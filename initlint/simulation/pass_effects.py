@@ -337,7 +337,7 @@ class PassEffects(StoreEffects):
         built of the part, when the container's items are known by number."""
         eff = ctx.effect
         attr, _, at = eff.name.partition(".")
-        if not at:
+        if not at.lstrip("-").isdigit():  # (``self.a.b.c = v``: no item, a path)
             return super().on_nested(frame, ctx)
         found = None if ctx.shadow else self.numbered_item(attr, int(at))
         if found is None:

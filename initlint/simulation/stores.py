@@ -242,8 +242,15 @@ class StoreEffects(FallbackEffects):
         cost = self.value_cost(frame, eff.value)
         if isinstance(cost, BodyError):
             return cost
+        deeper: Event | None = None  # (``self.a.b.c = v``: the store of ``b`` in a's build)
         if item is None:
-            name, holder, call = f"{eff.name}.{eff.detail}", self._built_holder(eff.name), None
+            head, _, path = eff.name.partition(".")
+            name, holder, call = f"{eff.name}.{eff.detail}", self._built_holder(head), None
+            if path and holder is not None:
+                found = self._held_under(holder, path)
+                if isinstance(found, BodyError):
+                    return found
+                deeper = found
         else:
             holder, key, call = item
             name = f"{holder.name}.{key}.{eff.detail}"
@@ -258,6 +265,9 @@ class StoreEffects(FallbackEffects):
         kept = None
         if item is not None:
             ev.derived = eff.name.partition(".")[0] in ev.reads or "*" in ev.reads
+        elif "." in eff.name:
+            # (made from anything the held object holds: it may keep the part)
+            ev.derived = "*" in ev.reads or _mentions_held(frame, eff.value, eff.name)
         else:
             ev.derived = eff.detail != "__init__" and _reads_part(
                 eff.value, me, eff.name, eff.detail
@@ -265,6 +275,8 @@ class StoreEffects(FallbackEffects):
             owner = Expr("attr", attr=eff.name, receiver=Expr("name", name=me))
             kept = self.kept_slice(frame, eff.value, owner, eff.detail) if ev.derived else None
             ev.derived = ev.derived and kept is None
+        if "." in eff.name and item is None and deeper is None:
+            return None  # (what holds the part is not a build the simulation followed)
         if holder is None or ev.derived or (cost == NONE and not dropped and holder.ancestor):
             # (the builds are looked for only where a finding could follow: an ancestor's
             # part rebuilt or dropped, any part of the class's own object replaced, by a
@@ -277,7 +289,10 @@ class StoreEffects(FallbackEffects):
         if call is not None:
             made = self.class_of(holder.fn.module, call)
             ev.constructs = made[0] if made else ""  # (the item's class, as messages name it)
-        parts = self.simulator.parts_built(holder, eff.detail, call)
+        if deeper is not None:
+            made = self.class_of(deeper.fn.module, deeper.effect.value)
+            ev.constructs = made[0] if made else ""  # (the class that holds the part)
+        parts = self.simulator.parts_built(deeper or holder, eff.detail, call)
         if isinstance(parts, BodyError):
             return parts
         ev.inner = parts
@@ -439,6 +454,20 @@ class StoreEffects(FallbackEffects):
             return False, classes is not None and self._torch_methods(classes, methods)
         return False, False
 
+    def _held_under(self, holder: Event, path: str) -> Event | BodyError | None:
+        """For ``self.a.b.c = v``: the store of ``b`` (``path``) that the construction of
+        the object ``holder`` stored in ``self.a`` made, its last one on every path, through
+        as many objects as the path names; None where one of them stores nothing there
+        that the simulation followed."""
+        for part in path.split("."):
+            parts = self.simulator.parts_built(holder, part)
+            if isinstance(parts, BodyError):
+                return parts
+            if not parts:
+                return None
+            holder = parts[-1]
+        return holder
+
     def _built_holder(self, name: str) -> Event | None:
         """The latest store of ``self.<name>`` that put an object there, past the stores
         of that object moved or cast in place (``self.fc = self.fc.half()``)."""
@@ -524,6 +553,26 @@ def _small_display(value: Expr | None) -> bool:
         and len(value.children) <= SMALL_NUMEL
         and not any(c.kind == "op" and c.name == "*" for c in value.children)
     )
+
+
+def _mentions_held(frame: Frame, value: Expr | None, path: str) -> bool:
+    """Whether ``value`` mentions the object ``self.<head of path>`` holds, directly or
+    through a local bound to an expression that does (``emb = self.a.b.emb``)."""
+    head = path.partition(".")[0]
+    todo = [value] if value is not None else []
+    seen: set[str] = set()
+    while todo:
+        for x in todo.pop().nodes():
+            if x.is_attr_of(frame.self_name, head):
+                return True
+            if x.kind == "name" and x.name not in seen:
+                seen.add(x.name)
+                bound = frame.local_values.get(x.name)
+                if bound is not None:
+                    todo.append(bound)
+                elif x.name in frame.local_values:
+                    return True  # (bound on some paths: what it holds is not known)
+    return False
 
 
 def _reads_part(value: Expr | None, me: str, holder: str, part: str) -> bool:
