@@ -319,12 +319,24 @@ class PassEffects(StoreEffects):
         its defaults."""
         made = self.class_of(e.fn.module, built_by(e))
         if made and torch_container(made[0]):
-            return [
-                (f"{e.name}.{key}", item)
-                for key, item in self.sure_items(e, events)
-                if self._project_module(self.class_of(e.fn.module, item) or ())
-            ]
+            return self._contained_modules(e, e.name, self.sure_items(e, events), DEPTH)
         return [(e.name, None)] if self._project_module(self._built_class(e)) else []
+
+    def _contained_modules(
+        self, e: Event, prefix: str, items: list[tuple[str, Expr]], depth: int
+    ) -> list[tuple[str, Expr | None]]:
+        """The project modules among a container's ``items`` held under ``prefix``, and
+        those of the torch containers among them, ``depth`` containers down
+        (``nn.ModuleDict({"h": nn.ModuleList([Block(d) for ...])})``: ``transformer.h.*``)."""
+        out: list[tuple[str, Expr | None]] = []
+        for key, item in items:
+            made = self.class_of(e.fn.module, item) or ()
+            if made and torch_container(made[0]) and depth > 0:
+                inner = container_items(item)
+                out += self._contained_modules(e, f"{prefix}.{key}", inner, depth - 1)
+            elif self._project_module(made):
+                out.append((f"{prefix}.{key}", item))
+        return out
 
     def sure_items(self, holder: Event, events: list[Event]) -> list[tuple[str, Expr]]:
         """The items of ``items`` put in the container on every path that reaches its store
