@@ -40,7 +40,7 @@ SOURCE = textwrap.dedent(
     class Y:
         def __init__(self):
             self.x = X()
-            self.w = torch.zeros(8)
+            self.w = torch.zeros(64)
 
 
     class Base(torch.nn.Module):

@@ -88,6 +88,13 @@ def _cost(source: str, **bound: Val) -> int:
         ("torch.arange(0, 8, 2)", {}, HEAVY),
         ("numpy.arange(0, n)", {"n": UNKNOWN}, UNSIZED),
         ("numpy.zeros((n, n))", {}, HEAVY),
+        # every size written out, a few elements: a few bytes whatever the arguments
+        ("torch.zeros(2, 2)", {}, LIGHT),
+        ("torch.ones((4, 4))", {}, LIGHT),
+        ("numpy.ones((2, 2), dtype)", {}, LIGHT),
+        ("torch.zeros(4, 5)", {}, HEAVY),
+        # a size an argument gives stands for any size, even where it is known
+        ("torch.zeros(n, 2)", {"n": const(2)}, HEAVY),
         # numpy's shape is one argument: what follows it is a dtype, not a size
         ("numpy.zeros(n, numpy.float32)", {"n": UNKNOWN}, UNSIZED),
         ("numpy.ones((1,), dtype)", {}, LIGHT),

@@ -234,8 +234,10 @@ LEGACY_TENSORS = frozenset(
     ShortTensor ByteTensor CharTensor BoolTensor""".split()
 )
 # A tensor whose every number the code writes out, at most this many (``torch.tensor([0,
-# shard])``), is LIGHT: a few bytes. A factory sized by a number (``torch.zeros(4)``, a
-# stand-in for any size) is LIGHT only when it holds at most one element.
+# shard])``), is LIGHT: a few bytes; so is one whose every size the code writes out as a
+# number, of at most this many elements (``np.ones((2, 2))``, ``torch.zeros(3)``). A size
+# that comes from an argument's value, even a known one, stands for any size: such a
+# tensor is LIGHT only when it holds at most one element.
 SMALL_NUMEL = 16
 
 # torch classes whose instances hold no data yet: the placeholders of torch's ``Lazy*``
@@ -491,10 +493,11 @@ def tensor_cost(last: str, call: Expr, bound: Bound = NO_BOUND) -> int:
     numbers written out in the code: a scalar, a literal list of at most SMALL_NUMEL numbers
     (``torch.tensor([0, shard])``, also through a local holding the list); or a sized one of
     at most one element (``torch.zeros(1)``, ``torch.empty(0)``, a shape whose size argument
-    is bound to 0). UNKNOWN for one dimension of a size not known here
+    is bound to 0), or of at most SMALL_NUMEL whose sizes are all written out
+    (``torch.zeros(2, 2)``). UNKNOWN for one dimension of a size not known here
     (``torch.ones(hidden)``, ``torch.zeros(max_num_tokens)``, ``torch.arange(0, dim, 2)``).
-    Any other size
-    (``torch.empty(rows, cols)``, ``torch.zeros(4)``) is HEAVY."""
+    Any other size (``torch.empty(rows, cols)``, ``torch.zeros(64)``, ``torch.zeros(n)``
+    with ``n`` bound to 4) is HEAVY."""
     args = positional_values(call)
     if not args:
         return HEAVY
@@ -513,8 +516,8 @@ def tensor_cost(last: str, call: Expr, bound: Bound = NO_BOUND) -> int:
         if last == "full" or shaped or packed:
             args = args[:1]  # one shape argument
         n = numel(args, bound)
-        if n is not None and n <= 1:
-            return LIGHT
+        if n is not None and (n <= 1 or (n <= SMALL_NUMEL and numel(args) == n)):
+            return LIGHT  # (at most one element, or a few whose every size is written out)
         one = _one_dimension(first, v, bound) if shaped or packed else _one_size(args, bound)
         if n is None and one:
             # one dimension of a size not known here: a bias or a norm's weight (light), or
