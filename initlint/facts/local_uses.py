@@ -15,7 +15,9 @@ from collections.abc import Iterator
 # hands the object on: an argument, a return, a store, a method call whose result is kept,
 # a mention inside a nested function or lambda), "drop" (``del net``), "lend" (an argument
 # of ``super().__init__(...)`` or ``Base.__init__(self, ...)``: the ancestor's construction
-# may be the object's only user, then it follows the object under its parameter's name).
+# may be the object's only user, then it follows the object under its parameter's name),
+# "children" (a slice of the modules it holds, in the order it registered them,
+# ``list(net.children())[:-2]``: ``detail`` the slice's bounds written out, ``:-2``).
 LocalUse = tuple[str, str, str]  # (name, how, detail)
 
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -89,6 +91,10 @@ def uses_in(node: ast.AST, names: frozenset[str], statement: bool = False) -> It
     if isinstance(node, ast.Call):
         yield from _call(node, names, statement)
         return
+    sliced = _children_slice(node, names)
+    if sliced is not None:
+        yield sliced
+        return
     if isinstance(node, ast.Attribute):
         path, root = _path(node)
         if isinstance(root, ast.Name) and root.id in names:
@@ -135,6 +141,56 @@ def _call(call: ast.Call, names: frozenset[str], statement: bool) -> Iterator[Lo
         yield from uses_in(func, names)
     for arg in (*call.args, *(k.value for k in call.keywords)):
         yield from uses_in(arg, names)
+
+
+def _children_slice(node: ast.AST, names: frozenset[str]) -> LocalUse | None:
+    """``list(net.children())[:-2]`` (or ``[*net.children()][1:]``), the bounds integers
+    written out: a slice of the modules ``net`` holds, as ``(net, "children", ":-2")``."""
+    if not isinstance(node, ast.Subscript) or not isinstance(node.slice, ast.Slice):
+        return None
+    cut = node.slice
+    bounds = [_bound(b) for b in (cut.lower, cut.upper)]
+    if cut.step is not None or any(b is None for b in bounds):
+        return None
+    listed = node.value
+    if (
+        isinstance(listed, ast.Call)
+        and isinstance(listed.func, ast.Name)
+        and listed.func.id == "list"
+        and len(listed.args) == 1
+        and not listed.keywords
+    ):
+        walked = listed.args[0]
+    elif (
+        isinstance(listed, ast.List)
+        and len(listed.elts) == 1
+        and isinstance(listed.elts[0], ast.Starred)
+    ):
+        walked = listed.elts[0].value
+    else:
+        return None
+    if not (
+        isinstance(walked, ast.Call)
+        and not walked.args
+        and not walked.keywords
+        and isinstance(walked.func, ast.Attribute)
+        and walked.func.attr == "children"
+        and isinstance(walked.func.value, ast.Name)
+        and walked.func.value.id in names
+    ):
+        return None
+    return (walked.func.value.id, "children", ":".join(str(b) for b in bounds))
+
+
+def _bound(node: ast.expr | None) -> str | None:
+    """A slice bound as written: "" when left out, the integer, None for anything else."""
+    if node is None:
+        return ""
+    negative = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+    value = node.operand if negative and isinstance(node, ast.UnaryOp) else node
+    if not isinstance(value, ast.Constant) or type(value.value) is not int:
+        return None
+    return str(-value.value if negative else value.value)
 
 
 def _path(node: ast.Attribute) -> tuple[list[str], ast.expr]:

@@ -229,13 +229,14 @@ class Effect:
     statement: name = the function, args: ``initialize(self, init_type)``) | ``local_use`` (a
     mention of a local the function built by a call, ``net = resnet50()``, or of a parameter
     of an ``__init__`` whose parts it reads: name = the local, target = how it is used,
-    part | call | whole | drop | lend (handed to an ancestor's ``__init__``), detail = the
-    dotted part read or the method called; ``facts/local_uses.py``) | ``rerun_each`` (a
-    loop over modules the object holds that calls one method of each with no arguments,
-    ``for layer in self.layers: layer.reset_parameters()``: name = the method, target =
-    the walk, ``iter`` for the attribute itself, else ``modules`` or ``children``, detail =
-    the ``self`` attribute walked, "" for the object, tests = the item tests leading to the
-    call).
+    part | call | whole | drop | lend (handed to an ancestor's ``__init__``) | children (a
+    slice of its children taken, ``list(net.children())[:-2]``), detail = the dotted part
+    read, the method called or the slice's bounds (``:-2``); ``facts/local_uses.py``) |
+    ``rerun_each`` (a loop over modules the object holds that calls one method of each with
+    no arguments, ``for layer in self.layers: layer.reset_parameters()``: name = the
+    method, target = the walk, ``iter`` for the attribute itself, else ``modules`` or
+    ``children``, detail = the ``self`` attribute walked, "" for the object, tests = the
+    item tests leading to the call).
 
     A ``touch`` comes first among the effects of a statement (or of an ``if``/loop/``with``
     head) that reads or writes ``self`` attributes: ``reads`` and ``writes`` name them

@@ -94,9 +94,13 @@ nn.Linear(d, n)`, `del net.fc`; `possible` when the build runs on some paths onl
 loop's body), and, for a build on
 every path (or on branches that never both run, each: `if fid: net = make() else: net =
 Other()`), the parts left behind when the code takes some (`self.body = net.layer4`,
-`nn.Sequential(net.stem, net.body)`) and never hands the object itself on (no argument,
-return, store, container, loop over it or method that hands parts out, such as
-`net.children()`; `net.eval()` or `net.load_state_dict(sd)` keep it where it is). The
+`nn.Sequential(net.stem, net.body)`, or a slice of its children with bounds written out,
+`nn.Sequential(*list(net.children())[:-2])`, which keeps the modules its construction
+registered in that part of their order; when a module is stored there on some paths only,
+or a costly value that may or may not be a module, the order is not known and nothing is
+claimed) and never hands the object itself on (no argument, return, store, container, loop
+over it or other method that hands parts out, such as `net.children()` walked whole;
+`net.eval()` or `net.load_state_dict(sd)` keep it where it is). The
 finding is on the line that builds the local and names the costliest parts left; a part with
 no weights left behind (a pooling layer) is not reported. A part left behind that was
 unpacked from the same call as a part kept (`betas, alphas, shb, sha = grid(...)`, `sha`

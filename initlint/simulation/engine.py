@@ -152,6 +152,14 @@ class Simulator:
         error = run.execute(init, env, ancestor=False, parent=None, status=TRUE, flags=(), depth=0)
         return sim if error is None else error
 
+    def construction_events(self, holder: Event) -> tuple[Event, ...] | BodyError | None:
+        """The events of the simulated construction of the object ``holder`` stored or
+        built into a local, of one class (not one of several); None when not at hand."""
+        if choices_of(holder):
+            return None
+        inner = self._object_simulation(holder)
+        return inner if inner is None or isinstance(inner, BodyError) else tuple(inner.events)
+
     def parts_built(
         self, holder: Event, part: str | None, item: Expr | None = None
     ) -> tuple[Event, ...] | BodyError:

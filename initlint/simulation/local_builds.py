@@ -11,6 +11,7 @@ from initlint.facts.model import Body, BodyError, Expr
 from initlint.index.records import FunctionInfo, Module, Target
 from initlint.simulation.arguments import call_args, param_of
 from initlint.simulation.builds import BuildPricing
+from initlint.simulation.children import registered_children, sliced
 from initlint.simulation.choices import named
 from initlint.simulation.containers import container_items
 from initlint.simulation.copies import copying_class
@@ -236,6 +237,9 @@ class LocalEffects(BuildPricing):
                 held.whole = held.whole or head not in SELF_METHODS
             elif eff.target == "whole":
                 held.whole = True
+            elif eff.target == "children":
+                low, _, high = eff.detail.partition(":")
+                held.children.append((int(low) if low else None, int(high) if high else None))
             elif eff.target == "lend":
                 held.lending = True  # (``lend_builds``, at the super call, decides)
 
@@ -431,12 +435,47 @@ class LocalEffects(BuildPricing):
             return frozenset()
         return _returned_deletions(body)
 
+    def _children_kept(self, held: LocalBuild) -> set[str] | BodyError | None:
+        """The children of the object ``held`` that its slices keep (``list(net.children())
+        [:-2]``), by the order its simulated construction registered them; None when that
+        order is not known."""
+        events = self.simulator.construction_events(held.event)
+        if events is None or isinstance(events, BodyError):
+            return events
+        names = registered_children(events, self._stores_module)
+        if names is None:
+            return None
+        return {n for bounds in held.children for n in sliced(names, bounds)}
+
+    def _stores_module(self, e: Event) -> bool | None:
+        """Whether the store ``e`` puts a module on the object: a call of a module class; a
+        costly call of something else that makes no tensor (a method that builds a stage,
+        ``self._make_layer(...)``, a class a parameter names, ``norm_layer(d)``); None for
+        a costly value of another kind (a module an argument gave, or not)."""
+        value = e.effect.value
+        if value is None or value.kind != "call" or not value.name:
+            return None if e.expensive and (value is None or value.kind == "name") else False
+        made = self.class_of(e.fn.module, value)
+        if made:
+            return any(c.startswith("torch.nn.") and "parameter" not in c for c in made)
+        public = self.simulator.index.public_name(e.fn.module, value.name)
+        if public is not None and _torch_function(public):
+            return False
+        return e.expensive
+
     def close_locals(self, frame: Frame) -> BodyError | None:
         """At the end of a frame: each built local of which the frame took parts, and which
         it never handed on, is dropped with the frame; its ``local`` event names the builds
         of the parts not taken (its ``inner``)."""
         groups = [self._all_built(frame, n) for n in dict.fromkeys([*frame.built, *frame.shelved])]
         for group, held in ((g, h) for g in groups for h in g):
+            if held.children and not (held.whole or held.lending):
+                kept = self._children_kept(held)
+                if isinstance(kept, BodyError):
+                    return kept
+                if kept is None:
+                    continue  # (which children the slices keep is not known)
+                held.taken |= kept
             if held.whole or held.lending or not held.taken:
                 continue
             if held.event.status != TRUE and len(group) < 2:
@@ -448,6 +487,12 @@ class LocalEffects(BuildPricing):
             held.event.inner = tuple(p for p in parts if p.name not in gone and p.cost > NONE)
             held.event.kept = frozenset(held.taken)
         return None
+
+
+def _torch_function(name: str) -> bool:
+    """A function of torch or numpy (a tensor made), not one of torch's module classes."""
+    head, _, last = name.rpartition(".")
+    return head.partition(".")[0] in ("torch", "numpy") and not last[:1].isupper()
 
 
 def _returned_deletions(body: Body) -> frozenset[str]:
@@ -488,8 +533,9 @@ def _works_on_parts(body: Body) -> bool:
     followed = {e.name for e in body.effects if e.kind == "local_use"}
     if any(e.kind == "objattr" and e.name.partition(".")[0] in followed for e in body.effects):
         return True
-    taken = {e.name for e in body.effects if e.kind == "local_use" and e.target == "part"}
-    whole = {e.name for e in body.effects if e.kind == "local_use" and e.target != "part"}
+    parts = ("part", "children")
+    taken = {e.name for e in body.effects if e.kind == "local_use" and e.target in parts}
+    whole = {e.name for e in body.effects if e.kind == "local_use" and e.target not in parts}
     return bool(taken - whole)
 
 

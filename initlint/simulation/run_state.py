@@ -37,6 +37,8 @@ class SimulatorServices(Protocol):
         self, holder: Event, part: str | None, item: Expr | None = None
     ) -> tuple[Event, ...] | BodyError: ...
 
+    def construction_events(self, holder: Event) -> tuple[Event, ...] | BodyError | None: ...
+
     def rerun_builds(self, holder: Event, method: str) -> tuple[Event, ...] | BodyError: ...
 
     def object_simulation(
@@ -155,6 +157,8 @@ class LocalBuild:
     called: bool = False
     whole: bool = False
     lending: bool = False  # handed to an ancestor's ``__init__`` that may take it over
+    # slices of its children taken (``list(net.children())[:-2]``: (None, -2))
+    children: list[tuple[int | None, int | None]] = field(default_factory=list)
 
 
 # What a frame's parameter keys are bound from (``Call.key_args``): the caller's frame, the
