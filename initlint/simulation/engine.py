@@ -269,6 +269,8 @@ class Simulator:
         factory = target.name if target is not None and target.kind == "function" else ""
         if factory:
             target = self._returned_class(factory, FACTORY_DEPTH)
+        elif target is not None and target.kind == "attribute" and not choice:
+            target = self.class_factory(holder.fn.module, value.name)  # (no arguments known)
         if target is None or target.kind != "class":
             return None
         info = self.index.class_info(target.name)
@@ -367,6 +369,34 @@ class Simulator:
         """The class a factory's every ``return`` constructs (``_returned_class``); ""."""
         target = self._returned_class(function, FACTORY_DEPTH)
         return target.name if target is not None and target.kind == "class" else ""
+
+    def class_factory(self, module: Module, dotted: str) -> Target | None:
+        """``Tower.from_config(cfg)``: the class a classmethod reached through a class
+        constructs, where its every ``return`` is ``cls(...)`` (or a local bound to one):
+        the class it was called through, as Python binds ``cls``; None otherwise."""
+        head, _, attr = dotted.rpartition(".")
+        owner = self.index.resolve(module, head) if head else None
+        if owner is None or owner.kind != "class":
+            return None
+        mro = self.index.mro(owner.name)
+        fn = self.index.lookup_method(mro.classes, attr) if mro.ok else None
+        body = fn.facts.load() if fn is not None and fn.facts.is_classmethod else None
+        if body is None or isinstance(body, BodyError) or not body.params:
+            return None
+        me = body.params[0].name
+        bound: dict[str, Expr | None] = {}
+        returns = 0
+        for eff in body.effects:
+            if eff.kind == "local":
+                bound[eff.name] = eff.value if _same_call(bound, eff) else None
+            elif eff.kind == "return":
+                value = eff.value
+                if value is not None and value.kind == "name":
+                    value = bound.get(value.name)
+                if value is None or value.kind != "call" or value.name != me:
+                    return None
+                returns += 1
+        return Target("class", owner.name) if returns else None
 
     def _returned_class(self, function: str, depth: int) -> Target | None:
         """The class a factory's every ``return`` constructs (``return ResNet(...)``, a local

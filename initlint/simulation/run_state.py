@@ -12,7 +12,7 @@ from typing import NamedTuple, Protocol
 
 from initlint.facts.model import Arg, Body, BodyError, Cond, Const, Effect, Expr, Param, Span
 from initlint.index.project import ProjectIndex
-from initlint.index.records import ClassInfo, FunctionInfo, Module
+from initlint.index.records import ClassInfo, FunctionInfo, Module, Target
 from initlint.records import dataclass
 from initlint.simulation.assumptions import Assumption
 from initlint.simulation.binding import Key
@@ -38,6 +38,8 @@ class SimulatorServices(Protocol):
     ) -> tuple[Event, ...] | BodyError: ...
 
     def construction_events(self, holder: Event) -> tuple[Event, ...] | BodyError | None: ...
+
+    def class_factory(self, module: Module, dotted: str) -> Target | None: ...
 
     def rerun_builds(self, holder: Event, method: str) -> tuple[Event, ...] | BodyError: ...
 

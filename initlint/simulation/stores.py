@@ -292,6 +292,10 @@ class StoreEffects(FallbackEffects):
         if deeper is not None:
             made = self.class_of(deeper.fn.module, deeper.effect.value)
             ev.constructs = made[0] if made else ""  # (the class that holds the part)
+        elif call is None and (value := built_by(holder)) is not None and value.kind == "call":
+            factory = self.simulator.class_factory(holder.fn.module, value.name)
+            if factory is not None:  # (``Tower.from_config(cfg)``: a Tower)
+                ev.constructs = factory.name
         parts = self.simulator.parts_built(deeper or holder, eff.detail, call)
         if isinstance(parts, BodyError):
             return parts
