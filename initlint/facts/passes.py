@@ -156,12 +156,13 @@ def pass_fills(
     item itself) and the tests leading to it. ``name`` is the loop's name for the item's
     dotted name (``named_parameters``), "" for none. A fill under a test not understood is
     left out (it may cover fewer tensors than any claim would say); so is every fill after
-    a ``continue`` other than a whole ``if <test>: continue`` at the top."""
+    a ``continue`` other than a whole ``if <test>: continue`` at the top (its ``else`` or
+    ``elif`` runs where the test fails, as the statements after it do)."""
     if _reads_the_item(body, item):
         return  # (its numbers are used: the loop is no mere fill)
     spelled = _class_name_locals(body, item)
     tests: tuple[ItemTest, ...] = ()
-    for stmt in body:
+    for stmt in _skips_first(body):
         if isinstance(stmt, ast.If) and _skips(stmt):
             test = item_tests(stmt.test, item, name, spelled)
             negated = None if test is None else _negate(test)
@@ -279,6 +280,25 @@ def _number_read(name: ast.Name, parents: list[ast.AST], item: str) -> bool:
 def _skips(stmt: ast.If) -> bool:
     """``if <test>: continue``, and nothing else."""
     return len(stmt.body) == 1 and isinstance(stmt.body[0], ast.Continue) and not stmt.orelse
+
+
+def _skips_first(body: Sequence[ast.stmt]) -> list[ast.stmt]:
+    """``body`` with each ``if <test>: continue`` that has an ``else`` (or ``elif``) split in
+    two, the same loop: the skip alone, then what its ``else`` holds, which runs only where
+    the skip's test fails."""
+    out: list[ast.stmt] = []
+    for stmt in body:
+        if (
+            isinstance(stmt, ast.If)
+            and len(stmt.body) == 1
+            and isinstance(stmt.body[0], ast.Continue)
+            and stmt.orelse
+        ):
+            out.append(ast.copy_location(ast.If(test=stmt.test, body=stmt.body, orelse=[]), stmt))
+            out.extend(_skips_first(stmt.orelse))
+        else:
+            out.append(stmt)
+    return out
 
 
 def _fills(
