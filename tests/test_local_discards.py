@@ -1,8 +1,9 @@
 """An object the class's own code builds into a local and keeps only in part throws the rest
 away (IL005): the parts it takes (``self.body = net.layer4``) are kept, the others dropped
 with the local; a part replaced before the object is used (``net.fc = nn.Linear(...)``) is
-thrown away as it is on ``self.model``. An object handed on, in a nested function too, or
-built on some paths only, is not reported; nor is a parameterless part left behind."""
+thrown away as it is on ``self.model``; a slice of its children keeps those. An object
+handed on (its children walked whole), in a nested function too, or built on some paths
+only, is not reported; nor is a parameterless part left behind."""
 
 from __future__ import annotations
 
@@ -78,6 +79,13 @@ class Walked(nn.Module):
     def __init__(self):
         super().__init__()
         net = ResNet()
+        self.layers = nn.Sequential(*list(net.children()))
+
+
+class Sliced(nn.Module):
+    def __init__(self):
+        super().__init__()
+        net = ResNet()
         self.layers = nn.Sequential(*list(net.children())[:-1])
 
 
@@ -119,6 +127,11 @@ def test_parts_left_behind_with_a_dropped_local_are_discarded(tmp_path: Path) ->
 
 def test_a_part_of_a_local_replaced_before_use_is_discarded(tmp_path: Path) -> None:
     assert _found(tmp_path)["Patched"] == [("IL005", "error", "net.fc")]
+
+
+def test_a_slice_of_a_local_s_children_keeps_only_those(tmp_path: Path) -> None:
+    # (its children in the order the construction registered them: stem, pool, body, fc)
+    assert _found(tmp_path)["Sliced"] == [("IL005", "error", "fc")]
 
 
 def test_a_local_handed_on_or_used_first_is_not_reported(tmp_path: Path) -> None:

@@ -190,7 +190,7 @@ def _part_discards(sim: Simulation) -> Iterator[RepeatFinding]:
             sim,
             e,
             first,
-            confidence_of(e, holder, first),
+            _part_confidence(sim, holder, e, first),
             what,
             cost=e.part_cost if sliced else _part_cost(first, holder),
             holder=holder,
@@ -390,17 +390,39 @@ def _reruns(sim: Simulation) -> Iterator[RepeatFinding]:
         )
 
 
-def used_between(sim: Simulation, holder: Event, e: Event) -> bool:
+def _part_confidence(sim: Simulation, holder: Event, e: Event, first: Event) -> Confidence:
+    """``possible`` when the part is replaced on some paths only; ``definite`` also when the
+    replacements on the arms of a branch together run on every path the object's build
+    does (``if tie: self.emb.weight = p`` / ``else: self.emb.weight = q``), none of them
+    after a use."""
+    found = confidence_of(e, holder, first)
+    if found == "definite" or holder.status == MAYBE or first.status == MAYBE:
+        return found
+    arms = [
+        x
+        for x in sim.events[holder.index + 1 :]
+        if x.kind == "nested" and x.name == e.name and not x.shadow and not x.derived
+    ]
+    others = frozenset(x.index for x in arms)
+    if any(used_between(sim, holder, x, others) for x in arms):
+        return found
+    return "definite" if _covers(sim, holder, arms) else found
+
+
+def used_between(
+    sim: Simulation, holder: Event, e: Event, alternatives: frozenset[int] = frozenset()
+) -> bool:
     """Whether anything between storing ``holder`` and replacing its part ``e`` may use
     the object (a call on it, a read of it handed on); the statements that replace its
-    parts read it only to reach them."""
+    parts read it only to reach them. ``alternatives``: the events of replacements on the
+    other arms of a branch, passed over."""
     name = holder.name
     # (the statements that replace its parts, or store it back moved or cast in place,
     # ``self.fc = self.fc.half()``)
     # (and those that put a new module into it, ``self.layers.append(Block(d))``: they
     # read none it holds)
     parts = {
-        (x.frame, x.effect.stmt)
+        (x.frame, x.effect.stmt_span)
         for x in sim.events
         if (x.kind in ("nested", "rerun") and x.name.split(".", 1)[0] == name)
         or (x.same_object and x.name == name)
@@ -409,8 +431,10 @@ def used_between(sim: Simulation, holder: Event, e: Event) -> bool:
     reruns = {(x.frame, x.effect.stmt) for x in sim.events if x.kind == "rerun" and x.inner_fills}
     walking = walk_machinery(sim.events)
     for x in sim.events[holder.index + 1 : e.index]:
-        if x.shadow or (x.kind in ("touch", "mutate") and (x.frame, x.effect.stmt) in parts):
-            continue
+        if x.shadow or (x.kind in ("touch", "mutate") and (x.frame, x.effect.stmt_span) in parts):
+            continue  # (the statement itself: a read on another branch of it is a use)
+        if x.index in alternatives:
+            continue  # (a replacement on another arm: never runs with this one)
         if x.index in walking:
             continue  # (torch's walk over the modules a method is run again on)
         if x.kind == "call" and (x.frame, x.effect.stmt) in reruns:
