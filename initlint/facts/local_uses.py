@@ -17,7 +17,8 @@ from collections.abc import Iterator
 # of ``super().__init__(...)`` or ``Base.__init__(self, ...)``: the ancestor's construction
 # may be the object's only user, then it follows the object under its parameter's name),
 # "children" (a slice of the modules it holds, in the order it registered them,
-# ``list(net.children())[:-2]``: ``detail`` the slice's bounds written out, ``:-2``).
+# ``list(net.children())[:-2]``: ``detail`` the slice's bounds written out, ``:-2``),
+# "copy" (``copy.deepcopy(net)``: a new object made from it; it goes nowhere itself).
 LocalUse = tuple[str, str, str]  # (name, how, detail)
 
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -123,6 +124,10 @@ def uses_in(node: ast.AST, names: frozenset[str], statement: bool = False) -> It
 
 def _call(call: ast.Call, names: frozenset[str], statement: bool) -> Iterator[LocalUse]:
     func = call.func
+    copied = _copied(call, names)
+    if copied:
+        yield (copied, "copy", "")
+        return
     if isinstance(func, ast.Attribute) and func.attr == "__init__":
         # (an ancestor's construction, ``super().__init__(net)``: it may take the object over)
         yield from uses_in(func, names)
@@ -141,6 +146,23 @@ def _call(call: ast.Call, names: frozenset[str], statement: bool) -> Iterator[Lo
         yield from uses_in(func, names)
     for arg in (*call.args, *(k.value for k in call.keywords)):
         yield from uses_in(arg, names)
+
+
+def _copied(call: ast.Call, names: frozenset[str]) -> str:
+    """The local ``copy.deepcopy(net)`` (or ``deepcopy(net)``) copies, "" for any other
+    call: the copy is a new object, built anew from the local's parts; the local itself
+    goes nowhere."""
+    func = call.func
+    named = (isinstance(func, ast.Name) and func.id == "deepcopy") or (
+        isinstance(func, ast.Attribute)
+        and func.attr == "deepcopy"
+        and isinstance(func.value, ast.Name)
+        and func.value.id == "copy"
+    )
+    if not named or call.keywords or len(call.args) != 1:
+        return ""
+    arg = call.args[0]
+    return arg.id if isinstance(arg, ast.Name) and arg.id in names else ""
 
 
 def _children_slice(node: ast.AST, names: frozenset[str]) -> LocalUse | None:

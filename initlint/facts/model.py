@@ -230,7 +230,8 @@ class Effect:
     mention of a local the function built by a call, ``net = resnet50()``, or of a parameter
     of an ``__init__`` whose parts it reads: name = the local, target = how it is used,
     part | call | whole | drop | lend (handed to an ancestor's ``__init__``) | children (a
-    slice of its children taken, ``list(net.children())[:-2]``), detail = the dotted part
+    slice of its children taken, ``list(net.children())[:-2]``) | copy (``deepcopy(net)``),
+    detail = the dotted part
     read, the method called or the slice's bounds (``:-2``); ``facts/local_uses.py``) |
     ``rerun_each`` (a loop over modules the object holds that calls one method of each with
     no arguments, ``for layer in self.layers: layer.reset_parameters()``: name = the

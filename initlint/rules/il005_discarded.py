@@ -242,7 +242,9 @@ with the store, which is then reported like any replacement (no fix: the copying
 what would change). So does an object the class builds only to hand to such a class, a
 template: `layer = nn.TransformerEncoderLayer(d, h)` then `self.encoder =
 nn.TransformerEncoder(layer, n)`, or the layer built in the call, is copied `n` times and
-thrown away, and is reported, naming the parts its construction built. A
+thrown away, and is reported, naming the parts its construction built; so is a local the
+code itself only deep-copies (`layer = Block(d)`, then `nn.ModuleList([copy.deepcopy(layer)
+for _ in range(n)])`), never keeping or handing on the object itself. A
 statement whose head mentions the attribute only in a test against `None` (`if self.skips
 is not None:`) and that holds its replacement asks whether there is an object, and reads
 nothing of it.

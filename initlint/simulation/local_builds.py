@@ -237,6 +237,8 @@ class LocalEffects(BuildPricing):
                 held.whole = held.whole or head not in SELF_METHODS
             elif eff.target == "whole":
                 held.whole = True
+            elif eff.target == "copy":
+                held.copied = True
             elif eff.target == "children":
                 low, _, high = eff.detail.partition(":")
                 held.children.append((int(low) if low else None, int(high) if high else None))
@@ -476,7 +478,7 @@ class LocalEffects(BuildPricing):
                 if kept is None:
                     continue  # (which children the slices keep is not known)
                 held.taken |= kept
-            if held.whole or held.lending or not held.taken:
+            if held.whole or held.lending or not (held.taken or held.copied):
                 continue
             if held.event.status != TRUE and len(group) < 2:
                 continue  # (on some paths, and no other binding stands for the rest)
@@ -486,6 +488,8 @@ class LocalEffects(BuildPricing):
             gone = held.taken | held.patched | self._factory_patched(frame, held.event)
             held.event.inner = tuple(p for p in parts if p.name not in gone and p.cost > NONE)
             held.event.kept = frozenset(held.taken)
+            if held.copied and not held.taken:
+                held.event.copied_by = "the code"  # (its deep copies are all it keeps)
         return None
 
 
@@ -533,7 +537,7 @@ def _works_on_parts(body: Body) -> bool:
     followed = {e.name for e in body.effects if e.kind == "local_use"}
     if any(e.kind == "objattr" and e.name.partition(".")[0] in followed for e in body.effects):
         return True
-    parts = ("part", "children")
+    parts = ("part", "children", "copy")
     taken = {e.name for e in body.effects if e.kind == "local_use" and e.target in parts}
     whole = {e.name for e in body.effects if e.kind == "local_use" and e.target not in parts}
     return bool(taken - whole)

@@ -159,6 +159,7 @@ class LocalBuild:
     called: bool = False
     whole: bool = False
     lending: bool = False  # handed to an ancestor's ``__init__`` that may take it over
+    copied: bool = False  # deep-copied (``copy.deepcopy(net)``): a new object, not it
     # slices of its children taken (``list(net.children())[:-2]``: (None, -2))
     children: list[tuple[int | None, int | None]] = field(default_factory=list)
 
