@@ -9,6 +9,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from initlint.facts.passes import integer_literal
+
 # How a mention of a built local uses it (``Effect.target`` of a ``local_use`` effect):
 # "part" (``net.fc.in_features``: ``detail`` the dotted path read), "call" (a method called
 # on it as a statement, result unused: ``detail`` the method), "whole" (anything else that
@@ -208,11 +210,8 @@ def _bound(node: ast.expr | None) -> str | None:
     """A slice bound as written: "" when left out, the integer, None for anything else."""
     if node is None:
         return ""
-    negative = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
-    value = node.operand if negative and isinstance(node, ast.UnaryOp) else node
-    if not isinstance(value, ast.Constant) or type(value.value) is not int:
-        return None
-    return str(-value.value if negative else value.value)
+    value = integer_literal(node)
+    return None if value is None else str(value)
 
 
 def _path(node: ast.Attribute) -> tuple[list[str], ast.expr]:

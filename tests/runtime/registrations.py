@@ -5,14 +5,36 @@ only after skipping without it)."""
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import torch
 from torch.overrides import TorchFunctionMode
+
+
+def reported(project: Path) -> set[tuple[str, str, str, str]]:
+    """What ``initlint check`` reports on ``project``, torch read from its sources (the
+    running interpreter's environment): (class, code, severity, the first name quoted)."""
+    from initlint.api import check
+
+    before = os.environ.get("VIRTUAL_ENV")
+    os.environ["VIRTUAL_ENV"] = sys.prefix
+    try:
+        report = check([project], cwd=project, use_cache=False)
+    finally:
+        if before is None:
+            del os.environ["VIRTUAL_ENV"]
+        else:
+            os.environ["VIRTUAL_ENV"] = before
+    return {
+        (d.class_name.rsplit(".", 1)[-1], d.code, d.severity, d.message.split("`")[1])
+        for d in report.diagnostics
+    }
 
 
 @contextmanager
