@@ -27,6 +27,7 @@ from initlint.simulation.engine import Simulator
 from initlint.simulation.levels import LIGHT
 from initlint.simulation.reads import exposed_reads, meet, reads, statement_events, writes
 from initlint.simulation.records import Event, FlagRef, Simulation
+from initlint.simulation.torch_knowledge import IO_CALLS, LOADERS
 from initlint.sources import UnreadableError, read_source
 
 
@@ -55,6 +56,14 @@ class Planner:
             self.reason = found
             return None
         sim = f.sim
+        if _reads_storage(f.event):
+            # (what it reads may be what the ancestor's work wrote there: a first run's
+            # ``process()`` saves the data the subclass then loads)
+            self.reason = (
+                f"{f.what} is read from storage, which the ancestor's work may have written: "
+                "skipping that work could leave nothing to read"
+            )
+            return None
         top_super = _top_super(sim)
         s1: FixPlan | str | None = None
         if f.flag is not None and "switch-off" in strategies:
@@ -318,6 +327,18 @@ class Planner:
 
 _NO_SUPER = "the class's own super().__init__() call was not found"
 _STAR_ARGS = "a forwarded `*args` may already fill `{}` positionally"
+
+
+def _reads_storage(e: Event) -> bool:
+    """Whether the value the class's own work stores is read from a file or a checkpoint
+    (``torch.load(path)``, ``Model.from_pretrained(name)``), as what initlint knows of
+    I/O names it."""
+    value = e.effect.value
+    return value is not None and any(
+        x.kind == "call"
+        and (x.name in IO_CALLS or x.name.rpartition(".")[2] in LOADERS or x.attr in LOADERS)
+        for x in value.nodes()
+    )
 
 
 def _strategies(f: Finding) -> frozenset[FixStrategy]:

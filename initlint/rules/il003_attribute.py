@@ -183,7 +183,8 @@ such as `nn.Dropout`) gets no new constructor parameter; when it sits in the sam
 its children where it was first registered, and `state_dict()` and `parameters()` follow
 that order: when the ancestor registers other costly values between its build and the
 subclass's rebuild, switching the build off moves the rebuilt value after them, so the fix
-is unsafe and its message names them.
+is unsafe and its message names them. A rebuild read from storage (`torch.load(path)`) gets no
+fix: the ancestor's work may be what wrote it (a first run's `process()` saving the data).
 """,
     }
     VALID = (
