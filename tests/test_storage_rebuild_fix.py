@@ -1,7 +1,8 @@
 """A rebuild read from storage (``self.data = torch.load(self.path)`` after the ancestor's
 ``process()`` built and saved it) may read what the ancestor's work wrote there: a fix
-that skipped that work could leave nothing to read on a first run, so none is offered; a
-rebuild computed anew is judged as any other."""
+that skipped that work could leave nothing to read on a first run, so none is offered
+where the ancestors' work writes a file; a rebuild computed anew is judged as any other
+(an ancestor that only reads the file keeps its fix: the ``io_dataset_reload`` fixture)."""
 
 from __future__ import annotations
 

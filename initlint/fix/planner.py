@@ -12,6 +12,7 @@ from initlint.facts.reads import EVERYTHING
 from initlint.fix.call_edits import add_param, caller_ops, thread_ops
 from initlint.fix.discarded import delete_discarded, moved_past
 from initlint.fix.state import flag_value, keeps_state
+from initlint.fix.storage import writes_storage
 from initlint.fixplan import (
     AddParam,
     DeleteStatement,
@@ -56,7 +57,7 @@ class Planner:
             self.reason = found
             return None
         sim = f.sim
-        if _reads_storage(f.event):
+        if _reads_storage(f.event) and _ancestor_writes(sim):
             # (what it reads may be what the ancestor's work wrote there: a first run's
             # ``process()`` saves the data the subclass then loads)
             self.reason = (
@@ -339,6 +340,12 @@ def _reads_storage(e: Event) -> bool:
         and (x.name in IO_CALLS or x.name.rpartition(".")[2] in LOADERS or x.attr in LOADERS)
         for x in value.nodes()
     )
+
+
+def _ancestor_writes(sim: Simulation) -> bool:
+    """Whether a function the ancestors' part of the construction ran writes a file."""
+    ran = {e.fn.qualname: e.fn for e in sim.events if e.ancestor}
+    return any(writes_storage(fn) for fn in ran.values())
 
 
 def _strategies(f: Finding) -> frozenset[FixStrategy]:

@@ -184,7 +184,8 @@ its children where it was first registered, and `state_dict()` and `parameters()
 that order: when the ancestor registers other costly values between its build and the
 subclass's rebuild, switching the build off moves the rebuilt value after them, so the fix
 is unsafe and its message names them. A rebuild read from storage (`torch.load(path)`) gets no
-fix: the ancestor's work may be what wrote it (a first run's `process()` saving the data).
+fix where the ancestors' work writes a file: it may be what wrote it (a first run's
+`process()` saving the data).
 """,
     }
     VALID = (
