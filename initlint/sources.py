@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import io
 import os
 import stat
+import textwrap
 import tokenize
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -90,3 +92,19 @@ def read_source(path: Path) -> Source:
     data = read_bytes(path)
     text, encoding = decode(data)
     return Source(path, data, text, encoding)
+
+
+def source_lines(path: Path, line: int, end_line: int) -> str | None:
+    """Lines ``line`` to ``end_line`` (1-based) of the file, dedented, when they read as
+    Python on their own (a whole statement or function); None when the file is unreadable
+    or they do not parse."""
+    try:
+        text = read_source(path).text
+    except UnreadableError:
+        return None
+    chunk = textwrap.dedent("\n".join(text.splitlines()[line - 1 : end_line]))
+    try:
+        ast.parse(chunk)
+    except SyntaxError:
+        return None
+    return chunk

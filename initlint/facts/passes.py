@@ -277,9 +277,16 @@ def _number_read(name: ast.Name, parents: list[ast.AST], item: str) -> bool:
     )
 
 
+def _continues(stmt: ast.stmt) -> bool:
+    """``if <test>: continue``, with an ``else`` or without."""
+    return (
+        isinstance(stmt, ast.If) and len(stmt.body) == 1 and isinstance(stmt.body[0], ast.Continue)
+    )
+
+
 def _skips(stmt: ast.If) -> bool:
     """``if <test>: continue``, and nothing else."""
-    return len(stmt.body) == 1 and isinstance(stmt.body[0], ast.Continue) and not stmt.orelse
+    return _continues(stmt) and not stmt.orelse
 
 
 def _skips_first(body: Sequence[ast.stmt]) -> list[ast.stmt]:
@@ -288,12 +295,7 @@ def _skips_first(body: Sequence[ast.stmt]) -> list[ast.stmt]:
     the skip's test fails."""
     out: list[ast.stmt] = []
     for stmt in body:
-        if (
-            isinstance(stmt, ast.If)
-            and len(stmt.body) == 1
-            and isinstance(stmt.body[0], ast.Continue)
-            and stmt.orelse
-        ):
+        if isinstance(stmt, ast.If) and _continues(stmt) and stmt.orelse:
             out.append(ast.copy_location(ast.If(test=stmt.test, body=stmt.body, orelse=[]), stmt))
             out.extend(_skips_first(stmt.orelse))
         else:

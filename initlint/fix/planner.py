@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import re
-import textwrap
 from pathlib import Path
 
 from initlint.facts.model import BodyError, BodySyntaxError, Effect
@@ -29,7 +28,7 @@ from initlint.simulation.levels import LIGHT
 from initlint.simulation.reads import exposed_reads, meet, reads, statement_events, writes
 from initlint.simulation.records import Event, FlagRef, Simulation
 from initlint.simulation.torch_knowledge import IO_CALLS, LOADERS
-from initlint.sources import UnreadableError, read_source
+from initlint.sources import source_lines
 
 
 @dataclass
@@ -535,17 +534,7 @@ def _label(fn: FunctionInfo) -> str:
 
 def _statement_source(ev: Event) -> str | None:
     span = ev.effect.stmt_span or ev.effect.span
-    try:
-        src = read_source(ev.fn.module.path)
-    except UnreadableError:
-        return None
-    lines = src.text.splitlines()
-    chunk = textwrap.dedent("\n".join(lines[span.line - 1 : span.end_line]))
-    try:
-        ast.parse(chunk)
-    except SyntaxError:
-        return None
-    return chunk
+    return source_lines(ev.fn.module.path, span.line, span.end_line)
 
 
 def _statement_text(ev: Event) -> str | None:

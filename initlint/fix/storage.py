@@ -4,12 +4,9 @@ work must not skip what writes a file the class then reads back."""
 from __future__ import annotations
 
 import ast
-import textwrap
-from functools import lru_cache
-from pathlib import Path
 
 from initlint.index.records import FunctionInfo
-from initlint.sources import UnreadableError, read_source
+from initlint.sources import source_lines
 
 # Calls that write what they are given to a file, by the name written (``torch.save``) or
 # the method's (``state.save(path)``, ``fh.write(text)``).
@@ -24,21 +21,10 @@ def writes_storage(fn: FunctionInfo) -> bool:
     """Whether ``fn``'s own body calls something that writes a file: a writer by name, a
     writing method, or ``open`` with a mode that writes."""
     span = fn.facts.span
-    return _writes(fn.module.path, span.line, span.end_line)
-
-
-@lru_cache(maxsize=512)
-def _writes(path: Path, line: int, end_line: int) -> bool:
-    try:
-        text = read_source(path).text
-    except UnreadableError:
-        return False
-    chunk = textwrap.dedent("\n".join(text.splitlines()[line - 1 : end_line]))
-    try:
-        tree = ast.parse(chunk)
-    except SyntaxError:
-        return False
-    return any(isinstance(node, ast.Call) and _writing(node) for node in ast.walk(tree))
+    chunk = source_lines(fn.module.path, span.line, span.end_line)
+    return chunk is not None and any(
+        isinstance(node, ast.Call) and _writing(node) for node in ast.walk(ast.parse(chunk))
+    )
 
 
 def _writing(call: ast.Call) -> bool:

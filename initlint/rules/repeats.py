@@ -16,6 +16,7 @@ from initlint.simulation.records import (
     Simulation,
     built_by,
     events_inside,
+    item_holder,
     never_both,
 )
 from initlint.simulation.torch_knowledge import MODULE_SELF_METHODS
@@ -279,7 +280,7 @@ def part_of(e: Event, holder: Event) -> tuple[str, str, str]:
     the path), and the part named as messages name it."""
     cls = e.constructs.rsplit(".", 1)[-1] if e.constructs else built_name(holder)
     held = e.name.rpartition(".")[0]  # (``attn``; ``head.1`` for an item of a container)
-    if held.partition(".")[2].lstrip("-").isdigit() or "." not in held:
+    if item_holder(held) or "." not in held:
         place = f"{method_label(holder.fn.qualname)} stores in `self.{held}`"
         return cls, place, f"`self.{e.name}` (a part of the {cls} that {place})"
     # (``self.expert.model.embed_tokens``: a part of an object another one's build holds)

@@ -384,19 +384,10 @@ class Simulator:
         if body is None or isinstance(body, BodyError) or not body.params:
             return None
         me = body.params[0].name
-        bound: dict[str, Expr | None] = {}
-        returns = 0
-        for eff in body.effects:
-            if eff.kind == "local":
-                bound[eff.name] = eff.value if _same_call(bound, eff) else None
-            elif eff.kind == "return":
-                value = eff.value
-                if value is not None and value.kind == "name":
-                    value = bound.get(value.name)
-                if value is None or value.kind != "call" or value.name != me:
-                    return None
-                returns += 1
-        return Target("class", owner.name) if returns else None
+        calls = _returned_calls(body)
+        if not calls or any(c.name != me for c in calls):
+            return None
+        return Target("class", owner.name)
 
     def _returned_class(self, function: str, depth: int) -> Target | None:
         """The class a factory's every ``return`` constructs (``return ResNet(...)``, a local
@@ -407,23 +398,14 @@ class Simulator:
         body = fn.facts.load() if fn is not None else None
         if fn is None or body is None or isinstance(body, BodyError) or depth <= 0:
             return None
-        bound: dict[str, Expr | None] = {}
         found: set[str] = set()
-        for eff in body.effects:
-            if eff.kind == "local":  # (bound twice: one class only if both calls name it)
-                bound[eff.name] = eff.value if _same_call(bound, eff) else None
-            elif eff.kind == "return":
-                value = eff.value
-                if value is not None and value.kind == "name":
-                    value = bound.get(value.name)
-                if value is None or value.kind != "call" or not value.name:
-                    return None
-                target = self.index.resolve(fn.module, value.name)
-                if target is not None and target.kind == "function":
-                    target = self._returned_class(target.name, depth - 1)
-                if target is None or target.kind != "class":
-                    return None
-                found.add(target.name)
+        for value in _returned_calls(body) or ():
+            target = self.index.resolve(fn.module, value.name)
+            if target is not None and target.kind == "function":
+                target = self._returned_class(target.name, depth - 1)
+            if target is None or target.kind != "class":
+                return None
+            found.add(target.name)
         return Target("class", found.pop()) if len(found) == 1 else None
 
     def construction_cost(
@@ -722,6 +704,25 @@ class _Run(CallEffects):
         "helper": CallEffects.on_helper,
         "local_use": CallEffects.on_local_use,
     }
+
+
+def _returned_calls(body: Body) -> list[Expr] | None:
+    """The call each ``return`` of ``body`` gives, directly or through a local bound to one
+    call (``model = ResNet(...)`` ... ``return model``); None when a return gives anything
+    else."""
+    bound: dict[str, Expr | None] = {}
+    calls: list[Expr] = []
+    for eff in body.effects:
+        if eff.kind == "local":  # (bound twice: one class only if both calls name it)
+            bound[eff.name] = eff.value if _same_call(bound, eff) else None
+        elif eff.kind == "return":
+            value = eff.value
+            if value is not None and value.kind == "name":
+                value = bound.get(value.name)
+            if value is None or value.kind != "call" or not value.name:
+                return None
+            calls.append(value)
+    return calls
 
 
 def _same_call(bound: dict[str, Expr | None], eff: Effect) -> bool:

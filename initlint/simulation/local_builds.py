@@ -20,6 +20,7 @@ from initlint.simulation.records import Event, built_by, never_both, part_taken
 from initlint.simulation.run_state import Call, EffectContext, Frame, LocalBuild
 from initlint.simulation.torch_knowledge import (
     CONFIG_ATTRS,
+    KNOWN_LIBRARIES,
     PART_TABLES,
     REPARAMETRISATIONS,
     SELF_METHODS,
@@ -496,7 +497,7 @@ class LocalEffects(BuildPricing):
 def _torch_function(name: str) -> bool:
     """A function of torch or numpy (a tensor made), not one of torch's module classes."""
     head, _, last = name.rpartition(".")
-    return head.partition(".")[0] in ("torch", "numpy") and not last[:1].isupper()
+    return head.partition(".")[0] in KNOWN_LIBRARIES and not last[:1].isupper()
 
 
 def _returned_deletions(body: Body) -> frozenset[str]:

@@ -20,6 +20,7 @@ from initlint.simulation.records import (
     built_by,
     ended_paths,
     every_path,
+    item_holder,
     walk_machinery,
 )
 from initlint.simulation.run_state import EffectContext, Frame
@@ -348,9 +349,9 @@ class PassEffects(StoreEffects):
         held container, by number, replaced; the event names what that item's construction
         built of the part, when the container's items are known by number."""
         eff = ctx.effect
-        attr, _, at = eff.name.partition(".")
-        if not at.lstrip("-").isdigit():  # (``self.a.b.c = v``: no item, a path)
+        if not item_holder(eff.name):  # (``self.a.b = v``, ``self.a.b.c = v``: a path)
             return super().on_nested(frame, ctx)
+        attr, _, at = eff.name.partition(".")
         found = None if ctx.shadow else self.numbered_item(attr, int(at))
         if found is None:
             return None

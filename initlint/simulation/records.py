@@ -51,6 +51,13 @@ def choices_of(holder: Event, item: Expr | None = None) -> tuple[str, ...]:
     return next((classes for name, classes in holder.choices if name == value.name), ())
 
 
+def item_holder(name: str) -> bool:
+    """Whether the name of what holds a replaced part is an item of a held container by
+    number (``head.-1`` for ``self.head[-1].weight``), not a path of held objects
+    (``expert.model`` for ``self.expert.model.embed_tokens``)."""
+    return name.partition(".")[2].lstrip("-").isdigit()
+
+
 def built_by(holder: Event) -> Expr | None:
     """The value whose evaluation built the object ``holder`` stands for: what it stored,
     or for a ``dropped`` event the call whose part was taken."""
