@@ -244,7 +244,12 @@ template: `layer = nn.TransformerEncoderLayer(d, h)` then `self.encoder =
 nn.TransformerEncoder(layer, n)`, or the layer built in the call, is copied `n` times and
 thrown away, and is reported, naming the parts its construction built; so is a local the
 code itself only deep-copies (`layer = Block(d)`, then `nn.ModuleList([copy.deepcopy(layer)
-for _ in range(n)])`), never keeping or handing on the object itself. A
+for _ in range(n)])`), never keeping or handing on the object itself, or hands only to a
+function of the project that returns copies of it (`_get_clones(layer, n)`). A template
+built only where the caller gave none (`if mlp is None: mlp = ...`) is reported as possible;
+a template that is one of torch's containers with its modules written out
+(`nn.Sequential(nn.Linear(d, h), ...)`) names those modules by the numbers it holds them
+under. A
 statement whose head mentions the attribute only in a test against `None` (`if self.skips
 is not None:`) and that holds its replacement asks whether there is an object, and reads
 nothing of it.
@@ -482,6 +487,22 @@ class Head(nn.Module):
     def __init__(self, dim, proj=None):
         super().__init__()
         self.proj = default(proj, nn.Linear(dim, dim))
+""",
+        """
+import copy
+
+from torch import nn
+
+
+def clones(module, n):
+    return nn.ModuleList([copy.deepcopy(module) for _ in range(n)])
+
+
+class Encoder(nn.Module):
+    def __init__(self, dim, n):
+        super().__init__()
+        layer = nn.Sequential(nn.Linear(dim, 4 * dim), nn.GELU(), nn.Linear(4 * dim, dim))
+        self.layers = clones(layer, n)
 """,
     )
 

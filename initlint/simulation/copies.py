@@ -66,23 +66,29 @@ def _mentions_name(e: Expr, name: str) -> int:
 
 
 def copying_class(index: ProjectIndex, module: Module, call: Expr, at: int) -> str:
-    """The name of the class ``call`` constructs when the parameter its argument number
-    ``at`` binds to is one its ``__init__`` keeps only deep copies of; "" otherwise."""
+    """The name of what ``call`` calls when the parameter its argument number ``at`` binds
+    to is one it keeps only deep copies of: a class whose ``__init__`` does so, or a
+    function of the project that does (``_get_clones(layer, n)``, ``n`` copies returned);
+    "" otherwise."""
     if not call.name or any(k == "" or k.startswith("*") for k in call.keywords):
         return ""
     target = index.resolve(module, call.name)
-    if target is None or target.kind != "class":
+    if target is None or target.kind not in ("class", "function"):
         return ""
-    mro = index.mro(target.name)
-    init = index.lookup_method(mro.classes, "__init__") if mro.ok else None
-    body = init.facts.load() if init is not None else None
-    if init is None or body is None or isinstance(body, BodyError):
+    if target.kind == "class":
+        mro = index.mro(target.name)
+        fn = index.lookup_method(mro.classes, "__init__") if mro.ok else None
+    else:
+        fn = index.function_info(target.name)
+    body = fn.facts.load() if fn is not None else None
+    if fn is None or body is None or isinstance(body, BodyError):
         return ""
     args = call_args(call)
-    param = param_of(body.params[1:], args, at) if args is not None else None
+    params = body.params[1:] if target.kind == "class" else body.params
+    param = param_of(params, args, at) if args is not None else None
     if param is None or not param.copied_by:
         return ""
-    if not _deep_copier(index, init.module, param.copied_by):
+    if not _deep_copier(index, fn.module, param.copied_by):
         return ""
     return target.name.rsplit(".", 1)[-1]
 

@@ -13,7 +13,7 @@ from initlint.simulation.arguments import call_args, param_of
 from initlint.simulation.builds import BuildPricing
 from initlint.simulation.children import registered_children, sliced
 from initlint.simulation.choices import named
-from initlint.simulation.containers import container_items
+from initlint.simulation.containers import container_items, torch_container
 from initlint.simulation.copies import copying_class
 from initlint.simulation.levels import LIGHT, NONE, UNKNOWN
 from initlint.simulation.records import Event, built_by, never_both, part_taken
@@ -307,7 +307,9 @@ class LocalEffects(BuildPricing):
                 continue
             if local:
                 held = frame.built[given.name]
-                if held.event.status != TRUE or not mentioned_only_at(frame, ctx, given.name):
+                if not mentioned_only_at(frame, ctx, given.name):
+                    continue
+                if held.event.status != TRUE and not _rebinds_argument(frame, given.name):
                     continue
                 del frame.built[given.name]  # (handed on: ``close_locals`` leaves it)
                 ev = held.event
@@ -317,7 +319,7 @@ class LocalEffects(BuildPricing):
                 given_eff = replace(eff, value=given)
                 i, flags = ctx.effect_index, ctx.flags
                 ev = self.emit(frame, i, given_eff, "local", given.name, TRUE, flags, ())
-            parts = self.simulator.parts_built(ev, None)
+            parts = self._copied_parts(frame, ev)
             if isinstance(parts, BodyError):
                 return parts
             ev.inner = tuple(p for p in parts if p.cost > NONE)
@@ -438,6 +440,27 @@ class LocalEffects(BuildPricing):
             return frozenset()
         return _returned_deletions(body)
 
+    def _copied_parts(self, frame: Frame, ev: Event) -> tuple[Event, ...] | BodyError:
+        """What building the object of the ``local`` event ``ev``, which the frame only
+        copies, made: its class's costly stores; for one of torch's containers built with
+        the modules it holds written out (``nn.Sequential(nn.Linear(d, h), ...)``), those
+        modules, under the names it holds them by and priced as the frame builds them."""
+        parts = self.simulator.parts_built(ev, None)
+        value = ev.effect.value
+        if isinstance(parts, BodyError) or parts or value is None:
+            return parts
+        made = self.class_of(frame.call.fn.module, value)
+        if not made or not torch_container(made[0]):
+            return ()
+        out = []
+        for key, item in container_items(value):
+            cost = self.value_cost(frame, item)
+            if isinstance(cost, BodyError):
+                return cost
+            eff = replace(ev.effect, value=item)
+            out.append(replace(ev, name=key, cost=cost, expensive=cost > NONE, effect=eff))
+        return tuple(out)
+
     def _children_kept(self, held: LocalBuild) -> set[str] | BodyError | None:
         """The children of the object ``held`` that its slices keep (``list(net.children())
         [:-2]``), by the order its simulated construction registered them; None when that
@@ -481,17 +504,31 @@ class LocalEffects(BuildPricing):
                 held.taken |= kept
             if held.whole or held.lending or not (held.taken or held.copied):
                 continue
+            only_copied = held.copied and not held.taken
             if held.event.status != TRUE and len(group) < 2:
-                continue  # (on some paths, and no other binding stands for the rest)
-            parts = self.simulator.parts_built(held.event, None)
+                # (on some paths, and no other binding stands for the rest; but an argument
+                # rebound where the caller gave none, ``if layer is None: layer = Block()``,
+                # stands for it, and the object built here is dropped once copied)
+                if not (only_copied and _rebinds_argument(frame, held.event.name)):
+                    continue
+            if only_copied:
+                parts = self._copied_parts(frame, held.event)
+            else:
+                parts = self.simulator.parts_built(held.event, None)
             if isinstance(parts, BodyError):
                 return parts
             gone = held.taken | held.patched | self._factory_patched(frame, held.event)
             held.event.inner = tuple(p for p in parts if p.name not in gone and p.cost > NONE)
             held.event.kept = frozenset(held.taken)
-            if held.copied and not held.taken:
+            if only_copied:
                 held.event.copied_by = "the code"  # (its deep copies are all it keeps)
         return None
+
+
+def _rebinds_argument(frame: Frame, name: str) -> bool:
+    """Whether the local ``name`` is a parameter of the frame's function, so that where the
+    frame does not build into it, it holds what the caller gave."""
+    return any(p.name == name for p in frame.body.params)
 
 
 def _torch_function(name: str) -> bool:

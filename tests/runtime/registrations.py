@@ -17,9 +17,9 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 
-def reported(project: Path) -> set[tuple[str, str, str, str]]:
+def diagnostics(project: Path) -> tuple[Any, ...]:
     """What ``initlint check`` reports on ``project``, torch read from its sources (the
-    running interpreter's environment): (class, code, severity, the first name quoted)."""
+    running interpreter's environment)."""
     from initlint.api import check
 
     before = os.environ.get("VIRTUAL_ENV")
@@ -31,9 +31,14 @@ def reported(project: Path) -> set[tuple[str, str, str, str]]:
             del os.environ["VIRTUAL_ENV"]
         else:
             os.environ["VIRTUAL_ENV"] = before
+    return report.diagnostics
+
+
+def reported(project: Path) -> set[tuple[str, str, str, str]]:
+    """``diagnostics`` in short: (class, code, severity, the first name quoted)."""
     return {
         (d.class_name.rsplit(".", 1)[-1], d.code, d.severity, d.message.split("`")[1])
-        for d in report.diagnostics
+        for d in diagnostics(project)
     }
 
 
