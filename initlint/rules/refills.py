@@ -33,7 +33,8 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
     # (a fill statement reads the tensor it fills: that read is no use of its numbers; its
     # other reads are, ``self.proj.weight.data.copy_(self.weight)``)
     # (so are a pass's reads of what it walks, an append's of its container, and a store's
-    # of the held modules it makes a container of: each keeps them as they are)
+    # of the held modules it makes a container of, or of the held tensors it hands to a
+    # constructor that ties them in: each keeps them as they are)
     filling: dict[tuple[int, object], set[str]] = {}
     for e in sim.events:
         at = (e.frame, e.effect.stmt_span)
@@ -43,8 +44,8 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
             filling.setdefault(at, set()).update(n.split(".")[0] for _, n, _ in e.covers)
         elif e.kind == "mutate" and not e.effect.detail:
             filling.setdefault(at, set()).add(e.name)
-        elif e.holds:
-            filling.setdefault(at, set()).update(e.holds)
+        elif e.holds or e.handed:
+            filling.setdefault(at, set()).update(e.holds | e.handed)
     filled: dict[str, Event] = {}  # attribute -> the ancestor's fill not read since
     built: dict[str, Event] = {}  # attribute -> the store that made what it holds
     # attribute -> its latest store, nothing having used it since: of a module wrapped in a
@@ -87,7 +88,7 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
                 del filled[e.name]
             continue
         if e.kind in _STORES:
-            _forget(filled, (e.reads - e.holds) | {e.name})
+            _forget(filled, (e.reads - e.holds - e.handed) | {e.name})
             built[e.name] = e
             wrapped[e.name] = e  # (a container may be given wrapped items after)
             if e.status == TRUE and drawn(e):
@@ -303,7 +304,7 @@ class _Passes:
     def _stored(self, e: Event) -> None:
         # (what the value reads, through locals too: ``w = self.fc.weight`` earlier, then
         # ``self.register_buffer("w0", w.clone())``)
-        self._used(set(e.reads) - {e.name})
+        self._used(set(e.reads) - e.handed - {e.name})
         for name, (fill, _) in list(self.pending.items()):
             if name.split(".")[0] == e.name and not never_both(fill, e):
                 del self.pending[name]

@@ -10,11 +10,12 @@ from dataclasses import replace
 
 from initlint.facts.model import BodyError, Effect, Expr
 from initlint.index.records import FunctionInfo
-from initlint.simulation.arguments import kwarg_name
+from initlint.simulation.arguments import call_args, kwarg_name
 from initlint.simulation.builds import StoredValue
 from initlint.simulation.containers import container_items, torch_container
 from initlint.simulation.copies import copied_by
 from initlint.simulation.fallbacks import FallbackEffects
+from initlint.simulation.handed import keeps_as_is
 from initlint.simulation.levels import LIGHT, NONE
 from initlint.simulation.records import Event, FlagRef, built_by, events_inside
 from initlint.simulation.run_state import Call, EffectContext, Frame
@@ -362,6 +363,7 @@ class StoreEffects(FallbackEffects):
         if kind == "assign" and not shadow:
             ev.recomputed = self._reparametrised(frame, eff.value)
             ev.wraps, ev.holds = self._container_items(frame, eff.value)
+            ev.handed = self._handed_as_is(frame, eff.value)
             ev.same_object, ev.moved = self._kept_object(frame, eff.value, eff.name)
         elif kind == "mutate" and not shadow and not eff.detail:
             # (``self.ups.append(weight_norm(...))``: one more wrapped item, any number)
@@ -436,6 +438,31 @@ class StoreEffects(FallbackEffects):
             if i.kind == "attr" and i.receiver is not None and i.receiver.name == frame.self_name
         )
         return tuple(wraps), frozenset() if value.keywords else held
+
+    def _handed_as_is(self, frame: Frame, value: Expr | None) -> frozenset[str]:
+        """The attributes of the object that ``value``, a constructor's call, mentions only
+        down to a part given whole as an argument that the constructor keeps as it is
+        (``Head(cfg, self.bert.embeddings.word.weight)``, whose ``__init__`` only ties the
+        weight in and reads its shape: ``simulation/handed.py``). Their numbers are not
+        read."""
+        if value is None or value.kind != "call" or not value.name:
+            return frozenset()
+        args = call_args(value)
+        if args is None or any(a.star for a in args):
+            return frozenset()
+        index, module = self.simulator.index, frame.call.fn.module
+        handed: dict[str, int] = {}
+        for at, arg in enumerate(args):
+            root = _self_root(arg.expr, frame.self_name)
+            where = (-1, arg.keyword) if arg.keyword is not None else (at, "")
+            if root and keeps_as_is(index, module, value.name, *where):
+                handed[root] = handed.get(root, 0) + 1
+        mentions = [n for n in value.nodes() if n.kind == "attr"]
+        return frozenset(
+            root
+            for root, given in handed.items()
+            if sum(n.is_attr_of(frame.self_name, root) for n in mentions) == given
+        )
 
     def _kept_object(self, frame: Frame, value: Expr | None, name: str) -> tuple[bool, bool]:
         """Whether a stored value is ``self.<name>`` (the object already there), or a
@@ -604,3 +631,12 @@ def _returns_true(fn: FunctionInfo) -> bool:
     return all(
         e.value is not None and e.value.kind == "const" and bool(e.value.value) for e in returns
     )
+
+
+def _self_root(e: Expr, me: str) -> str:
+    """``x`` for an attribute chain ``<me>.x.a.b`` of two links or more (a part of what
+    ``self.x`` holds), "" for anything else."""
+    links = 0
+    while e.kind == "attr" and e.receiver is not None and e.receiver.kind == "attr":
+        e, links = e.receiver, links + 1
+    return e.attr if links and e.is_attr_of(me, e.attr) else ""
