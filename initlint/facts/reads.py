@@ -132,7 +132,8 @@ def shallow_reads(nodes: list[ast.AST], self_name: str) -> tuple[frozenset[str],
     in one walk: (those only tested against None, ``self.norm is not None``, or asked for,
     ``hasattr(self, "norm")``: whether there is an object; those only read so or for their
     length, a tensor's shape or kind down an attribute chain, ``len(self.ups)``,
-    ``self.proj.weight.size(1)``). Nothing of their numbers is read."""
+    ``self.proj.weight.size(1)``, or whether a part has an attribute, ``hasattr(self.vlm,
+    "lm_head")``). Nothing of their numbers is read."""
     if not self_name:
         return frozenset(), frozenset()
     tested: set[str] = set()
@@ -161,6 +162,14 @@ def shallow_reads(nodes: list[ast.AST], self_name: str) -> tuple[frozenset[str],
             and len(node.args) == 1
         ):
             chain = node.args[0]
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "hasattr"
+            and len(node.args) == 2
+            and isinstance(node.args[0], ast.Attribute)
+        ):
+            chain = node.args[0]  # (``hasattr(self.vlm, "language_model")``: what it is)
         elif isinstance(node, ast.Attribute) and node.attr in SIZE_ATTRS:
             chain = node.value
         elif (

@@ -449,7 +449,9 @@ def used_between(
             continue
         if x.kind in _REPLACES and x.name == name:
             return True  # another object there
-        uses = attribute_uses(x, sim.mro)
+        uses = set(attribute_uses(x, sim.mro))
+        if x.kind == "touch":  # (``hasattr(self.vlm, "lm")``, ``len(self.layers)``: what it is)
+            uses -= x.effect.sized | x.effect.tested
         if name in uses or "*" in uses:
             return True
     return False

@@ -1,0 +1,118 @@
+"""Locals that name a part of the object: ``lm = self.vlm.language_model``, bound once and
+then used to reach into it (``del lm.model.decoder``). The function is read as if each
+mention of such a local were the part written out, so that what is done through it is done
+to the object's part, and binding it reads nothing."""
+
+from __future__ import annotations
+
+import ast
+import copy
+
+from initlint.facts.walk import children
+
+_SCOPES = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def without_part_aliases(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef, self_name: str
+) -> ast.FunctionDef | ast.AsyncFunctionDef:
+    """``fn`` with each part alias's mentions replaced by the part it names and its binding
+    by ``pass``; ``fn`` itself when it has none. A part alias is a local of ``fn``'s own
+    scope, not a parameter, bound once by a plain ``name = self.a.b`` and never otherwise
+    (no loop, ``with``, ``del``, walrus, ``global``), mentioned in no nested function or
+    class, and whose part no store of ``fn`` after the binding may change
+    (``self.a = ...``, ``self.a.b = ...``, ``setattr``, ``delattr``)."""
+    if not self_name:
+        return fn
+    found = _aliases(fn, self_name)
+    if not found:
+        return fn
+    out = copy.deepcopy(fn)
+    _Substitute(found).visit(out)
+    return out
+
+
+def _aliases(fn: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -> dict[str, ast.expr]:
+    params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
+    params |= {a.arg for a in (fn.args.vararg, fn.args.kwarg) if a is not None}
+    bound: dict[str, list[ast.AST]] = {}  # name -> the nodes that bind it
+    nested: set[str] = set()  # names mentioned in a nested scope
+    stores: list[tuple[int, str]] = []  # (line, dotted self path stored or "*")
+    candidates: dict[str, tuple[ast.Assign, str]] = {}
+    todo: list[tuple[ast.AST, bool]] = [(stmt, False) for stmt in fn.body]
+    while todo:
+        node, inner = todo.pop()
+        if isinstance(node, ast.Name):
+            if inner:
+                nested.add(node.id)
+            elif not isinstance(node.ctx, ast.Load):
+                bound.setdefault(node.id, []).append(node)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            nested.update(node.names)
+        elif isinstance(node, ast.Assign) and not inner:
+            path = _self_path(node.value, me)
+            if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and path:
+                candidates[node.targets[0].id] = (node, path)
+            for target in node.targets:
+                stored = _self_path(target, me)
+                if stored:
+                    stores.append((node.lineno, stored))
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign) and not inner:
+            stored = _self_path(node.target, me)
+            if stored:
+                stores.append((node.lineno, stored))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            if node.func.id in ("setattr", "delattr"):
+                stores.append((node.lineno, "*"))
+        elif isinstance(node, ast.Delete) and not inner:
+            for target in node.targets:
+                stored = _self_path(target, me)
+                if stored:
+                    stores.append((node.lineno, stored))
+        deeper = inner or isinstance(node, _SCOPES)
+        todo.extend((child, deeper) for child in children(node))
+    out: dict[str, ast.expr] = {}
+    for name, (stmt, path) in candidates.items():
+        if name in params or name in nested or len(bound.get(name, ())) != 1:
+            continue
+        if any(line > stmt.lineno and _may_change(s, path) for line, s in stores):
+            continue
+        out[name] = stmt.value
+    return out
+
+
+def _self_path(node: ast.AST, me: str) -> str:
+    """``a.b`` for ``<me>.a.b``; "" for anything else."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not parts or not (isinstance(node, ast.Name) and node.id == me):
+        return ""
+    return ".".join(reversed(parts))
+
+
+def _may_change(stored: str, path: str) -> bool:
+    """Whether a store of ``stored`` may put another object at ``path`` or above it."""
+    return stored == "*" or path == stored or path.startswith(stored + ".")
+
+
+class _Substitute(ast.NodeTransformer):
+    def __init__(self, aliases: dict[str, ast.expr]) -> None:
+        self.aliases = aliases
+
+    def visit_Assign(self, node: ast.Assign) -> ast.AST:
+        target = node.targets[0] if len(node.targets) == 1 else None
+        if isinstance(target, ast.Name) and target.id in self.aliases:
+            return ast.copy_location(ast.Pass(), node)
+        return self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        part = self.aliases.get(node.id)
+        if part is None or not isinstance(node.ctx, ast.Load):
+            return node
+        made = copy.deepcopy(part)
+        for sub in ast.walk(made):
+            if isinstance(sub, ast.expr):
+                ast.copy_location(sub, node)
+        return made
