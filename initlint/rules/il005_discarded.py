@@ -69,9 +69,14 @@ self.model.fc`,
 `self.head.weight = self.embed.weight`, also on one item of a held container by number,
 `self.to_logits[-1].weight = self.token_emb.weight`, at any depth of objects that the
 constructions followed built, `self.expert.model.embed_tokens = None` after `self.expert =
-CausalLM(cfg)`, or new numbers for a part's tensor, `self.ms.weight.data = torch.eye(n)`)
+CausalLM(cfg)`, each object on the path stored by a build or from a local the construction
+built and did nothing else with, `lm = LM(cfg)` then `self.language_model = lm`; also
+through a local that names a part, `lm = self.vlm.language_model` then `del lm.lm_head`,
+read as the part itself, bound once and its part not stored again; or new numbers for a
+part's tensor, `self.ms.weight.data = torch.eye(n)`)
 before anything uses the object (reading how its
-parts are configured, `self.model.fc.in_features` or a weight's `shape`, is no use), throws
+parts are configured, `self.model.fc.in_features` or a weight's `shape`, or asking whether
+it has one, `hasattr(self.vlm, "language_model")`, is no use), throws
 away the part that object's construction built: the severity is that part's. Only a part the
 construction builds on every path is counted: the object is simulated with the parameters
 the call leaves out at their defaults and the ones it passes unknown (`nn.Embedding(n, d)`

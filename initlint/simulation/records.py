@@ -61,6 +61,8 @@ def item_holder(name: str) -> bool:
 def built_by(holder: Event) -> Expr | None:
     """The value whose evaluation built the object ``holder`` stands for: what it stored,
     or for a ``dropped`` event the call whose part was taken."""
+    if holder.built_from is not None:
+        return built_by(holder.built_from)
     value = holder.effect.value
     if holder.kind == "dropped":
         taken = part_taken(value)
@@ -127,6 +129,9 @@ class Event:
     # keep deep copies of it (``self.x = Complexified(self.x)``): the first of those
     # classes. The value is copied, then dropped with the store: no use of it.
     copied_by: str = ""
+    # A store of a local the frame built and did nothing else with (``lm = LM(cfg)``, then
+    # ``self.language_model = lm``): the local's event. What it built is what is stored.
+    built_from: Event | None = None
     reads: frozenset[str] = frozenset()  # the self attributes a buffer/assign value reads
     # A registration torch's own __init__ made (nn.Linear's weight): no project code did it,
     # ``fn`` names the torch class and ``effect`` is the super call that ran it.

@@ -291,7 +291,7 @@ class StoreEffects(FallbackEffects):
             made = self.class_of(holder.fn.module, call)
             ev.constructs = made[0] if made else ""  # (the item's class, as messages name it)
         if deeper is not None:
-            made = self.class_of(deeper.fn.module, deeper.effect.value)
+            made = self.class_of(deeper.fn.module, built_by(deeper))
             ev.constructs = made[0] if made else ""  # (the class that holds the part)
         elif call is None and (value := built_by(holder)) is not None and value.kind == "call":
             factory = self.simulator.class_factory(holder.fn.module, value.name)
@@ -356,6 +356,11 @@ class StoreEffects(FallbackEffects):
         if via is not None and via[1].kind == "class":
             ev.constructs = via[1].name
         ev.choices = self.chosen_classes(frame, eff.value)
+        if kind == "assign" and not shadow:
+            ev.built_from = self._stored_build(frame, eff.value)
+            if ev.built_from is not None:
+                ev.constructs = ev.constructs or ev.built_from.constructs
+                ev.choices = ev.choices or ev.built_from.choices
         ev.possibly = stored.possibly
         ev.spec = stored.spec
         if stored.routes:
@@ -438,6 +443,19 @@ class StoreEffects(FallbackEffects):
             if i.kind == "attr" and i.receiver is not None and i.receiver.name == frame.self_name
         )
         return tuple(wraps), frozenset() if value.keywords else held
+
+    def _stored_build(self, frame: Frame, value: Expr | None) -> Event | None:
+        """For ``self.x = lm``: the ``local`` event of the object ``lm`` holds, when the
+        frame built it on every path and did nothing else with it (no part taken or
+        replaced, no method run, not copied or lent)."""
+        if value is None or value.kind != "name":
+            return None
+        held = frame.built.get(value.name)
+        if held is None or held.event.status != TRUE or built_by(held.event) is None:
+            return None
+        if held.taken or held.patched or held.called or held.lending or held.copied:
+            return None
+        return None if held.children else held.event
 
     def _handed_as_is(self, frame: Frame, value: Expr | None) -> frozenset[str]:
         """The attributes of the object that ``value``, a constructor's call, mentions only
