@@ -1,6 +1,6 @@
-"""Which ``__init__`` parameters the body keeps as they are (``Param.kept``): stored
-whole on an attribute, asked what they are, tested against None, or handed whole to a call
-(recorded, for the simulation to ask of the callee); any other mention reads them."""
+"""Which ``__init__`` parameters the body keeps as they are (``facts/kept_params.py``):
+stored whole on an attribute, asked what they are, tested against None, or handed whole to
+a call (recorded, for the simulation to ask of the callee); any other mention reads them."""
 
 from __future__ import annotations
 
@@ -8,15 +8,15 @@ import ast
 
 import pytest
 
-from initlint.facts.expressions import read_params
-from initlint.facts.kept_params import kept_params
+from initlint.facts.kept_params import Handed, kept_params
 
 
-def _kept(source: str) -> dict[str, tuple[bool, tuple[tuple[str, int, str], ...]]]:
+def _kept(source: str) -> dict[str, tuple[bool, tuple[Handed, ...]]]:
     fn = ast.parse(source).body[0]
     assert isinstance(fn, ast.FunctionDef)
-    params = kept_params(fn, read_params(fn.args))
-    return {p.name: (p.kept, p.kept_by) for p in params[1:]}
+    kept = kept_params(fn)
+    names = [a.arg for a in fn.args.args[1:]]
+    return {n: (n in kept, kept.get(n, ())) for n in names}
 
 
 def test_stored_sized_and_tested_is_kept() -> None:

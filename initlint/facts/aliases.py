@@ -1,7 +1,7 @@
 """Locals that name a part of the object: ``lm = self.vlm.language_model``, bound once and
-then used to reach into it (``del lm.model.decoder``). The function is read as if each
-mention of such a local were the part written out, so that what is done through it is done
-to the object's part, and binding it reads nothing."""
+then used to change it (``del lm.model.decoder``, ``lm.lm_head = None``). The function is
+read as if each mention of such a local were the part written out, so that what is done
+through it is done to the object's part, and binding it reads nothing."""
 
 from __future__ import annotations
 
@@ -19,12 +19,14 @@ def without_part_aliases(
     """``fn`` with each part alias's mentions replaced by the part it names and its binding
     by ``pass``; ``fn`` itself when it has none. A part alias is a local of ``fn``'s own
     scope, not a parameter, bound once by a plain ``name = self.a.b`` and never otherwise
-    (no loop, ``with``, ``del``, walrus, ``global``), mentioned in no nested function or
-    class, and whose part no store of ``fn`` after the binding may change
-    (``self.a = ...``, ``self.a.b = ...``, ``setattr``, ``delattr``)."""
-    if not self_name:
+    (no loop, ``with``, ``del``, walrus, ``global``), that a statement stores or deletes
+    through (``del name.x``, ``name.x.y = v``), mentioned in no nested function or class,
+    and whose part no store of ``fn`` after the binding may change (``self.a = ...``,
+    ``self.a.b = ...``, ``setattr``, ``delattr``)."""
+    names = _changed_through(fn, self_name) if self_name else frozenset()
+    if not names:
         return fn
-    found = _aliases(fn, self_name)
+    found = _aliases(fn, self_name, names)
     if not found:
         return fn
     out = copy.deepcopy(fn)
@@ -32,7 +34,39 @@ def without_part_aliases(
     return out
 
 
-def _aliases(fn: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -> dict[str, ast.expr]:
+def _changed_through(fn: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -> frozenset[str]:
+    """The names some statement of ``fn`` binds to a part of ``me`` and some statement
+    stores or deletes through: read from the statements alone, as most functions have
+    none."""
+    bound: set[str] = set()
+    through: set[str] = set()
+    todo: list[ast.stmt] = list(fn.body)
+    while todo:
+        stmt = todo.pop()
+        if isinstance(stmt, _SCOPES):
+            continue
+        if isinstance(stmt, ast.Assign) and _self_path(stmt.value, me):
+            bound.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
+        targets = stmt.targets if isinstance(stmt, ast.Assign | ast.Delete) else []
+        if isinstance(stmt, ast.AugAssign | ast.AnnAssign):
+            targets = [stmt.target]
+        through.update(_root(t) for t in targets if isinstance(t, ast.Attribute))
+        for field in ("body", "orelse", "finalbody"):
+            todo.extend(getattr(stmt, field, ()))
+        for block in (*getattr(stmt, "handlers", ()), *getattr(stmt, "cases", ())):
+            todo.extend(block.body)
+    return frozenset(bound & through)
+
+
+def _root(node: ast.expr) -> str:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def _aliases(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef, me: str, names: frozenset[str]
+) -> dict[str, ast.expr]:
     params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
     params |= {a.arg for a in (fn.args.vararg, fn.args.kwarg) if a is not None}
     bound: dict[str, list[ast.AST]] = {}  # name -> the nodes that bind it
@@ -73,7 +107,9 @@ def _aliases(fn: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -> dict[str, a
         todo.extend((child, deeper) for child in children(node))
     out: dict[str, ast.expr] = {}
     for name, (stmt, path) in candidates.items():
-        if name in params or name in nested or len(bound.get(name, ())) != 1:
+        if name not in names or name in params or name in nested:
+            continue
+        if len(bound.get(name, ())) != 1:
             continue
         if any(line > stmt.lineno and _may_change(s, path) for line, s in stores):
             continue

@@ -18,7 +18,6 @@ from initlint.facts.expressions import (
     spread_params,
     to_expr,
 )
-from initlint.facts.kept_params import kept_params
 from initlint.facts.model import Arg, Cond, Effect, EffectKind, Expr, ItemTest, Span
 from initlint.facts.reads import EVERYTHING, self_access, shallow_reads
 from initlint.facts.strict import strict_reads
@@ -74,7 +73,7 @@ class EffectLog:
         self.fn = fn
         params = read_params(fn.args, annotated=is_method and fn.name == "__init__")
         if is_method and fn.name == "__init__":
-            params = kept_params(fn, copied_params(fn, params))
+            params = copied_params(fn, params)
         elif not is_method and _returns_only(fn):
             # (``_get_clones(module, n)``: a function whose body returns copies of it)
             params = copied_params(fn, params, method=False)

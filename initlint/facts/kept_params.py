@@ -1,14 +1,12 @@
-"""An ``__init__``'s parameters whose value the body keeps as it is, reading none of its
-numbers: ``self.decoder.weight = weight`` after ``weight.size(1)`` sized the layer (a tied
-weight handed in). What such a constructor is handed stays the caller's tensor, unread."""
+"""A method's parameters whose value the body keeps as it is, reading none of its numbers:
+``self.decoder.weight = weight`` after ``weight.size(1)`` sized the layer (a tied weight
+handed in). What such a constructor is handed stays the caller's tensor, unread."""
 
 from __future__ import annotations
 
 import ast
-from dataclasses import replace
 
 from initlint.facts.expressions import dotted
-from initlint.facts.model import Param
 from initlint.facts.reads import SIZE_ATTRS
 from initlint.facts.walk import children
 
@@ -16,19 +14,22 @@ _SCOPES = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
-def kept_params(
-    fn: ast.FunctionDef | ast.AsyncFunctionDef, params: tuple[Param, ...]
-) -> tuple[Param, ...]:
-    """``params`` (after ``self``) with ``kept`` set on each that ``fn``'s body mentions
-    only as the whole value stored on an attribute (``self.w = w``, ``self.fc.weight = w``),
-    for what it is (``w.size(0)``, ``w.shape``, ``w.dtype``), in a test against None, or as a
-    whole argument of a call (``Head(cfg, w)``: those calls are ``kept_by``, and the
-    simulation asks whether each keeps it as it is). Any other mention (an operand, a
-    method called, rebound, read in a nested scope or a comprehension) keeps it out, and so
-    does a decorator."""
-    names = {p.name for p in params[1:]}
+# A call a parameter is handed to whole: (callee as written, place or -1, keyword or "").
+Handed = tuple[str, int, str]
+
+
+def kept_params(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, tuple[Handed, ...]]:
+    """The parameters of the method ``fn`` (after ``self``) that its body mentions only as
+    the whole value stored on an attribute (``self.w = w``, ``self.fc.weight = w``), for
+    what it is (``w.size(0)``, ``w.shape``, ``w.dtype``), in a test against None, or as a
+    whole argument of a call (``Head(cfg, w)``), each with those calls: the caller asks
+    whether each of them keeps it as it is. Any other mention (an operand, a method called,
+    rebound, read in a nested scope or a comprehension) keeps it out, and so does a
+    decorator."""
+    given = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs][1:]
+    names = {a.arg for a in given}
     if fn.decorator_list or not names:
-        return params
+        return {}
     harmless: set[int] = set()  # id() of the ``Name`` nodes mentioned as above
     # each name's mentions as a whole argument of a call: (callee, place, keyword)
     handed: dict[str, list[tuple[str, int, str]]] = {}
@@ -57,12 +58,7 @@ def kept_params(
                 spoilt.add(node.id)
         inner = nested or isinstance(node, _SCOPES + _COMPREHENSIONS)
         todo.extend((child, inner) for child in children(node))
-    return tuple(
-        replace(p, kept=True, kept_by=tuple(handed.get(p.name, ())))
-        if p.name in mentioned - spoilt
-        else p
-        for p in params
-    )
+    return {name: tuple(handed.get(name, ())) for name in mentioned - spoilt}
 
 
 def _whole_args(call: ast.Call) -> list[tuple[tuple[int, str], ast.expr]]:

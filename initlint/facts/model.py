@@ -305,13 +305,6 @@ class Param:
     # of the same callee, ``self.real = deepcopy(module)``: that callee, dotted as written
     # ("" for any other parameter). What the object keeps of such a value is a copy.
     copied_by: str = ""
-    # An ``__init__``'s parameter that its body only stores as it is on an attribute, asks
-    # what it is (``self.decoder.weight = weight``, ``weight.size(0)``) or hands on whole:
-    # it reads none of the numbers of what it is handed (``facts/kept_params.py``).
-    kept: bool = False
-    # The calls it is handed to whole, (callee as written, place or -1, keyword or ""):
-    # each must keep it as it is too.
-    kept_by: tuple[tuple[str, int, str], ...] = ()
     # A ``*args`` or ``**kwargs`` of a plain function that its body mentions only spread
     # into calls (``Net(*args, **kwargs)``), or reads (``kwargs.get(k)``, ``k in kwargs``):
     # it carries on exactly what the caller gave it.

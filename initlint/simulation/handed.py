@@ -1,13 +1,18 @@
 """Tensors handed to a constructor that keeps them as they are: ``Head(cfg,
 self.bert.embeddings.word_embeddings.weight)``, whose ``__init__`` ties the weight into a
-layer and reads only its shape, directly or through the constructors it hands it on to
-(``Param.kept``). The numbers of what is handed so are not read."""
+layer and reads only its shape, directly or through the constructors it hands it on to.
+The numbers of what is handed so are not read. Read from the ``__init__``'s source when
+asked (``facts/kept_params.py``): few stores hand a part of a costly held object on."""
 
 from __future__ import annotations
 
+import ast
+
+from initlint.facts.kept_params import Handed, kept_params
 from initlint.facts.model import BodyError, Param
 from initlint.index.project import ProjectIndex
-from initlint.index.records import Module
+from initlint.index.records import FunctionInfo, Module
+from initlint.sources import source_lines
 
 # How many constructors deep a value handed on is followed.
 _DEPTH = 4
@@ -17,12 +22,11 @@ def keeps_as_is(index: ProjectIndex, module: Module, callee: str, place: int, ke
     """Whether calling ``callee`` (as written in ``module``) keeps the argument at
     ``place`` (or passed as ``keyword``, ``place`` -1) as it is, reading none of its
     numbers: a class of the project or a dependency whose ``__init__`` does so."""
-    return _keeps(index, module, callee, place, keyword, _DEPTH)
+    return _keeps(index, module, (callee, place, keyword), _DEPTH)
 
 
-def _keeps(
-    index: ProjectIndex, module: Module, callee: str, place: int, keyword: str, depth: int
-) -> bool:
+def _keeps(index: ProjectIndex, module: Module, call: Handed, depth: int) -> bool:
+    callee, place, keyword = call
     target = index.resolve(module, callee)
     if depth == 0 or target is None or target.kind != "class":
         return False
@@ -32,11 +36,19 @@ def _keeps(
     if init is None or body is None or isinstance(body, BodyError):
         return False
     param = _bound(body.params[1:], place, keyword)
-    return (
-        param is not None
-        and param.kept
-        and all(_keeps(index, init.module, *by, depth - 1) for by in param.kept_by)
-    )
+    kept = _kept(init) if param is not None else None
+    if param is None or kept is None or param.name not in kept:
+        return False
+    return all(_keeps(index, init.module, by, depth - 1) for by in kept[param.name])
+
+
+def _kept(init: FunctionInfo) -> dict[str, tuple[Handed, ...]] | None:
+    span = init.facts.span
+    chunk = source_lines(init.module.path, span.line, span.end_line)
+    fn = ast.parse(chunk).body[0] if chunk is not None else None
+    if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+        return None
+    return kept_params(fn)
 
 
 def _bound(params: tuple[Param, ...], place: int, keyword: str) -> Param | None:

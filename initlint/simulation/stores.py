@@ -472,8 +472,11 @@ class StoreEffects(FallbackEffects):
         handed: dict[str, int] = {}
         for at, arg in enumerate(args):
             root = _self_root(arg.expr, frame.self_name)
+            held = self._built_holder(root) if root else None
+            if held is None or not held.expensive:
+                continue  # (a part of a costly build: ``self.config.dim`` is none)
             where = (-1, arg.keyword) if arg.keyword is not None else (at, "")
-            if root and keeps_as_is(index, module, value.name, *where):
+            if keeps_as_is(index, module, value.name, *where):
                 handed[root] = handed.get(root, 0) + 1
         mentions = [n for n in value.nodes() if n.kind == "attr"]
         return frozenset(
