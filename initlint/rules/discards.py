@@ -406,7 +406,7 @@ def _part_confidence(sim: Simulation, holder: Event, e: Event, first: Event) -> 
     others = frozenset(x.index for x in arms)
     if any(used_between(sim, holder, x, others) for x in arms):
         return found
-    return "definite" if _covers(sim, holder, arms) else found
+    return "definite" if covers(sim, holder, arms) else found
 
 
 def used_between(
@@ -516,7 +516,7 @@ def _discard(sim: Simulation, first: Event, after: Sequence[Event]) -> Discard |
     if not by or not _ours(sim, first, by[0]) or _aliased(first) or first.memo:
         # (a memoised factory's object lives on in its cache: shared, not thrown away)
         return None
-    return Discard(first, tuple(by), not cut and _covers(sim, first, by))
+    return Discard(first, tuple(by), not cut and covers(sim, first, by))
 
 
 def _tests_presence(use: Event, name: str, after: Sequence[Event]) -> bool:
@@ -686,7 +686,7 @@ def _runs_with(first: Event, e: Event) -> bool:
     return not e.unkeyed and set(e.literals) <= set(first.literals)
 
 
-def _covers(sim: Simulation, first: Event, by: Sequence[Event]) -> bool:
+def covers(sim: Simulation, first: Event, by: Sequence[Event]) -> bool:
     """Some store of ``by`` runs on every path on which ``first`` runs: one that always
     runs with it, or branches whose extra conditions together always hold (``if``/``else``,
     or ``if``/``elif``/``else: raise``)."""

@@ -162,7 +162,10 @@ initialised in place (`init.kaiming_uniform_(self.weight)` in torch's
 `Linear.reset_parameters`, a project base's init pass) and that the class's own code fills
 again, every number of it (`nn.init.xavier_uniform_(self.weight)`, `self.weight.data.normal_()`),
 before anything reads them, throws the ancestor's pass away; it costs what the tensor is
-(an `error` over a 2-D weight). Reading only the tensor's shape (torch's
+(an `error` over a 2-D weight). Fills the ancestor makes on the arms of a branch that
+together run on every path (torch's convolutions: `self.weight.copy_(t)` where the weight is
+not contiguous, `init.kaiming_uniform_(self.weight)` where it is) are thrown away on every
+path: the finding is definite. Reading only the tensor's shape (torch's
 `_calculate_fan_in_and_fan_out`) is no read of its numbers; filling a part of it
 (`self.weight[0].zero_()`) is no refill. A fill of the part a reparametrisation computes
 anew (`self.conv = weight_norm(nn.Conv1d(...))`, also through a function that returns it,

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from initlint.facts.passes import TENSOR_READERS
 from initlint.rules.base import RepeatFinding, confidence_of
-from initlint.rules.discards import attribute_uses, used_between
+from initlint.rules.discards import attribute_uses, covers, used_between
 from initlint.simulation.coverage import ITEMS, LOAD, drawn_tensor
 from initlint.simulation.levels import HEAVY, LIGHT, UNKNOWN
 from initlint.simulation.records import Event, Simulation, first_run, never_both, walk_machinery
@@ -47,6 +47,7 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
         elif e.holds or e.handed:
             filling.setdefault(at, set()).update(e.holds | e.handed)
     filled: dict[str, Event] = {}  # attribute -> the ancestor's fill not read since
+    arms: dict[str, list[Event]] = {}  # attribute -> those fills, on arms that never both run
     built: dict[str, Event] = {}  # attribute -> the store that made what it holds
     # attribute -> its latest store, nothing having used it since: of a module wrapped in a
     # reparametrisation (``Event.recomputed``), of a container of such (``Event.wraps``)
@@ -82,9 +83,15 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
         if e.kind == "init":
             first = filled.get(e.name)
             if e.ancestor:
+                # (fills on the arms of a branch, ``if ...: w.copy_(t)`` / ``else:
+                # init.kaiming_uniform_(w)``: together they may fill it on every path)
+                same = arms.get(e.name, []) if first is not None else []
+                arms[e.name] = [*same, e] if all(never_both(p, e) for p in same) else [e]
                 filled[e.name] = e
             elif first is not None and not never_both(first, e) and not _called_again(sim, e):
-                out.append(_finding(sim, first, e, built.get(e.name)))
+                fills = arms.get(e.name, []) if arms.get(e.name, [])[-1:] == [first] else []
+                every = len(fills) > 1 and covers(sim, e, fills)
+                out.append(_finding(sim, first, e, built.get(e.name), every))
                 del filled[e.name]
             continue
         if e.kind in _STORES:
@@ -479,10 +486,14 @@ def drawn(e: Event) -> bool:
     return value is not None and drawn_value(value)
 
 
-def _finding(sim: Simulation, first: Event, again: Event, store: Event | None) -> RepeatFinding:
+def _finding(
+    sim: Simulation, first: Event, again: Event, store: Event | None, every: bool = False
+) -> RepeatFinding:
     """The ancestor's pass ``first`` over ``self.<name>``, filled again by ``again``: priced
     as what the tensor is (the store that made it), unknown when no store shows it. Or the
-    class's own store ``first`` of random draws, filled again before any read."""
+    class's own store ``first`` of random draws, filled again before any read. ``every``:
+    the ancestor's fills on the arms of a branch, ``first`` one of them, fill it on every
+    path ``again`` runs on."""
     cost = store.cost if store is not None else UNKNOWN
     if first.kind in _STORES:
         what = _drawn_what([again.name])
@@ -491,7 +502,7 @@ def _finding(sim: Simulation, first: Event, again: Event, store: Event | None) -
             "`torch.empty(...)`, which the fill overwrites anyway"
         )
         return _fill_finding(sim, first, again, cost, what, no_fix)
-    return _ancestors_fill(sim, first, again, cost, "pass")
+    return _ancestors_fill(sim, first, again, cost, "pass", every)
 
 
 def _part_finding(sim: Simulation, first: Event, again: Event) -> RepeatFinding:
@@ -501,22 +512,28 @@ def _part_finding(sim: Simulation, first: Event, again: Event) -> RepeatFinding:
 
 
 def _ancestors_fill(
-    sim: Simulation, first: Event, again: Event, cost: int, kind: str
+    sim: Simulation, first: Event, again: Event, cost: int, kind: str, every: bool = False
 ) -> RepeatFinding:
     no_fix = (
         f"the first {kind} runs in {_owner_name(first)}'s code, for its other users too: "
         "switch it off there, or fill the tensor once"
     )
-    return _fill_finding(
-        sim, first, again, cost, f"the initialisation of `self.{again.name}`", no_fix
-    )
+    what = f"the initialisation of `self.{again.name}`"
+    return _fill_finding(sim, first, again, cost, what, no_fix, every)
 
 
 def _fill_finding(
-    sim: Simulation, first: Event, again: Event, cost: int, what: str, no_fix: str
+    sim: Simulation,
+    first: Event,
+    again: Event,
+    cost: int,
+    what: str,
+    no_fix: str,
+    every: bool = False,
 ) -> RepeatFinding:
-    """A fill thrown away by ``again``: at least light."""
-    confidence = confidence_of(first, again)
+    """A fill thrown away by ``again``: at least light; definite where ``again`` is and
+    the first fill, or one of its arms, runs on ``every`` path."""
+    confidence = confidence_of(again) if every else confidence_of(first, again)
     return RepeatFinding(
         CODE, sim, again, first, confidence, what, cost=max(cost, LIGHT), no_fix=no_fix
     )
