@@ -88,8 +88,9 @@ def find_repeats(sim: Simulation) -> list[RepeatFinding]:
     buffers: dict[str, list[Event]] = {}
     assigns: dict[str, list[Event]] = {}
     calls: dict[str, list[Event]] = {}
-    # Constants the ancestors store for sure (``self.x = None``): a build before one is
-    # dropped by the ancestors themselves, and a later rebuild replaces the constant.
+    # Light values the ancestors store for sure (``self.x = None``, ``self.x = featurizer``,
+    # an argument): a build before one is dropped by the ancestors themselves, and a later
+    # rebuild replaces that value, not the build.
     reset: dict[str, list[int]] = {}
     deletes, created = deletions(sim)
     for e in live:
@@ -99,7 +100,7 @@ def find_repeats(sim: Simulation) -> list[RepeatFinding]:
             buffers.setdefault(e.name, []).append(e)
         elif e.kind == "assign" and e.expensive:
             assigns.setdefault(e.name, []).append(e)
-        elif e.kind == "assign" and e.value_const and e.status != MAYBE:
+        elif e.kind == "assign" and e.status != MAYBE and not (e.derived or e.same_object):
             reset.setdefault(e.name, []).append(e.index)
         elif e.kind == "call" and e.expensive and e.callee is not None:
             calls.setdefault(e.callee.qualname, []).append(e)
