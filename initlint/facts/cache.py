@@ -15,6 +15,7 @@ from initlint.facts.model import ModuleFacts
 # The modules whose code makes a file's facts (what ``extract`` runs): editing any of them
 # changes the facts, so each is in the cache's name.
 EXTRACTOR_MODULES = (
+    "aliases",
     "effect_log",
     "expressions",
     "extract",
