@@ -248,6 +248,8 @@ def _local_discards(sim: Simulation) -> Iterator[RepeatFinding]:
                 f"{e.copied_by} keeps deep copies of `{cls}(...)`, not the object: build "
                 f"the modules it needs directly, or let it keep the object as one of them"
                 if e.copied_by
+                else f"build `{cls}(...)` only on the paths that keep it"
+                if e.kept_on_some
                 else f"only some parts of the object `{cls}(...)` are kept: build those "
                 f"parts alone, or give `{cls}(...)` an argument that leaves `{first.name}` out"
             ),

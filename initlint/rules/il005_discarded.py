@@ -122,7 +122,11 @@ never hands the object on, the parts it leaves are thrown away, reported on the 
 line that builds the object. A function of the project the construction calls to build an
 object (a factory: `gpt = GPT2Model(cfg)`, `del gpt.wte`, `return gpt`) is part of that
 construction: what it throws away of the objects it builds into its locals is reported at
-its own lines, naming the classes that call it. No fix is offered.
+its own lines, naming the classes that call it. An object built into a local on every path
+and kept (stored, handed on) only under conditions that leave a path out (`extra =
+Block(d)`, stored under `if arch in six:` and `elif arch in seven:`, nothing on the `else`)
+is dropped whole on the others: reported as possible, naming its costliest parts; kept on
+every arm, or on every path that does not raise, it is not. No fix is offered.
 
 An object built as an argument of a call that may return another value instead is thrown
 away on the paths where it does: `self.proj = default(proj, nn.Linear(d, d))`, where
@@ -253,7 +257,9 @@ nn.TransformerEncoder(layer, n)`, or the layer built in the call, is copied `n` 
 thrown away, and is reported, naming the parts its construction built; so is a local the
 code itself only deep-copies (`layer = Block(d)`, then `nn.ModuleList([copy.deepcopy(layer)
 for _ in range(n)])`), never keeping or handing on the object itself, or hands only to a
-function of the project that returns copies of it (`_get_clones(layer, n)`). A template
+function of the project that returns copies of it (`_get_clones(layer, n)`), also when the
+copies' holder is bound back to the template's local (`enc = MultiWrap(enc, freqs)`,
+possible where that runs on some paths). A template
 built only where the caller gave none (`if mlp is None: mlp = ...`) is reported as possible;
 a template that is one of torch's containers with its modules written out
 (`nn.Sequential(nn.Linear(d, h), ...)`) names those modules by the numbers it holds them
@@ -601,6 +607,13 @@ class Encoder(nn.Module):
             dropped = f"{finding.event.copied_by} makes its copies and drops the object"
         elif finding.event.kind == "local":
             dropped = "only other parts of the object are taken before the local is dropped"
+        if finding.event.kept_on_some:
+            message = (
+                f"{finding.what} (built by {wording.first_fn} at {wording.first_where}) is "
+                "built on every path but kept only on some: on the others the object is "
+                "dropped with the local, so that build is thrown away"
+            )
+            return message + ("; " + unknown_cost_why(finding) if finding.cost == UNKNOWN else "")
         message = (
             f"{finding.what} (built by {wording.first_fn} at {wording.first_where}) is never "
             f"kept: {dropped}, so that build is thrown away"

@@ -16,7 +16,14 @@ from initlint.simulation.choices import named
 from initlint.simulation.containers import container_items, torch_container
 from initlint.simulation.copies import copying_class
 from initlint.simulation.levels import LIGHT, NONE, UNKNOWN
-from initlint.simulation.records import Event, built_by, never_both, part_taken
+from initlint.simulation.records import (
+    Event,
+    built_by,
+    ended_paths,
+    every_path,
+    never_both,
+    part_taken,
+)
 from initlint.simulation.run_state import Call, EffectContext, Frame, LocalBuild
 from initlint.simulation.torch_knowledge import (
     CONFIG_ATTRS,
@@ -238,6 +245,8 @@ class LocalEffects(BuildPricing):
                 held.whole = held.whole or head not in SELF_METHODS
             elif eff.target == "whole":
                 held.whole = True
+                keyed = ctx.status == MAYBE and not self.unkeyed
+                held.kept_where.append(ctx.literals if keyed else None)
             elif eff.target == "copy":
                 held.copied = True
             elif eff.target == "children":
@@ -309,10 +318,10 @@ class LocalEffects(BuildPricing):
                 held = frame.built[given.name]
                 if not mentioned_only_at(frame, ctx, given.name):
                     continue
-                if held.event.status != TRUE and not _rebinds_argument(frame, given.name):
-                    continue
                 del frame.built[given.name]  # (handed on: ``close_locals`` leaves it)
                 ev = held.event
+                if ctx.status != TRUE:
+                    ev.status = MAYBE  # (copied, and dropped, on some paths only)
             else:
                 if ctx.status != TRUE:
                     continue
@@ -461,6 +470,20 @@ class LocalEffects(BuildPricing):
             out.append(replace(ev, name=key, cost=cost, expensive=cost > NONE, effect=eff))
         return tuple(out)
 
+    def _kept_on_some_paths(self, held: LocalBuild) -> bool:
+        """Whether the object ``held``, built on every path, is kept (stored, handed on)
+        only under guards whose conditions leave a path out (``if arch in six: self.conv6 =
+        extra`` / ``elif ...`` / ``else: nin = 5``), and used in no other way."""
+        if held.event.status != TRUE or not held.kept_where or None in held.kept_where:
+            return False
+        if held.taken or held.patched or held.called or held.lending or held.copied:
+            return False
+        if held.children:
+            return False
+        known = set(held.event.literals)
+        arms = [set(where or ()) - known for where in held.kept_where]
+        return not every_path(arms, ended_paths(self.sim, known))
+
     def _children_kept(self, held: LocalBuild) -> set[str] | BodyError | None:
         """The children of the object ``held`` that its slices keep (``list(net.children())
         [:-2]``), by the order its simulated construction registered them; None when that
@@ -495,6 +518,14 @@ class LocalEffects(BuildPricing):
         of the parts not taken (its ``inner``)."""
         groups = [self._all_built(frame, n) for n in dict.fromkeys([*frame.built, *frame.shelved])]
         for group, held in ((g, h) for g in groups for h in g):
+            if held.whole and self._kept_on_some_paths(held):
+                parts = self.simulator.parts_built(held.event, None)
+                if isinstance(parts, BodyError):
+                    return parts
+                ev = held.event
+                ev.inner, ev.kept = tuple(p for p in parts if p.cost > NONE), frozenset()
+                ev.status, ev.kept_on_some = MAYBE, True
+                continue
             if held.children and not (held.whole or held.lending):
                 kept = self._children_kept(held)
                 if isinstance(kept, BodyError):
@@ -582,8 +613,9 @@ def _works_on_parts(body: Body) -> bool:
 
 
 def mentioned_only_at(frame: Frame, ctx: EffectContext, name: str) -> bool:
-    """Whether the frame mentions the local ``name``, since it was last bound, only in the
-    statement of ``ctx``."""
+    """Whether the frame mentions the local ``name``, while it holds what it held when
+    last bound before ``ctx``, only in the statement of ``ctx`` (a later binding, that
+    statement's own too, ``enc = Wrap(enc)``, holds another object)."""
     effects = frame.body.effects
     here = ctx.effect.stmt_span
     start = max(
@@ -594,7 +626,15 @@ def mentioned_only_at(frame: Frame, ctx: EffectContext, name: str) -> bool:
         ),
         default=-1,
     )
+    end = next(
+        (
+            i
+            for i, e in enumerate(effects[ctx.effect_index :], ctx.effect_index)
+            if e.kind == "local" and e.name == name
+        ),
+        len(effects),
+    )
     return not any(
         e.kind == "local_use" and e.name == name and e.stmt_span != here
-        for e in effects[start + 1 :]
+        for e in effects[start + 1 : end]
     )

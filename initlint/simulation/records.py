@@ -129,6 +129,9 @@ class Event:
     # keep deep copies of it (``self.x = Complexified(self.x)``): the first of those
     # classes. The value is copied, then dropped with the store: no use of it.
     copied_by: str = ""
+    # A local the frame built on every path and keeps (stores or hands on) only on some:
+    # on the others the whole object is dropped with the frame.
+    kept_on_some: bool = False
     # A store of a local the frame built and did nothing else with (``lm = LM(cfg)``, then
     # ``self.language_model = lm``): the local's event. What it built is what is stored.
     built_from: Event | None = None

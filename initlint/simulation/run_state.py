@@ -162,6 +162,9 @@ class LocalBuild:
     copied: bool = False  # deep-copied (``copy.deepcopy(net)``): a new object, not it
     # slices of its children taken (``list(net.children())[:-2]``: (None, -2))
     children: list[tuple[int | None, int | None]] = field(default_factory=list)
+    # the literals of each whole use (stored, handed on), None for one on every path or
+    # under a guard that has none
+    kept_where: list[tuple[tuple[str, bool], ...] | None] = field(default_factory=list)
 
 
 # What a frame's parameter keys are bound from (``Call.key_args``): the caller's frame, the

@@ -54,6 +54,10 @@ class StoreEffects(FallbackEffects):
             reads |= self.fed_reads(frame, ctx.effect_index)
         if status == TRUE:
             self._note_attempts(frame, ctx)
+        # (``enc = MultiWrap(enc, freqs)``: the object ``enc`` held, copied, is dropped)
+        copied = self.note_copied_builds(frame, ctx)
+        if copied is not None:
+            return copied
         self.note_local_build(frame, ctx)
         dropped = self.note_dropped_object(frame, ctx)
         if dropped is None:
