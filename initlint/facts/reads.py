@@ -155,21 +155,8 @@ def shallow_reads(nodes: list[ast.AST], self_name: str) -> tuple[frozenset[str],
             for a, b in ((left, right), (right, left)):
                 if isinstance(b, ast.Constant) and b.value is None:
                     none_operands.add(id(a))
-        elif (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name)
-            and node.func.id == "len"
-            and len(node.args) == 1
-        ):
-            chain = node.args[0]
-        elif (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name)
-            and node.func.id == "hasattr"
-            and len(node.args) == 2
-            and isinstance(node.args[0], ast.Attribute)
-        ):
-            chain = node.args[0]  # (``hasattr(self.vlm, "language_model")``: what it is)
+        elif isinstance(node, ast.Call) and _asks_what(node):
+            chain = node.args[0]  # (``len(self.ups)``, ``hasattr(self.vlm, "lm_head")``)
         elif isinstance(node, ast.Attribute) and node.attr in SIZE_ATTRS:
             chain = node.value
         elif (
@@ -205,3 +192,14 @@ def shallow_reads(nodes: list[ast.AST], self_name: str) -> tuple[frozenset[str],
             continue
         stack.extend(children(node))  # (a parent comes before its children)
     return frozenset(tested - untested), frozenset((sized | tested) - other)
+
+
+def _asks_what(call: ast.Call) -> bool:
+    """``len(x)``, or ``hasattr(x.part, name)``: what ``x`` is, not its numbers (``hasattr``
+    on ``self`` itself asks whether there is an attribute, and is a test apart)."""
+    func, args = call.func, call.args
+    if not isinstance(func, ast.Name):
+        return False
+    if func.id == "len":
+        return len(args) == 1
+    return func.id == "hasattr" and len(args) == 2 and isinstance(args[0], ast.Attribute)
