@@ -631,5 +631,8 @@ def test_a_fill_after_a_fill_after_the_pass_is_the_second_fills_loss(
     check_source: Callable[..., Report],
 ) -> None:
     # the ``normal_`` (line 13) throws the pass's fill away; the ``orthogonal_`` after it
-    # throws away ``normal_``'s, not the pass's again (two own fills are not this rule's)
-    assert _pass_findings(check_source(DOUBLE)) == ["Twice:13"]
+    # throws away ``normal_``'s (two own whole fills), not the pass's again
+    found = [d for d in check_source(DOUBLE).diagnostics if d.code == "IL005"]
+    assert [f"{d.line}" for d in found] == ["13", "14"]
+    assert "by a pass over" in found[0].message
+    assert "by Twice.__init__ at" in found[1].message and "that fill is" in found[1].message

@@ -17,7 +17,7 @@ from initlint.rules.base import (
     unknown_cost_why,
 )
 from initlint.rules.discards import find_discards, sliced_items
-from initlint.rules.refills import find_refills, pass_walk
+from initlint.rules.refills import find_refills, own_fill, pass_walk
 from initlint.simulation.levels import UNKNOWN
 from initlint.simulation.records import DRAW_KINDS, Event, Simulation, first_run
 
@@ -169,7 +169,10 @@ before anything reads them, throws the ancestor's pass away; it costs what the t
 (an `error` over a 2-D weight). Fills the ancestor makes on the arms of a branch that
 together run on every path (torch's convolutions: `self.weight.copy_(t)` where the weight is
 not contiguous, `init.kaiming_uniform_(self.weight)` where it is) are thrown away on every
-path: the finding is definite. Reading only the tensor's shape (torch's
+path: the finding is definite. So is a whole fill of the class's own code that a later
+whole fill of its own overwrites, nothing having read the tensor in between
+(`nn.init.normal_(self.w)`, then `nn.init.zeros_(self.w)` under `if gating:`: possible), a
+held module's part too (`self.proj.weight`). Reading only the tensor's shape (torch's
 `_calculate_fan_in_and_fan_out`) is no read of its numbers; filling a part of it
 (`self.weight[0].zero_()`) is no refill. A fill of the part a reparametrisation computes
 anew (`self.conv = weight_norm(nn.Conv1d(...))`, also through a function that returns it,
@@ -670,6 +673,8 @@ class Encoder(nn.Module):
         elif finding.first.kind in ("assign", "buffer"):  # (made of random draws)
             by, verb = f"(drawn in {wording.first_fn}", "are"
             lost = "those draws are thrown away"
+        elif own_fill(finding.sim, finding.first):
+            lost = "that fill is thrown away"
         where = f"at {wording.first_where}" + (")" if by.startswith("(") else "")
         message = (
             f"{finding.what} {by} {where} {verb} {again} "

@@ -75,10 +75,9 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
             elif not e.ancestor and not _called_again(sim, e):
                 found = passes.held_refill(e)
                 if not found and first is not None and not never_both(first, e):
-                    found = [_part_finding(sim, first, e)]  # (an ancestor's fill of it)
+                    found = [_part_finding(sim, first, e)]  # (an earlier fill of it)
                 out.extend(found)
-            if e.ancestor:
-                filled[e.name] = e
+            filled[e.name] = e  # (the class's own fills too: a later one throws it away)
             continue
         if e.kind == "init":
             first = filled.get(e.name)
@@ -88,11 +87,13 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
                 same = arms.get(e.name, []) if first is not None else []
                 arms[e.name] = [*same, e] if all(never_both(p, e) for p in same) else [e]
                 filled[e.name] = e
-            elif first is not None and not never_both(first, e) and not _called_again(sim, e):
-                fills = arms.get(e.name, []) if arms.get(e.name, [])[-1:] == [first] else []
-                every = len(fills) > 1 and covers(sim, e, fills)
-                out.append(_finding(sim, first, e, built.get(e.name), every))
-                del filled[e.name]
+            else:
+                if first is not None and not never_both(first, e) and not _called_again(sim, e):
+                    fills = arms.get(e.name, []) if arms.get(e.name, [])[-1:] == [first] else []
+                    every = len(fills) > 1 and covers(sim, e, fills)
+                    out.append(_finding(sim, first, e, built.get(e.name), every))
+                # (the class's own fill: a later one of its own throws it away)
+                filled[e.name], arms[e.name] = e, [e]
             continue
         if e.kind in _STORES:
             _forget(filled, (e.reads - e.holds - e.handed) | {e.name})
@@ -506,17 +507,26 @@ def _finding(
 
 
 def _part_finding(sim: Simulation, first: Event, again: Event) -> RepeatFinding:
-    """An ancestor's fill of a part of a held module (``self.fc.weight``), filled again by
+    """An earlier fill of a part of a held module (``self.fc.weight``), filled again by
     ``again``: priced as that tensor."""
     return _ancestors_fill(sim, first, again, again.part_cost, "fill")
+
+
+def own_fill(sim: Simulation, e: Event) -> bool:
+    """Whether the fill ``e`` is one of the class's own code's (not an ancestor's, nor one
+    a held module's construction made)."""
+    return not e.ancestor and e.index < len(sim.events) and sim.events[e.index] is e
 
 
 def _ancestors_fill(
     sim: Simulation, first: Event, again: Event, cost: int, kind: str, every: bool = False
 ) -> RepeatFinding:
+    """The fill ``first`` (an ancestor's, or the class's own) thrown away by ``again``."""
     no_fix = (
-        f"the first {kind} runs in {_owner_name(first)}'s code, for its other users too: "
-        "switch it off there, or fill the tensor once"
+        "both fills are the class's own: keep the one that should stand"
+        if own_fill(sim, first)
+        else f"the first {kind} runs in {_owner_name(first)}'s code, for its other users "
+        "too: switch it off there, or fill the tensor once"
     )
     what = f"the initialisation of `self.{again.name}`"
     return _fill_finding(sim, first, again, cost, what, no_fix, every)
