@@ -219,9 +219,10 @@ class _Passes:
         # for that pass (``if mup: <walk>`` / ``else: self.apply(init)``)
         self.reads: dict[str, list[Event]] = {}
         self.current: Event | None = None
-        # the finding at each pass statement (frame, effect), and the fills it is about
+        # the finding at each pass statement (frame, top-level statement: a loop's fills
+        # are one pass), and the fills it is about
         self.merged: dict[
-            tuple[int, int], tuple[RepeatFinding, list[tuple[int, str, Event, Event]]]
+            tuple[int, object], tuple[RepeatFinding, list[tuple[int, str, Event, Event]]]
         ]
         self.merged = {}
 
@@ -282,17 +283,20 @@ class _Passes:
                 if not self._again(done):
                     hits.append((cost, name, own, holder))
         if hits:
-            # (the fills of one ``apply`` are events of one statement: one finding there)
-            merged = self.merged.get(at)
+            # (the fills of one ``apply`` are events of one statement, and those of one
+            # loop's body of one top-level statement: one finding, at the first of them)
+            loop = (done.frame, done.effect.stmt_span)
+            merged = self.merged.get(loop)
+            at_pass = done
             if merged is not None and self.out and self.out[-1] is merged[0]:
                 hits += merged[1]
-                self.out.pop()
+                at_pass = self.out.pop().event
             hits.sort(key=lambda h: (h[2].index, h[1]))  # (the first costliest is the note)
             cost, _, fill, _ = max(hits, key=lambda h: h[0])
             names = list(dict.fromkeys(h[1] for h in hits))  # (merged passes share names)
             stores = [h[3] for h in hits]
-            self.out.append(_pass_finding(self.sim, fill, done, names, cost, *stores))
-            self.merged[at] = (self.out[-1], hits)
+            self.out.append(_pass_finding(self.sim, fill, at_pass, names, cost, *stores))
+            self.merged[loop] = (self.out[-1], hits)
         self.passes.append((done, set()))
         for index, name, _ in sorted(done.covers):  # (a later pass may fill them again)
             made = self.built.get(name.split(".")[0])
