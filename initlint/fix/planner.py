@@ -222,9 +222,15 @@ class Planner:
         if new_on and not self._worth_new_parameter(f, sites if f.flag is None else None):
             # (a cost initlint could not follow is not known to be light either)
             what = "light work" if f.cost == LIGHT else "work of a cost not known here"
+            # (one flag guards the sites of one ancestor __init__: named after the first)
+            guarded = [_what(g) for g, _, _ in sites] if f.flag is None else []
+            shared = ""
+            if len(guarded) > 1:
+                shared = f" (one flag for {', '.join(f'`{w}`' for w in dict.fromkeys(guarded))})"
             return (
-                f"{f.what} is {what}: not worth a new constructor parameter `{name}` on "
-                f"{', '.join(new_on)} (initlint adds constructor parameters for heavy repeats only)"
+                f"{f.what} is {what}: not worth a new constructor parameter `{name}`{shared} "
+                f"on {', '.join(new_on)} (initlint adds constructor parameters for heavy "
+                "repeats only)"
             )
         value = flag_value(kept.cond, off)
         caller = caller_ops(top_super, name, value)
