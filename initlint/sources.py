@@ -98,13 +98,23 @@ def source_lines(path: Path, line: int, end_line: int) -> str | None:
     """Lines ``line`` to ``end_line`` (1-based) of the file, dedented, when they read as
     Python on their own (a whole statement or function); None when the file is unreadable
     or they do not parse."""
+    parsed = _parsed_lines(path, line, end_line)
+    return parsed[0] if parsed is not None else None
+
+
+def source_tree(path: Path, line: int, end_line: int) -> ast.Module | None:
+    """``source_lines``, parsed."""
+    parsed = _parsed_lines(path, line, end_line)
+    return parsed[1] if parsed is not None else None
+
+
+def _parsed_lines(path: Path, line: int, end_line: int) -> tuple[str, ast.Module] | None:
     try:
         text = read_source(path).text
     except UnreadableError:
         return None
     chunk = textwrap.dedent("\n".join(text.splitlines()[line - 1 : end_line]))
     try:
-        ast.parse(chunk)
+        return chunk, ast.parse(chunk)
     except SyntaxError:
         return None
-    return chunk

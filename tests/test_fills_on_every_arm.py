@@ -7,11 +7,11 @@ one arm only (the bias, under ``if self.bias is not None``) stays possible."""
 from __future__ import annotations
 
 import sys
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
-from initlint.api import check
+from initlint.api import Report
 
 pytest.importorskip("torch")
 
@@ -67,24 +67,23 @@ class AfterOneArm(OneArm):
 """
 
 
-def _found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: str) -> dict[str, str]:
+def _found(check_source: Callable[..., Report], source: str) -> dict[str, str]:
+    return {d.class_name.rsplit(".", 1)[-1]: d.confidence for d in check_source(source).diagnostics}
+
+
+@pytest.fixture(autouse=True)
+def _torch_read(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)  # torch's own classes are ancestors here
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "arms"\n')
-    (tmp_path / "arms.py").write_text(source)
-    report = check([tmp_path], cwd=tmp_path, use_cache=False)
-    return {d.class_name.rsplit(".", 1)[-1]: d.confidence for d in report.diagnostics}
 
 
-def test_a_fill_on_every_arm_is_refilled_definitely(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    found = _found(tmp_path, monkeypatch, BRANCHES)
+def test_a_fill_on_every_arm_is_refilled_definitely(check_source: Callable[..., Report]) -> None:
+    found = _found(check_source, BRANCHES)
     assert found == {"BothArms": "definite", "AfterOneArm": "possible"}
 
 
 def test_torchs_convolution_weight_is_filled_on_every_path(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    check_source: Callable[..., Report],
 ) -> None:
-    found = _found(tmp_path, monkeypatch, SOURCE)
+    found = _found(check_source, SOURCE)
     assert found["Smooth"] == "definite"
     assert found["BiasZeroed"] == "possible"

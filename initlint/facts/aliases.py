@@ -45,7 +45,7 @@ def _changed_through(fn: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -> fro
         stmt = todo.pop()
         if isinstance(stmt, _SCOPES):
             continue
-        if isinstance(stmt, ast.Assign) and _self_path(stmt.value, me):
+        if isinstance(stmt, ast.Assign) and self_path(stmt.value, me):
             bound.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
         targets = stmt.targets if isinstance(stmt, ast.Assign | ast.Delete) else []
         if isinstance(stmt, ast.AugAssign | ast.AnnAssign):
@@ -84,15 +84,15 @@ def _aliases(
         elif isinstance(node, ast.Global | ast.Nonlocal):
             nested.update(node.names)
         elif isinstance(node, ast.Assign) and not inner:
-            path = _self_path(node.value, me)
+            path = self_path(node.value, me)
             if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and path:
                 candidates[node.targets[0].id] = (node, path)
             for target in node.targets:
-                stored = _self_path(target, me)
+                stored = self_path(target, me)
                 if stored:
                     stores.append((node.lineno, stored))
         elif isinstance(node, ast.AugAssign | ast.AnnAssign) and not inner:
-            stored = _self_path(node.target, me)
+            stored = self_path(node.target, me)
             if stored:
                 stores.append((node.lineno, stored))
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
@@ -100,7 +100,7 @@ def _aliases(
                 stores.append((node.lineno, "*"))
         elif isinstance(node, ast.Delete) and not inner:
             for target in node.targets:
-                stored = _self_path(target, me)
+                stored = self_path(target, me)
                 if stored:
                     stores.append((node.lineno, stored))
         deeper = inner or isinstance(node, _SCOPES)
@@ -117,8 +117,9 @@ def _aliases(
     return out
 
 
-def _self_path(node: ast.AST, me: str) -> str:
-    """``a.b`` for ``<me>.a.b``; "" for anything else."""
+def self_path(node: ast.AST, me: str) -> str:
+    """``a`` for ``<me>.a``, ``a.b`` for ``<me>.a.b``: the dotted path of an object the
+    object ``me`` names holds; "" for anything else."""
     parts: list[str] = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)

@@ -10,7 +10,7 @@ import copy
 from collections.abc import Sequence
 from dataclasses import replace
 
-from initlint.facts.aliases import without_part_aliases
+from initlint.facts.aliases import self_path, without_part_aliases
 from initlint.facts.effect_log import EffectLog, is_name, names_loaded, without_docstring
 from initlint.facts.expressions import UNKNOWN_COND, dotted, root_name, span_of, to_cond, to_expr
 from initlint.facts.local_uses import followed_names, uses_in
@@ -744,17 +744,6 @@ class FunctionReader(EffectLog):
             else:
                 self._store_elsewhere(target, vexpr, carried, guard, stmt)
 
-    def _held_path(self, node: ast.expr) -> str:
-        """``a`` for ``self.a``, ``a.b`` for ``self.a.b``: the dotted path of an object the
-        object holds; "" for anything else."""
-        path: list[str] = []
-        while isinstance(node, ast.Attribute):
-            path.append(node.attr)
-            node = node.value
-        if not path or not is_name(node, self.self_name):
-            return ""
-        return ".".join(reversed(path))
-
     def _held_item(self, node: ast.expr) -> str:
         """``decoder.0`` for ``self.decoder[0]``, ``decoder.-1`` for ``self.decoder[-1]``;
         "" for anything else."""
@@ -819,7 +808,9 @@ class FunctionReader(EffectLog):
         elif isinstance(target, ast.Attribute) and (item := self._held_item(target.value)):
             # self.head[-1].weight = v: a part of one item of a held container, by number
             self.add("nested", stmt, guard, name=item, detail=target.attr, value=vexpr, target=how)
-        elif isinstance(target, ast.Attribute) and (holder := self._held_path(target.value)):
+        elif isinstance(target, ast.Attribute) and (
+            holder := self_path(target.value, self.self_name)
+        ):
             # self.a.b = v: a part of the object self.a holds is replaced by v (and
             # self.a.b.c = v one of the object self.a.b holds: name "a.b")
             self.add(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 
 from initlint.index.records import FunctionInfo
-from initlint.sources import source_lines
+from initlint.sources import source_tree
 
 # Calls that write what they are given to a file, by the name written (``torch.save``) or
 # the method's (``state.save(path)``, ``fh.write(text)``).
@@ -21,9 +21,9 @@ def writes_storage(fn: FunctionInfo) -> bool:
     """Whether ``fn``'s own body calls something that writes a file: a writer by name, a
     writing method, or ``open`` with a mode that writes."""
     span = fn.facts.span
-    chunk = source_lines(fn.module.path, span.line, span.end_line)
-    return chunk is not None and any(
-        isinstance(node, ast.Call) and _writing(node) for node in ast.walk(ast.parse(chunk))
+    tree = source_tree(fn.module.path, span.line, span.end_line)
+    return tree is not None and any(
+        isinstance(node, ast.Call) and _writing(node) for node in ast.walk(tree)
     )
 
 

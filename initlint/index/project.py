@@ -99,6 +99,12 @@ class ProjectIndex(NameResolver):
             result.append("<dynamic>")
         return MroResult(tuple(result))
 
+    def constructor(self, qualname: str) -> FunctionInfo | None:
+        """The ``__init__`` that constructing the class ``qualname`` runs: the first along its
+        MRO; None for a class whose MRO is broken, or where an external class comes first."""
+        mro = self.mro(qualname)
+        return self.lookup_method(mro.classes, "__init__") if mro.ok else None
+
     def lookup_method(self, mro: tuple[str, ...], name: str, start: int = 0) -> FunctionInfo | None:
         """The first definition of ``name`` in ``mro[start:]``; None if external comes first."""
         if len(mro) > MEMO_MRO:

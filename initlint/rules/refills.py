@@ -46,7 +46,7 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
             filling.setdefault(at, set()).add(e.name)
         elif e.holds or e.handed:
             filling.setdefault(at, set()).update(e.holds | e.handed)
-    filled: dict[str, Event] = {}  # attribute -> the ancestor's fill not read since
+    filled: dict[str, Event] = {}  # attribute -> its latest whole fill (ancestor's or own) unread
     arms: dict[str, list[Event]] = {}  # attribute -> those fills, on arms that never both run
     built: dict[str, Event] = {}  # attribute -> the store that made what it holds
     # attribute -> its latest store, nothing having used it since: of a module wrapped in a
@@ -494,9 +494,10 @@ def drawn(e: Event) -> bool:
 def _finding(
     sim: Simulation, first: Event, again: Event, store: Event | None, every: bool = False
 ) -> RepeatFinding:
-    """The ancestor's pass ``first`` over ``self.<name>``, filled again by ``again``: priced
-    as what the tensor is (the store that made it), unknown when no store shows it. Or the
-    class's own store ``first`` of random draws, filled again before any read. ``every``:
+    """The earlier fill ``first`` of ``self.<name>`` (an ancestor's pass, or the class's own
+    fill), filled again by ``again``: priced as what the tensor is (the store that made it),
+    unknown when no store shows it. Or the class's own store ``first`` of random draws,
+    filled again before any read. ``every``:
     the ancestor's fills on the arms of a branch, ``first`` one of them, fill it on every
     path ``again`` runs on."""
     cost = store.cost if store is not None else UNKNOWN
@@ -507,13 +508,13 @@ def _finding(
             "`torch.empty(...)`, which the fill overwrites anyway"
         )
         return _fill_finding(sim, first, again, cost, what, no_fix)
-    return _ancestors_fill(sim, first, again, cost, "pass", every)
+    return _earlier_fill(sim, first, again, cost, "pass", every)
 
 
 def _part_finding(sim: Simulation, first: Event, again: Event) -> RepeatFinding:
     """An earlier fill of a part of a held module (``self.fc.weight``), filled again by
     ``again``: priced as that tensor."""
-    return _ancestors_fill(sim, first, again, again.part_cost, "fill")
+    return _earlier_fill(sim, first, again, again.part_cost, "fill")
 
 
 def own_fill(sim: Simulation, e: Event) -> bool:
@@ -522,7 +523,7 @@ def own_fill(sim: Simulation, e: Event) -> bool:
     return not e.ancestor and e.index < len(sim.events) and sim.events[e.index] is e
 
 
-def _ancestors_fill(
+def _earlier_fill(
     sim: Simulation, first: Event, again: Event, cost: int, kind: str, every: bool = False
 ) -> RepeatFinding:
     """The fill ``first`` (an ancestor's, or the class's own) thrown away by ``again``."""

@@ -315,11 +315,20 @@ def param_of(params: Sequence[Param], args: Sequence[Arg], at: int) -> Param | N
     a ``*args`` (its place is not known), or where no parameter takes it."""
     arg = args[at]
     if arg.keyword is not None:  # (by its name, whatever ``**kw`` passes beside it)
-        return next((p for p in params if p.name == arg.keyword and p.kind != "posonly"), None)
+        return param_at(params, -1, arg.keyword)
     if any(a.star == 1 for a in args[:at]):
         return None
+    return param_at(params, at, "")
+
+
+def param_at(params: Sequence[Param], place: int, keyword: str) -> Param | None:
+    """The parameter of ``params`` (``self`` left out) an argument passed as ``keyword``
+    binds to, or for "" the one at ``place`` among the positional ones; None where none
+    takes it."""
+    if keyword:
+        return next((p for p in params if p.name == keyword and p.kind != "posonly"), None)
     positional = [p for p in params if p.kind in ("posonly", "pos")]
-    return positional[at] if at < len(positional) else None
+    return positional[place] if 0 <= place < len(positional) else None
 
 
 def kwarg_name(params: tuple[Param, ...]) -> str:

@@ -76,8 +76,7 @@ def copying_class(index: ProjectIndex, module: Module, call: Expr, at: int) -> s
     if target is None or target.kind not in ("class", "function"):
         return ""
     if target.kind == "class":
-        mro = index.mro(target.name)
-        fn = index.lookup_method(mro.classes, "__init__") if mro.ok else None
+        fn = index.constructor(target.name)
     else:
         fn = index.function_info(target.name)
     body = fn.facts.load() if fn is not None else None

@@ -349,8 +349,7 @@ class Simulator:
     ) -> frozenset[str]:
         """The parameters of ``info``'s ``__init__`` left at their defaults by a call that
         passes ``given`` by position and ``named`` by keyword."""
-        mro_res = self.index.mro(info.qualname)
-        init = self.index.lookup_method(mro_res.classes, "__init__") if mro_res.ok else None
+        init = self.index.constructor(info.qualname)
         body = init.facts.load() if init is not None else None
         if body is None or isinstance(body, BodyError):
             return frozenset()

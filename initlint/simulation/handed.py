@@ -9,10 +9,11 @@ from __future__ import annotations
 import ast
 
 from initlint.facts.kept_params import Handed, kept_params
-from initlint.facts.model import BodyError, Param
+from initlint.facts.model import BodyError
 from initlint.index.project import ProjectIndex
 from initlint.index.records import FunctionInfo, Module
-from initlint.sources import source_lines
+from initlint.simulation.arguments import param_at
+from initlint.sources import source_tree
 
 # How many constructors deep a value handed on is followed.
 _DEPTH = 4
@@ -30,12 +31,11 @@ def _keeps(index: ProjectIndex, module: Module, call: Handed, depth: int) -> boo
     target = index.resolve(module, callee)
     if depth == 0 or target is None or target.kind != "class":
         return False
-    mro = index.mro(target.name)
-    init = index.lookup_method(mro.classes, "__init__") if mro.ok else None
+    init = index.constructor(target.name)
     body = init.facts.load() if init is not None else None
     if init is None or body is None or isinstance(body, BodyError):
         return False
-    param = _bound(body.params[1:], place, keyword)
+    param = param_at(body.params[1:], place, keyword)
     kept = _kept(init) if param is not None else None
     if param is None or kept is None or param.name not in kept:
         return False
@@ -44,16 +44,8 @@ def _keeps(index: ProjectIndex, module: Module, call: Handed, depth: int) -> boo
 
 def _kept(init: FunctionInfo) -> dict[str, tuple[Handed, ...]] | None:
     span = init.facts.span
-    chunk = source_lines(init.module.path, span.line, span.end_line)
-    fn = ast.parse(chunk).body[0] if chunk is not None else None
+    tree = source_tree(init.module.path, span.line, span.end_line)
+    fn = tree.body[0] if tree is not None and tree.body else None
     if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
         return None
     return kept_params(fn)
-
-
-def _bound(params: tuple[Param, ...], place: int, keyword: str) -> Param | None:
-    """The parameter an argument at ``place`` (or passed as ``keyword``) binds to."""
-    if keyword:
-        return next((p for p in params if p.name == keyword and p.kind != "posonly"), None)
-    positional = [p for p in params if p.kind in ("posonly", "pos")]
-    return positional[place] if 0 <= place < len(positional) else None

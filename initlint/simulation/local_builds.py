@@ -476,9 +476,7 @@ class LocalEffects(BuildPricing):
         extra`` / ``elif ...`` / ``else: nin = 5``), and used in no other way."""
         if held.event.status != TRUE or not held.kept_where or None in held.kept_where:
             return False
-        if held.taken or held.patched or held.called or held.lending or held.copied:
-            return False
-        if held.children:
+        if held.used_otherwise():
             return False
         known = set(held.event.literals)
         arms = [set(where or ()) - known for where in held.kept_where]

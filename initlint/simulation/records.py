@@ -186,7 +186,8 @@ class Event:
     holds: frozenset[str] = frozenset()
     # A store of a constructor's object handed attributes' tensors that its ``__init__``
     # keeps as they are (``self.cls = Head(cfg, self.bert.embeddings.word.weight)``, which
-    # ties the weight in, ``Param.kept``): those attributes. It reads none of their numbers.
+    # ties the weight in, ``simulation/handed.py``): those attributes. It reads none of their
+    # numbers.
     handed: frozenset[str] = frozenset()
     # A store of ``cls(...)`` where the name ``cls`` holds a class (a parameter's default, an
     # argument naming one): that class's qualified name.

@@ -166,6 +166,12 @@ class LocalBuild:
     # under a guard that has none
     kept_where: list[tuple[tuple[str, bool], ...] | None] = field(default_factory=list)
 
+    def used_otherwise(self) -> bool:
+        """Whether the frame did more with the object than hand it on whole: a part taken
+        or replaced, a method run, a copy or a slice of its children made, lent."""
+        done = (self.taken, self.patched, self.called, self.lending, self.copied, self.children)
+        return any(done)
+
 
 # What a frame's parameter keys are bound from (``Call.key_args``): the caller's frame, the
 # call's arguments, the callee's parameters, and whether the first one is ``self``.

@@ -457,9 +457,7 @@ class StoreEffects(FallbackEffects):
         held = frame.built.get(value.name)
         if held is None or held.event.status != TRUE or built_by(held.event) is None:
             return None
-        if held.taken or held.patched or held.called or held.lending or held.copied:
-            return None
-        return None if held.children else held.event
+        return None if held.used_otherwise() else held.event
 
     def _handed_as_is(self, frame: Frame, value: Expr | None) -> frozenset[str]:
         """The attributes of the object that ``value``, a constructor's call, mentions only
