@@ -409,7 +409,10 @@ class FunctionReader(EffectLog):
             if isinstance(stmt, ast.AugAssign):
                 root = root_name(stmt.target)
                 if root and root != self.self_name:  # n *= 2, scaling["factor"] += 1
-                    self.add("objattr", stmt, guard, name=root)
+                    # ``discs += [MPD(p) for p in periods]`` fills the list as ``extend`` does
+                    added = isinstance(stmt.op, ast.Add) and isinstance(stmt.target, ast.Name)
+                    fill = to_expr(stmt.value) if added else None
+                    self.add("objattr", stmt, guard, name=root, value=fill)
             for child in ast.iter_child_nodes(stmt):
                 if isinstance(child, ast.expr):
                     self.calls_in(child, guard, stmt)

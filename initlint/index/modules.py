@@ -208,17 +208,28 @@ class ModuleSet:
         self.dependency_paths.add(str(found.path))
         return mod
 
-    def absolute_module(self, name: str, tolerant: bool = True) -> str | None:
+    def absolute_module(
+        self, name: str, tolerant: bool = True, importer: str | None = None
+    ) -> str | None:
         """Map an absolute import to a project module, else an installed one, tolerating a
         missing src root (``tolerant``; never in dependency code): an import that names no
-        module may mean the one project module whose dotted name ends with it. Never for a
-        standard-library or installed top-level name, and never below a regular package (a
-        nested ``pkg/env/torch.py`` shadows nothing: ``pkg/env`` is no source root)."""
+        module may mean a module below a folder the importing module ``importer`` sits in
+        (the nearest: that import works only while such a folder is on the path, as when a
+        script in it runs), else the one project module whose dotted name ends with it.
+        Never for a standard-library or installed top-level name, and otherwise never below
+        a regular package (a nested ``pkg/env/torch.py`` shadows nothing: ``pkg/env`` is no
+        source root)."""
         if self.has_module(name):
             return name
         top = name.partition(".")[0]
         if not tolerant or top in STDLIB or self._in_environment(name):
             return None
+        if importer is not None:
+            folders = importer.split(".")
+            for n in range(len(folders) - 1, 0, -1):
+                beside = ".".join([*folders[:n], name])
+                if beside in self.module_paths:
+                    return beside
         if self._suffix is None:
             # Dotted module names by their last part: those ending with ``.name`` share it.
             self._suffix = {}

@@ -171,7 +171,7 @@ class NameResolver(ModuleSet):
     def _from_module(self, mod: Module, imp: ImportFacts) -> str | None:
         level, module = imp.level, imp.module
         if level == 0:
-            return self.absolute_module(module, mod.dist is None) or module
+            return self.absolute_module(module, mod.dist is None, mod.name) or module
         pkg_parts = mod.name.split(".")
         if not mod.is_package:
             pkg_parts = pkg_parts[:-1]
@@ -209,7 +209,7 @@ class NameResolver(ModuleSet):
             module = imp.module
             if imp.bind_top:
                 module = module.split(".", 1)[0]
-            resolved = self.absolute_module(module, mod.dist is None)
+            resolved = self.absolute_module(module, mod.dist is None, mod.name)
             return Target("module", resolved) if resolved else Target("external", module)
         if name == "*":
             return None
