@@ -19,7 +19,7 @@ from initlint.facts.expressions import (
     to_expr,
 )
 from initlint.facts.model import Arg, Cond, Effect, EffectKind, Expr, ItemTest, Span
-from initlint.facts.reads import EVERYTHING, self_access, shallow_reads
+from initlint.facts.reads import EVERYTHING, changed_in_place, self_access, shallow_reads
 from initlint.facts.strict import strict_reads
 from initlint.facts.walk import children
 
@@ -147,6 +147,7 @@ class EffectLog:
                 strict=strict,
                 tested=tested,
                 sized=sized,
+                changed=changed_in_place(stmt, self.self_name) & reads,
             )
 
     def self_attr(self, node: ast.AST) -> str:
@@ -298,6 +299,7 @@ class EffectLog:
         strict: frozenset[str] = frozenset(),
         tested: frozenset[str] = frozenset(),
         sized: frozenset[str] = frozenset(),
+        changed: frozenset[str] = frozenset(),
         fan: bool = False,
         tests: tuple[ItemTest, ...] = (),
     ) -> int:
@@ -321,6 +323,7 @@ class EffectLog:
                 strict=strict,
                 tested=tested,
                 sized=sized,
+                changed=changed,
                 protected=self.protect > 0,
                 fan=fan,
                 tests=tests,

@@ -279,6 +279,10 @@ class Effect:
     # its length or a tensor's shape and kind (``len(self.ups)``, ``self.w.shape[0]``,
     # ``self.proj.weight.size(1)``), or a None test. A fill before them is not used by them.
     sized: frozenset[str] = frozenset()
+    # A touch's reads whose tensor the statement only changes in place from its own numbers
+    # (``self.head.proj.weight.data.mul_(scale)``): work kept in the value, nothing of it
+    # taken elsewhere.
+    changed: frozenset[str] = frozenset()
     # Inside a ``try`` (body, handlers, else) or a ``with`` body: an exception raised here may
     # be caught, so it does not end the construction for sure.
     protected: bool = False

@@ -127,6 +127,50 @@ def self_access(
 SIZE_ATTRS = frozenset("shape size dim ndim ndimension numel dtype device".split())
 
 
+# torch's tensor methods that change the tensor they are called on in place from its own
+# numbers (and the arguments): the result stays in that tensor.
+CHANGING_METHODS = frozenset(
+    """mul_ div_ add_ sub_ clamp_ clamp_min_ clamp_max_ abs_ neg_ pow_ sqrt_ exp_ log_
+    renorm_ masked_fill_ index_fill_ fmod_ remainder_ sign_ round_ tanh_ sigmoid_ lerp_
+    addcmul_ addcdiv_ requires_grad_""".split()
+)
+
+
+def changed_in_place(stmt: ast.stmt, self_name: str) -> frozenset[str]:
+    """The attribute of ``self`` whose tensor the statement ``stmt`` only changes in place
+    (``self.head.proj.weight.data.mul_(scale)``: a call of a changing method on a path
+    below ``self.head``, its result dropped, its arguments reading nothing of ``self.head``
+    nor handing ``self`` on): ``{"head"}``; empty for any other statement."""
+    if not self_name or not isinstance(stmt, ast.Expr) or not isinstance(stmt.value, ast.Call):
+        return frozenset()
+    call = stmt.value
+    func = call.func
+    if not isinstance(func, ast.Attribute) or func.attr not in CHANGING_METHODS:
+        return frozenset()
+    node = func.value
+    while isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute):
+        node = node.value
+    if not (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == self_name
+    ):
+        return frozenset()
+    given = [*call.args, *(k.value for k in call.keywords)]
+    for n in (n for a in given for n in ast.walk(a)):
+        if isinstance(n, ast.Name) and n.id == self_name and not _attribute_head(n, given):
+            return frozenset()  # (``self`` itself handed on)
+        if isinstance(n, ast.Attribute) and n.attr == node.attr:
+            if isinstance(n.value, ast.Name) and n.value.id == self_name:
+                return frozenset()  # (its own numbers read into the change: a use)
+    return frozenset({node.attr})
+
+
+def _attribute_head(name: ast.Name, given: list[ast.expr]) -> bool:
+    """Whether ``name`` is the head of an attribute read among ``given`` (``self.x``)."""
+    return any(isinstance(n, ast.Attribute) and n.value is name for a in given for n in ast.walk(a))
+
+
 def shallow_reads(nodes: list[ast.AST], self_name: str) -> tuple[frozenset[str], frozenset[str]]:
     """The ``self`` attributes that ``nodes`` mention only to ask what the value is, found
     in one walk: (those only tested against None, ``self.norm is not None``, or asked for,

@@ -260,6 +260,19 @@ class NameResolver(ModuleSet):
             return Target("attribute", nested)
         return None
 
+    def visitor(self, mod: Module, given: Expr) -> Expr:
+        """The function a callable argument runs on what it is handed, written in ``mod``:
+        ``partial(self._init_weights, std=0.02)``'s function when the partial fixes keywords
+        alone (what is handed stays its first argument); any other value itself."""
+        if given.kind != "call" or not given.name or not given.children:
+            return given
+        positional = given.value if isinstance(given.value, int) else len(given.children)
+        if positional != 1 or any(k in ("", "*") for k in given.keywords):
+            return given
+        if self.public_name(mod, given.name) != "functools.partial":
+            return given
+        return given.children[0]
+
     def public_name(self, mod: Module, dotted: str) -> str | None:
         """``dotted`` as written in ``mod`` with its head expanded through the module's own
         absolute imports (``t.randn`` after ``import torch as t``: ``torch.randn``): the name

@@ -60,8 +60,13 @@ def find_discards(sim: Simulation) -> list[RepeatFinding]:
     # (``del self.x`` reads x only to drop it: its statement's touch is no use of x)
     # (nor is the read of a store that hands it to a class keeping only copies of it)
     dropped = {
-        (e.frame, e.effect.span, e.name) for e in sim.events if e.kind == "delete" or e.copied_by
+        (e.frame, e.effect.stmt_span if e.kind == "delete" else e.effect.span, e.name)
+        for e in sim.events
+        if e.kind == "delete" or e.copied_by
     }
+    # (torch's walk over the modules while ``apply`` runs a pass that only fills: the fills
+    # go with the object, and the walk takes nothing out of it)
+    walking = walk_machinery(sim.events)
     for e in sim.events:
         if e.shadow:
             continue
@@ -69,7 +74,7 @@ def find_discards(sim: Simulation) -> list[RepeatFinding]:
             stores.setdefault(e.name, []).append(e)
         elif _new_numbers(e):
             stores.setdefault(e.effect.name, []).append(e)
-        used = attribute_uses(e, sim.mro)
+        used = attribute_uses(e, sim.mro) if e.index not in walking else ()
         filled = _in_place(e) if used and e.kind == "touch" else frozenset()
         for name in used:
             if (e.frame, e.effect.span, name) not in dropped and name not in filled:
@@ -121,10 +126,11 @@ def _in_place(touch: Event) -> frozenset[str]:
     whole (``self.weight.data = w``): it writes numbers into the value, which go with it,
     and keeps nothing of it (what it reads of the value is its own use)."""
     span = touch.effect.stmt_span
+    changed = touch.effect.changed  # (``self.head.proj.weight.data.mul_(scale)``)
     body = touch.fn.facts.load()
     if span is None or body is None or isinstance(body, BodyError):
-        return frozenset()
-    return frozenset(
+        return changed
+    return changed | frozenset(
         x.target.split(".")[0] if x.kind == "init" else x.name
         for x in body.effects
         if x.stmt_span == span
@@ -748,6 +754,46 @@ def _reads_configuration(touch: Event, name: str) -> bool:
         for ok in _mentions(x, prefix)
     ]
     return bool(found) and all(found)
+
+
+def paths_read(touch: Event, name: str) -> frozenset[str] | None:
+    """The paths below ``self.<name>`` that the statement of ``touch`` reads, from the
+    attribute itself (``self.blocks[-1].dim_out``: ``blocks.*.dim_out``; a method called on
+    a part, or a part handed on, reads all below it); None when the statement mentions it
+    otherwise than in the values its effects record (a test, a loop's head)."""
+    body = touch.fn.facts.load()
+    if isinstance(body, BodyError) or not body.params:
+        return None
+    self_name = body.params[0].name
+    found: set[str] = set()
+    for eff in body.effects:
+        if eff.stmt != touch.effect.stmt or eff.kind == "touch":
+            continue
+        for x in (eff.value, *(a.expr for a in eff.args)):
+            if x is not None:
+                found.update(_chains(x, self_name, name))
+    return frozenset(found) or None
+
+
+def _chain(x: Expr, self_name: str, name: str) -> str | None:
+    """``x``'s path from ``self.<name>`` (``blocks.*.dim_out``), or None when it is none."""
+    if x.kind == "attr" and x.name == f"{self_name}.{name}":
+        return name
+    inner = _chain(x.receiver, self_name, name) if x.receiver is not None else None
+    if inner is None or x.kind not in ("attr", "subscript"):
+        return None
+    return f"{inner}.{x.attr}" if x.kind == "attr" else f"{inner}.*"
+
+
+def _chains(x: Expr, self_name: str, name: str) -> Iterator[str]:
+    """The longest paths from ``self.<name>`` that ``x`` reads."""
+    path = _chain(x, self_name, name)
+    if path is not None:
+        yield path
+        return
+    for child in (x.receiver, *x.children):
+        if child is not None:
+            yield from _chains(child, self_name, name)
 
 
 def _mentions(x: Expr, prefix: str) -> Iterator[bool]:

@@ -846,7 +846,7 @@ class CostModel:
         """``self.apply(init)`` runs ``init`` on every module the object holds: a pass that
         does work on what it is given (it initialises weights) is a pass over the object's
         weights; one that does none costs nothing; one not known here is unknown."""
-        arg = eff.args[0].expr if eff.args else None
+        arg = self.index.visitor(module, eff.args[0].expr) if eff.args else None
         called: FunctionInfo | None = None
         if arg is not None and arg.kind == "attr" and arg.receiver is not None:
             if arg.receiver.kind == "name" and arg.receiver.name == "self":
