@@ -400,8 +400,9 @@ class FunctionReader(EffectLog):
                     self.add("pop", stmt, guard, name=key)
                 elif attr := self.self_attr(target):
                     # ``del self.x``: x exists here (or this raises), so whatever built it ran
-                    # (at its own target: ``del self.norm, self.head`` drops two builds)
-                    self.add("delete", stmt, guard, name=attr, node=target)
+                    # (``del self.norm, self.head`` drops two builds: each at its target)
+                    at = target if len(stmt.targets) > 1 else None
+                    self.add("delete", stmt, guard, name=attr, node=at)
                 elif isinstance(target, ast.Attribute):
                     # ``del net.wpe``, ``del self.gpt.wpe``: the part is dropped, as storing
                     # None there drops it (``target`` "del" says which it was)
