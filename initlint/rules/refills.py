@@ -375,6 +375,8 @@ def beside_fills(touch: Event, used: set[str], tensors: Iterable[str]) -> set[st
     names = [_any_item(t) for t in tensors]
     out = set()
     for attr in used:
+        if not any(t.split(".", 1)[0] == attr for t in names):
+            continue  # (no fill under it to keep: read as before)
         paths = paths_read(touch, attr)
         if paths is not None and not any(_on_path(p, t) for p in paths for t in names):
             out.add(attr)
