@@ -2,8 +2,7 @@
 it: a pass of ``apply`` that only fills (its visitor named directly or through a
 ``functools.partial`` fixing keywords), and a tensor changed in place from its own numbers
 (``w.data.mul_(scale)``). A subclass that then deletes the build throws all of it away
-(IL005). A number read from an item of a held container (``self.blocks[-1].dim_out``)
-reads none of its tensors: a later pass refilling them throws the first pass away. Each
+(IL005); a later pass over the tensors the first pass filled throws that pass away. Each
 target of one ``del`` statement is its own drop."""
 
 from __future__ import annotations
@@ -49,8 +48,7 @@ class Pretrain(Base):
     def __init__(self):
         super().__init__()
         del self.norm, self.head
-        width = self.blocks[-1].dim_out
-        self.decoder = nn.Linear(width, 512)
+        self.decoder = nn.Linear(768, 512)
         self.apply(self._pretrain_init)
 
     def _pretrain_init(self, m):

@@ -756,46 +756,6 @@ def _reads_configuration(touch: Event, name: str) -> bool:
     return bool(found) and all(found)
 
 
-def paths_read(touch: Event, name: str) -> frozenset[str] | None:
-    """The paths below ``self.<name>`` that the statement of ``touch`` reads, from the
-    attribute itself (``self.blocks[-1].dim_out``: ``blocks.*.dim_out``; a method called on
-    a part, or a part handed on, reads all below it); None when the statement mentions it
-    otherwise than in the values its effects record (a test, a loop's head)."""
-    body = touch.fn.facts.load()
-    if isinstance(body, BodyError) or not body.params:
-        return None
-    self_name = body.params[0].name
-    found: set[str] = set()
-    for eff in body.effects:
-        if eff.stmt != touch.effect.stmt or eff.kind == "touch":
-            continue
-        for x in (eff.value, *(a.expr for a in eff.args)):
-            if x is not None:
-                found.update(_chains(x, self_name, name))
-    return frozenset(found) or None
-
-
-def _chain(x: Expr, self_name: str, name: str) -> str | None:
-    """``x``'s path from ``self.<name>`` (``blocks.*.dim_out``), or None when it is none."""
-    if x.kind == "attr" and x.name == f"{self_name}.{name}":
-        return name
-    inner = _chain(x.receiver, self_name, name) if x.receiver is not None else None
-    if inner is None or x.kind not in ("attr", "subscript"):
-        return None
-    return f"{inner}.{x.attr}" if x.kind == "attr" else f"{inner}.*"
-
-
-def _chains(x: Expr, self_name: str, name: str) -> Iterator[str]:
-    """The longest paths from ``self.<name>`` that ``x`` reads."""
-    path = _chain(x, self_name, name)
-    if path is not None:
-        yield path
-        return
-    for child in (x.receiver, *x.children):
-        if child is not None:
-            yield from _chains(child, self_name, name)
-
-
 def _mentions(x: Expr, prefix: str) -> Iterator[bool]:
     """For each mention of the dotted ``prefix`` in ``x``: whether it only reads a
     configuration attribute of a part below it."""

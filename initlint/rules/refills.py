@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from initlint.facts.passes import TENSOR_READERS
 from initlint.rules.base import RepeatFinding, confidence_of
-from initlint.rules.discards import attribute_uses, covers, paths_read, used_between
+from initlint.rules.discards import attribute_uses, covers, used_between
 from initlint.simulation.coverage import ITEMS, LOAD, drawn_tensor
 from initlint.simulation.levels import HEAVY, LIGHT, UNKNOWN
 from initlint.simulation.records import Event, Simulation, first_run, never_both, walk_machinery
@@ -113,7 +113,6 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
         if e.kind == "touch":
             used -= filling.get((e.frame, e.effect.stmt_span), set())
             used -= e.effect.sized  # (``len(self.ups)``: what it is, not its numbers)
-            used -= beside_fills(e, used, filled)
         if "*" in used:
             filled.clear()
             wrapped.clear()  # (``remove_weight_norm(self.conv)`` may undo the wrap)
@@ -246,7 +245,6 @@ class _Passes:
                 used -= e.effect.sized
                 if used & TENSOR_READERS and at not in self.walking:
                     used = {"*"}  # (``self.state_dict()``, not followed: it reads any)
-                used -= beside_fills(e, used, {*self.pending, *self._covered_names()})
             self._used(used)
 
     def _fill(self, fill: Event) -> None:
@@ -359,39 +357,6 @@ class _Passes:
 
     def _again(self, e: Event) -> bool:
         return _called_again(self.sim, e)
-
-    def _covered_names(self) -> Iterator[str]:
-        for done, _ in self.passes:
-            for _, name, _ in done.covers:
-                yield name
-
-
-def beside_fills(touch: Event, used: set[str], tensors: Iterable[str]) -> set[str]:
-    """The attributes among ``used`` that the statement of ``touch`` reads only at paths
-    where none of ``tensors`` lies (``self.blocks[-1].dim_out``, a number a block keeps):
-    their fills stay unread."""
-    if touch.kind != "touch" or "*" in used:
-        return set()
-    names = [_any_item(t) for t in tensors]
-    out = set()
-    for attr in used:
-        if not any(t.split(".", 1)[0] == attr for t in names):
-            continue  # (no fill under it to keep: read as before)
-        paths = paths_read(touch, attr)
-        if paths is not None and not any(_on_path(p, t) for p in paths for t in names):
-            out.add(attr)
-    return out
-
-
-def _any_item(name: str) -> str:
-    """``blocks.0.weight`` as ``blocks.*.weight``: any item of a container."""
-    return ".".join(ITEMS if part.isdigit() else part for part in name.split("."))
-
-
-def _on_path(path: str, tensor: str) -> bool:
-    """Whether reading ``path`` may read ``tensor``: one lies below the other, or they are
-    one."""
-    return tensor == path or tensor.startswith(f"{path}.") or path.startswith(f"{tensor}.")
 
 
 def pass_walk(e: Event) -> str:

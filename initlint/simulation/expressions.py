@@ -122,17 +122,6 @@ class ExpressionEval(RunState):
                 and recv.receiver.name == "self"
             ):
                 continue  # self.backbone.config: a field of the value, not the value
-            if (
-                cur.kind == "attr"
-                and cur.attr != "data"
-                and recv is not None
-                and recv.kind == "subscript"
-                and recv.receiver is not None
-                and recv.receiver.kind == "attr"
-                and recv.receiver.receiver is not None
-                and recv.receiver.receiver.name == "self"
-            ):
-                continue  # self.blocks[-1].dim_out: so is a field of one of its items
             if cur.kind == "name":
                 out.update(frame.local_reads.get(cur.name, ()))
                 continue
