@@ -55,7 +55,10 @@ an ancestor's build that the subclass drops after `super().__init__()`, for a co
 (`self.head = None`), for a value that builds nothing when what it drops is more than
 light work (an object it already holds: `self.index = self.image.index`) or by deleting
 it (`del self.head`, `delattr(self, "head")`), which no rebuild replaces. A `del self.x`
-of the class's own unread build is a drop too. (An ancestor's build that the subclass
+of the class's own unread build is a drop too. Work done on the build in place before the
+drop is more of it, not a use: a fill, a pass of `apply` that only fills, a tensor changed
+from its own numbers (`self.head.proj.weight.data.mul_(scale)`). Each target of `del
+self.norm, self.head` is its own drop. (An ancestor's build that the subclass
 builds again after
 `super().__init__()`, with or without a `del` first, is IL001-IL003's.)
 
