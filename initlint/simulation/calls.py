@@ -79,6 +79,9 @@ class CallEffects(RerunEffects):
         # (torch's ``apply`` of a pass: its fills are events; its walk is still followed,
         # for what it reads)
         self.apply_pass(frame, ctx, callee)
+        given = self._given_costs(frame, eff.args, callee_body.params, skip_self)
+        if isinstance(given, BodyError):
+            return given
         return Call(
             callee,
             env,
@@ -93,7 +96,28 @@ class CallEffects(RerunEffects):
             arg_keys,
             None if arg_keys is not None else key_args,
             unkeyed=self.unkeyed,
+            given_cost=given,
         )
+
+    def _given_costs(
+        self, frame: Frame, args: tuple[Arg, ...], params: tuple[Param, ...], skip_self: bool
+    ) -> dict[str, int] | BodyError:
+        """What building each argument cost, by the parameter it binds to: a value the
+        caller built and hands to a method of the object (``self.set_encoder(encoder)``)
+        costs there what it cost the caller, so a store of it there is that build."""
+        if skip_self and params and params[0].kind in ("pos", "posonly"):
+            params = params[1:]
+        given: dict[str, int] = {}
+        for at, arg in enumerate(args):
+            param = None if arg.star else param_of(params, args, at)
+            if param is None or arg.expr.kind not in ("name", "call"):
+                continue
+            cost = self.value_cost(frame, arg.expr)
+            if isinstance(cost, BodyError):
+                return cost
+            if cost > NONE:
+                given[param.name] = cost
+        return given
 
     def on_held_call(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
         """``self.held.method(...)``: work on another object. The cost model prices it as

@@ -565,6 +565,8 @@ class _Run(CallEffects):
         frame = Frame(self.frames, call, body)
         if call.lent:
             frame.built.update(call.lent)
+        if call.given_cost:
+            frame.local_cost.update(call.given_cost)
         if call.depth == 0:
             self.sim.top_frame = frame.id
         self.active.add(fn.qualname)

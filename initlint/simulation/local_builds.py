@@ -15,7 +15,7 @@ from initlint.simulation.children import registered_children, sliced
 from initlint.simulation.choices import named
 from initlint.simulation.containers import container_items, torch_container
 from initlint.simulation.copies import copying_class
-from initlint.simulation.levels import LIGHT, NONE, UNKNOWN
+from initlint.simulation.levels import HEAVY, LIGHT, NONE, UNKNOWN
 from initlint.simulation.records import (
     Event,
     built_by,
@@ -470,6 +470,21 @@ class LocalEffects(BuildPricing):
             out.append(replace(ev, name=key, cost=cost, expensive=cost > NONE, effect=eff))
         return tuple(out)
 
+    def _plain_object(self, e: Event) -> bool | None:
+        """Whether the object the local ``e`` holds is of a class known not to be a torch
+        module (a settings object); None when one of its classes answers any attribute read
+        through its own ``__getattr__`` (a read of one field may read any); False otherwise
+        (a module, or a class not known here)."""
+        classes = self.class_of(e.fn.module, e.effect.value)
+        if not classes:
+            return False
+        index = self.simulator.index
+        for name in ("__getattr__", "__getattribute__"):
+            fn = index.lookup_method(classes, name)
+            if fn is not None and not fn.qualname.startswith(("torch.", "builtins.")):
+                return None
+        return not any(c.startswith("torch.nn.") for c in classes)
+
     def _kept_on_some_paths(self, held: LocalBuild) -> bool:
         """Whether the object ``held``, built on every path, is kept (stored, handed on)
         only under guards whose conditions leave a path out (``if arch in six: self.conv6 =
@@ -547,7 +562,13 @@ class LocalEffects(BuildPricing):
             if isinstance(parts, BodyError):
                 return parts
             gone = held.taken | held.patched | self._factory_patched(frame, held.event)
-            held.event.inner = tuple(p for p in parts if p.name not in gone and p.cost > NONE)
+            plain = self._plain_object(held.event)
+            if plain is None:
+                continue  # (every attribute read may read any part: the object was used)
+            # (a plain object's fields are values, not parts of a module: only a known heavy
+            # build left in one is work thrown away)
+            least = HEAVY if plain else LIGHT
+            held.event.inner = tuple(p for p in parts if p.name not in gone and p.cost >= least)
             held.event.kept = frozenset(held.taken)
             if only_copied:
                 held.event.copied_by = "the code"  # (its deep copies are all it keeps)

@@ -82,6 +82,8 @@ class Call:
     # Objects built for this call alone, by parameter (``super().__init__(resnet18())``): the
     # callee follows each as a local it built (``local_builds.py``).
     lent: dict[str, LocalBuild] | None = None
+    # What building each argument cost the caller, by parameter (``calls._given_costs``).
+    given_cost: dict[str, int] | None = None
 
 
 @dataclass
