@@ -56,6 +56,29 @@ def _stmt_names(module: cst.Module, stmt: cst.CSTNode) -> tuple[set[str], set[st
     return stored, loaded, attrs
 
 
+def _binds_locals_only(module: cst.Module, stmt: cst.CSTNode) -> bool:
+    """An ``if`` whose branches only bind locals (``if encoder is None: encoder = Enc()``):
+    it computes what a guarded statement after it reads, as a plain assignment does."""
+    if not isinstance(stmt, cst.If):
+        return False
+    try:
+        tree = ast.parse(textwrap.dedent(module.code_for_node(stmt)))
+    except SyntaxError:
+        return False
+    return all(_binds_only(node) for node in tree.body)
+
+
+def _binds_only(node: ast.stmt) -> bool:
+    if isinstance(node, ast.If):
+        return all(_binds_only(n) for n in (*node.body, *node.orelse))
+    if isinstance(node, ast.Pass):
+        return True
+    if isinstance(node, ast.Assign | ast.AnnAssign):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return all(isinstance(t, ast.Name) for t in targets)
+    return False
+
+
 class OpApplier(cst.CSTTransformer):
     """Applies its ops where a visit meets their targets; ``pending``: those not met yet."""
 
@@ -271,7 +294,9 @@ class OpApplier(cst.CSTTransformer):
             while start - 1 >= 0 and start - 1 not in wraps:
                 stored, _, _ = names[start - 1]
                 used_in_group = any(stored & names[k][1] for k in range(start, end + 1))
-                is_assign = isinstance(original[start - 1], cst.SimpleStatementLine)
+                is_assign = isinstance(
+                    original[start - 1], cst.SimpleStatementLine
+                ) or _binds_locals_only(self.module, original[start - 1])
                 later = set().union(*(names[k][1] for k in range(end + 1, len(original))))
                 if stored and used_in_group and is_assign and not (stored & later):
                     start -= 1
