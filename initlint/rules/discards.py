@@ -26,6 +26,7 @@ from initlint.simulation.records import (
 from initlint.simulation.torch_knowledge import (
     CONFIG_ATTRS,
     SIZED_FACTORIES,
+    TENSOR_FLAGS,
     parameter_data,
     positional_values,
 )
@@ -74,7 +75,8 @@ def find_discards(sim: Simulation) -> list[RepeatFinding]:
             stores.setdefault(e.name, []).append(e)
         elif _new_numbers(e):
             stores.setdefault(e.effect.name, []).append(e)
-        used = attribute_uses(e, sim.mro) if e.index not in walking else ()
+        flagged = e.kind == "nested" and e.effect.detail in TENSOR_FLAGS
+        used = attribute_uses(e, sim.mro) if e.index not in walking and not flagged else ()
         filled = _in_place(e) if used and e.kind == "touch" else frozenset()
         for name in used:
             if (e.frame, e.effect.span, name) not in dropped and name not in filled:
@@ -122,9 +124,10 @@ def _new_numbers(e: Event) -> bool:
 
 def _in_place(touch: Event) -> frozenset[str]:
     """The attributes the statement ``touch`` heads only fills a tensor of in place
-    (``nn.init.normal_(self.weight)``, ``self.weight[i].fill_(0)``) or gives other numbers
-    whole (``self.weight.data = w``): it writes numbers into the value, which go with it,
-    and keeps nothing of it (what it reads of the value is its own use)."""
+    (``nn.init.normal_(self.weight)``, ``self.weight[i].fill_(0)``), gives other numbers
+    whole (``self.weight.data = w``) or sets a flag of (``self.weight.requires_grad =
+    False``), or changes from its own numbers (``changed``): it writes into the value, which
+    goes with it, and keeps nothing of it (what it reads of the value is its own use)."""
     span = touch.effect.stmt_span
     changed = touch.effect.changed  # (``self.head.proj.weight.data.mul_(scale)``)
     body = touch.fn.facts.load()
@@ -136,7 +139,7 @@ def _in_place(touch: Event) -> frozenset[str]:
         if x.stmt_span == span
         and (
             (x.kind == "init" and x.detail == "self" and x.target)
-            or (x.kind == "nested" and x.detail == "data")
+            or (x.kind == "nested" and x.detail in ("data", *TENSOR_FLAGS))
         )
     )
 
@@ -567,6 +570,10 @@ def _ours(sim: Simulation, first: Event, second: Event) -> bool:
             for e in sim.events
             if not e.shadow
         )
+    # (other storage given to an ancestor's tensor, ``self.weight.data = qweight``: what
+    # the ancestor allocated and filled goes, whatever the new numbers cost)
+    if _new_numbers(second) and second.effect.name == first.name:
+        return first.cost > LIGHT
     # (a registration replaced, by a constant too, is IL001's; a value that builds nothing
     # (``self.index = self.image.index``) drops the ancestor's build as a constant does)
     if first.kind != "assign" or second.kind != "assign":

@@ -58,7 +58,10 @@ it (`del self.head`, `delattr(self, "head")`), which no rebuild replaces. A `del
 of the class's own unread build is a drop too. Work done on the build in place before the
 drop is more of it, not a use: a fill, a pass of `apply` that only fills, a tensor changed
 from its own numbers (`self.head.proj.weight.data.mul_(scale)`). Each target of `del
-self.norm, self.head` is its own drop. (An ancestor's build that the subclass
+self.norm, self.head` is its own drop. So is other storage given to a tensor an ancestor
+registered (`self.weight.data = qweight` in a subclass of `nn.Linear`): what the ancestor
+allocated and filled goes, whatever the new numbers cost (setting its `requires_grad`
+first reads none of them). (An ancestor's build that the subclass
 builds again after
 `super().__init__()`, with or without a `del` first, is IL001-IL003's.)
 

@@ -47,6 +47,9 @@ CONFIG_ATTRS = frozenset(
     groups num_features num_embeddings embedding_dim padding_idx normalized_shape embed_dim
     num_heads shape dtype device""".split()
 )
+# What a tensor keeps besides its numbers, set in place: whether autograd tracks it
+# (``self.weight.requires_grad = False`` reads none of its numbers).
+TENSOR_FLAGS = frozenset({"requires_grad"})
 # torch.nn.Module's methods that change the module they are called on in place (or return
 # it) and hand none of its parts to other code: ``net.eval()``, ``net.load_state_dict(sd)``.
 SELF_METHODS = frozenset(
