@@ -10,6 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from initlint.api import check
+from initlint.facts.model import ModuleFacts
+from initlint.index.loading import ProjectFiles
+from initlint.index.project import ProjectIndex
 
 PARTS = """
 import torch.nn as nn
@@ -58,3 +61,30 @@ def test_an_import_below_a_folder_above_the_file_resolves_there(tmp_path: Path) 
 
 def test_the_same_tree_at_the_top_resolves_as_before(tmp_path: Path) -> None:
     assert _severities(tmp_path, "decoder") == {"Sub": "error"}
+
+
+def _paths(packages: list[str], modules: list[str]) -> ProjectIndex:
+    def no_load(path: Path) -> ModuleFacts:
+        raise AssertionError(f"{path} read: resolving names needs module names only")
+
+    entries = {n: (f"/p/{n}/__init__.py", True) for n in packages}
+    entries |= {n: (f"/p/{n}.py", False) for n in modules}
+    return ProjectIndex(entries, ProjectFiles(no_load))
+
+
+def test_a_folder_beside_the_importer_resolves_only_below_a_package_of_that_name() -> None:
+    index = _paths(
+        ["pkg", "pkg.vendor", "pkg.vendor.decoder", "pkg.loggers", "pkg.models"],
+        ["pkg.vendor.decoder.parts", "pkg.vendor.decoder.exp", "pkg.loggers.wandb"]
+        + ["pkg.models.net", "pkg.utils"],
+    )
+    exp, logger = "pkg.vendor.decoder.exp", "pkg.loggers.wandb"
+    assert index.absolute_module("decoder.parts", importer=exp) == "pkg.vendor.decoder.parts"
+    # (a same-named module, the importer itself included, is no folder on the path)
+    assert index.absolute_module("wandb", importer=logger) is None
+    assert index.absolute_module("wandb.init", importer=logger) is None
+    assert index.absolute_module("utils", importer="pkg.models.net") is None
+    # (a package's own folder is one of its importer's folders)
+    assert index.absolute_module("decoder.parts", importer="pkg.vendor") == (
+        "pkg.vendor.decoder.parts"
+    )

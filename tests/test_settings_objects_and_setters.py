@@ -16,7 +16,7 @@ from initlint.api import check
 
 SOURCE = """
 import torch.nn as nn
-from missing_settings import lookup, make_head
+from missing_settings import UnreadModule, lookup, make_head
 
 
 class Enc(nn.Module):
@@ -83,6 +83,48 @@ class TakesBody(nn.Module):
         super().__init__()
         net = Backbone()
         self.body = net.body
+
+
+class KeptTwice(nn.Module):
+    def __init__(self):
+        super().__init__()
+        enc = Enc()
+        self.keep(enc)
+        self.keep(enc)
+
+    def keep(self, m):
+        self.slot = m
+
+
+class Passthrough(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(64, 64)
+        self.head = make_head()
+
+    def __getattr__(self, name):
+        return super().__getattr__(name)
+
+
+class TakesPassthroughBody(nn.Module):
+    def __init__(self):
+        super().__init__()
+        net = Passthrough()
+        self.body = net.body
+
+
+class OnUnreadBase(UnreadModule):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(64, 64)
+        self.head = make_head()
+
+
+class TakesUnreadBody(nn.Module):
+    def __init__(self):
+        super().__init__()
+        net = OnUnreadBase()
+        self.body = net.body
 """
 
 
@@ -107,3 +149,10 @@ def test_a_settings_object_read_field_by_field_throws_nothing_away(tmp_path: Pat
     assert ("UsesSettings", "IL005") not in found
     assert ("UsesForwarding", "IL005") not in found  # (``__getattr__``: read whole)
     assert found.get(("TakesBody", "IL005")) == "warning"  # (a module's unknown part)
+    # (a module's own ``__getattr__``, or a base not read here: not known to be plain)
+    assert found.get(("TakesPassthroughBody", "IL005")) == "warning"
+    assert found.get(("TakesUnreadBody", "IL005")) == "warning"
+
+
+def test_a_build_the_caller_hands_on_twice_is_not_carried(tmp_path: Path) -> None:
+    assert ("KeptTwice", "IL005") not in _found(tmp_path)

@@ -56,6 +56,13 @@ class Pretrain(Base):
             nn.init.xavier_uniform_(m.weight)
 
 
+class Frozen(Base):
+    def __init__(self):
+        super().__init__()
+        self.head.projection.weight.requires_grad = False
+        del self.head
+
+
 class Reads(Base):
     def __init__(self):
         super().__init__()
@@ -82,5 +89,7 @@ def test_work_done_on_a_build_in_place_is_thrown_away_with_it(tmp_path: Path) ->
     assert found.get(("Pretrain", "IL005", line, 24)) == "error"  # (the head, filled, scaled)
     again = SOURCE.splitlines().index("        self.apply(self._pretrain_init)") + 1
     assert found.get(("Pretrain", "IL005", again, 9)) == "error"  # (the blocks' fills)
+    frozen = SOURCE.splitlines().index("        del self.head") + 1
+    assert found.get(("Frozen", "IL005", frozen, 9)) == "error"  # (a flag set: no read)
     # (a value read out of the head into another tensor: the build was used)
     assert not [k for k in found if k[0] == "Reads"]

@@ -128,7 +128,8 @@ SIZE_ATTRS = frozenset("shape size dim ndim ndimension numel dtype device".split
 
 
 # torch's tensor methods that change the tensor they are called on in place from its own
-# numbers (and the arguments): the result stays in that tensor.
+# numbers (and the arguments), the result staying in that tensor; and ``requires_grad_``,
+# which sets its autograd flag and reads none of its numbers.
 CHANGING_METHODS = frozenset(
     """mul_ div_ add_ sub_ clamp_ clamp_min_ clamp_max_ abs_ neg_ pow_ sqrt_ exp_ log_
     renorm_ masked_fill_ index_fill_ fmod_ remainder_ sign_ round_ tanh_ sigmoid_ lerp_
@@ -147,28 +148,12 @@ def changed_in_place(stmt: ast.stmt, self_name: str) -> frozenset[str]:
     func = call.func
     if not isinstance(func, ast.Attribute) or func.attr not in CHANGING_METHODS:
         return frozenset()
-    node = func.value
-    while isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute):
-        node = node.value
-    if not (
-        isinstance(node, ast.Attribute)
-        and isinstance(node.value, ast.Name)
-        and node.value.id == self_name
-    ):
+    root = _root_attr(func.value, self_name)
+    if root is None:
         return frozenset()
-    given = [*call.args, *(k.value for k in call.keywords)]
-    for n in (n for a in given for n in ast.walk(a)):
-        if isinstance(n, ast.Name) and n.id == self_name and not _attribute_head(n, given):
-            return frozenset()  # (``self`` itself handed on)
-        if isinstance(n, ast.Attribute) and n.attr == node.attr:
-            if isinstance(n.value, ast.Name) and n.value.id == self_name:
-                return frozenset()  # (its own numbers read into the change: a use)
-    return frozenset({node.attr})
-
-
-def _attribute_head(name: ast.Name, given: list[ast.expr]) -> bool:
-    """Whether ``name`` is the head of an attribute read among ``given`` (``self.x``)."""
-    return any(isinstance(n, ast.Attribute) and n.value is name for a in given for n in ast.walk(a))
+    given: list[ast.AST] = [*call.args, *(k.value for k in call.keywords)]
+    reads, _ = self_access(given, self_name)
+    return frozenset() if EVERYTHING in reads or root in reads else frozenset({root})
 
 
 def shallow_reads(nodes: list[ast.AST], self_name: str) -> tuple[frozenset[str], frozenset[str]]:

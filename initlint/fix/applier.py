@@ -57,19 +57,24 @@ def _stmt_names(module: cst.Module, stmt: cst.CSTNode) -> tuple[set[str], set[st
 
 
 def _binds_locals_only(module: cst.Module, stmt: cst.CSTNode) -> bool:
-    """An ``if`` whose branches only bind locals (``if encoder is None: encoder = Enc()``):
-    it computes what a guarded statement after it reads, as a plain assignment does."""
+    """An ``if`` whose branches only bind locals (``if encoder is None: encoder = Enc()``),
+    under tests that call nothing and bind nothing, the object not mentioned: it computes
+    what a guarded statement after it reads, as a plain assignment does."""
     if not isinstance(stmt, cst.If):
         return False
     try:
         tree = ast.parse(textwrap.dedent(module.code_for_node(stmt)))
     except SyntaxError:
         return False
+    if any(isinstance(n, ast.Name) and n.id == "self" for n in ast.walk(tree)):
+        return False
     return all(_binds_only(node) for node in tree.body)
 
 
 def _binds_only(node: ast.stmt) -> bool:
     if isinstance(node, ast.If):
+        if any(isinstance(n, ast.Call | ast.NamedExpr) for n in ast.walk(node.test)):
+            return False  # (a test with effects of its own runs on every path)
         return all(_binds_only(n) for n in (*node.body, *node.orelse))
     if isinstance(node, ast.Pass):
         return True
@@ -294,11 +299,11 @@ class OpApplier(cst.CSTTransformer):
             while start - 1 >= 0 and start - 1 not in wraps:
                 stored, _, _ = names[start - 1]
                 used_in_group = any(stored & names[k][1] for k in range(start, end + 1))
-                is_assign = isinstance(
+                computes = isinstance(
                     original[start - 1], cst.SimpleStatementLine
                 ) or _binds_locals_only(self.module, original[start - 1])
                 later = set().union(*(names[k][1] for k in range(end + 1, len(original))))
-                if stored and used_in_group and is_assign and not (stored & later):
+                if stored and used_in_group and computes and not (stored & later):
                     start -= 1
                     group_stored |= stored
                 else:

@@ -225,10 +225,15 @@ class ModuleSet:
         if not tolerant or top in STDLIB or self._in_environment(name):
             return None
         if importer is not None:
+            # (only a folder below the importer's own folders: ``decoder`` of ``decoder.parts``
+            # a package there, not a same-named module, ``utils.py`` or the importer itself)
+            entry = self.module_paths.get(importer)
             folders = importer.split(".")
-            for n in range(len(folders) - 1, 0, -1):
+            deepest = len(folders) if entry is not None and entry[1] else len(folders) - 1
+            for n in range(deepest, 0, -1):
+                head = self.module_paths.get(".".join([*folders[:n], top]))
                 beside = ".".join([*folders[:n], name])
-                if beside in self.module_paths:
+                if head is not None and head[1] and beside in self.module_paths:
                     return beside
         if self._suffix is None:
             # Dotted module names by their last part: those ending with ``.name`` share it.

@@ -260,7 +260,7 @@ class NameResolver(ModuleSet):
             return Target("attribute", nested)
         return None
 
-    def visitor(self, mod: Module, given: Expr) -> Expr:
+    def unwrap_partial(self, mod: Module, given: Expr) -> Expr:
         """The function a callable argument runs on what it is handed, written in ``mod``:
         ``partial(self._init_weights, std=0.02)``'s function when the partial fixes keywords
         alone (what is handed stays its first argument); any other value itself."""

@@ -65,8 +65,8 @@ def find_discards(sim: Simulation) -> list[RepeatFinding]:
         for e in sim.events
         if e.kind == "delete" or e.copied_by
     }
-    # (torch's walk over the modules while ``apply`` runs a pass that only fills: the fills
-    # go with the object, and the walk takes nothing out of it)
+    # (torch's walk over the modules while ``apply`` runs a pass that only fills, or while a
+    # loop runs a method of each again: the walk itself takes nothing out of the object)
     walking = walk_machinery(sim.events)
     for e in sim.events:
         if e.shadow:
@@ -134,7 +134,7 @@ def _in_place(touch: Event) -> frozenset[str]:
     if span is None or body is None or isinstance(body, BodyError):
         return changed
     return changed | frozenset(
-        x.target.split(".")[0] if x.kind == "init" else x.name
+        x.target.split(".")[0] if x.kind == "init" else x.name.split(".")[0]
         for x in body.effects
         if x.stmt_span == span
         and (
@@ -570,8 +570,9 @@ def _ours(sim: Simulation, first: Event, second: Event) -> bool:
             for e in sim.events
             if not e.shadow
         )
-    # (other storage given to an ancestor's tensor, ``self.weight.data = qweight``: what
-    # the ancestor allocated and filled goes, whatever the new numbers cost)
+    # (other storage given to a parameter or buffer an ancestor registered,
+    # ``self.weight.data = qweight``: what the ancestor allocated and filled goes, whatever
+    # the new numbers cost)
     if _new_numbers(second) and second.effect.name == first.name:
         return first.cost > LIGHT
     # (a registration replaced, by a constant too, is IL001's; a value that builds nothing

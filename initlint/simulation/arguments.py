@@ -151,8 +151,7 @@ class ArgumentBinding(ExpressionEval):
         if spread is None:
             return None
         positional, keywords, open_tail, open_kw, filled, absent = spread
-        if skip_self and params and params[0].kind in ("pos", "posonly"):
-            params = params[1:]
+        params = without_self(params, skip_self)
 
         # A parameter left out takes its default, or is unknown (an open *args pack supplies
         # the required positionals only, docs/design.md, "The init simulation"; an open **kw
@@ -182,8 +181,7 @@ class ArgumentBinding(ExpressionEval):
         if spread is None:
             return None
         positional, keywords, open_tail, open_kw, _, absent = spread
-        if skip_self and params and params[0].kind in ("pos", "posonly"):
-            params = params[1:]
+        params = without_self(params, skip_self)
         left_out: Callable[[frozenset[str], Param], Key | None]
         left_out = _open_left_out_key if open_kw else _left_out_key
         bound = bind_args(positional, keywords, params, left_out, absent)
@@ -307,6 +305,14 @@ def call_args(call: Expr) -> tuple[Arg, ...] | None:
         for k, v in zip(call.keywords, call.children[npos:], strict=True)
     ]
     return tuple(args)
+
+
+def without_self(params: tuple[Param, ...], skip_self: bool = True) -> tuple[Param, ...]:
+    """A method's parameters past the object's own (``self``), when ``skip_self`` and the
+    first one takes a positional argument."""
+    if skip_self and params and params[0].kind in ("pos", "posonly"):
+        return params[1:]
+    return params
 
 
 def param_of(params: Sequence[Param], args: Sequence[Arg], at: int) -> Param | None:

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from initlint.facts.model import Arg, BodyError, Const, Effect, Param, import_of
 from initlint.index.records import FunctionInfo
-from initlint.simulation.arguments import kwarg_name, param_of
+from initlint.simulation.arguments import kwarg_name, param_of, without_self
 from initlint.simulation.levels import HEAVY, LIGHT, NONE
 from initlint.simulation.local_draws import drawn_then_filled
 from initlint.simulation.records import Event, FlagRef
@@ -79,7 +79,7 @@ class CallEffects(RerunEffects):
         # (torch's ``apply`` of a pass: its fills are events; its walk is still followed,
         # for what it reads)
         self.apply_pass(frame, ctx, callee)
-        given = self._given_costs(frame, eff.args, callee_body.params, skip_self)
+        given = self._given_costs(frame, eff, callee_body.params, skip_self)
         if isinstance(given, BodyError):
             return given
         return Call(
@@ -100,17 +100,21 @@ class CallEffects(RerunEffects):
         )
 
     def _given_costs(
-        self, frame: Frame, args: tuple[Arg, ...], params: tuple[Param, ...], skip_self: bool
+        self, frame: Frame, eff: Effect, params: tuple[Param, ...], skip_self: bool
     ) -> dict[str, int] | BodyError:
         """What building each argument cost, by the parameter it binds to: a value the
         caller built and hands to a method of the object (``self.set_encoder(encoder)``)
-        costs there what it cost the caller, so a store of it there is that build."""
-        if skip_self and params and params[0].kind in ("pos", "posonly"):
-            params = params[1:]
+        costs there what it cost the caller, so a store of it there is that build. A local
+        the caller mentions anywhere else (stored, handed on again) is not carried: the
+        object may live on there."""
+        params = without_self(params, skip_self)
+        args = eff.args
         given: dict[str, int] = {}
         for at, arg in enumerate(args):
             param = None if arg.star else param_of(params, args, at)
             if param is None or arg.expr.kind not in ("name", "call"):
+                continue
+            if arg.expr.kind == "name" and _mentioned_elsewhere(frame, eff, arg.expr.name):
                 continue
             cost = self.value_cost(frame, arg.expr)
             if isinstance(cost, BodyError):
@@ -432,6 +436,20 @@ class CallEffects(RerunEffects):
         if idx is None:
             return None
         return self.simulator.index.lookup_method(mro, "__init__", idx + 1)
+
+
+def _mentioned_elsewhere(frame: Frame, call: Effect, name: str) -> bool:
+    """Whether the frame's function hands on the local ``name`` (in a value or an argument)
+    outside the statement of ``call`` and the statements that bind it (a test of it against
+    None keeps nothing of it)."""
+    for e in frame.body.effects:
+        if e.stmt_span == call.stmt_span or (e.kind == "local" and e.name == name):
+            continue
+        if e.value is not None and e.value.mentions(name):
+            return True
+        if any(a.expr.mentions(name) for a in e.args):
+            return True
+    return False
 
 
 def _zero(value: Const) -> bool:

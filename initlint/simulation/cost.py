@@ -846,12 +846,15 @@ class CostModel:
         """``self.apply(init)`` runs ``init`` on every module the object holds: a pass that
         does work on what it is given (it initialises weights) is a pass over the object's
         weights; one that does none costs nothing; one not known here is unknown."""
-        arg = self.index.visitor(module, eff.args[0].expr) if eff.args else None
+        first = eff.args[0] if eff.args else None
+        if first is None or first.keyword not in (None, "fn") or first.star:
+            return UNKNOWN
+        arg = self.index.unwrap_partial(module, first.expr)
         called: FunctionInfo | None = None
-        if arg is not None and arg.kind == "attr" and arg.receiver is not None:
+        if arg.kind == "attr" and arg.receiver is not None:
             if arg.receiver.kind == "name" and arg.receiver.name == "self":
                 called = self.index.lookup_method(mro, arg.attr)
-        elif arg is not None and arg.kind == "name":
+        elif arg.kind == "name":
             target = self.index.resolve(module, arg.name)
             if target is not None and target.kind == "function":
                 called = self.index.function_info(target.name)

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from initlint.facts.model import Body, BodyError, Expr
 from initlint.index.records import FunctionInfo, Module, Target
-from initlint.simulation.arguments import call_args, param_of
+from initlint.simulation.arguments import call_args, param_of, without_self
 from initlint.simulation.builds import BuildPricing
 from initlint.simulation.children import registered_children, sliced
 from initlint.simulation.choices import named
@@ -264,9 +264,7 @@ class LocalEffects(BuildPricing):
         follows (``facts/local_uses.py``): a local handed on otherwise (to another, on some
         paths only, or used again after) counts as handed on whole."""
         eff = ctx.effect
-        params = callee.params
-        if params and params[0].kind in ("pos", "posonly"):
-            params = params[1:]  # (``self``)
+        params = without_self(callee.params)
         followed = {e.name for e in callee.effects if e.kind == "local_use"}
         lent: dict[str, LocalBuild] = {}
         for at, arg in enumerate(eff.args):
@@ -472,18 +470,20 @@ class LocalEffects(BuildPricing):
 
     def _plain_object(self, e: Event) -> bool | None:
         """Whether the object the local ``e`` holds is of a class known not to be a torch
-        module (a settings object); None when one of its classes answers any attribute read
-        through its own ``__getattr__`` (a read of one field may read any); False otherwise
-        (a module, or a class not known here)."""
+        module (a settings object: every class of its MRO read here, none of torch's);
+        None for such an object whose class answers any attribute read through its own
+        ``__getattr__`` (a read of one field may read any); False otherwise (a module, or
+        a class not all known here)."""
         classes = self.class_of(e.fn.module, e.effect.value)
-        if not classes:
-            return False
         index = self.simulator.index
+        if not classes or any(c.startswith("torch.") for c in classes):
+            return False
+        if not all(c == "builtins.object" or index.class_info(c) is not None for c in classes):
+            return False
         for name in ("__getattr__", "__getattribute__"):
-            fn = index.lookup_method(classes, name)
-            if fn is not None and not fn.qualname.startswith(("torch.", "builtins.")):
+            if index.lookup_method(classes, name) is not None:
                 return None
-        return not any(c.startswith("torch.nn.") for c in classes)
+        return True
 
     def _kept_on_some_paths(self, held: LocalBuild) -> bool:
         """Whether the object ``held``, built on every path, is kept (stored, handed on)
@@ -532,11 +532,14 @@ class LocalEffects(BuildPricing):
         groups = [self._all_built(frame, n) for n in dict.fromkeys([*frame.built, *frame.shelved])]
         for group, held in ((g, h) for g in groups for h in g):
             if held.whole and self._kept_on_some_paths(held):
+                plain = self._plain_object(held.event)
+                if plain is None:
+                    continue  # (every attribute read may read any part)
                 parts = self.simulator.parts_built(held.event, None)
                 if isinstance(parts, BodyError):
                     return parts
-                ev = held.event
-                ev.inner, ev.kept = tuple(p for p in parts if p.cost > NONE), frozenset()
+                ev, least = held.event, HEAVY if plain else LIGHT
+                ev.inner, ev.kept = tuple(p for p in parts if p.cost >= least), frozenset()
                 ev.status, ev.kept_on_some = MAYBE, True
                 continue
             if held.children and not (held.whole or held.lending):

@@ -96,7 +96,7 @@ class PassEffects(StoreEffects):
         if arg.keyword is not None or arg.star:
             return False
         given, index = arg.expr, self.simulator.index
-        given = index.visitor(frame.call.fn.module, given)
+        given = index.unwrap_partial(frame.call.fn.module, given)
         fn = None
         if given.kind == "attr" and given.receiver is not None and given.receiver.kind == "name":
             if given.receiver.name == frame.self_name:
