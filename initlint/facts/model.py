@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pickle
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import field
 from typing import Literal, TypeVar
 
@@ -81,6 +81,12 @@ class Expr:
         """Whether the plain name ``name`` appears anywhere in this tree (``layer``,
         ``self`` in ``self.fast``)."""
         return any(n.kind == "name" and n.name == name for n in self.nodes())
+
+    def positional(self) -> tuple[Expr, ...]:
+        """A call's positional arguments (``value`` counts them; the rest are keywords)."""
+        if isinstance(self.value, int) and not isinstance(self.value, bool):
+            return self.children[: self.value]
+        return self.children
 
     def nodes(self) -> Iterator[Expr]:
         """This expression and every one inside it (receivers, callees and children)."""
@@ -292,6 +298,21 @@ class Effect:
     fan: bool = False
     # A ``pass``: the tests on the item walked that lead to its fill (all hold).
     tests: tuple[ItemTest, ...] = ()
+
+
+def handed_more_than(effects: Iterable[Effect], name: str, times: int) -> bool:
+    """Whether the local ``name`` is handed on (mentioned in a value or an argument) more
+    than ``times`` times among ``effects``, the statements that bind it apart: ``h =
+    Linear()``, ``self.h = h``, ``self.h2 = h`` hands it on twice."""
+    seen = 0
+    for eff in effects:
+        if eff.kind == "local" and eff.name == name:
+            continue
+        exprs = [eff.value, *(a.expr for a in eff.args)]
+        seen += sum(1 for x in exprs if x is not None and x.mentions(name))
+        if seen > times:
+            return True
+    return False
 
 
 @_by_fields

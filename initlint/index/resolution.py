@@ -260,18 +260,24 @@ class NameResolver(ModuleSet):
             return Target("attribute", nested)
         return None
 
+    def partial_args(self, mod: Module, expr: Expr) -> tuple[Expr, ...] | None:
+        """The positional arguments of ``functools.partial(f, ...)`` written in ``mod``, the
+        function first (none of them starred); None for any other value."""
+        if expr.kind != "call" or not expr.name or expr.keywords[:1] == ("*",):
+            return None
+        given = expr.positional()
+        if not given or self.public_name(mod, expr.name) != "functools.partial":
+            return None
+        return given
+
     def unwrap_partial(self, mod: Module, given: Expr) -> Expr:
         """The function a callable argument runs on what it is handed, written in ``mod``:
         ``partial(self._init_weights, std=0.02)``'s function when the partial fixes keywords
         alone (what is handed stays its first argument); any other value itself."""
-        if given.kind != "call" or not given.name or not given.children:
+        fixed = self.partial_args(mod, given)
+        if fixed is None or len(fixed) != 1 or any(k in ("", "*") for k in given.keywords):
             return given
-        positional = given.value if isinstance(given.value, int) else len(given.children)
-        if positional != 1 or any(k in ("", "*") for k in given.keywords):
-            return given
-        if self.public_name(mod, given.name) != "functools.partial":
-            return given
-        return given.children[0]
+        return fixed[0]
 
     def public_name(self, mod: Module, dotted: str) -> str | None:
         """``dotted`` as written in ``mod`` with its head expanded through the module's own

@@ -7,7 +7,7 @@ from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 
 from initlint.diagnostics import Confidence
-from initlint.facts.model import BodyError, Expr
+from initlint.facts.model import BodyError, Expr, handed_more_than
 from initlint.records import dataclass
 from initlint.rules.base import RepeatFinding, confidence_of
 from initlint.rules.repeats import built_name, part_of, tested_absent
@@ -675,24 +675,7 @@ def _aliased(first: Event) -> bool:
     value = first.effect.value
     if value is None or value.kind != "name" or not value.name:
         return False
-    uses = 0
-    for eff in first.fn.facts.effects:
-        if eff.kind == "local" and eff.name == value.name:
-            continue
-        exprs = [eff.value, *(a.expr for a in eff.args)]
-        uses += sum(1 for x in exprs if x is not None and value.name in _names(x))
-        if uses > 1:
-            return True
-    return False
-
-
-def _names(x: Expr) -> Iterator[str]:
-    if x.kind == "name":
-        yield x.name
-    if x.receiver is not None:
-        yield from _names(x.receiver)
-    for c in x.children:
-        yield from _names(c)
+    return handed_more_than(first.fn.facts.effects, value.name, 1)
 
 
 def _runs_with(first: Event, e: Event) -> bool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from initlint.facts.model import Arg, BodyError, Const, Effect, Param, import_of
+from initlint.facts.model import Arg, BodyError, Const, Effect, Param, handed_more_than, import_of
 from initlint.index.records import FunctionInfo
 from initlint.simulation.arguments import kwarg_name, param_of, without_self
 from initlint.simulation.levels import HEAVY, LIGHT, NONE
@@ -114,8 +114,9 @@ class CallEffects(RerunEffects):
             param = None if arg.star else param_of(params, args, at)
             if param is None or arg.expr.kind not in ("name", "call"):
                 continue
-            if arg.expr.kind == "name" and _mentioned_elsewhere(frame, eff, arg.expr.name):
-                continue
+            name = arg.expr.name
+            if arg.expr.kind == "name" and handed_more_than(frame.body.effects, name, 1):
+                continue  # (handed on besides this call: the object may live on there)
             cost = self.value_cost(frame, arg.expr)
             if isinstance(cost, BodyError):
                 return cost
@@ -436,20 +437,6 @@ class CallEffects(RerunEffects):
         if idx is None:
             return None
         return self.simulator.index.lookup_method(mro, "__init__", idx + 1)
-
-
-def _mentioned_elsewhere(frame: Frame, call: Effect, name: str) -> bool:
-    """Whether the frame's function hands on the local ``name`` (in a value or an argument)
-    outside the statement of ``call`` and the statements that bind it (a test of it against
-    None keeps nothing of it)."""
-    for e in frame.body.effects:
-        if e.stmt_span == call.stmt_span or (e.kind == "local" and e.name == name):
-            continue
-        if e.value is not None and e.value.mentions(name):
-            return True
-        if any(a.expr.mentions(name) for a in e.args):
-            return True
-    return False
 
 
 def _zero(value: Const) -> bool:

@@ -8,7 +8,6 @@ from initlint.facts.model import Arg, Expr
 from initlint.index.records import Module
 from initlint.simulation.levels import Priced
 from initlint.simulation.run_state import Frame, RunState
-from initlint.simulation.torch_knowledge import positional_values
 from initlint.simulation.values import UNKNOWN, Origin, Val, const
 
 
@@ -21,11 +20,9 @@ class ExpressionEval(RunState):
         ``functools.partial`` of a name (``partial(nn.LayerNorm, eps=1e-6)``) is that name:
         calling it builds what the name is bound to (its fixed arguments aside, as a class
         given by name is priced without the arguments it will get)."""
-        if expr.kind == "call" and expr.name and expr.keywords[:1] != ("*",):
-            given = positional_values(expr)
-            public = self.simulator.index.public_name(module, expr.name)
-            if given and public == "functools.partial":
-                expr = given[0]
+        fixed = self.simulator.index.partial_args(module, expr)
+        if fixed is not None:
+            expr = fixed[0]
         if expr.kind not in ("name", "attr") or not expr.name:
             return None
         return module.name, expr.name

@@ -255,9 +255,7 @@ NO_BOUND: Bound = {}
 
 def positional_values(call: Expr) -> tuple[Expr, ...]:
     """The positional arguments of ``call`` (``value`` counts them; the rest are keywords)."""
-    if isinstance(call.value, int) and not isinstance(call.value, bool):
-        return call.children[: call.value]
-    return call.children
+    return call.positional()
 
 
 def parameter_data(value: Expr) -> Expr:
