@@ -153,3 +153,47 @@ class _Substitute(ast.NodeTransformer):
             if isinstance(sub, ast.expr):
                 ast.copy_location(sub, node)
         return made
+
+
+def part_name_candidates(fn: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -> frozenset[str]:
+    """The names of ``fn`` (not ``me``) that may stand for a part of the object when the
+    simulation runs it (``simulation/part_refs.py``): those a statement stores or deletes
+    through (``out.weight = w``), hands whole to a method of the object (``self._tie(out,
+    emb)``) or binds to what an argument-free method of it returns (``out =
+    self.get_output_embeddings()``). The statements that mention one otherwise record it
+    (``Effect.names``), so that what is read through it is a read of the part."""
+    if not me:
+        return frozenset()
+    found: set[str] = set()
+    todo: list[ast.AST] = list(fn.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, _SCOPES):
+            continue
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign | ast.Delete):
+            targets = list(node.targets)
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+            targets = [node.target]
+        found.update(_root(t) for t in targets if isinstance(t, ast.Attribute))
+        if isinstance(node, ast.Call) and _self_method(node.func, me):
+            found.update(a.id for a in node.args if isinstance(a, ast.Name))
+            found.update(k.value.id for k in node.keywords if isinstance(k.value, ast.Name))
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Call)
+            and _self_method(node.value.func, me)
+            and not node.value.args
+            and not node.value.keywords
+        ):
+            found.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        todo.extend(children(node))
+    found.discard(me)
+    found.discard("")
+    return frozenset(found)
+
+
+def _self_method(func: ast.expr, me: str) -> bool:
+    return (
+        isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == me
+    )

@@ -19,7 +19,14 @@ from initlint.facts.expressions import (
     to_expr,
 )
 from initlint.facts.model import Arg, Cond, Effect, EffectKind, Expr, ItemTest, Span
-from initlint.facts.reads import EVERYTHING, changed_in_place, self_access, shallow_reads
+from initlint.facts.reads import (
+    EVERYTHING,
+    changed_in_place,
+    handed_reads,
+    name_uses,
+    self_access,
+    shallow_reads,
+)
 from initlint.facts.strict import strict_reads
 from initlint.facts.walk import children
 
@@ -88,6 +95,8 @@ class EffectLog:
         # the locals it builds by a call, the parameters it may be lent an object in
         # (``local_uses.followed_names``)
         self.built: frozenset[str] = frozenset()
+        # the names that may stand for a part of the object (``aliases.part_name_candidates``)
+        self.part_names: frozenset[str] = frozenset()
         self.stmt_index = 0
         self.top = (0, False)
         self.stmt_span: Span | None = None
@@ -131,7 +140,8 @@ class EffectLog:
     ) -> None:
         """A ``touch`` effect for the ``self`` attributes ``nodes`` read and write."""
         reads, writes = self_access(nodes, self.self_name, skip=skip)
-        if reads or writes:
+        names = name_uses(nodes, self.part_names, self.self_name) if self.part_names else None
+        if reads or writes or names:
             strict: frozenset[str] = frozenset()
             # (no reads: nothing to be strict about; self passed on: nothing known)
             if self.strict and reads and EVERYTHING not in reads:
@@ -148,6 +158,8 @@ class EffectLog:
                 tested=tested,
                 sized=sized,
                 changed=changed_in_place(stmt, self.self_name) & reads,
+                handed=handed_reads(nodes, self.self_name) & reads,
+                names=names or frozenset(),
             )
 
     def self_attr(self, node: ast.AST) -> str:
@@ -300,6 +312,8 @@ class EffectLog:
         tested: frozenset[str] = frozenset(),
         sized: frozenset[str] = frozenset(),
         changed: frozenset[str] = frozenset(),
+        handed: frozenset[str] = frozenset(),
+        names: frozenset[str] = frozenset(),
         fan: bool = False,
         tests: tuple[ItemTest, ...] = (),
     ) -> int:
@@ -324,6 +338,8 @@ class EffectLog:
                 tested=tested,
                 sized=sized,
                 changed=changed,
+                handed=handed,
+                names=names,
                 protected=self.protect > 0,
                 fan=fan,
                 tests=tests,

@@ -289,6 +289,13 @@ class Effect:
     # (``self.head.proj.weight.data.mul_(scale)``): work kept in the value, nothing of it
     # taken elsewhere.
     changed: frozenset[str] = frozenset()
+    # A touch's reads that the statement makes only to hand a part of the object on whole,
+    # to a method of it or as the value returned (``facts.reads.handed_reads``).
+    handed: frozenset[str] = frozenset()
+    # A touch's names that may stand for a part of the object (``facts.aliases.
+    # part_name_candidates``) which the statement uses (``facts.reads.name_uses``); a touch
+    # is recorded for such a statement even when it mentions nothing of ``self``.
+    names: frozenset[str] = frozenset()
     # Inside a ``try`` (body, handlers, else) or a ``with`` body: an exception raised here may
     # be caught, so it does not end the construction for sure.
     protected: bool = False

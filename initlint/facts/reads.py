@@ -232,3 +232,120 @@ def _asks_what(call: ast.Call) -> bool:
     if func.id == "len":
         return len(args) == 1
     return func.id == "hasattr" and len(args) == 2 and isinstance(args[0], ast.Attribute)
+
+
+def handed_reads(nodes: list[ast.AST], self_name: str) -> frozenset[str]:
+    """The ``self`` attributes that ``nodes`` mention only to hand a part of the object on
+    whole: as an argument of a call of a method of the object (``self._tie(self.lm_head,
+    emb)``) or as the value returned (``return self.model.embed_tokens``). Where the
+    simulation follows the receiving code, what that code does through the name it gets is
+    the use (``simulation/part_refs.py``), not the handing."""
+    if not self_name:
+        return frozenset()
+    passed: set[int] = set()  # id() of the ``self.x`` nodes at the bottom of a handed path
+    handed: set[str] = set()
+    other: set[str] = set()
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        operands: list[ast.expr] = []
+        if isinstance(node, ast.Return) and node.value is not None:
+            operands = [node.value]
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == self_name
+        ):
+            operands = [*node.args, *(k.value for k in node.keywords if k.arg is not None)]
+        for chain in operands:
+            while isinstance(chain, ast.Attribute) and isinstance(chain.value, ast.Attribute):
+                chain = chain.value
+            if (
+                isinstance(chain, ast.Attribute)
+                and isinstance(chain.value, ast.Name)
+                and chain.value.id == self_name
+            ):
+                passed.add(id(chain))
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == self_name
+        ):
+            (handed if id(node) in passed else other).add(node.attr)
+        stack.extend(children(node))
+    return frozenset(handed - other)
+
+
+def name_uses(nodes: list[ast.AST], names: frozenset[str], self_name: str) -> frozenset[str]:
+    """The ``names`` that ``nodes`` use: mention other than as the root of an attribute
+    store or ``del`` target (``out.weight = w``), as a whole argument of a call of a method
+    of the object (``self._tie(out, emb)``, where the callee's own mentions count), or as
+    the whole value bound to another plain name (``m = out``, which stands for it too), or
+    only to ask what it is (``out is not None``, ``isinstance(out, nn.Linear)``,
+    ``hasattr(out, "bias")``, ``getattr(out, "bias", None) is None``)."""
+    passed: set[int] = set()  # id() of the ``Name`` nodes mentioned in one of those roles
+    used: set[str] = set()
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        passed.update(id(n) for n in _asked_what(node))
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign | ast.Delete):
+            targets = list(node.targets)
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+            targets = [node.target]
+        for t in targets:
+            while isinstance(t, ast.Attribute):
+                t = t.value
+                if isinstance(t, ast.Name) and not isinstance(node, ast.AugAssign):
+                    passed.add(id(t))
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name):
+            if all(isinstance(t, ast.Name) for t in node.targets):
+                passed.add(id(node.value))
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == self_name
+        ):
+            passed.update(id(a) for a in node.args if isinstance(a, ast.Name))
+            passed.update(id(k.value) for k in node.keywords if isinstance(k.value, ast.Name))
+        if (
+            isinstance(node, ast.Name)
+            and isinstance(node.ctx, ast.Load)
+            and node.id in names
+            and id(node) not in passed
+        ):
+            used.add(node.id)
+        stack.extend(children(node))
+    return frozenset(used)
+
+
+def _asked_what(node: ast.AST) -> list[ast.expr]:
+    """The plain names ``node`` asks only what they are: compared with None, or handed to
+    ``isinstance``/``hasattr``/``getattr`` with a default of None compared with None."""
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        if isinstance(node.ops[0], ast.Is | ast.IsNot):
+            pair = (node.left, node.comparators[0])
+            if any(isinstance(x, ast.Constant) and x.value is None for x in pair):
+                return [_asked_of(x) for x in pair if isinstance(_asked_of(x), ast.Name)]
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args:
+        if node.func.id in ("isinstance", "hasattr") and isinstance(node.args[0], ast.Name):
+            return [node.args[0]]
+    return []
+
+
+def _asked_of(x: ast.expr) -> ast.expr:
+    """``out`` for ``getattr(out, "bias", None)``; ``x`` itself otherwise."""
+    if (
+        isinstance(x, ast.Call)
+        and isinstance(x.func, ast.Name)
+        and x.func.id == "getattr"
+        and len(x.args) == 3
+        and isinstance(x.args[0], ast.Name)
+        and isinstance(x.args[2], ast.Constant)
+        and x.args[2].value is None
+    ):
+        return x.args[0]
+    return x

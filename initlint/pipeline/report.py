@@ -139,7 +139,14 @@ def to_share(analysis: Analysis, group: list[Finding], proposal: FixProposal) ->
     first_fn = method_label(first.fn.qualname)
     classes = tuple(sorted({g.sim.cls.qualname for g in group}))
     alternatives = tuple(_short(analysis, b.fn.module.path, b.effect.span.line) for b in others)
-    message = rule.message(f, Wording(first_fn, first_where, alternatives))
+    through = ""
+    if isinstance(f, RepeatFinding) and f.through is not None:
+        by = f.through
+        through = f"`{method_label(by.fn.qualname)}` at "
+        through += _short(analysis, by.fn.module.path, by.effect.span.line)
+        if by.fn.module.dist is not None:
+            through += f" ({by.fn.module.dist})"
+    message = rule.message(f, Wording(first_fn, first_where, alternatives, through))
     if f.cost >= HEAVY and f.world_test:
         message += (
             f"; it happens only on a path that `{f.world_test}` decides, a state outside the "

@@ -98,6 +98,10 @@ class RepeatFinding(_Graded):
     # apart (the ancestor's ``if``/``else`` on a condition it cannot match to the subclass's):
     # ``nearest`` is the heaviest of them (``repeats.discarded_build``).
     alternatives: tuple[Event, ...] = ()
+    # The statement of an installed dependency that does the work ``event``, a call in the
+    # project's own code, runs (``self.post_init()`` ties a weight the class built): the
+    # finding sits where the project can act.
+    through: Event | None = None
 
     @property
     def discarded(self) -> Event:
@@ -166,6 +170,8 @@ class Wording:
     first_fn: str  # the ancestor method that did it, e.g. ``Base.__init__``
     first_where: str  # ``path:line``, with the distribution of an installed ancestor
     alternatives: tuple[str, ...] = ()  # ``path:line`` of Finding.alternatives
+    # ``Finding.through``: the dependency's method and ``path:line (dist)`` that does it
+    through: str = ""
 
 
 class Rule:

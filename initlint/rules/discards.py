@@ -194,17 +194,28 @@ def _part_discards(sim: Simulation) -> Iterator[RepeatFinding]:
                 f"`{part}` is built by {where}: building it without `{part}` needs "
                 f"{argument} that switches the part off, which initlint does not propose"
             )
+        at = project_call(sim, e) if not holder.fn.module.is_dependency else e
         yield RepeatFinding(
             CODE,
             sim,
-            e,
+            at,
             first,
             _part_confidence(sim, holder, e, first),
             what,
             cost=e.part_cost if sliced else _part_cost(first, holder),
             holder=holder,
             no_fix=no_fix,
+            through=None if at is e else e,
         )
+
+
+def project_call(sim: Simulation, e: Event) -> Event:
+    """``e`` when the project's own code did it; else the call in the project's code that
+    ran the installed dependency's code that did (``self.post_init()``)."""
+    at = e
+    while at.fn.module.is_dependency and at.parent is not None:
+        at = sim.events[at.parent]
+    return at
 
 
 def sliced_items(e: Event) -> str:
@@ -601,7 +612,7 @@ def attribute_uses(e: Event, mro: tuple[str, ...]) -> tuple[str, ...]:
     """The attributes ``e`` may read or keep the value of ("*": every attribute); the
     numbers of a tensor filled in place too (``refills.py``)."""
     if e.kind == "touch":
-        return () if _torch_registration(e) else tuple(e.effect.reads)
+        return () if _torch_registration(e) else tuple(e.effect.reads - e.passed_on)
     if e.kind in _IN_PLACE:
         return (e.name.split(".", 1)[0],)
     # A call not followed (a recursion, or a method initlint cannot resolve) may read anything;

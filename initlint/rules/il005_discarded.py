@@ -577,6 +577,9 @@ class Encoder(nn.Module):
             how = f"possibly {done} here (on some paths)"
         else:
             how = f"{done} here"
+        if wording.through:  # (the call here runs the dependency's code that does it)
+            how = f"possibly {done} on some paths" if finding.confidence == "possible" else done
+            how += f" by {wording.through}, which this call runs,"
         copied = finding.event.copied_by
         unread = (
             f"by deep copies of it ({copied} keeps only copies of what it is handed)"

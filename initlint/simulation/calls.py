@@ -13,6 +13,7 @@ from initlint.index.records import FunctionInfo
 from initlint.simulation.arguments import kwarg_name, param_of, without_self
 from initlint.simulation.levels import HEAVY, LIGHT, NONE
 from initlint.simulation.local_draws import drawn_then_filled
+from initlint.simulation.part_refs import part_named
 from initlint.simulation.records import Event, FlagRef
 from initlint.simulation.rerun_effects import RerunEffects
 from initlint.simulation.run_state import Call, EffectContext, Frame, KeyArgs
@@ -82,6 +83,9 @@ class CallEffects(RerunEffects):
         given = self._given_costs(frame, eff, callee_body.params, skip_self)
         if isinstance(given, BodyError):
             return given
+        parts = self._given_parts(frame, eff, callee_body.params, skip_self)
+        if parts:
+            self.pass_on(frame, eff, parts.values())
         return Call(
             callee,
             env,
@@ -97,6 +101,7 @@ class CallEffects(RerunEffects):
             None if arg_keys is not None else key_args,
             unkeyed=self.unkeyed,
             given_cost=given,
+            given_parts=parts,
         )
 
     def _given_costs(
@@ -122,6 +127,20 @@ class CallEffects(RerunEffects):
                 return cost
             if cost > NONE:
                 given[param.name] = cost
+        return given
+
+    def _given_parts(
+        self, frame: Frame, eff: Effect, params: tuple[Param, ...], skip_self: bool
+    ) -> dict[str, str]:
+        """The parts of the object handed to a method of it, by the parameter each binds
+        to (``self._tie(self.lm_head, emb)``): there the parameter stands for that part."""
+        params = without_self(params, skip_self)
+        given: dict[str, str] = {}
+        for at, arg in enumerate(eff.args):
+            param = None if arg.star else param_of(params, eff.args, at)
+            part = part_named(arg.expr, frame.self_name, frame.parts)
+            if param is not None and param.kind not in ("vararg", "kwarg") and part:
+                given[param.name] = part
         return given
 
     def on_held_call(self, frame: Frame, ctx: EffectContext) -> BodyError | None:

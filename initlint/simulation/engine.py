@@ -567,6 +567,8 @@ class _Run(CallEffects):
             frame.built.update(call.lent)
         if call.given_cost:
             frame.local_cost.update(call.given_cost)
+        if call.given_parts:
+            frame.parts.update(call.given_parts)
         if call.depth == 0:
             self.sim.top_frame = frame.id
         self.active.add(fn.qualname)
@@ -606,6 +608,8 @@ class _Run(CallEffects):
             arg = Arg(eff.value, eff.name)
             setter = replace(eff, kind="call", detail="self", args=(arg,), value=None)
             return CallEffects.on_call(self, frame, ctx._replace(effect=setter))
+        if frame.parts and not ctx.shadow:
+            self.read_through_parts(frame, ctx)
         handler = _Run._EFFECT_HANDLERS.get(eff.kind)
         if eff.kind == "return":
             done = handler(self, frame, ctx) if handler is not None else None

@@ -5,13 +5,17 @@ counts the guards' state keys read), whether ``hasattr(self, name)`` holds
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import replace
+
 from initlint.facts.model import Body, Effect, EffectKind, Expr, Span
 from initlint.facts.reads import EVERYTHING
 from initlint.index.records import FunctionInfo
 from initlint.simulation.arguments import ArgumentBinding
 from initlint.simulation.levels import NONE
+from initlint.simulation.part_refs import part_named
 from initlint.simulation.records import Event, FlagRef
-from initlint.simulation.run_state import Frame
+from initlint.simulation.run_state import EffectContext, Frame
 from initlint.simulation.torch_module import MODULE_CLASSES, MODULE_NAMES
 from initlint.simulation.values import FALSE, MAYBE, TRUE, Origin
 
@@ -116,6 +120,67 @@ class EventLog(ArgumentBinding):
             return f"call:{chain[0]}={getter}{chain[1]}" if getter else ""
         sym = _argument_sym(frame, value)
         return f"arg:{sym}" if sym else ""
+
+    def pass_on(self, frame: Frame, eff: Effect, parts: Iterable[str]) -> None:
+        """The statement of ``eff`` hands the object's ``parts`` to a method that names each
+        by a parameter: its touch's reads of them only hand them on."""
+        heads = {p.partition(".")[0] for p in parts}
+        for ev in reversed(self.sim.events):
+            if ev.frame != frame.id:
+                continue  # (a call made earlier in the statement)
+            if ev.effect.stmt_span != eff.stmt_span:
+                return
+            if ev.kind == "touch":
+                ev.passed_on = ev.effect.handed & heads
+                return
+
+    def returned_on(self, call: int, part: str) -> None:
+        """The method the call event ``call`` ran returned the object's ``part`` to a name
+        that stands for it: its ``return`` only handed the part on."""
+        head = part.partition(".")[0]
+        for ev in self.sim.events[call + 1 :]:
+            if ev.parent == call and ev.kind == "touch" and head in ev.effect.handed:
+                ev.passed_on = frozenset({head})
+
+    def read_through_parts(self, frame: Frame, ctx: EffectContext) -> None:
+        """A read of the parts the names of ``frame`` that stand for one mention in the
+        effect of ``ctx`` (``part_refs.py``), as a touch would record a read of ``self.x``:
+        what is done through such a name is done to the part. A name handed on whole (to a
+        method of the object, bound to another name) or stored through is no read of it
+        (the guards' tests of it ask what it is)."""
+        eff, parts = ctx.effect, frame.parts
+        me = frame.self_name
+        exprs = [a.expr for a in eff.args]
+        if eff.kind == "call" and eff.detail == "self":
+            exprs = [x for x in exprs if not part_named(x, me, parts)]
+        if eff.value is not None and not (eff.kind == "local" and part_named(eff.value, me, parts)):
+            exprs.append(eff.value)
+        heads = {
+            parts[n.name].partition(".")[0]
+            for x in exprs
+            for n in x.nodes()
+            if n.kind == "name" and n.name in parts
+        }
+        heads.update(parts[n].partition(".")[0] for n in eff.names if n in parts)
+        head, _, rest = eff.name.partition(".")
+        if (eff.kind == "objattr" and not rest) or eff.kind == "init":
+            # (``out.reset_parameters()``, ``nn.init.zeros_(out.bias)``)
+            if head in parts:
+                heads.add(parts[head].partition(".")[0])
+        if not heads:
+            return
+        read = replace(
+            eff,
+            kind="touch",
+            reads=frozenset(heads),
+            writes=frozenset(),
+            strict=frozenset(),
+            tested=frozenset(),
+            sized=frozenset(),
+            changed=frozenset(),
+            handed=frozenset(),
+        )
+        self.emit(frame, ctx.effect_index, read, "touch", "", ctx.status, ctx.flags, ())
 
     def note_writes(
         self, names: set[str] | frozenset[str] = frozenset(), *, all_: bool = False

@@ -189,6 +189,10 @@ class Event:
     # ties the weight in, ``simulation/handed.py``): those attributes. It reads none of their
     # numbers.
     handed: frozenset[str] = frozenset()
+    # A touch's reads that only hand a part of the object on to code the simulation follows
+    # with a name standing for that part (``part_refs.py``): what that code does through the
+    # name is the use, not the handing.
+    passed_on: frozenset[str] = frozenset()
     # A store of ``cls(...)`` where the name ``cls`` holds a class (a parameter's default, an
     # argument naming one): that class's qualified name.
     constructs: str = ""

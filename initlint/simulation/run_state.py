@@ -84,6 +84,8 @@ class Call:
     lent: dict[str, LocalBuild] | None = None
     # What building each argument cost the caller, by parameter (``calls._given_costs``).
     given_cost: dict[str, int] | None = None
+    # The parts of the object handed as arguments, by parameter (``part_refs.py``).
+    given_parts: dict[str, str] | None = None
 
 
 @dataclass
@@ -138,6 +140,9 @@ class Frame:
     # The locals that hold a path (``root = Path(d)``, ``p = os.path.join(d, f)``): asking
     # one whether it exists asks the file system.
     paths: set[str] = field(default_factory=set)
+    # The parameters and locals that stand for a part of the object, by the part's dotted
+    # path (``part_refs.py``): what is stored through one is stored into that part.
+    parts: dict[str, str] = field(default_factory=dict)
 
     @property
     def self_name(self) -> str:

@@ -17,6 +17,7 @@ from initlint.simulation.copies import copied_by
 from initlint.simulation.fallbacks import FallbackEffects
 from initlint.simulation.handed import keeps_as_is
 from initlint.simulation.levels import LIGHT, NONE
+from initlint.simulation.part_refs import overlaps, returned_part
 from initlint.simulation.records import Event, FlagRef, built_by, events_inside
 from initlint.simulation.run_state import Call, EffectContext, Frame
 from initlint.simulation.torch_knowledge import (
@@ -44,6 +45,7 @@ class StoreEffects(FallbackEffects):
         if ctx.shadow:
             return None  # the branch does not run: its bindings do not happen
         eff, status = ctx.effect, ctx.status
+        frame.parts.pop(eff.name, None)
         if eff.name in frame.call.env:
             self._note_rebinding(frame, ctx)
         local_cost = self.value_cost(frame, eff.value)
@@ -65,6 +67,7 @@ class StoreEffects(FallbackEffects):
         if dropped is not None:
             return dropped
         frame.local_values[eff.name] = eff.value if status == TRUE else None
+        self._note_part_bound(frame, ctx)
         for names, holds in (
             (frame.world, self.reads_world(frame, eff.value)),
             (frame.paths, self.makes_path(frame, eff.value)),
@@ -163,11 +166,52 @@ class StoreEffects(FallbackEffects):
                 parent = frame.call.parent
                 self.return_reads[parent] = self.return_reads.get(parent, frozenset()) | got
 
+    def _note_part_bound(self, frame: Frame, ctx: EffectContext) -> None:
+        """Whether the local ``ctx`` binds stands for a part of the object from now on: a
+        name bound to another that does (``m = out``) or to what a method of the object
+        returns when it returns a part (``out = self.get_out()``). (A local bound to
+        ``self.head`` and stored through is read as the part itself: ``facts/aliases.py``.)
+        Under an undecided guard too: a later binding to anything else, on any path, ends
+        it."""
+        eff, value, me = ctx.effect, ctx.effect.value, frame.self_name
+        part = ""
+        if value is not None and value.kind == "name":
+            part = frame.parts.get(value.name, "")
+        elif value is not None and me and value.kind == "call" and not value.children:
+            receiver = value.receiver
+            if receiver is not None and receiver.kind == "name" and receiver.name == me:
+                part = self._part_returned(frame, eff, value.attr)
+        if part:
+            frame.parts[eff.name] = part
+        else:
+            frame.parts.pop(eff.name, None)
+
+    def _part_returned(self, frame: Frame, eff: Effect, method: str) -> str:
+        """The part of the object the call of its ``method`` in the statement of ``eff``
+        returned, when that method returns one part on every path ("" otherwise)."""
+        for ev in reversed(self.sim.events):
+            if ev.frame != frame.id:
+                continue
+            if ev.effect.stmt_span != eff.stmt_span:
+                return ""
+            if ev.kind != "call" or ev.effect.name != method or ev.callee is None:
+                continue
+            body = ev.callee.facts.load()
+            part = "" if isinstance(body, BodyError) else returned_part(body)
+            if part:
+                self.returned_on(ev.index, part)
+            return part
+        return ""
+
     def on_objattr(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
         """``obj.field = v`` or ``obj.append(x)``: an object a name holds changed in place."""
         if ctx.shadow:
             return None  # the branch does not run: its bindings do not happen
         eff = ctx.effect
+        through = self._through_part(frame, eff)
+        if through is not None:
+            self.note_writes({through.name.partition(".")[0]})
+            return self.on_nested(frame, ctx._replace(effect=through))
         if eff.value is not None and "." not in eff.name:  # a local container filled
             filled = self.value_cost(frame, eff.value)
             if isinstance(filled, BodyError):
@@ -199,6 +243,22 @@ class StoreEffects(FallbackEffects):
             frame.call.env[eff.name] = replace(held, filled=True)
         self._set_field(frame, eff, ctx.status)
         return self.note_part_replaced(frame, ctx)
+
+    def _through_part(self, frame: Frame, eff: Effect) -> Effect | None:
+        """``out.weight = v`` where ``out`` stands for ``self.lm_head``: the store as a
+        part of that part replaced; None for any other store, and for one whose value is
+        made from what the name stands for (it may keep the part)."""
+        head, _, rest = eff.name.partition(".")
+        part = frame.parts.get(head)
+        if not part or not rest:
+            return None
+        if eff.value is not None and any(
+            n.kind == "name" and n.name in frame.parts and overlaps(frame.parts[n.name], part)
+            for n in eff.value.nodes()
+        ):
+            return None
+        holder, _, last = f"{part}.{rest}".rpartition(".")
+        return replace(eff, kind="nested", name=holder, detail=last)
 
     def on_touch(self, frame: Frame, ctx: EffectContext) -> None:
         """Self attributes read and written; reading one that is surely unset raises."""
