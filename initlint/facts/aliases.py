@@ -197,3 +197,41 @@ def _self_method(func: ast.expr, me: str) -> bool:
     return (
         isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == me
     )
+
+
+def without_dict_lookups(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef,
+) -> ast.FunctionDef | ast.AsyncFunctionDef:
+    """``fn`` with each read of a literal key from a namespace's ``__dict__``
+    (``resnet.__dict__["l_resnet50"]``) written as the attribute it looks up
+    (``resnet.l_resnet50``), as Python finds it; ``fn`` itself when it has none."""
+    if not any(_dict_lookup(n) for n in ast.walk(fn)):
+        return fn
+    out = copy.deepcopy(fn)
+    _DictLookups().visit(out)
+    return out
+
+
+def _dict_lookup(node: ast.AST) -> str:
+    """The key of ``<dotted>.__dict__["<key>"]`` read; "" for anything else."""
+    if not (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)):
+        return ""
+    owner, key = node.value, node.slice
+    if not (isinstance(owner, ast.Attribute) and owner.attr == "__dict__"):
+        return ""
+    if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+        return ""
+    base = owner.value
+    while isinstance(base, ast.Attribute):
+        base = base.value
+    return key.value if isinstance(base, ast.Name) and key.value.isidentifier() else ""
+
+
+class _DictLookups(ast.NodeTransformer):
+    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+        key = _dict_lookup(node)
+        if not key:
+            return self.generic_visit(node)
+        assert isinstance(node.value, ast.Attribute)  # (_dict_lookup)
+        made = ast.Attribute(value=node.value.value, attr=key, ctx=ast.Load())
+        return ast.copy_location(made, node)

@@ -10,7 +10,12 @@ import copy
 from collections.abc import Sequence
 from dataclasses import replace
 
-from initlint.facts.aliases import part_name_candidates, self_path, without_part_aliases
+from initlint.facts.aliases import (
+    part_name_candidates,
+    self_path,
+    without_dict_lookups,
+    without_part_aliases,
+)
 from initlint.facts.effect_log import EffectLog, is_name, names_loaded, without_docstring
 from initlint.facts.expressions import UNKNOWN_COND, dotted, root_name, span_of, to_cond, to_expr
 from initlint.facts.local_uses import followed_names, uses_in
@@ -120,7 +125,7 @@ class FunctionReader(EffectLog):
 
     def read(self) -> tuple[Effect, ...]:
         # (``lm = self.vlm.language_model``, then ``del lm.model.decoder``: read as the part)
-        self.fn = without_part_aliases(self.fn, self.self_name)
+        self.fn = without_part_aliases(without_dict_lookups(self.fn), self.self_name)
         self.built = followed_names(self.fn, self.self_name)
         self.part_names = part_name_candidates(self.fn, self.self_name)
         # local -> the whole fills of its tensors since it was bound (``carry_fills``)

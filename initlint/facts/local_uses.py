@@ -20,7 +20,10 @@ from initlint.facts.passes import integer_literal
 # may be the object's only user, then it follows the object under its parameter's name),
 # "children" (a slice of the modules it holds, in the order it registered them,
 # ``list(net.children())[:-2]``: ``detail`` the slice's bounds written out, ``:-2``),
-# "copy" (``copy.deepcopy(net)``: a new object made from it; it goes nowhere itself).
+# "copy" (``copy.deepcopy(net)``: a new object made from it; it goes nowhere itself),
+# "hand" (an argument of a call of a name, ``Wrapper(net)``: ``detail`` the callee as
+# written, a colon, and the argument's place or keyword, ``Wrapper:0``; what a class's
+# construction does with it there decides, else it is handed on whole).
 LocalUse = tuple[str, str, str]  # (name, how, detail)
 
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -146,8 +149,30 @@ def _call(call: ast.Call, names: frozenset[str], statement: bool) -> Iterator[Lo
             yield from uses_in(func, names)
     else:
         yield from uses_in(func, names)
-    for arg in (*call.args, *(k.value for k in call.keywords)):
-        yield from uses_in(arg, names)
+    callee = _dotted(func)
+    for at, arg in enumerate(call.args):
+        if callee and isinstance(arg, ast.Name) and arg.id in names:
+            yield (arg.id, "hand", f"{callee}:{at}")
+        else:
+            yield from uses_in(arg, names)
+        if isinstance(arg, ast.Starred):
+            callee = ""  # (the places after it are not known)
+    for k in call.keywords:
+        if callee and k.arg is not None and isinstance(k.value, ast.Name) and k.value.id in names:
+            yield (k.value.id, "hand", f"{callee}:{k.arg}")
+        else:
+            yield from uses_in(k.value, names)
+
+
+def _dotted(node: ast.expr) -> str:
+    """``a.b.C`` for a callee written as a dotted name; "" for any other callee."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return ""
+    return ".".join([node.id, *reversed(parts)])
 
 
 def _copied(call: ast.Call, names: frozenset[str]) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from initlint.facts.model import Body, BodyError, Expr
+from initlint.facts.model import Body, BodyError, Effect, Expr
 from initlint.index.records import FunctionInfo, Module, Target
 from initlint.simulation.arguments import call_args, param_of, without_self
 from initlint.simulation.builds import BuildPricing
@@ -243,7 +243,9 @@ class LocalEffects(BuildPricing):
             elif eff.target == "call":
                 held.called = True
                 held.whole = held.whole or head not in SELF_METHODS
-            elif eff.target == "whole":
+            elif eff.target == "hand" and (taken := self._parts_a_class_takes(frame, eff)):
+                held.taken.update(taken)
+            elif eff.target in ("whole", "hand"):
                 held.whole = True
                 keyed = ctx.status == MAYBE and not self.unkeyed
                 held.kept_where.append(ctx.literals if keyed else None)
@@ -254,6 +256,43 @@ class LocalEffects(BuildPricing):
                 held.children.append((int(low) if low else None, int(high) if high else None))
             elif eff.target == "lend":
                 held.lending = True  # (``lend_builds``, at the super call, decides)
+
+    def _parts_a_class_takes(self, frame: Frame, eff: Effect) -> frozenset[str]:
+        """The parts of an object handed to a class (``ResnetDilated(orig_resnet)``, a
+        ``hand`` use: ``detail`` the callee and the argument's place or keyword) that the
+        class's ``__init__`` takes, when taking parts of it is all it does with it (on any
+        of its paths): the object itself goes nowhere, so the parts left are thrown away
+        with it. Empty when the callee is no class read here, or its ``__init__`` does
+        anything else with the object (keeps it, hands it on, calls a method of it)."""
+        callee, _, place = eff.detail.rpartition(":")
+        target = self.simulator.index.resolve(frame.call.fn.module, callee)
+        if target is None or target.kind != "class":
+            return frozenset()
+        mro = self.simulator.index.mro(target.name)
+        init = self.simulator.index.lookup_method(mro.classes, "__init__") if mro.ok else None
+        body = init.facts.load() if init is not None else None
+        if body is None or isinstance(body, BodyError):
+            return frozenset()
+        params = without_self(body.params)
+        if place.isdigit():
+            param = params[int(place)] if int(place) < len(params) else None
+            if param is not None and param.kind not in ("posonly", "pos"):
+                param = None
+        else:
+            param = next((p for p in params if p.name == place and p.kind != "posonly"), None)
+        if param is None:
+            return frozenset()
+        uses = [e for e in body.effects if e.kind == "local_use" and e.name == param.name]
+        if not uses or any(e.target != "part" for e in uses):
+            return frozenset()
+        taken: set[str] = set()
+        for e in uses:
+            head, _, rest = e.detail.partition(".")
+            if head in PART_TABLES:
+                return frozenset()  # (``net._modules``, ``net.state_dict``: all of it)
+            if rest.rpartition(".")[2] not in CONFIG_ATTRS:
+                taken.add(head)  # (``net.fc.in_features`` reads how fc is shaped)
+        return frozenset(taken)
 
     def lend_builds(self, frame: Frame, ctx: EffectContext, callee: Body) -> dict[str, LocalBuild]:
         """``super().__init__(resnet18(), ...)``, or ``super().__init__(net)`` with ``net``
