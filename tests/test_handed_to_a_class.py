@@ -1,7 +1,10 @@
 """An object built into a local and handed to a class whose ``__init__`` only takes parts of
 it (``ResnetDilated(orig_resnet)`` keeping its convolutions and layers) leaves the other
 parts behind: the object itself goes nowhere, so their builds are thrown away (IL005).
-A class that keeps the object, hands it on, or runs a method of it keeps it whole. A
+A class that keeps the object, hands it on, runs a method of it or takes one (a bound
+method holds the object) keeps it whole, and so does a construction that is more than its
+``__init__`` chain (a ``__new__``, a metaclass, a dataclass's own ``__init__``), or a name the
+function binds that only looks like the class. A
 namespace's ``__dict__`` read with a literal key (``zoo.__dict__["backbone"]()``) is the
 attribute it names, as Python finds it."""
 
@@ -31,6 +34,8 @@ def backbone():
 """
 
 SOURCE = """
+from dataclasses import dataclass
+
 import torch.nn as nn
 
 from pkg import zoo
@@ -62,6 +67,84 @@ class RunsAMethod(nn.Module):
 
 def takes_parts(net):
     return nn.Sequential(net.stem, net.body)
+
+
+class BoundMethod(nn.Module):
+    def __init__(self, net):
+        super().__init__()
+        self.stem = net.stem
+        self.run_backbone = net.forward
+
+
+class KeepsInNew(nn.Module):
+    def __new__(cls, net):
+        obj = super().__new__(cls)
+        obj.__dict__["_orig"] = net
+        return obj
+
+    def __init__(self, net):
+        super().__init__()
+        self.stem = net.stem
+
+
+class Meta(type):
+    def __call__(cls, net):
+        REGISTRY.append(net)
+        return super().__call__(net)
+
+
+REGISTRY = []
+
+
+class Registered(nn.Module, metaclass=Meta):
+    def __init__(self, net):
+        super().__init__()
+        self.stem = net.stem
+
+
+class TakesStem:
+    def __init__(self, net):
+        self.stem = net.stem
+
+
+@dataclass
+class Holder(TakesStem):
+    net: nn.Module
+
+
+class ByParameter(nn.Module):
+    def __init__(self, TakesParts=KeepsIt):
+        super().__init__()
+        net = zoo.Backbone()
+        self.encoder = TakesParts(net)
+
+
+class ThroughBoundMethod(nn.Module):
+    def __init__(self):
+        super().__init__()
+        net = zoo.Backbone()
+        self.encoder = BoundMethod(net)
+
+
+class ThroughNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        net = zoo.Backbone()
+        self.encoder = KeepsInNew(net)
+
+
+class ThroughMetaclass(nn.Module):
+    def __init__(self):
+        super().__init__()
+        net = zoo.Backbone()
+        self.encoder = Registered(net)
+
+
+class ThroughDataclass(nn.Module):
+    def __init__(self):
+        super().__init__()
+        net = zoo.Backbone()
+        self.encoder = Holder(net)
 
 
 class Dilated(nn.Module):
@@ -123,7 +206,19 @@ def test_the_parts_a_class_leaves_of_an_object_handed_to_it_are_thrown_away(
     assert by_keyword.startswith("IL005 `fc` of the object `Backbone(...)`")
 
 
-@pytest.mark.parametrize("name", ["Kept", "MethodRun", "ToAFunction"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Kept",
+        "MethodRun",
+        "ToAFunction",
+        "ByParameter",
+        "ThroughBoundMethod",
+        "ThroughNew",
+        "ThroughMetaclass",
+        "ThroughDataclass",
+    ],
+)
 def test_an_object_kept_or_used_whole_by_what_it_is_handed_to_is_kept(
     found: dict[str, list[str]], name: str
 ) -> None:

@@ -120,6 +120,137 @@ class ReturnedAndUsed(nn.Module):
         out.weight = self.emb.weight
 """
 
+# Reads through a name that the simulation does not follow as the part, or names that
+# may stand for something else: no finding (a review's reproducers).
+NOT_FOLLOWED = """
+import torch
+import torch.nn as nn
+from missing_mixins import Mixin
+
+
+class VarArgs(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(50000, 1024)
+        self.head = nn.Linear(1024, 50000, bias=False)
+        self.tie(self.head)
+
+    def tie(self, m):
+        self._log(m)
+        m.weight = self.emb.weight
+
+    def _log(self, *mods):
+        self.norm = mods[0].weight.norm()
+
+
+class KwArgs(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(50000, 1024)
+        self.head = nn.Linear(1024, 50000, bias=False)
+        self.tie(self.head)
+
+    def tie(self, m):
+        self._log(mod=m)
+        m.weight = self.emb.weight
+
+    def _log(self, **kw):
+        self.norm = kw["mod"].weight.norm()
+
+
+class ViaMixin(Mixin, nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(50000, 1024)
+        self.head = nn.Linear(1024, 50000, bias=False)
+        self.tie(self.head)
+
+    def tie(self, m):
+        self.summarize(m)
+        m.weight = self.emb.weight
+
+
+class TwoCalls(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(50000, 1024)
+        self.head = nn.Linear(1024, 50000, bias=False)
+        self.total = self.noop(self.head) + self.count(self.head)
+        self.head.weight = self.emb.weight
+
+    def noop(self, m):
+        return 0
+
+    def count(self, *ms):
+        return ms[0].weight.sum()
+
+
+class Nested(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(50000, 1024)
+        self.head = nn.Linear(1024, 50000, bias=False)
+        self.tie(self.head)
+
+    def tie(self, m):
+        def f():
+            return m.weight.clone()
+
+        self.saved = f()
+        m.weight = self.emb.weight
+
+
+class AliasAfterARead(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(50000, 1024)
+        self.head = nn.Linear(1024, 50000, bias=False)
+        self.tie(self.head)
+
+    def tie(self, m):
+        torch.save(m.state_dict(), "head.pt")
+        n = m
+        n.weight = self.emb.weight
+
+
+class Walrus(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(50000, 1024)
+        self.head = nn.Linear(1024, 50000, bias=False)
+        self.tie(self.head)
+
+    def tie(self, m):
+        if (m := nn.Linear(3, 3)) is not None:
+            m.weight = self.emb.weight
+
+
+class OneBranch(nn.Module):
+    def __init__(self, flag):
+        super().__init__()
+        self.emb = nn.Embedding(50000, 1024)
+        self.head = nn.Linear(1024, 50000, bias=False)
+        self.other = nn.Linear(1024, 50000, bias=False)
+        self.tie(self.head, self.other, flag)
+
+    def tie(self, a, b, flag):
+        if flag:
+            a = b
+        a.weight = self.emb.weight
+
+
+class PartRebuilt(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(50000, 1024)
+        self.head = nn.Linear(1024, 50000, bias=False)
+        self.tie(self.head)
+
+    def tie(self, m):
+        self.head = nn.Linear(1024, 50000, bias=False)
+        m.weight = self.emb.weight
+"""
+
 BASE = """
 import torch.nn as nn
 
@@ -200,6 +331,36 @@ def test_what_is_read_through_the_name_first_is_a_use(
     check_source: Callable[..., Report], name: str
 ) -> None:
     assert name not in _found(check_source(SOURCE))
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "VarArgs",
+        "KwArgs",
+        "ViaMixin",
+        "TwoCalls",
+        "Nested",
+        "AliasAfterARead",
+        "Walrus",
+        "OneBranch",
+    ],
+)
+def test_a_read_not_followed_as_the_part_or_a_name_that_may_be_another_is_no_store(
+    check_source: Callable[..., Report], name: str
+) -> None:
+    assert name not in _found(check_source(NOT_FOLLOWED))
+
+
+def test_a_name_for_a_part_rebuilt_since_holds_the_old_object(
+    check_source: Callable[..., Report],
+) -> None:
+    [(code, line, _)] = _found(check_source(NOT_FOLLOWED))["PartRebuilt"]
+    lines = NOT_FOLLOWED.splitlines()
+    rebuilt = max(i for i, t in enumerate(lines, 1) if "self.head = nn.Linear" in t)
+    # (the head built first is replaced by the method's rebuild; the store through the
+    # name changes the old head, no part of the object any more)
+    assert (code, line) == ("IL005", rebuilt)
 
 
 def test_a_dependency_that_ties_the_weight_is_reported_at_the_projects_call(

@@ -160,43 +160,101 @@ def part_name_candidates(fn: ast.FunctionDef | ast.AsyncFunctionDef, me: str) ->
     simulation runs it (``simulation/part_refs.py``): those a statement stores or deletes
     through (``out.weight = w``), hands whole to a method of the object (``self._tie(out,
     emb)``) or binds to what an argument-free method of it returns (``out =
-    self.get_output_embeddings()``). The statements that mention one otherwise record it
-    (``Effect.names``), so that what is read through it is a read of the part."""
+    self.get_output_embeddings()``), and the plain names bound to one of them (``m =
+    out``). Only a parameter or a name bound by plain assignments alone qualifies, and none
+    a nested function, class or lambda mentions: each statement that mentions one records
+    its uses (``Effect.names``), so what is read through it is a read of the part."""
     if not me:
         return frozenset()
     found: set[str] = set()
+    aliases: list[tuple[str, str]] = []
+    unfit: set[str] = {me}  # (bound otherwise, or seen from a nested scope)
+    plain = {  # (the targets of plain assignments: ``out = ...``, ``out: T = ...``)
+        id(t)
+        for n in ast.walk(fn)
+        for t in (n.targets if isinstance(n, ast.Assign) else [getattr(n, "target", None)])
+        if isinstance(n, ast.Assign | ast.AnnAssign)
+        and isinstance(t, ast.Name)
+        and (not isinstance(n, ast.Assign) or len(n.targets) == 1)
+    }
     todo: list[ast.AST] = list(fn.body)
     while todo:
         node = todo.pop()
-        if isinstance(node, _SCOPES):
+        if isinstance(node, (*_SCOPES, ast.Global, ast.Nonlocal)):
+            unfit.update(_names_in(node))
             continue
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name) and isinstance(node.value, ast.Name):
+                aliases.append((target.id, node.value.id))
+            if isinstance(target, ast.Name) and _self_call(node.value, me, bare=True):
+                found.add(target.id)
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            if id(node) not in plain:  # (a loop, ``with``, walrus, tuple target, ``del``)
+                unfit.add(node.id)
+        elif isinstance(node, ast.ExceptHandler | ast.alias) or _binds_by_match(node):
+            unfit.update(_bound_names(node))
         targets: list[ast.expr] = []
         if isinstance(node, ast.Assign | ast.Delete):
             targets = list(node.targets)
         elif isinstance(node, ast.AugAssign | ast.AnnAssign):
             targets = [node.target]
         found.update(_root(t) for t in targets if isinstance(t, ast.Attribute))
-        if isinstance(node, ast.Call) and _self_method(node.func, me):
+        if _self_call(node, me):
+            assert isinstance(node, ast.Call)  # (_self_call)
             found.update(a.id for a in node.args if isinstance(a, ast.Name))
             found.update(k.value.id for k in node.keywords if isinstance(k.value, ast.Name))
-        if (
-            isinstance(node, ast.Assign)
-            and isinstance(node.value, ast.Call)
-            and _self_method(node.value.func, me)
-            and not node.value.args
-            and not node.value.keywords
-        ):
-            found.update(t.id for t in node.targets if isinstance(t, ast.Name))
         todo.extend(children(node))
-    found.discard(me)
-    found.discard("")
-    return frozenset(found)
+    grew = True
+    while grew:  # (``m = out``: each stands for what the other does)
+        before = len(found)
+        for a, b in aliases:
+            if a in found or b in found:
+                found.update((a, b))
+        grew = len(found) > before
+    return frozenset(found - unfit - {""})
 
 
-def _self_method(func: ast.expr, me: str) -> bool:
+def _binds_by_match(node: ast.AST) -> bool:
+    return isinstance(node, ast.MatchAs | ast.MatchStar | ast.MatchMapping)
+
+
+def _bound_names(node: ast.AST) -> set[str]:
+    """The names an ``except ... as``, an import's alias or a ``match`` capture binds."""
+    if isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar):
+        return {node.name} if node.name else set()
+    if isinstance(node, ast.MatchMapping):
+        return {node.rest} if node.rest else set()
+    if isinstance(node, ast.alias):
+        return {(node.asname or node.name).partition(".")[0]}
+    return set()
+
+
+def _names_in(node: ast.AST) -> set[str]:
+    found = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    if isinstance(node, ast.Global | ast.Nonlocal):
+        found.update(node.names)
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        found.add(node.name)
+    return found
+
+
+def self_method_call(node: ast.AST, me: str) -> bool:
+    """Whether ``node`` is a call of a method of the object ``me`` names (``self.m(...)``)."""
     return (
-        isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == me
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == me
     )
+
+
+def _self_call(node: ast.AST, me: str, bare: bool = False) -> bool:
+    """``self_method_call``; ``bare``: with no arguments (``self.get_output_embeddings()``)."""
+    if not self_method_call(node, me):
+        return False
+    assert isinstance(node, ast.Call)  # (self_method_call)
+    return not bare or not (node.args or node.keywords)
 
 
 def without_dict_lookups(

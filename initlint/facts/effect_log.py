@@ -22,6 +22,7 @@ from initlint.facts.model import Arg, Cond, Effect, EffectKind, Expr, ItemTest, 
 from initlint.facts.reads import (
     EVERYTHING,
     changed_in_place,
+    handed_names,
     handed_reads,
     name_uses,
     self_access,
@@ -140,7 +141,7 @@ class EffectLog:
     ) -> None:
         """A ``touch`` effect for the ``self`` attributes ``nodes`` read and write."""
         reads, writes = self_access(nodes, self.self_name, skip=skip)
-        names = name_uses(nodes, self.part_names, self.self_name) if self.part_names else None
+        names = name_uses(nodes, self.part_names) if self.part_names else None
         if reads or writes or names:
             strict: frozenset[str] = frozenset()
             # (no reads: nothing to be strict about; self passed on: nothing known)
@@ -160,6 +161,7 @@ class EffectLog:
                 changed=changed_in_place(stmt, self.self_name) & reads,
                 handed=handed_reads(nodes, self.self_name) & reads,
                 names=names or frozenset(),
+                passes=handed_names(nodes, names, self.self_name) if names else frozenset(),
             )
 
     def self_attr(self, node: ast.AST) -> str:
@@ -314,6 +316,7 @@ class EffectLog:
         changed: frozenset[str] = frozenset(),
         handed: frozenset[str] = frozenset(),
         names: frozenset[str] = frozenset(),
+        passes: frozenset[str] = frozenset(),
         fan: bool = False,
         tests: tuple[ItemTest, ...] = (),
     ) -> int:
@@ -340,6 +343,7 @@ class EffectLog:
                 changed=changed,
                 handed=handed,
                 names=names,
+                passes=passes,
                 protected=self.protect > 0,
                 fan=fan,
                 tests=tests,

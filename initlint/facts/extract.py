@@ -113,7 +113,8 @@ def read_body(source: SourceText, span: Span, is_method: bool) -> Body | BodyErr
         node = found[0]
     assert isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
     reader = FunctionReader(node, is_method)
-    return Body(reader.params, reader.read())
+    effects = reader.read()  # (reading marks the parameters that may stand for parts)
+    return Body(reader.params, effects)
 
 
 def _is_def_at(node: ast.AST, span: Span) -> bool:

@@ -128,6 +128,10 @@ class FunctionReader(EffectLog):
         self.fn = without_part_aliases(without_dict_lookups(self.fn), self.self_name)
         self.built = followed_names(self.fn, self.self_name)
         self.part_names = part_name_candidates(self.fn, self.self_name)
+        if self.part_names:
+            self.params = tuple(
+                replace(p, part_name=True) if p.name in self.part_names else p for p in self.params
+            )
         # local -> the whole fills of its tensors since it was bound (``carry_fills``)
         self.local_fills: dict[str, list[Effect]] = {}
         for i, stmt in enumerate(self.fn.body):
@@ -746,7 +750,8 @@ class FunctionReader(EffectLog):
                 for origin in carried:
                     self.feeds.setdefault(origin, []).append(idx)
             elif isinstance(target, ast.Name):
-                self.add("local", stmt, guard, name=target.id, value=vexpr)
+                part = frozenset({target.id}) & self.part_names  # (``part_refs.py``)
+                self.add("local", stmt, guard, name=target.id, value=vexpr, names=part)
                 self.local_fills.pop(target.id, None)  # (bound anew: another object)
                 if carried:
                     self.taint[target.id] = set(carried)

@@ -294,8 +294,12 @@ class Effect:
     handed: frozenset[str] = frozenset()
     # A touch's names that may stand for a part of the object (``facts.aliases.
     # part_name_candidates``) which the statement uses (``facts.reads.name_uses``); a touch
-    # is recorded for such a statement even when it mentions nothing of ``self``.
+    # is recorded for such a statement even when it mentions nothing of ``self``. On a
+    # ``local``: the name it binds, when that name is one of them.
     names: frozenset[str] = frozenset()
+    # A touch's ``names`` that the statement mentions once, as a whole argument of a call
+    # of a method of the object (``facts.reads.handed_names``).
+    passes: frozenset[str] = frozenset()
     # Inside a ``try`` (body, handlers, else) or a ``with`` body: an exception raised here may
     # be caught, so it does not end the construction for sure.
     protected: bool = False
@@ -341,6 +345,9 @@ class Param:
     # into calls (``Net(*args, **kwargs)``), or reads (``kwargs.get(k)``, ``k in kwargs``):
     # it carries on exactly what the caller gave it.
     spread_only: bool = False
+    # A parameter that may stand for a part of the object (``facts.aliases.
+    # part_name_candidates``): one handed ``self.lm_head`` does.
+    part_name: bool = False
 
 
 class SourceText:
@@ -632,6 +639,8 @@ class ClassFacts:
     # ``except`` handler, or the ``else`` of an ``if`` that imports it): a stand-in
     # (``ImportFacts.fallback``).
     fallback: bool = False
+    # The metaclass its statement names (``metaclass=Meta``), dotted as written.
+    metaclass: str = ""
 
     def method(self, name: str) -> FunctionFacts | None:
         found = None

@@ -215,11 +215,12 @@ class ModuleReader:
                 is_method=is_method,
             )
         reader = FunctionReader(fn, is_method)
+        effects = reader.read()  # (reading marks the parameters that may stand for parts)
         return FunctionFacts(
             name=fn.name,
             qualname=qualname,
             params=reader.params,
-            effects=reader.read(),
+            effects=effects,
             span=span,
             decorators=decorators,
         )
@@ -258,6 +259,9 @@ class ModuleReader:
                     dynamic_bases=dynamic,
                     attrs=tuple(attrs),
                     fallback=fallback and cls is node,
+                    metaclass=next(
+                        (dotted(k.value) or "?" for k in cls.keywords if k.arg == "metaclass"), ""
+                    ),
                 )
             )
 

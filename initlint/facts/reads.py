@@ -11,7 +11,9 @@ simulation, which inlines it with virtual dispatch.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 
+from initlint.facts.aliases import self_method_call
 from initlint.facts.walk import children
 
 EVERYTHING = "*"
@@ -235,91 +237,107 @@ def _asks_what(call: ast.Call) -> bool:
 
 
 def handed_reads(nodes: list[ast.AST], self_name: str) -> frozenset[str]:
-    """The ``self`` attributes that ``nodes`` mention only to hand a part of the object on
-    whole: as an argument of a call of a method of the object (``self._tie(self.lm_head,
-    emb)``) or as the value returned (``return self.model.embed_tokens``). Where the
-    simulation follows the receiving code, what that code does through the name it gets is
-    the use (``simulation/part_refs.py``), not the handing."""
+    """The ``self`` attributes that ``nodes`` mention once, and only to hand a part of the
+    object on whole: as an argument of a call of a method of the object (``self._tie(
+    self.lm_head, emb)``) or as the value returned (``return self.model.embed_tokens``).
+    Where the simulation follows the receiving code under a name that stands for the part,
+    what that code does through the name is the use, not the handing
+    (``simulation/part_refs.py``)."""
     if not self_name:
         return frozenset()
-    passed: set[int] = set()  # id() of the ``self.x`` nodes at the bottom of a handed path
-    handed: set[str] = set()
+    passed = {id(x) for x in _handed_operands(nodes, self_name)}
+    seen: dict[str, int] = {}
     other: set[str] = set()
-    stack = list(nodes)
-    while stack:
-        node = stack.pop()
-        operands: list[ast.expr] = []
-        if isinstance(node, ast.Return) and node.value is not None:
-            operands = [node.value]
-        elif (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and isinstance(node.func.value, ast.Name)
-            and node.func.value.id == self_name
-        ):
-            operands = [*node.args, *(k.value for k in node.keywords if k.arg is not None)]
-        for chain in operands:
-            while isinstance(chain, ast.Attribute) and isinstance(chain.value, ast.Attribute):
-                chain = chain.value
-            if (
-                isinstance(chain, ast.Attribute)
-                and isinstance(chain.value, ast.Name)
-                and chain.value.id == self_name
-            ):
-                passed.add(id(chain))
+    for node in _walk(nodes):
         if (
             isinstance(node, ast.Attribute)
             and isinstance(node.value, ast.Name)
             and node.value.id == self_name
         ):
-            (handed if id(node) in passed else other).add(node.attr)
-        stack.extend(children(node))
-    return frozenset(handed - other)
+            seen[node.attr] = seen.get(node.attr, 0) + 1
+            if id(node) not in passed:
+                other.add(node.attr)
+    return frozenset(a for a, n in seen.items() if n == 1 and a not in other)
 
 
-def name_uses(nodes: list[ast.AST], names: frozenset[str], self_name: str) -> frozenset[str]:
-    """The ``names`` that ``nodes`` use: mention other than as the root of an attribute
-    store or ``del`` target (``out.weight = w``), as a whole argument of a call of a method
-    of the object (``self._tie(out, emb)``, where the callee's own mentions count), or as
-    the whole value bound to another plain name (``m = out``, which stands for it too), or
-    only to ask what it is (``out is not None``, ``isinstance(out, nn.Linear)``,
-    ``hasattr(out, "bias")``, ``getattr(out, "bias", None) is None``)."""
-    passed: set[int] = set()  # id() of the ``Name`` nodes mentioned in one of those roles
-    used: set[str] = set()
+def handed_names(nodes: list[ast.AST], names: frozenset[str], self_name: str) -> frozenset[str]:
+    """The ``names`` that ``nodes`` mention once, and only as a whole argument of a call of
+    a method of the object (``self._tie(out, emb)``): where the callee takes it under a
+    parameter that stands for the part, its own mentions are the uses."""
+    passed = {id(x) for x in _handed_operands(nodes, self_name, returned=False)}
+    seen: dict[str, int] = {}
+    other: set[str] = set()
+    for node in _walk(nodes):
+        if isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load):
+            seen[node.id] = seen.get(node.id, 0) + 1
+            if id(node) not in passed:
+                other.add(node.id)
+    return frozenset(n for n, k in seen.items() if k == 1 and n not in other)
+
+
+def _handed_operands(
+    nodes: list[ast.AST], self_name: str, returned: bool = True
+) -> Iterator[ast.expr]:
+    """The ``self.x`` nodes (or plain names) at the bottom of what ``nodes`` hand whole to a
+    method of the object, by position or keyword (not ``*``/``**``), and, ``returned``,
+    of the value a ``return`` gives."""
+    for node in _walk(nodes):
+        operands: list[ast.expr] = []
+        if returned and isinstance(node, ast.Return) and node.value is not None:
+            operands = [node.value]
+        elif self_method_call(node, self_name):
+            assert isinstance(node, ast.Call)  # (self_method_call)
+            operands = [*node.args, *(k.value for k in node.keywords if k.arg is not None)]
+        for chain in operands:
+            while isinstance(chain, ast.Attribute) and isinstance(chain.value, ast.Attribute):
+                chain = chain.value
+            if isinstance(chain, ast.Name) or (
+                isinstance(chain, ast.Attribute)
+                and isinstance(chain.value, ast.Name)
+                and chain.value.id == self_name
+            ):
+                yield chain
+
+
+def _walk(nodes: list[ast.AST]) -> Iterator[ast.AST]:
     stack = list(nodes)
     while stack:
         node = stack.pop()
+        yield node
+        stack.extend(children(node))
+
+
+def name_uses(nodes: list[ast.AST], names: frozenset[str]) -> frozenset[str]:
+    """The ``names`` that ``nodes`` use: mention other than as the root of an attribute
+    store or ``del`` target (``out.weight = w``), as the whole value bound to another plain
+    name (``m = out``, which stands for the same part), or only to ask what it is (``out is
+    not None``, ``isinstance(out, nn.Linear)``, ``hasattr(out, "bias")``, ``getattr(out,
+    "bias", None) is None``). A name handed whole to a method of the object is used here
+    too (``handed_names`` says which the simulation may pass on)."""
+    passed: set[int] = set()  # id() of the ``Name`` nodes mentioned in one of those roles
+    for node in _walk(nodes):
         passed.update(id(n) for n in _asked_what(node))
         targets: list[ast.expr] = []
         if isinstance(node, ast.Assign | ast.Delete):
             targets = list(node.targets)
-        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+        elif isinstance(node, ast.AnnAssign):
             targets = [node.target]
         for t in targets:
             while isinstance(t, ast.Attribute):
                 t = t.value
-                if isinstance(t, ast.Name) and not isinstance(node, ast.AugAssign):
+                if isinstance(t, ast.Name):
                     passed.add(id(t))
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name):
-            if all(isinstance(t, ast.Name) for t in node.targets):
+            if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 passed.add(id(node.value))
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and isinstance(node.func.value, ast.Name)
-            and node.func.value.id == self_name
-        ):
-            passed.update(id(a) for a in node.args if isinstance(a, ast.Name))
-            passed.update(id(k.value) for k in node.keywords if isinstance(k.value, ast.Name))
-        if (
-            isinstance(node, ast.Name)
-            and isinstance(node.ctx, ast.Load)
-            and node.id in names
-            and id(node) not in passed
-        ):
-            used.add(node.id)
-        stack.extend(children(node))
-    return frozenset(used)
+    return frozenset(
+        n.id
+        for n in _walk(nodes)
+        if isinstance(n, ast.Name)
+        and isinstance(n.ctx, ast.Load)
+        and n.id in names
+        and id(n) not in passed
+    )
 
 
 def _asked_what(node: ast.AST) -> list[ast.expr]:

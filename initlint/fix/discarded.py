@@ -35,6 +35,10 @@ def delete_discarded(f: RepeatFinding) -> FixPlan | str:
     handed = any("*" in t.reads for t in touches)
     if writes or handed or any(e is not first and e.kind != "touch" for e in events):
         return "the statement that builds it does more than store it"
+    if any(first.name in e.passed_on for e in sim.events[first.index + 1 : f.event.index]):
+        # (handing the part to a method reads nothing of it, but names it: without the
+        # build that statement finds no attribute to hand)
+        return "a statement hands the build to a method before it is replaced"
     span = first.effect.stmt_span or first.effect.span
     if not _only_stores(first.fn.module.path, span.line, span.end_line, first.name):
         return "the statement that builds it does more than store it"

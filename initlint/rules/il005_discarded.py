@@ -569,9 +569,10 @@ class Encoder(nn.Module):
                 f"{finding.what} (drawn at {wording.first_where}) are {how} before anything "
                 "reads them: those draws are thrown away"
             )
-        deleted = finding.event.kind == "delete" or finding.event.effect.target == "del"
+        did = finding.through or finding.event  # (the statement that did it)
+        deleted = did.kind == "delete" or did.effect.target == "del"
         done = "deleted" if deleted else "replaced"
-        if sliced_items(finding.event):
+        if sliced_items(did):
             done = "left out of the slice that replaces it"
         if finding.confidence == "possible":
             how = f"possibly {done} here (on some paths)"

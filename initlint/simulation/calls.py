@@ -133,13 +133,14 @@ class CallEffects(RerunEffects):
         self, frame: Frame, eff: Effect, params: tuple[Param, ...], skip_self: bool
     ) -> dict[str, str]:
         """The parts of the object handed to a method of it, by the parameter each binds
-        to (``self._tie(self.lm_head, emb)``): there the parameter stands for that part."""
+        to (``self._tie(self.lm_head, emb)``): there the parameter stands for that part,
+        when its facts say it may (never a ``*args`` or ``**kwargs``)."""
         params = without_self(params, skip_self)
         given: dict[str, str] = {}
         for at, arg in enumerate(eff.args):
             param = None if arg.star else param_of(params, eff.args, at)
             part = part_named(arg.expr, frame.self_name, frame.parts)
-            if param is not None and param.kind not in ("vararg", "kwarg") and part:
+            if param is not None and param.part_name and part:
                 given[param.name] = part
         return given
 

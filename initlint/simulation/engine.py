@@ -568,7 +568,7 @@ class _Run(CallEffects):
         if call.given_cost:
             frame.local_cost.update(call.given_cost)
         if call.given_parts:
-            frame.parts.update(call.given_parts)
+            frame.parts.update((k, frozenset({v})) for k, v in call.given_parts.items())
         if call.depth == 0:
             self.sim.top_frame = frame.id
         self.active.add(fn.qualname)

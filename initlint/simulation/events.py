@@ -13,7 +13,7 @@ from initlint.facts.reads import EVERYTHING
 from initlint.index.records import FunctionInfo
 from initlint.simulation.arguments import ArgumentBinding
 from initlint.simulation.levels import NONE
-from initlint.simulation.part_refs import part_named
+from initlint.simulation.part_refs import bound, ended, heads, sure_part
 from initlint.simulation.records import Event, FlagRef
 from initlint.simulation.run_state import EffectContext, Frame
 from initlint.simulation.torch_module import MODULE_CLASSES, MODULE_NAMES
@@ -123,16 +123,30 @@ class EventLog(ArgumentBinding):
 
     def pass_on(self, frame: Frame, eff: Effect, parts: Iterable[str]) -> None:
         """The statement of ``eff`` hands the object's ``parts`` to a method that names each
-        by a parameter: its touch's reads of them only hand them on."""
-        heads = {p.partition(".")[0] for p in parts}
+        by a parameter standing for it: its touches' reads that only hand them on are no
+        use (``Effect.handed``)."""
+        tops = {p.partition(".")[0] for p in parts}
         for ev in reversed(self.sim.events):
             if ev.frame != frame.id:
                 continue  # (a call made earlier in the statement)
             if ev.effect.stmt_span != eff.stmt_span:
                 return
             if ev.kind == "touch":
-                ev.passed_on = ev.effect.handed & heads
-                return
+                ev.passed_on |= ev.effect.handed & tops
+
+    def end_parts(self, frame: Frame, replaced: str, status: str) -> None:
+        """The object's ``replaced`` gets another value (on every path when ``status`` is
+        TRUE): the names that stood for it, or for a part below it, in ``frame`` and the
+        frames that called it, hold the old object (or may)."""
+        at: Frame | None = frame
+        while at is not None:
+            for name, paths in list(at.parts.items()):
+                now = bound(paths, ended(paths, replaced), status == TRUE)
+                if now == frozenset({""}):
+                    del at.parts[name]
+                else:
+                    at.parts[name] = now
+            at = at.caller
 
     def returned_on(self, call: int, part: str) -> None:
         """The method the call event ``call`` ran returned the object's ``part`` to a name
@@ -143,42 +157,28 @@ class EventLog(ArgumentBinding):
                 ev.passed_on = frozenset({head})
 
     def read_through_parts(self, frame: Frame, ctx: EffectContext) -> None:
-        """A read of the parts the names of ``frame`` that stand for one mention in the
-        effect of ``ctx`` (``part_refs.py``), as a touch would record a read of ``self.x``:
-        what is done through such a name is done to the part. A name handed on whole (to a
-        method of the object, bound to another name) or stored through is no read of it
-        (the guards' tests of it ask what it is)."""
+        """A touch of the parts that the names a statement uses stand for (its touch's
+        ``names``, ``part_refs.py``), as a touch records a read of ``self.x``: what is done
+        through such a name is done to the part. A name it hands once, whole, to a method
+        of the object goes there as that method's parameter (``pass_on`` decides)."""
         eff, parts = ctx.effect, frame.parts
-        me = frame.self_name
-        exprs = [a.expr for a in eff.args]
-        if eff.kind == "call" and eff.detail == "self":
-            exprs = [x for x in exprs if not part_named(x, me, parts)]
-        if eff.value is not None and not (eff.kind == "local" and part_named(eff.value, me, parts)):
-            exprs.append(eff.value)
-        heads = {
-            parts[n.name].partition(".")[0]
-            for x in exprs
-            for n in x.nodes()
-            if n.kind == "name" and n.name in parts
-        }
-        heads.update(parts[n].partition(".")[0] for n in eff.names if n in parts)
-        head, _, rest = eff.name.partition(".")
-        if (eff.kind == "objattr" and not rest) or eff.kind == "init":
-            # (``out.reset_parameters()``, ``nn.init.zeros_(out.bias)``)
-            if head in parts:
-                heads.add(parts[head].partition(".")[0])
-        if not heads:
+        if eff.kind != "touch" or not eff.names:
             return
+        reads = heads(parts, eff.names)
+        if not reads:
+            return
+        passes = frozenset(n for n in eff.passes if sure_part(parts, n))
         read = replace(
             eff,
-            kind="touch",
-            reads=frozenset(heads),
+            reads=reads,
             writes=frozenset(),
             strict=frozenset(),
             tested=frozenset(),
             sized=frozenset(),
             changed=frozenset(),
-            handed=frozenset(),
+            handed=heads(parts, passes) - heads(parts, eff.names - passes),
+            names=frozenset(),
+            passes=frozenset(),
         )
         self.emit(frame, ctx.effect_index, read, "touch", "", ctx.status, ctx.flags, ())
 

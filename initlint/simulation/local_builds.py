@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from initlint.facts.model import Body, BodyError, Effect, Expr
 from initlint.index.records import FunctionInfo, Module, Target
-from initlint.simulation.arguments import call_args, param_of, without_self
+from initlint.simulation.arguments import call_args, param_at, param_of, without_self
 from initlint.simulation.builds import BuildPricing
 from initlint.simulation.children import registered_children, sliced
 from initlint.simulation.choices import named
@@ -33,6 +33,7 @@ from initlint.simulation.torch_knowledge import (
     SELF_METHODS,
     positional_values,
 )
+from initlint.simulation.torch_module import MODULE_NAMES
 from initlint.simulation.values import FALSE, MAYBE, TRUE
 
 
@@ -243,7 +244,7 @@ class LocalEffects(BuildPricing):
             elif eff.target == "call":
                 held.called = True
                 held.whole = held.whole or head not in SELF_METHODS
-            elif eff.target == "hand" and (taken := self._parts_a_class_takes(frame, eff)):
+            elif eff.target == "hand" and (taken := self._parts_a_class_takes(frame, eff, held)):
                 held.taken.update(taken)
             elif eff.target in ("whole", "hand"):
                 held.whole = True
@@ -257,42 +258,55 @@ class LocalEffects(BuildPricing):
             elif eff.target == "lend":
                 held.lending = True  # (``lend_builds``, at the super call, decides)
 
-    def _parts_a_class_takes(self, frame: Frame, eff: Effect) -> frozenset[str]:
-        """The parts of an object handed to a class (``ResnetDilated(orig_resnet)``, a
-        ``hand`` use: ``detail`` the callee and the argument's place or keyword) that the
-        class's ``__init__`` takes, when taking parts of it is all it does with it (on any
-        of its paths): the object itself goes nowhere, so the parts left are thrown away
-        with it. Empty when the callee is no class read here, or its ``__init__`` does
-        anything else with the object (keeps it, hands it on, calls a method of it)."""
+    def _parts_a_class_takes(self, frame: Frame, eff: Effect, held: LocalBuild) -> frozenset[str]:
+        """The parts of the object ``held`` that a class it is handed to takes
+        (``ResnetDilated(orig_resnet)``, a ``hand`` use: ``detail`` the callee and the
+        argument's place or keyword), when taking parts of it, on any of its paths, is all
+        its construction does with it: the object itself goes nowhere, so the parts left are
+        thrown away with it. Empty when it may do more: the callee is no class read here (or
+        a name the frame binds), its construction is more than its ``__init__`` chain, or
+        that ``__init__`` keeps, hands on or calls the object, or takes a method of it."""
         callee, _, place = eff.detail.rpartition(":")
-        target = self.simulator.index.resolve(frame.call.fn.module, callee)
-        if target is None or target.kind != "class":
+        if callee.partition(".")[0] in frame.call.env:
+            return frozenset()  # (a parameter or local: whatever it holds, not the name's)
+        index = self.simulator.index
+        target = index.resolve(frame.call.fn.module, callee)
+        mro = index.mro(target.name) if target is not None and target.kind == "class" else None
+        if mro is None or not mro.ok or not self._plain_construction(mro.classes):
             return frozenset()
-        mro = self.simulator.index.mro(target.name)
-        init = self.simulator.index.lookup_method(mro.classes, "__init__") if mro.ok else None
+        init = index.lookup_method(mro.classes, "__init__")
         body = init.facts.load() if init is not None else None
         if body is None or isinstance(body, BodyError):
             return frozenset()
-        params = without_self(body.params)
-        if place.isdigit():
-            param = params[int(place)] if int(place) < len(params) else None
-            if param is not None and param.kind not in ("posonly", "pos"):
-                param = None
-        else:
-            param = next((p for p in params if p.name == place and p.kind != "posonly"), None)
-        if param is None:
-            return frozenset()
-        uses = [e for e in body.effects if e.kind == "local_use" and e.name == param.name]
+        at = int(place) if place.isdigit() else -1
+        param = param_at(without_self(body.params), at, "" if place.isdigit() else place)
+        uses = [e for e in body.effects if param and e.kind == "local_use" and e.name == param.name]
         if not uses or any(e.target != "part" for e in uses):
             return frozenset()
-        taken: set[str] = set()
-        for e in uses:
-            head, _, rest = e.detail.partition(".")
-            if head in PART_TABLES:
-                return frozenset()  # (``net._modules``, ``net.state_dict``: all of it)
-            if rest.rpartition(".")[2] not in CONFIG_ATTRS:
-                taken.add(head)  # (``net.fc.in_features`` reads how fc is shaped)
-        return frozenset(taken)
+        taken = frozenset(e.detail.partition(".")[0] for e in uses if not _shape_only(e.detail))
+        call = held.event.effect.value
+        if any(h in PART_TABLES for h in taken) or call is None:
+            return frozenset()  # (``net._modules``: all of it)
+        if any(h in MODULE_NAMES or self._bound_method(frame, call, h) for h in taken):
+            return frozenset()  # (``net.forward``, ``net.state_dict``: the object itself)
+        return taken
+
+    def _plain_construction(self, mro: tuple[str, ...]) -> bool:
+        """Whether constructing a class of ``mro`` only runs its ``__init__`` chain: none of
+        its classes read here is decorated (a dataclass writes its own ``__init__``), names
+        a metaclass or defines ``__new__``; torch's own and ``object`` aside, every class is
+        read here."""
+        index = self.simulator.index
+        for qual in mro:
+            if qual.startswith("torch.") or qual in ("object", "builtins.object"):
+                continue
+            info = index.class_info(qual)
+            if info is None:
+                return False
+            facts = info.facts
+            if facts.decorators or facts.metaclass or facts.method("__new__") is not None:
+                return False
+        return True
 
     def lend_builds(self, frame: Frame, ctx: EffectContext, callee: Body) -> dict[str, LocalBuild]:
         """``super().__init__(resnet18(), ...)``, or ``super().__init__(net)`` with ``net``
@@ -699,3 +713,9 @@ def mentioned_only_at(frame: Frame, ctx: EffectContext, name: str) -> bool:
         e.kind == "local_use" and e.name == name and e.stmt_span != here
         for e in effects[start + 1 : end]
     )
+
+
+def _shape_only(detail: str) -> bool:
+    """Whether a part read (``fc.in_features``) only asks how a part is shaped."""
+    head, _, rest = detail.partition(".")
+    return bool(rest) and rest.rpartition(".")[2] in CONFIG_ATTRS

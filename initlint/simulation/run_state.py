@@ -18,6 +18,7 @@ from initlint.simulation.assumptions import Assumption
 from initlint.simulation.binding import Key
 from initlint.simulation.cost import CostModel
 from initlint.simulation.levels import Priced
+from initlint.simulation.part_refs import PartNames
 from initlint.simulation.records import Builder, Event, FlagRef, Simulation
 from initlint.simulation.values import Origin, Val
 
@@ -140,9 +141,9 @@ class Frame:
     # The locals that hold a path (``root = Path(d)``, ``p = os.path.join(d, f)``): asking
     # one whether it exists asks the file system.
     paths: set[str] = field(default_factory=set)
-    # The parameters and locals that stand for a part of the object, by the part's dotted
-    # path (``part_refs.py``): what is stored through one is stored into that part.
-    parts: dict[str, str] = field(default_factory=dict)
+    # The parameters and locals that stand for a part of the object (``part_refs.py``):
+    # what is stored through one is stored into that part.
+    parts: PartNames = field(default_factory=dict)
 
     @property
     def self_name(self) -> str:

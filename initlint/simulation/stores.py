@@ -17,7 +17,7 @@ from initlint.simulation.copies import copied_by
 from initlint.simulation.fallbacks import FallbackEffects
 from initlint.simulation.handed import keeps_as_is
 from initlint.simulation.levels import LIGHT, NONE
-from initlint.simulation.part_refs import overlaps, returned_part
+from initlint.simulation.part_refs import bound, overlaps, returned_part, sure_part
 from initlint.simulation.records import Event, FlagRef, built_by, events_inside
 from initlint.simulation.run_state import Call, EffectContext, Frame
 from initlint.simulation.torch_knowledge import (
@@ -45,7 +45,9 @@ class StoreEffects(FallbackEffects):
         if ctx.shadow:
             return None  # the branch does not run: its bindings do not happen
         eff, status = ctx.effect, ctx.status
-        frame.parts.pop(eff.name, None)
+        previous = frame.parts.pop(eff.name, None)
+        if previous is None and eff.name in frame.call.env:
+            previous = frozenset({""})  # (it held a value that is no part)
         if eff.name in frame.call.env:
             self._note_rebinding(frame, ctx)
         local_cost = self.value_cost(frame, eff.value)
@@ -67,7 +69,7 @@ class StoreEffects(FallbackEffects):
         if dropped is not None:
             return dropped
         frame.local_values[eff.name] = eff.value if status == TRUE else None
-        self._note_part_bound(frame, ctx)
+        self._note_part_bound(frame, ctx, previous)
         for names, holds in (
             (frame.world, self.reads_world(frame, eff.value)),
             (frame.paths, self.makes_path(frame, eff.value)),
@@ -166,25 +168,27 @@ class StoreEffects(FallbackEffects):
                 parent = frame.call.parent
                 self.return_reads[parent] = self.return_reads.get(parent, frozenset()) | got
 
-    def _note_part_bound(self, frame: Frame, ctx: EffectContext) -> None:
-        """Whether the local ``ctx`` binds stands for a part of the object from now on: a
-        name bound to another that does (``m = out``) or to what a method of the object
-        returns when it returns a part (``out = self.get_out()``). (A local bound to
-        ``self.head`` and stored through is read as the part itself: ``facts/aliases.py``.)
-        Under an undecided guard too: a later binding to anything else, on any path, ends
-        it."""
+    def _note_part_bound(
+        self, frame: Frame, ctx: EffectContext, previous: frozenset[str] | None
+    ) -> None:
+        """What the local ``ctx`` binds stands for from now on (``part_refs.py``), when the
+        facts say it may stand for a part: what another such name stands for (``m =
+        out``), or the part a method of the object returns on every path (``out =
+        self.get_out()``). ``previous``: what it stood for before the binding (None for a
+        name unbound before): under an undecided guard it may still stand for that."""
         eff, value, me = ctx.effect, ctx.effect.value, frame.self_name
-        part = ""
+        if eff.name not in eff.names:
+            return
+        made = frozenset({""})
         if value is not None and value.kind == "name":
-            part = frame.parts.get(value.name, "")
+            made = frame.parts.get(value.name, made)
         elif value is not None and me and value.kind == "call" and not value.children:
             receiver = value.receiver
             if receiver is not None and receiver.kind == "name" and receiver.name == me:
-                part = self._part_returned(frame, eff, value.attr)
-        if part:
-            frame.parts[eff.name] = part
-        else:
-            frame.parts.pop(eff.name, None)
+                made = frozenset({self._part_returned(frame, eff, value.attr)})
+        now = bound(previous, made, ctx.status == TRUE)
+        if now != frozenset({""}):
+            frame.parts[eff.name] = now
 
     def _part_returned(self, frame: Frame, eff: Effect, method: str) -> str:
         """The part of the object the call of its ``method`` in the statement of ``eff``
@@ -249,11 +253,11 @@ class StoreEffects(FallbackEffects):
         part of that part replaced; None for any other store, and for one whose value is
         made from what the name stands for (it may keep the part)."""
         head, _, rest = eff.name.partition(".")
-        part = frame.parts.get(head)
+        part = sure_part(frame.parts, head)
         if not part or not rest:
             return None
         if eff.value is not None and any(
-            n.kind == "name" and n.name in frame.parts and overlaps(frame.parts[n.name], part)
+            n.kind == "name" and any(overlaps(p, part) for p in frame.parts.get(n.name, ()))
             for n in eff.value.nodes()
         ):
             return None
@@ -279,6 +283,7 @@ class StoreEffects(FallbackEffects):
             self.emit(
                 frame, ctx.effect_index, eff, "delete", eff.name, status, ctx.flags, ctx.shadow
             )
+            self.end_parts(frame, eff.name, status)
             if status == TRUE:
                 self.delete_of(frame, eff, eff.name)
                 self.self_attrs.pop(eff.name, None)
@@ -307,6 +312,7 @@ class StoreEffects(FallbackEffects):
         cost = self.value_cost(frame, eff.value)
         if isinstance(cost, BodyError):
             return cost
+        self.end_parts(frame, f"{eff.name}.{eff.detail}", status)
         deeper: Event | None = None  # (``self.a.b.c = v``: the store of ``b`` in a's build)
         if item is None:
             head, _, path = eff.name.partition(".")
@@ -376,6 +382,8 @@ class StoreEffects(FallbackEffects):
         stored = self.price_stored_value(frame, ctx)
         if isinstance(stored, BodyError):
             return stored
+        if ctx.effect.kind != "mutate" and not ctx.shadow:
+            self.end_parts(frame, ctx.effect.name, ctx.status)  # (names for the old one)
         self._record_stored_value(frame, ctx, stored)
         fallback = self.note_fallbacks(frame, ctx)
         if fallback is not None:
