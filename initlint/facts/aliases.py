@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 import copy
 
-from initlint.facts.walk import children
+from initlint.facts.walk import SCOPES, children
 
 _SCOPES = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
@@ -155,56 +155,37 @@ class _Substitute(ast.NodeTransformer):
         return made
 
 
-def part_name_candidates(fn: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -> frozenset[str]:
-    """The names of ``fn`` (not ``me``) that may stand for a part of the object when the
-    simulation runs it (``simulation/part_refs.py``): those a statement stores or deletes
-    through (``out.weight = w``), hands whole to a method of the object (``self._tie(out,
-    emb)``) or binds to what an argument-free method of it returns (``out =
-    self.get_output_embeddings()``), and the plain names bound to one of them (``m =
+def part_name_candidates(me: str, nodes: list[ast.AST]) -> frozenset[str]:
+    """The names of a function (not ``me``) that may stand for a part of the object when
+    the simulation runs it (``simulation/part_refs.py``): those a statement stores or
+    deletes through (``out.weight = w``), hands whole to a method of the object
+    (``self._tie(out, emb)``) or binds to what an argument-free method of it returns (``out
+    = self.get_output_embeddings()``), and the plain names bound to one of them (``m =
     out``). Only a parameter or a name bound by plain assignments alone qualifies, and none
     a nested function, class or lambda mentions: each statement that mentions one records
-    its uses (``Effect.names``), so what is read through it is a read of the part."""
-    if not me:
-        return frozenset()
-    found: set[str] = set()
+    its uses (``Effect.names``), so what is read through it is a read of the part.
+    ``nodes``: the function's own nodes (``walk.own_nodes``), each before those inside it."""
+    found = _seeds(me, nodes) if me else set()
+    if not found:
+        return frozenset()  # (most functions: one quick look at their statements)
     aliases: list[tuple[str, str]] = []
     unfit: set[str] = {me}  # (bound otherwise, or seen from a nested scope)
-    plain = {  # (the targets of plain assignments: ``out = ...``, ``out: T = ...``)
-        id(t)
-        for n in ast.walk(fn)
-        for t in (n.targets if isinstance(n, ast.Assign) else [getattr(n, "target", None)])
-        if isinstance(n, ast.Assign | ast.AnnAssign)
-        and isinstance(t, ast.Name)
-        and (not isinstance(n, ast.Assign) or len(n.targets) == 1)
-    }
-    todo: list[ast.AST] = list(fn.body)
-    while todo:
-        node = todo.pop()
-        if isinstance(node, (*_SCOPES, ast.Global, ast.Nonlocal)):
+    plain: set[int] = set()  # (the targets of plain assignments, met before their targets)
+    for node in nodes:
+        if isinstance(node, (*SCOPES, ast.Global, ast.Nonlocal)):
             unfit.update(_names_in(node))
-            continue
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        elif isinstance(node, ast.AnnAssign):
+            plain.add(id(node.target))
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
             target = node.targets[0]
+            plain.add(id(target))
             if isinstance(target, ast.Name) and isinstance(node.value, ast.Name):
                 aliases.append((target.id, node.value.id))
-            if isinstance(target, ast.Name) and _self_call(node.value, me, bare=True):
-                found.add(target.id)
         elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             if id(node) not in plain:  # (a loop, ``with``, walrus, tuple target, ``del``)
                 unfit.add(node.id)
         elif isinstance(node, ast.ExceptHandler | ast.alias) or _binds_by_match(node):
             unfit.update(_bound_names(node))
-        targets: list[ast.expr] = []
-        if isinstance(node, ast.Assign | ast.Delete):
-            targets = list(node.targets)
-        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
-            targets = [node.target]
-        found.update(_root(t) for t in targets if isinstance(t, ast.Attribute))
-        if _self_call(node, me):
-            assert isinstance(node, ast.Call)  # (_self_call)
-            found.update(a.id for a in node.args if isinstance(a, ast.Name))
-            found.update(k.value.id for k in node.keywords if isinstance(k.value, ast.Name))
-        todo.extend(children(node))
     grew = True
     while grew:  # (``m = out``: each stands for what the other does)
         before = len(found)
@@ -213,6 +194,33 @@ def part_name_candidates(fn: ast.FunctionDef | ast.AsyncFunctionDef, me: str) ->
                 found.update((a, b))
         grew = len(found) > before
     return frozenset(found - unfit - {""})
+
+
+def _seeds(me: str, nodes: list[ast.AST]) -> set[str]:
+    """The names a statement stores or deletes through, hands whole to a method of the
+    object, or binds to what an argument-free method of it returns."""
+    found: set[str] = set()
+    for node in nodes:
+        kind = type(node)
+        if kind is ast.Call:
+            if self_method_call(node, me):
+                assert isinstance(node, ast.Call)  # (self_method_call)
+                found.update(a.id for a in node.args if isinstance(a, ast.Name))
+                found.update(k.value.id for k in node.keywords if isinstance(k.value, ast.Name))
+        elif kind is ast.Assign or kind is ast.Delete:
+            assert isinstance(node, ast.Assign | ast.Delete)
+            found.update(_root(t) for t in node.targets if isinstance(t, ast.Attribute))
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                single = node.targets[0]
+                if isinstance(single, ast.Name) and _self_call(node.value, me, bare=True):
+                    found.add(single.id)
+        elif kind is ast.AugAssign or kind is ast.AnnAssign:
+            assert isinstance(node, ast.AugAssign | ast.AnnAssign)
+            if isinstance(node.target, ast.Attribute):
+                found.add(_root(node.target))
+    found.discard(me)
+    found.discard("")
+    return found
 
 
 def _binds_by_match(node: ast.AST) -> bool:
@@ -255,41 +263,3 @@ def _self_call(node: ast.AST, me: str, bare: bool = False) -> bool:
         return False
     assert isinstance(node, ast.Call)  # (self_method_call)
     return not bare or not (node.args or node.keywords)
-
-
-def without_dict_lookups(
-    fn: ast.FunctionDef | ast.AsyncFunctionDef,
-) -> ast.FunctionDef | ast.AsyncFunctionDef:
-    """``fn`` with each read of a literal key from a namespace's ``__dict__``
-    (``resnet.__dict__["l_resnet50"]``) written as the attribute it looks up
-    (``resnet.l_resnet50``), as Python finds it; ``fn`` itself when it has none."""
-    if not any(_dict_lookup(n) for n in ast.walk(fn)):
-        return fn
-    out = copy.deepcopy(fn)
-    _DictLookups().visit(out)
-    return out
-
-
-def _dict_lookup(node: ast.AST) -> str:
-    """The key of ``<dotted>.__dict__["<key>"]`` read; "" for anything else."""
-    if not (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)):
-        return ""
-    owner, key = node.value, node.slice
-    if not (isinstance(owner, ast.Attribute) and owner.attr == "__dict__"):
-        return ""
-    if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
-        return ""
-    base = owner.value
-    while isinstance(base, ast.Attribute):
-        base = base.value
-    return key.value if isinstance(base, ast.Name) and key.value.isidentifier() else ""
-
-
-class _DictLookups(ast.NodeTransformer):
-    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
-        key = _dict_lookup(node)
-        if not key:
-            return self.generic_visit(node)
-        assert isinstance(node.value, ast.Attribute)  # (_dict_lookup)
-        made = ast.Attribute(value=node.value.value, attr=key, ctx=ast.Load())
-        return ast.copy_location(made, node)

@@ -81,14 +81,36 @@ def root_name(node: ast.AST) -> str:
 
 
 def dotted(node: ast.AST) -> str:
-    """``a.b.c`` for a Name/Attribute chain, else ""."""
+    """``a.b.c`` for a Name/Attribute chain, else "". A literal key read from a namespace's
+    ``__dict__`` (``zoo.__dict__["resnet50"]``) is the attribute it names, as Python finds
+    it."""
     parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
+    while True:
+        if isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        elif (key := _dict_key(node)) and isinstance(node, ast.Subscript):
+            parts.append(key)
+            owner = node.value
+            assert isinstance(owner, ast.Attribute)  # (_dict_key)
+            node = owner.value
+        else:
+            break
     if isinstance(node, ast.Name):
         parts.append(node.id)
         return ".".join(reversed(parts))
+    return ""
+
+
+def _dict_key(node: ast.AST) -> str:
+    """The key of ``<x>.__dict__["<key>"]`` read; "" for anything else."""
+    if not (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)):
+        return ""
+    owner, key = node.value, node.slice
+    if not (isinstance(owner, ast.Attribute) and owner.attr == "__dict__"):
+        return ""
+    if isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier():
+        return key.value
     return ""
 
 

@@ -13,7 +13,6 @@ from dataclasses import replace
 from initlint.facts.aliases import (
     part_name_candidates,
     self_path,
-    without_dict_lookups,
     without_part_aliases,
 )
 from initlint.facts.effect_log import EffectLog, is_name, names_loaded, without_docstring
@@ -32,6 +31,7 @@ from initlint.facts.passes import (
     pass_fills,
 )
 from initlint.facts.strict import closes_over
+from initlint.facts.walk import own_nodes
 
 LOOP_COND = Cond("unknown", name="loop")
 # Methods that put a value into a container held in a self attribute (a "mutate" effect).
@@ -125,9 +125,10 @@ class FunctionReader(EffectLog):
 
     def read(self) -> tuple[Effect, ...]:
         # (``lm = self.vlm.language_model``, then ``del lm.model.decoder``: read as the part)
-        self.fn = without_part_aliases(without_dict_lookups(self.fn), self.self_name)
-        self.built = followed_names(self.fn, self.self_name)
-        self.part_names = part_name_candidates(self.fn, self.self_name)
+        self.fn = without_part_aliases(self.fn, self.self_name)
+        nodes = own_nodes(self.fn)
+        self.built = followed_names(self.fn, self.self_name, nodes)
+        self.part_names = part_name_candidates(self.self_name, nodes)
         if self.part_names:
             self.params = tuple(
                 replace(p, part_name=True) if p.name in self.part_names else p for p in self.params

@@ -29,7 +29,9 @@ LocalUse = tuple[str, str, str]  # (name, how, detail)
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
-def followed_names(fn: ast.FunctionDef | ast.AsyncFunctionDef, self_name: str) -> frozenset[str]:
+def followed_names(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef, self_name: str, nodes: list[ast.AST]
+) -> frozenset[str]:
     """The names whose uses the function's ``local_use`` effects follow, found in one walk:
 
     - the locals it binds only by plain assignments of a call to that name alone
@@ -41,7 +43,9 @@ def followed_names(fn: ast.FunctionDef | ast.AsyncFunctionDef, self_name: str) -
       an object built for the construction alone (``super().__init__(resnet18())`` in a
       subclass, into ``def __init__(self, resnet)``): those it never rebinds or deletes and
       whose parts it reads (``resnet.layer1``). A construction that keeps only some parts of
-      such an object throws the rest away, as with a built local."""
+      such an object throws the rest away, as with a built local.
+
+    ``nodes``: the function's own nodes (``walk.own_nodes``)."""
     args = fn.args
     params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
     if args.vararg is not None:
@@ -52,7 +56,7 @@ def followed_names(fn: ast.FunctionDef | ast.AsyncFunctionDef, self_name: str) -
     by_call: dict[str, int] = {}
     deleted: set[str] = set()
     roots: set[str] = set()  # (names whose attributes are read or written)
-    for node in _own_nodes(fn):
+    for node in nodes:
         if isinstance(node, ast.Name):
             if isinstance(node.ctx, ast.Store):
                 bound[node.id] = bound.get(node.id, 0) + 1
@@ -77,18 +81,6 @@ def followed_names(fn: ast.FunctionDef | ast.AsyncFunctionDef, self_name: str) -
         held.difference_update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
         built |= held
     return frozenset(built)
-
-
-def _own_nodes(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.AST]:
-    """The nodes of the function's own scope (a nested def's or lambda's body is theirs;
-    their names still show as bindings, ``_NESTED``)."""
-    todo: list[ast.AST] = [*fn.body]
-    while todo:
-        node = todo.pop()
-        yield node
-        if isinstance(node, _NESTED):
-            continue
-        todo.extend(ast.iter_child_nodes(node))
 
 
 def uses_in(node: ast.AST, names: frozenset[str], statement: bool = False) -> Iterator[LocalUse]:

@@ -243,12 +243,11 @@ def handed_reads(nodes: list[ast.AST], self_name: str) -> frozenset[str]:
     Where the simulation follows the receiving code under a name that stands for the part,
     what that code does through the name is the use, not the handing
     (``simulation/part_refs.py``)."""
-    if not self_name:
-        return frozenset()
-    passed = {id(x) for x in _handed_operands(nodes, self_name)}
+    passed: set[int] = set()  # (met before the nodes they name: parents come first)
     seen: dict[str, int] = {}
     other: set[str] = set()
     for node in _walk(nodes):
+        passed.update(id(x) for x in _handed_operands(node, self_name))
         if (
             isinstance(node, ast.Attribute)
             and isinstance(node.value, ast.Name)
@@ -264,10 +263,11 @@ def handed_names(nodes: list[ast.AST], names: frozenset[str], self_name: str) ->
     """The ``names`` that ``nodes`` mention once, and only as a whole argument of a call of
     a method of the object (``self._tie(out, emb)``): where the callee takes it under a
     parameter that stands for the part, its own mentions are the uses."""
-    passed = {id(x) for x in _handed_operands(nodes, self_name, returned=False)}
+    passed: set[int] = set()
     seen: dict[str, int] = {}
     other: set[str] = set()
     for node in _walk(nodes):
+        passed.update(id(x) for x in _handed_operands(node, self_name, returned=False))
         if isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load):
             seen[node.id] = seen.get(node.id, 0) + 1
             if id(node) not in passed:
@@ -275,28 +275,27 @@ def handed_names(nodes: list[ast.AST], names: frozenset[str], self_name: str) ->
     return frozenset(n for n, k in seen.items() if k == 1 and n not in other)
 
 
-def _handed_operands(
-    nodes: list[ast.AST], self_name: str, returned: bool = True
-) -> Iterator[ast.expr]:
-    """The ``self.x`` nodes (or plain names) at the bottom of what ``nodes`` hand whole to a
-    method of the object, by position or keyword (not ``*``/``**``), and, ``returned``,
+def _handed_operands(node: ast.AST, self_name: str, returned: bool = True) -> list[ast.expr]:
+    """The ``self.x`` nodes (or plain names) at the bottom of what ``node`` hands whole to
+    a method of the object, by position or keyword (not ``*``/``**``), and, ``returned``,
     of the value a ``return`` gives."""
-    for node in _walk(nodes):
-        operands: list[ast.expr] = []
-        if returned and isinstance(node, ast.Return) and node.value is not None:
-            operands = [node.value]
-        elif self_method_call(node, self_name):
-            assert isinstance(node, ast.Call)  # (self_method_call)
-            operands = [*node.args, *(k.value for k in node.keywords if k.arg is not None)]
-        for chain in operands:
-            while isinstance(chain, ast.Attribute) and isinstance(chain.value, ast.Attribute):
-                chain = chain.value
-            if isinstance(chain, ast.Name) or (
-                isinstance(chain, ast.Attribute)
-                and isinstance(chain.value, ast.Name)
-                and chain.value.id == self_name
-            ):
-                yield chain
+    operands: list[ast.expr] = []
+    if returned and isinstance(node, ast.Return) and node.value is not None:
+        operands = [node.value]
+    elif self_method_call(node, self_name):
+        assert isinstance(node, ast.Call)  # (self_method_call)
+        operands = [*node.args, *(k.value for k in node.keywords if k.arg is not None)]
+    out: list[ast.expr] = []
+    for chain in operands:
+        while isinstance(chain, ast.Attribute) and isinstance(chain.value, ast.Attribute):
+            chain = chain.value
+        if isinstance(chain, ast.Name) or (
+            isinstance(chain, ast.Attribute)
+            and isinstance(chain.value, ast.Name)
+            and chain.value.id == self_name
+        ):
+            out.append(chain)
+    return out
 
 
 def _walk(nodes: list[ast.AST]) -> Iterator[ast.AST]:

@@ -26,3 +26,22 @@ def children(node: ast.AST) -> list[ast.AST]:
         elif isinstance(value, list):
             out.extend(item for item in value if isinstance(item, ast.AST))
     return out
+
+
+# The nodes that open a scope of their own: what their bodies bind is theirs.
+SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def own_nodes(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
+    """The nodes of the function's own scope, each before the nodes inside it: a nested
+    def's, class's or lambda's node is listed, its body is its own. Read once for the walks
+    that need the whole scope (``local_uses.followed_names``,
+    ``aliases.part_name_candidates``)."""
+    out: list[ast.AST] = []
+    todo: list[ast.AST] = [*fn.body]
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        if not isinstance(node, SCOPES):
+            todo.extend(children(node))
+    return out
