@@ -10,8 +10,6 @@ import copy
 
 from initlint.facts.walk import SCOPES, children
 
-_SCOPES = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-
 
 def without_part_aliases(
     fn: ast.FunctionDef | ast.AsyncFunctionDef, self_name: str
@@ -43,7 +41,7 @@ def _changed_through(fn: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -> fro
     todo: list[ast.stmt] = list(fn.body)
     while todo:
         stmt = todo.pop()
-        if isinstance(stmt, _SCOPES):
+        if isinstance(stmt, SCOPES):
             continue
         if isinstance(stmt, ast.Assign) and self_path(stmt.value, me):
             bound.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
@@ -103,7 +101,7 @@ def _aliases(
                 stored = self_path(target, me)
                 if stored:
                     stores.append((node.lineno, stored))
-        deeper = inner or isinstance(node, _SCOPES)
+        deeper = inner or isinstance(node, SCOPES)
         todo.extend((child, deeper) for child in children(node))
     out: dict[str, ast.expr] = {}
     for name, (stmt, path) in candidates.items():

@@ -8,9 +8,8 @@ import ast
 
 from initlint.facts.expressions import dotted
 from initlint.facts.reads import SIZE_ATTRS
-from initlint.facts.walk import children
+from initlint.facts.walk import SCOPES, children
 
-_SCOPES = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
@@ -56,7 +55,7 @@ def kept_params(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, tuple[H
             mentioned.add(node.id)
             if nested or id(node) not in harmless or not isinstance(node.ctx, ast.Load):
                 spoilt.add(node.id)
-        inner = nested or isinstance(node, _SCOPES + _COMPREHENSIONS)
+        inner = nested or isinstance(node, SCOPES + _COMPREHENSIONS)
         todo.extend((child, inner) for child in children(node))
     return {name: tuple(handed.get(name, ())) for name in mentioned - spoilt}
 

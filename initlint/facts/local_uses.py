@@ -9,7 +9,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from initlint.facts.expressions import dotted
 from initlint.facts.passes import integer_literal
+from initlint.facts.walk import SCOPES
 
 # How a mention of a built local uses it (``Effect.target`` of a ``local_use`` effect):
 # "part" (``net.fc.in_features``: ``detail`` the dotted path read), "call" (a method called
@@ -25,8 +27,6 @@ from initlint.facts.passes import integer_literal
 # written, a colon, and the argument's place or keyword, ``Wrapper:0``; what a class's
 # construction does with it there decides, else it is handed on whole).
 LocalUse = tuple[str, str, str]  # (name, how, detail)
-
-_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
 def followed_names(
@@ -72,7 +72,7 @@ def followed_names(
             target = node.targets[0]
             if isinstance(target, ast.Name) and isinstance(node.value, ast.Call):
                 by_call[target.id] = by_call.get(target.id, 0) + 1
-        elif isinstance(node, _NESTED) and not isinstance(node, ast.Lambda):
+        elif isinstance(node, SCOPES) and not isinstance(node, ast.Lambda):
             bound[node.name] = 2  # a def or class of that name binds it too
     # (a parameter too, rebound by calls only: followed from each binding, as a local is)
     built = {n for n, calls in by_call.items() if bound.get(n) == calls}
@@ -109,7 +109,7 @@ def uses_in(node: ast.AST, names: frozenset[str], statement: bool = False) -> It
         if node.id in names and not isinstance(node.ctx, ast.Store):
             yield (node.id, "drop" if isinstance(node.ctx, ast.Del) else "whole", "")
         return
-    if isinstance(node, _NESTED):
+    if isinstance(node, SCOPES):
         # run later, or never: any mention there may hand the object on
         found = sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in names})
         for name in found:
@@ -141,7 +141,7 @@ def _call(call: ast.Call, names: frozenset[str], statement: bool) -> Iterator[Lo
             yield from uses_in(func, names)
     else:
         yield from uses_in(func, names)
-    callee = _dotted(func)
+    callee = dotted(func)
     for at, arg in enumerate(call.args):
         if callee and isinstance(arg, ast.Name) and arg.id in names:
             yield (arg.id, "hand", f"{callee}:{at}")
@@ -154,17 +154,6 @@ def _call(call: ast.Call, names: frozenset[str], statement: bool) -> Iterator[Lo
             yield (k.value.id, "hand", f"{callee}:{k.arg}")
         else:
             yield from uses_in(k.value, names)
-
-
-def _dotted(node: ast.expr) -> str:
-    """``a.b.C`` for a callee written as a dotted name; "" for any other callee."""
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return ""
-    return ".".join([node.id, *reversed(parts)])
 
 
 def _copied(call: ast.Call, names: frozenset[str]) -> str:

@@ -11,7 +11,7 @@ simulation, which inlines it with virtual dispatch.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from initlint.facts.aliases import self_method_call
 from initlint.facts.walk import children
@@ -243,39 +243,51 @@ def handed_reads(nodes: list[ast.AST], self_name: str) -> frozenset[str]:
     Where the simulation follows the receiving code under a name that stands for the part,
     what that code does through the name is the use, not the handing
     (``simulation/part_refs.py``)."""
-    passed: set[int] = set()  # (met before the nodes they name: parents come first)
-    seen: dict[str, int] = {}
-    other: set[str] = set()
-    for node in _walk(nodes):
-        passed.update(id(x) for x in _handed_operands(node, self_name))
+
+    def attr(node: ast.AST) -> str:
         if (
             isinstance(node, ast.Attribute)
             and isinstance(node.value, ast.Name)
             and node.value.id == self_name
         ):
-            seen[node.attr] = seen.get(node.attr, 0) + 1
-            if id(node) not in passed:
-                other.add(node.attr)
-    return frozenset(a for a, n in seen.items() if n == 1 and a not in other)
+            return node.attr
+        return ""
+
+    return _handed_once(nodes, self_name, attr, returned=True)
 
 
 def handed_names(nodes: list[ast.AST], names: frozenset[str], self_name: str) -> frozenset[str]:
     """The ``names`` that ``nodes`` mention once, and only as a whole argument of a call of
     a method of the object (``self._tie(out, emb)``): where the callee takes it under a
     parameter that stands for the part, its own mentions are the uses."""
+
+    def name(node: ast.AST) -> str:
+        if isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load):
+            return node.id
+        return ""
+
+    return _handed_once(nodes, self_name, name, returned=False)
+
+
+def _handed_once(
+    nodes: list[ast.AST], self_name: str, mention: Callable[[ast.AST], str], returned: bool
+) -> frozenset[str]:
+    """What ``mention`` names in ``nodes`` exactly once, that once as an operand
+    ``_handed_operands`` finds (met before the nodes it names: parents come first)."""
     passed: set[int] = set()
     seen: dict[str, int] = {}
     other: set[str] = set()
     for node in _walk(nodes):
-        passed.update(id(x) for x in _handed_operands(node, self_name, returned=False))
-        if isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load):
-            seen[node.id] = seen.get(node.id, 0) + 1
+        passed.update(id(x) for x in _handed_operands(node, self_name, returned))
+        named = mention(node)
+        if named:
+            seen[named] = seen.get(named, 0) + 1
             if id(node) not in passed:
-                other.add(node.id)
+                other.add(named)
     return frozenset(n for n, k in seen.items() if k == 1 and n not in other)
 
 
-def _handed_operands(node: ast.AST, self_name: str, returned: bool = True) -> list[ast.expr]:
+def _handed_operands(node: ast.AST, self_name: str, returned: bool) -> list[ast.expr]:
     """The ``self.x`` nodes (or plain names) at the bottom of what ``node`` hands whole to
     a method of the object, by position or keyword (not ``*``/``**``), and, ``returned``,
     of the value a ``return`` gives."""
@@ -313,7 +325,8 @@ def name_uses(nodes: list[ast.AST], names: frozenset[str]) -> frozenset[str]:
     not None``, ``isinstance(out, nn.Linear)``, ``hasattr(out, "bias")``, ``getattr(out,
     "bias", None) is None``). A name handed whole to a method of the object is used here
     too (``handed_names`` says which the simulation may pass on)."""
-    passed: set[int] = set()  # id() of the ``Name`` nodes mentioned in one of those roles
+    passed: set[int] = set()  # (the ``Name`` nodes met in one of those roles: parents first)
+    used: set[str] = set()
     for node in _walk(nodes):
         passed.update(id(n) for n in _asked_what(node))
         targets: list[ast.expr] = []
@@ -329,14 +342,14 @@ def name_uses(nodes: list[ast.AST], names: frozenset[str]) -> frozenset[str]:
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name):
             if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 passed.add(id(node.value))
-    return frozenset(
-        n.id
-        for n in _walk(nodes)
-        if isinstance(n, ast.Name)
-        and isinstance(n.ctx, ast.Load)
-        and n.id in names
-        and id(n) not in passed
-    )
+        if (
+            isinstance(node, ast.Name)
+            and isinstance(node.ctx, ast.Load)
+            and node.id in names
+            and id(node) not in passed
+        ):
+            used.add(node.id)
+    return frozenset(used)
 
 
 def _asked_what(node: ast.AST) -> list[ast.expr]:

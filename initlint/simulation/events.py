@@ -5,7 +5,7 @@ counts the guards' state keys read), whether ``hasattr(self, name)`` holds
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
 from initlint.facts.model import Body, Effect, EffectKind, Expr, Span
@@ -126,13 +126,19 @@ class EventLog(ArgumentBinding):
         by a parameter standing for it: its touches' reads that only hand them on are no
         use (``Effect.handed``)."""
         tops = {p.partition(".")[0] for p in parts}
-        for ev in reversed(self.sim.events):
-            if ev.frame != frame.id:
-                continue  # (a call made earlier in the statement)
-            if ev.effect.stmt_span != eff.stmt_span:
-                return
+        for ev in self.statement_so_far(frame, eff.stmt_span):
             if ev.kind == "touch":
                 ev.passed_on |= ev.effect.handed & tops
+
+    def statement_so_far(self, frame: Frame, span: Span | None) -> Iterator[Event]:
+        """The events ``frame``'s statement at ``span`` has made so far, latest first (not
+        those of the calls it made, which run in frames of their own)."""
+        for ev in reversed(self.sim.events):
+            if ev.frame != frame.id:
+                continue
+            if ev.effect.stmt_span != span:
+                return
+            yield ev
 
     def end_parts(self, frame: Frame, replaced: str, status: str) -> None:
         """The object's ``replaced`` gets another value (on every path when ``status`` is

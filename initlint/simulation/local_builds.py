@@ -234,13 +234,14 @@ class LocalEffects(BuildPricing):
         """A mention of a built local: a part taken, a method run on it, the object handed
         on (anything the frame does with it on any path counts)."""
         eff = ctx.effect
-        head, _, rest = eff.detail.partition(".")
+        head = eff.detail.partition(".")[0]
         for held in self._all_built(frame, eff.name):
             if eff.target == "part":
-                if head in PART_TABLES:
+                part = _part_used(eff.detail)
+                if part is None:
                     held.whole = True
-                elif rest.rpartition(".")[2] not in CONFIG_ATTRS:
-                    held.taken.add(head)  # (``net.fc.in_features`` reads how fc is shaped)
+                elif part:
+                    held.taken.add(part)
             elif eff.target == "call":
                 held.called = True
                 held.whole = held.whole or head not in SELF_METHODS
@@ -283,10 +284,11 @@ class LocalEffects(BuildPricing):
         uses = [e for e in body.effects if param and e.kind == "local_use" and e.name == param.name]
         if not uses or any(e.target != "part" for e in uses):
             return frozenset()
-        taken = frozenset(e.detail.partition(".")[0] for e in uses if not _shape_only(e.detail))
+        parts = [_part_used(e.detail) for e in uses]
         call = held.event.effect.value
-        if any(h in PART_TABLES for h in taken) or call is None:
+        if None in parts or call is None:
             return frozenset()  # (``net._modules``: all of it)
+        taken = frozenset(p for p in parts if p)
         if any(h in MODULE_NAMES or self._bound_method(frame, call, h) for h in taken):
             return frozenset()  # (``net.forward``, ``net.state_dict``: the object itself)
         return taken
@@ -715,7 +717,11 @@ def mentioned_only_at(frame: Frame, ctx: EffectContext, name: str) -> bool:
     )
 
 
-def _shape_only(detail: str) -> bool:
-    """Whether a part read (``fc.in_features``) only asks how a part is shaped."""
+def _part_used(detail: str) -> str | None:
+    """What a use of an object's part (a ``part`` local use, ``net.layer4``) takes of it:
+    that part; "" when it only reads how a part is shaped (``net.fc.in_features``); None
+    when it reaches every part (``net._modules``)."""
     head, _, rest = detail.partition(".")
-    return bool(rest) and rest.rpartition(".")[2] in CONFIG_ATTRS
+    if head in PART_TABLES:
+        return None
+    return "" if rest.rpartition(".")[2] in CONFIG_ATTRS else head

@@ -193,11 +193,7 @@ class StoreEffects(FallbackEffects):
     def _part_returned(self, frame: Frame, eff: Effect, method: str) -> str:
         """The part of the object the call of its ``method`` in the statement of ``eff``
         returned, when that method returns one part on every path ("" otherwise)."""
-        for ev in reversed(self.sim.events):
-            if ev.frame != frame.id:
-                continue
-            if ev.effect.stmt_span != eff.stmt_span:
-                return ""
+        for ev in self.statement_so_far(frame, eff.stmt_span):
             if ev.kind != "call" or ev.effect.name != method or ev.callee is None:
                 continue
             body = ev.callee.facts.load()
