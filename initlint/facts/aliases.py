@@ -164,8 +164,6 @@ def part_name_candidates(me: str, nodes: list[ast.AST]) -> frozenset[str]:
     its uses (``Effect.names``), so what is read through it is a read of the part.
     ``nodes``: the function's own nodes (``walk.own_nodes``), each before those inside it."""
     found = _seeds(me, nodes) if me else set()
-    if not found:
-        return frozenset()  # (most functions: one quick look at their statements)
     aliases: list[tuple[str, str]] = []
     unfit: set[str] = {me}  # (bound otherwise, or seen from a nested scope)
     plain: set[int] = set()  # (the targets of plain assignments, met before their targets)

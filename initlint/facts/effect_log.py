@@ -159,19 +159,10 @@ class EffectLog:
                 tested=tested,
                 sized=sized,
                 changed=changed_in_place(stmt, self.self_name) & reads,
-                handed=handed_reads(nodes, self.self_name) & reads
-                if self._hands(stmt)
-                else frozenset(),
+                handed=handed_reads(nodes, self.self_name) & reads,
                 names=names or frozenset(),
                 passes=handed_names(nodes, names, self.self_name) if names else frozenset(),
             )
-
-    def _hands(self, stmt: ast.stmt) -> bool:
-        """Whether ``stmt`` may hand a part on (``facts.reads.handed_reads``): a ``return``,
-        or a statement whose value calls something (what most statements that read
-        ``self`` do not)."""
-        value = getattr(stmt, "value", None)
-        return isinstance(stmt, ast.Return) or isinstance(value, ast.Call)
 
     def self_attr(self, node: ast.AST) -> str:
         """``x`` for ``self.x``, else ""."""
