@@ -12,7 +12,6 @@ from initlint.records import dataclass
 from initlint.rules.base import RepeatFinding, confidence_of
 from initlint.rules.repeats import built_name, part_of, tested_absent
 from initlint.rules.shapes import relation
-from initlint.simulation.assumptions import other_values
 from initlint.simulation.levels import LIGHT, NONE, UNKNOWN
 from initlint.simulation.records import (
     SOME_CHOICES,
@@ -511,7 +510,7 @@ def _discard(sim: Simulation, first: Event, after: Sequence[Event]) -> Discard |
     by: list[Event] = []
     cut = False  # a ``return`` after ``first`` may end its frame before the store
     for e in after:
-        if never_both(first, e) or other_values(first.assume, e.assume):
+        if never_both(first, e):
             continue  # never runs in a construction where ``first`` ran
         if tested_absent(sim, first, e):
             continue  # runs only if nothing is there: never after ``first``

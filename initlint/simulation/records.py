@@ -11,7 +11,7 @@ from itertools import product
 from initlint.facts.model import Effect, EffectKind, Expr, Param
 from initlint.index.records import ClassInfo, FunctionInfo
 from initlint.records import dataclass
-from initlint.simulation.assumptions import Assumption, exclusive
+from initlint.simulation.assumptions import Assumption, exclusive, other_values
 from initlint.simulation.binding import ArgKeys
 from initlint.simulation.levels import NONE, UNKNOWN
 from initlint.simulation.memo import Binding
@@ -328,9 +328,14 @@ def events_inside(events: list[Event], call: Event) -> Iterator[Event]:
 
 def never_both(a: Event, b: Event) -> bool:
     """The two builds never both run in one construction: their guards exclude each other,
-    by opposite assumptions of one argument (``Event.assume``) or opposite truths of one
-    undecided condition (``Event.literals``)."""
-    return exclusive(a.assume, b.assume) or literals_exclusive(a, b)
+    by opposite assumptions of one argument or by values of it that share none (``mode ==
+    "zeros"`` and ``mode == "orthogonal"``: two ``if``s; ``Event.assume``), or by opposite
+    truths of one undecided condition (``Event.literals``)."""
+    return (
+        exclusive(a.assume, b.assume)
+        or other_values(a.assume, b.assume)
+        or literals_exclusive(a, b)
+    )
 
 
 def literals_exclusive(a: Event, b: Event) -> bool:
