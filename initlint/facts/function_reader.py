@@ -558,10 +558,11 @@ class FunctionReader(EffectLog):
             elif (
                 isinstance(func, ast.Name)
                 and filled_tensor(value) is None  # (a fill is an ``init`` effect)
-                and (handed := next(filter(None, map(self.self_attr, call_positional(value))), ""))
+                and (handed := next(filter(None, map(self.held_attr, call_positional(value))), ""))
             ):
-                # A function handed an object self holds (``kaiming_init(self.conv)``): what
-                # it does to that object is the caller's work too.
+                # A function handed an object self holds, or a part of one
+                # (``kaiming_init(self.conv)``, ``glorot(self.lin.weight)``): what it does to
+                # that object is the caller's work too.
                 args = self.call_args(value)
                 self.add("helper", stmt, guard, name=func.id, target=handed, args=args)
             elif isinstance(func, ast.Attribute) and (held := self.self_attr(func.value)):

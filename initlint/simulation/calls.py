@@ -8,7 +8,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from initlint.facts.model import Arg, BodyError, Const, Effect, Param, handed_more_than, import_of
+from initlint.facts.model import (
+    Arg,
+    BodyError,
+    Const,
+    Effect,
+    Expr,
+    Param,
+    handed_more_than,
+    import_of,
+)
 from initlint.index.records import FunctionInfo
 from initlint.simulation.arguments import kwarg_name, param_of, without_self
 from initlint.simulation.levels import HEAVY, LIGHT, NONE
@@ -239,29 +248,40 @@ class CallEffects(RerunEffects):
         what it does; the statement's touch says it may read and change anything. Handed a
         module the object holds (``init_attenuated(self.lin)``), the parts of it the function
         fills whole on every path (``kaiming_uniform_(linear.weight)``) are filled as if
-        the class filled them (``self.lin.weight``)."""
+        the class filled them (``self.lin.weight``); handed a tensor of one
+        (``glorot_orthogonal(self.lin.weight, 2.0)``), so is that tensor where the function
+        fills it whole. A fill under no test but that the tensor is there (``if tensor is
+        not None:``) is on every path for a tensor the object holds."""
         eff = ctx.effect
         fn = self.simulator.cost.helper_of(frame.call.fn.module, eff) if eff.target else None
         body = fn.facts.load() if fn is not None else None
         if body is None or isinstance(body, BodyError):
             return None
         handed = [
-            at
+            (at, path)
             for at, a in enumerate(eff.args)
-            if not a.star and a.expr.is_attr_of(frame.self_name, eff.target)
+            if not a.star and (path := _part_path(a.expr, frame.self_name))
+            if path.partition(".")[0] == eff.target
         ]
         if len(handed) != 1:
             return None
-        param = param_of(body.params, eff.args, handed[0])
+        at, path = handed[0]
+        param = param_of(body.params, eff.args, at)
         if param is None:
             return None
         for fill in body.effects:
-            if fill.kind == "init" and fill.name == param.name and fill.target and not fill.guard:
-                name = f"{eff.target}.{fill.target}"
-                given = replace(eff, kind="init", detail="self", name=name, target=name)
-                found = self.on_init(frame, ctx._replace(effect=given))
-                if found is not None:
-                    return found
+            if fill.kind != "init" or fill.name != param.name or not _unless_none(fill, param):
+                continue
+            if fill.target:
+                name = f"{path}.{fill.target}"  # (a module handed: a tensor of it filled)
+            elif fill.detail == "whole" and "." in path:
+                name = path  # (a tensor handed, ``glorot(self.lin.weight)``: filled whole)
+            else:
+                continue
+            given = replace(eff, kind="init", detail="self", name=name, target=name)
+            found = self.on_init(frame, ctx._replace(effect=given))
+            if found is not None:
+                return found
         return None
 
     def on_import(self, frame: Frame, ctx: EffectContext) -> None:
@@ -468,3 +488,31 @@ def _held_part(name: str) -> bool:
     (``conv.weight``), or a part of an item of a held container (``body.0.weight``)."""
     parts = name.split(".")
     return len(parts) <= 2 or (len(parts) == 3 and parts[1].isdigit())
+
+
+def _part_path(e: Expr, self_name: str) -> str:
+    """The dotted path of the part of the object ``e`` names (``self.lin.weight``,
+    ``self.lin.weight.data``: ``lin.weight``, ``.data`` being the tensor itself); "" for
+    anything else."""
+    parts: list[str] = []
+    while e.kind == "attr" and e.receiver is not None:
+        if e.attr != "data":
+            parts.append(e.attr)
+        e = e.receiver
+    if e.kind != "name" or e.name != self_name or not parts:
+        return ""
+    return ".".join(reversed(parts))
+
+
+def _unless_none(fill: Effect, param: Param) -> bool:
+    """Whether the fill ``fill`` of the parameter ``param`` runs on every path on which the
+    parameter holds a value: unguarded, or guarded only by ``param is not None``."""
+    return all(
+        c.op == "isnot"
+        and len(c.args) == 2
+        and c.args[0].op == "name"
+        and c.args[0].name == param.name
+        and c.args[1].op == "const"
+        and c.args[1].value is None
+        for c in fill.guard
+    )
