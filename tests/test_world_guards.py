@@ -13,6 +13,7 @@ from initlint.api import Report
 CASE = """
 import json
 import os
+import os.path as osp
 
 from pathlib import Path
 
@@ -23,6 +24,18 @@ from torch import nn
 class Registry:
     def exists(self):
         return True
+
+
+def files_exist(paths):
+    return len(paths) != 0 and all(osp.isfile(p) for p in paths)
+
+
+def no_files(paths):
+    return not files_exist(paths)
+
+
+def enabled(flag):
+    return flag is True
 
 
 class Base(nn.Module):
@@ -52,6 +65,11 @@ class Child(Base):
         ("pass", "not Path(path).is_file()", "warning", True),
         # a method of a project object named like a path's is no test of the file system
         ("reg = Registry()", "reg.exists()", "error", False),
+        # a probe under the name an import gives it, or returned by a function
+        ("pass", "not osp.exists(path)", "warning", True),
+        ("pass", "not files_exist([path])", "warning", True),
+        ("pass", "no_files([path])", "warning", True),
+        ("pass", "enabled(flag)", "error", False),
     ],
 )
 def test_heavy_work_redone_only_where_the_world_decides_is_a_warning(

@@ -38,6 +38,13 @@ LOOP_COND = Cond("unknown", name="loop")
 MUTATORS = frozenset("append extend insert add update setdefault add_module".split())
 # Methods that change the object a local name holds in place (an "objattr" effect on the
 # name: ``rope_scaling.update(...)`` makes a later call with ``rope_scaling`` another one).
+# The last names of the functions that write a file or make a folder at a path they are
+# given (``torch.save``, ``np.save``, ``os.makedirs``): a call of one is recorded as a
+# ``write`` (the simulation's library knowledge says which function it is).
+WRITING_NAMES = frozenset(
+    """save savez savez_compressed save_file makedirs mkdir copy copy2 copyfile move
+    urlretrieve""".split()
+)
 IN_PLACE = MUTATORS | frozenset("pop popitem clear remove discard __setitem__".split())
 # torch's initialisations that compute a tensor's fans, and raise for one of fewer than two
 # dimensions.
@@ -522,6 +529,8 @@ class FunctionReader(EffectLog):
     def _expr_stmt(self, value: ast.expr, guard: tuple[Cond, ...], stmt: ast.stmt) -> None:
         if isinstance(value, ast.Call):
             self._initialisation(value, guard, stmt)
+            if (name := dotted(value.func)).rpartition(".")[2] in WRITING_NAMES:
+                self.add("write", stmt, guard, name=name, args=self.call_args(value))
             handled = (
                 self._special_call(value, guard, stmt)
                 or self._mutation(value, guard, stmt)

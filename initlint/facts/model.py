@@ -197,6 +197,7 @@ EffectKind = Literal[
     "rerun",
     "pass",
     "rerun_each",
+    "write",
 ]
 ParamKind = Literal["posonly", "pos", "vararg", "kwonly", "kwarg"]
 
@@ -243,7 +244,10 @@ class Effect:
     no arguments, ``for layer in self.layers: layer.reset_parameters()``: name = the
     method, target = the walk, ``iter`` for the attribute itself, else ``modules`` or
     ``children``, detail = the ``self`` attribute walked, "" for the object, tests = the
-    item tests leading to the call).
+    item tests leading to the call) | ``write`` (a call as a statement of a function named
+    like one that writes a file, ``torch.save(obj, path)``: name = the function as written,
+    args; which it is, and so which argument is the path, is decided where imports
+    resolve).
 
     A ``touch`` comes first among the effects of a statement (or of an ``if``/loop/``with``
     head) that reads or writes ``self`` attributes: ``reads`` and ``writes`` name them

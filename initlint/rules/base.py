@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from typing import ClassVar, Literal, Protocol
 
 from initlint.diagnostics import Confidence, Severity
 from initlint.records import dataclass
+from initlint.rules.written import decided
 from initlint.simulation.levels import HEAVY, LIGHT, UNKNOWN
 from initlint.simulation.records import WORLD_KEY, Event, FlagRef, Simulation
 from initlint.simulation.values import MAYBE, Origin
@@ -55,8 +57,9 @@ class _Graded:
         build it throws away, happens only under; "" when there is none. The build thrown
         away is so only when every build it may be is, and not on both sides of one such
         test (``if os.path.exists(p): A else: B``: the test only picks which is thrown away)."""
+        settled = self._settled()
         for side in self._sides():
-            tests = [_world_literals(ev) for ev in side]
+            tests = [[lit for lit in _world_literals(ev) if lit[0] not in settled] for ev in side]
             if not side or not all(tests):
                 continue
             seen = {lit for found in tests for lit in found}
@@ -69,6 +72,10 @@ class _Graded:
         """The work, and the builds it may throw away: each a group of events that all run
         only under a world test for the finding to happen only there."""
         return ((self.first,),)
+
+    def _settled(self) -> AbstractSet[str]:
+        """World tests the construction itself decides (a file it wrote before the test)."""
+        return frozenset()
 
 
 @dataclass(frozen=True)
@@ -110,6 +117,9 @@ class RepeatFinding(_Graded):
 
     def _sides(self) -> tuple[tuple[Event, ...], ...]:
         return ((self.event,), (self.discarded, *self.alternatives))
+
+    def _settled(self) -> AbstractSet[str]:
+        return decided(self.sim, self.discarded, self.event).keys()
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from initlint.facts.function_reader import LOOP_COND
 from initlint.facts.model import Cond
 from initlint.rules.base import RepeatFinding, confidence_of, method_label
+from initlint.rules.written import never_after
 from initlint.simulation.binding import DIFFER, SAME, own_defaults, same_args
 from initlint.simulation.levels import LIGHT, NONE
 from initlint.simulation.records import (
@@ -133,7 +134,11 @@ def find_repeats(sim: Simulation) -> list[RepeatFinding]:
             before = [b for b in before if verdicts[b.index] != DIFFER]
             maybe_args = {i for i, v in verdicts.items() if v not in (SAME, DIFFER)}
         # The ancestor's build and this one sit under guards that exclude each other.
-        before = [b for b in before if not never_both(b, e) and not tested_absent(sim, b, e)]
+        before = [
+            b
+            for b in before
+            if not never_both(b, e) and not tested_absent(sim, b, e) and not never_after(sim, b, e)
+        ]
         if code == "IL003":
             drops = reset.get(e.name, ())
             before = [b for b in before if not any(b.index < d < e.index for d in drops)]

@@ -708,6 +708,7 @@ class _Run(CallEffects):
         "rerun_each": CallEffects.on_rerun_each,
         "helper": CallEffects.on_helper,
         "local_use": CallEffects.on_local_use,
+        "write": StoreEffects.on_write,
     }
 
 

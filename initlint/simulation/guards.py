@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 
 from initlint.facts.expressions import test_of
-from initlint.facts.model import Cond, Expr
+from initlint.facts.model import BodyError, Cond, Expr
+from initlint.index.records import Module
 from initlint.simulation.assumptions import Assumption, membership
 from initlint.simulation.events import EventLog
 from initlint.simulation.folding import ORDERS, UNFOLDED, compare, fold
@@ -176,11 +177,38 @@ class GuardEval(EventLog):
         yaml.safe_load(f)``). Such a branch is not the path every construction takes."""
         if _WORLD_PROBE.search(text):
             return True
+        module = frame.call.fn.module
+        if any(self._probe(module, head, 0) for head in _CALLED.findall(text)):
+            return True
         names = _NAMES.findall(text)
         if _PATH_PROBE.search(text):
             if "Path(" in text or any(n in frame.paths for n in names):
                 return True  # (``Path(p).exists()``, ``(root / name).is_file()``)
         return any(n in frame.world for n in names)
+
+    def _probe(self, module: Module, name: str, depth: int) -> bool:
+        """Whether calling ``name``, as written in ``module``, asks a state outside the
+        construction: a probe of files or the environment under the name an import gives it
+        (``osp.exists`` after ``import os.path as osp``), or a function, the project's or a
+        dependency's, whose every return is such a test (``files_exist(paths)``)."""
+        index = self.simulator.index
+        public = index.public_name(module, name)
+        if public is not None and _WORLD_PROBE.match(f"{public}("):
+            return True
+        target = index.resolve(module, name) if depth < _PROBE_DEPTH else None
+        fn = index.function_info(target.name) if target and target.kind == "function" else None
+        body = fn.facts.load() if fn is not None else None
+        if fn is None or body is None or isinstance(body, BodyError):
+            return False
+        returns = [e.value for e in body.effects if e.kind == "return"]
+        return bool(returns) and all(
+            r is not None
+            and any(
+                n.kind == "call" and n.name and self._probe(fn.module, n.name, depth + 1)
+                for n in r.nodes()
+            )
+            for r in returns
+        )
 
     def makes_path(self, frame: Frame, value: Expr | None) -> bool:
         """Whether ``value`` is a path: ``Path(d)``, ``os.path.join(d, f)``, or a path
@@ -334,3 +362,7 @@ _PATH_MAKERS = frozenset(
     "pathlib.Path pathlib.PurePath pathlib.PosixPath Path os.path.join os.path.abspath".split()
 )
 _NAMES = re.compile(r"[A-Za-z_]\w*")
+# The dotted names a test calls (``osp.exists(p)``, ``files_exist(paths)``).
+_CALLED = re.compile(r"([A-Za-z_][\w.]*)\(")
+# How many functions deep a test is followed to the probe it returns.
+_PROBE_DEPTH = 3

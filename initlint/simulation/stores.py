@@ -21,6 +21,7 @@ from initlint.simulation.part_refs import bound, overlaps, returned_part, sure_p
 from initlint.simulation.records import Event, FlagRef, built_by, events_inside
 from initlint.simulation.run_state import Call, EffectContext, Frame
 from initlint.simulation.torch_knowledge import (
+    FILE_WRITERS,
     MODULE_SELF_METHODS,
     REPARAMETRISATIONS,
     SMALL_NUMEL,
@@ -271,6 +272,25 @@ class StoreEffects(FallbackEffects):
         self.emit(frame, ctx.effect_index, eff, "touch", "", ctx.status, ctx.flags, ctx.shadow)
         if unset:
             self.raise_attribute_error(frame, eff, unset)
+
+    def on_write(self, frame: Frame, ctx: EffectContext) -> None:
+        """``torch.save(obj, self.processed_paths[0])``: a file written at a path the object
+        holds (``self`` standing for the object whatever the frame calls it), an event a
+        later test of that file's existence is decided by (``rules/written.py``)."""
+        eff = ctx.effect
+        public = self.simulator.index.public_name(frame.call.fn.module, eff.name)
+        where = FILE_WRITERS.get(public or "")
+        if where is None or ctx.shadow or not frame.self_name:
+            return
+        place, keyword = where
+        path = next((a for a in eff.args if a.keyword == keyword), None)
+        if path is None and not any(a.star for a in eff.args[:place]):
+            positional = [a for a in eff.args if a.keyword is None and not a.star]
+            path = positional[place] if place < len(positional) else None
+        head, dot, rest = path.text.partition(".") if path is not None else ("", "", "")
+        if head == frame.self_name and dot:
+            name = f"self.{rest}"
+            self.emit(frame, ctx.effect_index, eff, "write", name, ctx.status, ctx.flags, ())
 
     def on_delete(self, frame: Frame, ctx: EffectContext) -> None:
         """``del self.x``: the attribute, its value and its cost are gone."""

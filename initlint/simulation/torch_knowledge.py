@@ -35,6 +35,23 @@ IO_CALLS = frozenset(
     safetensors.torch.load_file safetensors.safe_open datasets.load_dataset scipy.io.loadmat
     joblib.load csv.reader tokenizers.Tokenizer.from_file""".split()
 )
+# Functions that write a file, or make a folder, at a path they are given: where the path
+# is (its place among the positional arguments, its keyword). A test of whether it exists,
+# after the construction wrote it, is decided by the construction.
+FILE_WRITERS: dict[str, tuple[int, str]] = {
+    "torch.save": (1, "f"),
+    "numpy.save": (0, "file"),
+    "numpy.savez": (0, "file"),
+    "numpy.savez_compressed": (0, "file"),
+    "safetensors.torch.save_file": (1, "filename"),
+    "os.makedirs": (0, "name"),
+    "os.mkdir": (0, "path"),
+    "shutil.copy": (1, "dst"),
+    "shutil.copy2": (1, "dst"),
+    "shutil.copyfile": (1, "dst"),
+    "shutil.move": (1, "dst"),
+    "urllib.request.urlretrieve": (1, "filename"),
+}
 # Methods on an expensive value that only read metadata.
 METADATA_METHODS = frozenset(
     """size dim numel item tolist nelement element_size stride data_ptr is_contiguous
