@@ -78,7 +78,14 @@ def _cost(source: str, **bound: Val) -> int:
         ("torch.nn.Conv1d(1, 1, kernel_size=taps)", {}, LIGHT),
         ("torch.nn.ConvTranspose1d(1, 1, kernel_size=(5,))", {}, LIGHT),
         ("torch.nn.Conv1d(c, 1, 3)", {}, HEAVY),
-        ("torch.nn.Conv2d(1, 1, 3)", {}, HEAVY),
+        ("torch.nn.Conv2d(c, 1, 3)", {}, HEAVY),
+        # a weight of a few numbers, every size written out, is light as a factory's is
+        ("torch.nn.Linear(2, 2)", {}, LIGHT),
+        ("torch.nn.Embedding(num_embeddings=4, embedding_dim=4)", {}, LIGHT),
+        ("torch.nn.Conv2d(1, 1, 3)", {}, LIGHT),
+        ("torch.nn.Linear(4, 5)", {}, HEAVY),
+        ("torch.nn.Conv2d(1, 1, 5)", {}, HEAVY),
+        ("torch.nn.Linear(n, 2)", {"n": const(2)}, HEAVY),
         ("torch.zeros(n + 0)", {"n": UNKNOWN}, UNSIZED),
         # False is a constant, not the size 0
         ("torch.empty(flag)", {"flag": const(False)}, UNSIZED),

@@ -352,6 +352,8 @@ def torch_module_cost(last: str, call: Expr | None, bound: Bound = NO_BOUND) -> 
         return LIGHT  # a norm layer: it owns only vectors (weight, bias, running stats)
     if call is not None and _vector_weight(last, call, bound):
         return LIGHT  # ``nn.Linear(width, 1)``: a weight of one row is a vector
+    if call is not None and _few_weights(last, call):
+        return LIGHT  # ``nn.Linear(2, 2)``: a few numbers, every size written out
     if not params or call is None or not call.keywords:
         return HEAVY
     keywords = _kw_consts(call, bound)
@@ -370,8 +372,28 @@ def _vector_weight(last: str, call: Expr, bound: Bound) -> bool:
     a vector of that size (``nn.Linear(width, 1)``, a scoring head; ``nn.Conv2d(c, 1, 1)``;
     ``nn.Conv1d(1, 1, taps)``, a filter): its numbers grow with one width, as a bias does,
     not with its square."""
-    if last not in _MATRIX_WEIGHTS and last not in _CONVS:
+    sizes = _weight_sizes(last, call)
+    return sizes is not None and sum(s is None or _int(s, bound) != 1 for s in sizes) <= 1
+
+
+def _few_weights(last: str, call: Expr) -> bool:
+    """Whether the weight ``call`` builds holds at most SMALL_NUMEL numbers, every size of it
+    written out as a number (``nn.Linear(2, 2)``): a tensor of a few numbers, as a factory's
+    of written-out sizes is (``tensor_cost``). A size from an argument's value stands for
+    any size."""
+    sizes = _weight_sizes(last, call)
+    if sizes is None or any(s is None for s in sizes):
         return False
+    n = numel(tuple(s for s in sizes if s is not None))
+    return n is not None and n <= SMALL_NUMEL
+
+
+def _weight_sizes(last: str, call: Expr) -> list[Expr | None] | None:
+    """The sizes of the weight the torch module ``call`` builds, as its arguments give them
+    (None for one not given); None for a module whose weight is not a matrix or a
+    convolution's kernel, or a convolution given no kernel size."""
+    if last not in _MATRIX_WEIGHTS and last not in _CONVS:
+        return None
     given = keyword_values(call)
     positional = positional_values(call)
 
@@ -382,9 +404,9 @@ def _vector_weight(last: str, call: Expr, bound: Bound) -> bool:
     if last in _CONVS:
         kernel = size(2, "kernel_size")
         if kernel is None:
-            return False
+            return None
         sizes += _sizes_of(kernel, int(last[-2]))
-    return sum(s is None or _int(s, bound) != 1 for s in sizes) <= 1
+    return sizes
 
 
 def _sizes_of(kernel: Expr, dims: int) -> list[Expr]:
