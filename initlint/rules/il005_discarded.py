@@ -122,7 +122,9 @@ unpacked from the same call as a part kept (`betas, alphas, shb, sha = grid(...)
 and `shb` kept) did not cost that call's work, which was needed anyway; only what the part
 holds is lost, whose size is not known: a warning. An object built only to take one
 part of it, and never bound (`self.body = resnet50().layer4`, `feats =
-vgg16_bn().features`), leaves the rest at once, wherever the statement runs: the same
+vgg16_bn().features`, also through torch's methods that return the module they are called
+on, `vgg16().features.to(device).eval()`), leaves the rest at once, wherever the statement
+runs: the same
 finding, on that line; a method taken (`self.l1 = MAE().metric`) is bound to the object,
 which lives on in it (not a static or class method, nor a name the construction sets as an
 attribute). An object built for an ancestor's `__init__` alone (`super().__init__(resnet18(),

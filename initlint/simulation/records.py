@@ -26,16 +26,30 @@ class SimulationLimit(Exception):
 
 def part_taken(value: Expr | None) -> tuple[Expr, str] | None:
     """The call and the part of ``Call(...).part`` (under more attributes or an index too:
-    ``Call(...).part[:4]``): an object built only to take one part of it, and dropped at
-    once. None for any other value."""
-    node = value
+    ``Call(...).part[:4]``; through torch's module methods that return the module itself,
+    ``Call(...).eval().part.to(device)``): an object built only to take one part of it, and
+    dropped at once. None for any other value."""
+    node = _unmoved(value)
     while node is not None and node.kind in ("attr", "subscript"):
-        receiver = node.receiver
+        receiver = _unmoved(node.receiver)
         if node.kind == "attr" and receiver is not None and receiver.kind == "call":
             called = receiver.name or receiver.callee is not None
             return (receiver, node.attr) if called and node.attr else None
         node = receiver
     return None
+
+
+def _unmoved(value: Expr | None) -> Expr | None:
+    """``value`` without the calls of torch's module methods that return the module they
+    are called on (``m.to(device).eval()``: ``m``)."""
+    while (
+        value is not None
+        and value.kind == "call"
+        and value.attr in MODULE_SELF_METHODS
+        and value.receiver is not None
+    ):
+        value = value.receiver
+    return value
 
 
 # ``Event.possibly`` of a part that only some of the classes an object may be build.
