@@ -270,10 +270,15 @@ class RepeatRule(Rule):
 
     def message(self, finding: Finding, wording: Wording) -> str:
         possibly = "possibly " if finding.confidence == "possible" else ""
+        # (an ancestor's ``__init__`` the class itself called twice: the first call is the
+        # class's own, not work done during it)
+        during = "" if finding.first.kind == "super_init" else " during super().__init__()"
         message = (
             f"{finding.what} is {possibly}{self.again_for(finding)}: {wording.first_fn} already "
-            f"{self.did} at {wording.first_where} during super().__init__()"
+            f"{self.did} at {wording.first_where}{during}"
         )
+        if finding.first.kind == "super_init" and isinstance(finding, RepeatFinding):
+            message += ", and the second run rebuilds what the first built"
         if wording.alternatives:
             message += (
                 f" (or, on paths initlint cannot tell apart, at {', '.join(wording.alternatives)}"

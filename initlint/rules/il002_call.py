@@ -46,6 +46,12 @@ module (`self.to(device)`, `self.half()`, `self.eval()`), which, called again wi
 arguments, leaves where it is what the first call moved and moves only what was built
 since.
 
+An ancestor's `__init__` that the class's own code runs a second time (`super().__init__()`
+called twice, or `A.__init__(self)` then `B.__init__(self)` where both reach one base's
+`__init__`) is reported at the second call, named by the ancestor's function that ran twice,
+when that run stores again a costly build its first run stored: the first build is thrown
+away. No fix is offered: which call's arguments the class needs is its author's choice.
+
 Severity: `error` when the method does heavy work (it allocates tensors, builds modules that
 own parameters, reads files or checkpoints, including work it only keeps in a local);
 `warning` when it only builds light objects (parameterless modules, plain objects).

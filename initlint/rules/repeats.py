@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from initlint.facts.function_reader import LOOP_COND
 from initlint.facts.model import Cond
 from initlint.rules.base import RepeatFinding, confidence_of, method_label
+from initlint.rules.shapes import relation
 from initlint.rules.written import never_after
 from initlint.simulation.binding import DIFFER, SAME, own_defaults, same_args
 from initlint.simulation.levels import LIGHT, NONE
@@ -204,7 +205,69 @@ def find_repeats(sim: Simulation) -> list[RepeatFinding]:
         if finding is not None:
             findings.append(finding)
             by_event[e.index] = finding
+    findings += constructed_again(sim, live)
     return _fold_calls(sim, findings, by_event)
+
+
+def constructed_again(sim: Simulation, live: list[Event]) -> list[RepeatFinding]:
+    """An ancestor's construction the class's own code runs a second time (``super().
+    __init__(...)`` twice, or ``A.__init__(self)`` and ``B.__init__(self)`` that both reach
+    one base's ``__init__``): the second run stores again what the same code of the first
+    stored, and the first builds are thrown away (IL002, at the second call). Reported when
+    a costly build of the first run is stored again, on a path where both run."""
+    inits = [e for e in live if e.kind == "super_init" and not e.ancestor]
+    out: list[RepeatFinding] = []
+    for at, again in enumerate(inits):
+        for first in reversed(inits[:at]):
+            if never_both(first, again) or relation(sim, first, again) in _APART:
+                continue  # (``if``/``else`` arms, a ``return`` after the first, an ``except``)
+            built = {(b.fn.qualname, b.name): b for b in _builds(sim, first)}
+            rebuilt = [
+                (built[key], b)
+                for b in _builds(sim, again)
+                if (key := (b.fn.qualname, b.name)) in built and not never_both(built[key], b)
+            ]
+            if rebuilt:
+                out.append(_constructed_again(sim, first, again, rebuilt))
+                break
+    return out
+
+
+# How two calls may sit in the code for the later never to run after the earlier one: arms
+# of one ``if``, a ``return`` between them on every path of the first, or the later in an
+# ``except`` handler of the ``try`` that holds the first (a fallback for a call that raised).
+_APART = frozenset({"exclusive", "always", "fallback"})
+
+
+def _constructed_again(
+    sim: Simulation, first: Event, again: Event, rebuilt: list[tuple[Event, Event]]
+) -> RepeatFinding:
+    thrown = max((b for b, _ in rebuilt), key=lambda b: (b.cost, -b.index))
+    names = ", ".join(f"`self.{b.name}`" for b, _ in rebuilt[:3])
+    more = " and more" if len(rebuilt) > 3 else ""
+    return RepeatFinding(
+        "IL002",
+        sim,
+        again,
+        first,
+        confidence_of(first, again, *(b for _, b in rebuilt)),
+        f"`{method_label(thrown.fn.qualname)}()`",
+        None,
+        cost=max(LIGHT, thrown.cost),
+        no_fix=(
+            f"the second run rebuilds {names}{more}: run each ancestor's `__init__` once, "
+            "with the arguments the class needs"
+        ),
+    )
+
+
+def _builds(sim: Simulation, call: Event) -> list[Event]:
+    """The costly stores of attributes and registrations the call made, at any depth."""
+    return [
+        e
+        for e in events_inside(sim.events, call)
+        if e.kind in ("assign", "buffer") and e.expensive and not e.shadow
+    ]
 
 
 def discarded_build(before: list[Event]) -> tuple[Event, tuple[Event, ...]]:
