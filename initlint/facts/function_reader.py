@@ -118,11 +118,12 @@ def _own_method(func: ast.expr, self_name: str, method: str) -> bool:
 
 def _walk_of(head: ast.expr) -> tuple[str, ast.expr] | None:
     """The walk a loop's head makes, and over what: ``self.layers.modules()`` ->
-    ("modules", ``self.layers``); a held container iterated itself, ``self.layers``, walks
-    its children (a ``ModuleList``'s items). None for any other head."""
+    ("modules", ``self.layers``); a held container iterated itself, ``self.layers`` or
+    ``self.transformer.h``, walks its children (a ``ModuleList``'s items). None for any
+    other head."""
     if isinstance(head, ast.Call) and isinstance(head.func, ast.Attribute):
         return head.func.attr, head.func.value
-    if isinstance(head, ast.Attribute) and isinstance(head.value, ast.Name):
+    if isinstance(head, ast.Attribute) and dotted(head):
         return "children", head
     return None
 
@@ -277,16 +278,18 @@ class FunctionReader(EffectLog):
         if isinstance(stmt.iter, ast.Call) and (stmt.iter.args or stmt.iter.keywords):
             return  # (``recurse=False``, ``prefix=``: another walk than the one read here)
         scope = dotted(walk[1]).split(".")[1:]
-        if not dotted(walk[1]) or len(scope) > 1:
-            return  # (``self.layers[0].parameters()``, ``self.a.b.modules()``: not read)
+        if not dotted(walk[1]):
+            return  # (``self.layers[0].parameters()``: not read)
         target = stmt.target
         bound = target.elts if isinstance(target, ast.Tuple) else [target]  # (``for n, p``)
         names = [n.id for n in bound if isinstance(n, ast.Name)]
         if len(names) != len(bound) or len(names) > 2:
             return
         item, name = names[-1], names[0] if len(names) == 2 else ""
-        detail = scope[0] if scope else ""
+        detail = ".".join(scope)  # (``self.transformer.h``: "transformer.h")
         for fill, part, tests in pass_fills(stmt.body, item, name):
+            if "." in part and walk[0] in TENSOR_WALKS:
+                continue  # (a tensor walked holds no modules: ``p.attn.bias`` is no part)
             # (at the fill's line, in the loop's statement: the loop head's own reads are
             # the pass's)
             self.add(

@@ -329,8 +329,9 @@ def _fills(
 
 
 def _filled_part(call: ast.Call, item: str) -> str | None:
-    """The part of ``item`` the call fills whole (``m.weight``: "weight"; ``p``, ``p.data``:
-    ""), None when it fills something else, a slice, or from the item's own numbers."""
+    """The part of ``item`` the call fills whole (``m.weight``: "weight"; a part of a module
+    it holds, ``block.mlp.proj.weight``: "mlp.proj.weight"; ``p``, ``p.data``: ""), None
+    when it fills something else, a slice, or from the item's own numbers."""
     tensor = filled_tensor(call)
     if tensor is None:
         return None
@@ -340,11 +341,9 @@ def _filled_part(call: ast.Call, item: str) -> str | None:
     if not path or path[0] != item:
         return None
     rest = [p for p in path[1:] if p != "data"]
-    if len(rest) > 1:
-        return None
     if isinstance(call.func, ast.Attribute) and call.func.attr == "fill_diagonal_":
         return None
-    return rest[0] if rest else ""
+    return ".".join(rest)
 
 
 def item_tests(

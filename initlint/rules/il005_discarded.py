@@ -209,7 +209,10 @@ mentions it; a project function that fills it is not followed there.
 
 A pass over the object fills every tensor it walks: a loop over `self.parameters()`,
 `self.named_parameters()`, `self.buffers()` or `self.modules()` (or over one held module's,
-`self.encoder.modules()`; called with no arguments) that only fills what it walks, with
+`self.encoder.modules()`; called with no arguments), or over the items of a held container
+(`for block in self.blocks:`, `self.transformer.h`, filling `block.weight` or a part of a
+module each item holds, `block.mlp.proj.weight`, the latter with no test of the item), that
+only fills what it walks, with
 torch's initialisers (`nn.init`'s, or a tensor's `normal_`, `zero_`...), and reads nothing
 of it but its shape, and `self.apply(fn)` with a function that only does that to the module
 it is handed. Where its tests on each item can

@@ -208,7 +208,10 @@ class _Passes:
         for e in sim.events:
             if e.kind == "pass":
                 scope = e.fill.detail if e.fill is not None and e.fill.detail != "visit" else ""
-                self.walking.setdefault((e.frame, e.effect.stmt_span), set()).add(scope)
+                # (the attribute of the object read to walk it: ``transformer`` for
+                # ``self.transformer.h``)
+                held = scope.partition(".")[0]
+                self.walking.setdefault((e.frame, e.effect.stmt_span), set()).add(held)
         self.built: dict[str, Event] = {}  # attribute -> its latest store
         # attribute -> its latest store, while nothing has read or replaced it (its
         # object's own fills then hold, ``Event.inner_fills``)

@@ -210,11 +210,21 @@ def _module_item(
     module's only by one over the object or over that module), and filled at its part."""
     if t.part == ITEMS:  # (a tensor list's items: what iterating it yields, filled whole)
         return not fill.target and t.holder == scope and walk in _CHILDREN and not fill.tests
-    if fill.target != t.part or not t.classes:
+    inside, _, part = fill.target.rpartition(".")
+    if part != t.part or not t.classes:
         return False
+    module_name = _within(t.holder, scope) or ""
+    if inside:
+        # (``block.mlp.proj.weight``: the item is the module that holds ``mlp.proj``; its
+        # tests are of the item, not of the module holding the tensor)
+        if fill.tests or not (module_name == inside or module_name.endswith("." + inside)):
+            return False
+        module_name = module_name[: -len(inside)].removesuffix(".")
+        if not module_name and walk not in _WITH_ITSELF:
+            return False
+        return not (walk in _CHILDREN and "." in module_name)
     if t.holder == scope and walk not in _WITH_ITSELF:
         return False  # (``children()`` yields neither the object nor the module walked)
-    module_name = _within(t.holder, scope) or ""
     if walk in _CHILDREN and "." in module_name:
         return False  # (nor what the children hold: ``blocks.0.attn`` of ``self.blocks``)
     return all(_holds(test, t, module_name, is_a) for test in fill.tests)

@@ -154,11 +154,9 @@ class PassEffects(StoreEffects):
         them those that the modules' own constructions filled, on every path, and did not
         read since (``self.attn = Attention(d)``, whose ``__init__`` ran ``self.apply(init)``
         over its projections): (the store, the tensor's name, what filling it costs, the
-        module's fill). A walk over one held module, or over children only, is not
-        followed there."""
-        scope = "" if fill.detail == "visit" else fill.detail
-        if scope or walk in ("children", "named_children"):
-            return frozenset(), ()
+        module's fill). A walk over one held module, or over children only, reaches
+        there what ``covered`` says it does (``for block in self.blocks:
+        init(block.mlp.proj.weight)``: ``blocks.*.mlp.proj.weight``)."""
         deep: set[tuple[int, str, int]] = set()
         out: list[tuple[int, str, int, Event]] = []
         # (a module held on some paths only, a branch's, is covered on those paths: its
