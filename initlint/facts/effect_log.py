@@ -174,13 +174,6 @@ class EffectLog:
             return node.attr
         return ""
 
-    def held_attr(self, node: ast.AST) -> str:
-        """``x`` for ``self.x`` and for a part of it reached by attributes, ``self.x.w``;
-        else ""."""
-        while isinstance(node, ast.Attribute) and not is_name(node.value, self.self_name):
-            node = node.value
-        return self.self_attr(node)
-
     def kwargs_key(self, node: ast.AST) -> str | None:
         """``k`` for ``kwargs["k"]`` (the function's ``**kwargs``), else None."""
         if (

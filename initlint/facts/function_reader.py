@@ -570,7 +570,7 @@ class FunctionReader(EffectLog):
             elif (
                 isinstance(func, ast.Name)
                 and filled_tensor(value) is None  # (a fill is an ``init`` effect)
-                and (handed := next(filter(None, map(self.held_attr, call_positional(value))), ""))
+                and (handed := next(filter(None, map(self._held_attr, call_positional(value))), ""))
             ):
                 # A function handed an object self holds, or a part of one
                 # (``kaiming_init(self.conv)``, ``glorot(self.lin.weight)``): what it does to
@@ -773,6 +773,10 @@ class FunctionReader(EffectLog):
                     self.taint.pop(target.id, None)
             else:
                 self._store_elsewhere(target, vexpr, carried, guard, stmt)
+
+    def _held_attr(self, node: ast.expr) -> str:
+        """``x`` for ``self.x`` and for a part of it reached by attributes, ``self.x.w``."""
+        return self_path(node, self.self_name).partition(".")[0]
 
     def _held_item(self, node: ast.expr) -> str:
         """``decoder.0`` for ``self.decoder[0]``, ``decoder.-1`` for ``self.decoder[-1]``;

@@ -494,14 +494,9 @@ def _part_path(e: Expr, self_name: str) -> str:
     """The dotted path of the part of the object ``e`` names (``self.lin.weight``,
     ``self.lin.weight.data``: ``lin.weight``, ``.data`` being the tensor itself); "" for
     anything else."""
-    parts: list[str] = []
-    while e.kind == "attr" and e.receiver is not None:
-        if e.attr != "data":
-            parts.append(e.attr)
+    if e.kind == "attr" and e.attr == "data" and e.receiver is not None:
         e = e.receiver
-    if e.kind != "name" or e.name != self_name or not parts:
-        return ""
-    return ".".join(reversed(parts))
+    return part_named(e, self_name, {})
 
 
 def _unless_none(fill: Effect, param: Param) -> bool:

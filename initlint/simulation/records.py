@@ -82,11 +82,7 @@ def built_by(holder: Event) -> Expr | None:
         taken = part_taken(value)
         return taken[0] if taken is not None else None
     # (``Linear(...).to(device)``: the module the call built, moved or cast in place)
-    while holder.moved and value is not None and value.kind == "call" and value.receiver:
-        value = value.receiver
-        if value.kind != "call" or value.attr not in MODULE_SELF_METHODS:
-            break
-    return value
+    return _unmoved(value) if holder.moved else value
 
 
 # The start of the literal key of a test of a state outside the construction: files on
