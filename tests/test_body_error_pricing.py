@@ -40,7 +40,7 @@ SOURCE = textwrap.dedent(
     class Y:
         def __init__(self):
             self.x = X()
-            self.w = torch.zeros(64)
+            self.w = torch.zeros(1024, 1024)
 
 
     class Base(torch.nn.Module):

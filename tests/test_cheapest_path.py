@@ -41,9 +41,9 @@ class Picked(nn.Module):
     def __init__(self, kind):
         super().__init__()
         if kind == "a":
-            self.net = nn.Linear(8, 8)
+            self.net = nn.Linear(1024, 1024)
         elif kind == "b":
-            self.net = nn.Conv2d(8, 8, 3)
+            self.net = nn.Conv2d(256, 256, 3)
         else:
             raise ValueError(kind)
 
@@ -68,7 +68,7 @@ class Opaque:
 class Base(nn.Module):
     def __init__(self, cfg, make):
         super().__init__()
-        self.decoding = Decoder(cfg)
+        self.decoding = Decoder(cfg, cfg.lm_path)
         self.strategy = Strategy(cfg)
         self.picked = Picked(cfg.kind)
         self.optional = Optional(8, cfg.project)
@@ -78,7 +78,7 @@ class Base(nn.Module):
 class Child(Base):
     def __init__(self, cfg, make):
         super().__init__(cfg, make)
-        self.decoding = Decoder(cfg)
+        self.decoding = Decoder(cfg, cfg.lm_path)
         self.strategy = Strategy(cfg)
         self.picked = Picked(cfg.kind)
         self.optional = Optional(8, cfg.project)
@@ -123,14 +123,14 @@ from torch import nn
 class On(nn.Module):
     def __init__(self, use_skip=True):
         super().__init__()
-        self.skip = nn.Linear(8, 8) if use_skip else None
+        self.skip = nn.Linear(1024, 1024) if use_skip else None
         self.skip = nn.Linear(8, 4)
 
 
 class Off(nn.Module):
     def __init__(self, use_skip=False):
         super().__init__()
-        self.skip = nn.Linear(8, 8) if use_skip else None
+        self.skip = nn.Linear(1024, 1024) if use_skip else None
         self.skip = nn.Linear(8, 4)
 
 
@@ -146,7 +146,7 @@ class Shadowed(nn.Module):
 class NotPlain(nn.Module):
     def __init__(self, plain=False):
         super().__init__()
-        self.skip = None if not plain else nn.Linear(8, 8)
+        self.skip = None if not plain else nn.Linear(1024, 1024)
         self.skip = nn.Linear(8, 4)
 """
 

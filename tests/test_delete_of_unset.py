@@ -22,7 +22,7 @@ class Net(nn.Module):
             self.fc = nn.Linear(512, 1000)
             self.pool = nn.AdaptiveAvgPool2d(1)
         else:
-            self.final = nn.Conv2d(64, 19, 1)
+            self.final = nn.Conv2d(2048, 19, 7)
 
 
 class Backbone(Net):

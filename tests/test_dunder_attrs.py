@@ -16,7 +16,7 @@ class Base(nn.Module):
     def __init__(self):
         super().__init__()
         self.body = nn.Linear(64, 64)
-        self.head = nn.Linear(64, 1000)
+        self.head = nn.Linear(2048, 1000)
 
 
 class Deleted(Base):

@@ -32,7 +32,7 @@ class Matched(nn.Module):
         super().__init__()
         match kind:
             case "a":
-                self.net = nn.Conv2d(8, 8, 3)
+                self.net = nn.Conv2d(256, 256, 3)
             case _:
                 raise ValueError(kind)
 

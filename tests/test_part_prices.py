@@ -35,7 +35,7 @@ class Taps(nn.Module):
 class Table(nn.Module):
     def __init__(self, w=None):
         super().__init__()
-        self.linear = nn.Linear(118, 64, bias=False)
+        self.linear = nn.Linear(4096, 64, bias=False)
         if w is not None:
             self.linear.weight.data = torch.tensor(w)
 """

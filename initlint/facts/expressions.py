@@ -167,6 +167,10 @@ def to_expr(node: ast.AST, depth: int = 0) -> Expr:
         bounds = _slice_bounds(node.slice)
         if bounds is not None:
             return _expr("subscript", name="slice", attr=bounds, receiver=to_expr(node.value, d))
+        # a written-out index keeps it (``blocks[1]``: which item of a table is picked)
+        index = node.slice
+        if isinstance(index, ast.Constant) and type(index.value) is int:
+            return _expr("subscript", value=index.value, receiver=to_expr(node.value, d))
         return _expr("subscript", receiver=to_expr(node.value, d))
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         # ``not <test>``: the test's text rides along (a flag passed as ``not <cond>``).

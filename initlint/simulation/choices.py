@@ -72,7 +72,8 @@ class ChoiceFinder:
         if kind == "op" and e.name == "if" and len(e.children) == 3:
             return _all(self.choices(module, c, held, depth) for c in e.children[1:])
         if kind == "subscript" and e.receiver is not None:
-            return self._picked(module, e.receiver, held, depth)
+            index = e.value if isinstance(e.value, int) and not e.name else None
+            return self._picked(module, e.receiver, held, depth, index)
         if kind == "call" and e.name and e.receiver is None and depth < MAX_DEPTH:
             target = self.index.resolve(module, e.name)
             if target is None or target.kind != "function":
@@ -82,17 +83,24 @@ class ChoiceFinder:
         return ()
 
     def _picked(
-        self, module: Module, table: Expr, held: Mapping[str, Val], depth: int
+        self, module: Module, table: Expr, held: Mapping[str, Val], depth: int, index: int | None
     ) -> tuple[Choice, ...]:
         """What an item of ``table`` may be: a tuple or list of classes, written there, held
-        by a local, or a table of them written out at module level."""
+        by a local, or a table of them written out at module level; the one ``index`` names
+        of a tuple or list, when the index is written out."""
         if table.kind == "op" and table.name == "tuple" and table.children:
+            if _within(index, table.children):
+                assert index is not None
+                return self.choices(module, table.children[index], held, depth)
             return _all(self.choices(module, c, held, depth) for c in table.children)
         values = _dict_values(table)
         if values:  # (``{"resnet18": resnet18, "vit": vit_tiny}[name]``)
             return _all(self.choices(module, c, held, depth) for c in values)
         if table.kind == "name" and table.name in held:
             pack = held[table.name]
+            if pack.kind == "args" and _within(index, pack.items):
+                assert index is not None
+                return named(pack.items[index])
             if pack.kind == "args" and pack.items:
                 return _all(named(i) for i in pack.items)
             return ()
@@ -133,6 +141,11 @@ class ChoiceFinder:
         result = _all(out) if out else ()
         self._returns[key] = result
         return result
+
+
+def _within(index: int | None, items: tuple[object, ...]) -> bool:
+    """Whether ``index`` names one of ``items`` (a tuple written out, or held)."""
+    return index is not None and -len(items) <= index < len(items)
 
 
 def _dict_values(table: Expr) -> tuple[Expr, ...]:

@@ -62,6 +62,8 @@ _PLAIN_RESULTS = frozenset(
     """str repr int float bool len hash id type isinstance issubclass callable format round
     abs""".split()
 )
+# The constants a call fixes of the parameters of what it runs, by name.
+Fixed = tuple[tuple[str, Const], ...]
 # Names Python binds in every module: calling one is no construction work to follow.
 BUILTIN_NAMES = frozenset(dir(builtins))
 
@@ -71,8 +73,9 @@ class CostModel:
     index: ProjectIndex
     expensive_calls: tuple[str, ...] = ()
     cheap_calls: tuple[str, ...] = ()
-    _fn_memo: dict[tuple[str, str], int] = field(default_factory=dict)
-    _cls_memo: dict[str, int] = field(default_factory=dict)
+    # (by the parameters a call leaves at their defaults, which may decide its tests)
+    _fn_memo: dict[tuple[str, str, Fixed | None], int] = field(default_factory=dict)
+    _cls_memo: dict[tuple[str, Fixed | None], int] = field(default_factory=dict)
     # each constructed class's self attributes -> the project classes stored there
     _held_memo: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
     # (constructed class, attribute) -> what its __init__ chain builds there
@@ -304,7 +307,7 @@ class CostModel:
             info = self.index.class_info(target.name)
             if info is None:
                 return say(best, "{}, not read", target.name)
-            return say(highest(best, self.class_cost(info)), "builds {}", info)
+            return say(highest(best, self.class_cost(info, call)), "builds {}", info)
         if target.kind == "function":
             fn = self.index.function_info(target.name)
             if fn is None:
@@ -451,7 +454,7 @@ class CostModel:
             return self._external_call(target.name, call, module, mro, locals_, attrs, bound)
         if target.kind == "class":
             info = self.index.class_info(target.name)
-            return NONE if info is None else self.class_cost(info)
+            return NONE if info is None else self.class_cost(info, call)
         fn = self.index.function_info(target.name)
         return NONE if fn is None else self.function_cost(fn, ())
 
@@ -550,17 +553,21 @@ class CostModel:
             return max(LIGHT, locals_[arg.name])
         return highest(LIGHT, self.expr_cost(arg, module, mro, locals_, attrs))
 
-    def class_cost(self, info: ClassInfo) -> Priced:
+    def class_cost(self, info: ClassInfo, call: Expr | None = None) -> Priced:
         """A project class costs what its ``__init__`` chain costs, and at least LIGHT when it
         has an ``__init__`` of its own or is an ``nn.Module``; one that inherits a torch
         module with parameters (``nn.Linear``) is HEAVY. A class without either (a plain
         dataclass, an enum) costs nothing. A body that does not parse ends the pricing: its
-        error is returned, and the recursion guard is taken back (nothing memoised)."""
-        key = info.qualname
+        error is returned, and the recursion guard is taken back (nothing memoised).
+        ``call``, the call that builds it: the parameters of the ``__init__`` it runs that
+        the call leaves out keep their defaults (``conv_block=None``, then ``if conv_block
+        is None: conv_block = BasicConv2d``), and those it gives a constant hold it."""
+        mro = self.index.mro(info.qualname).classes
+        first, fixed = self._first_init(mro, call)
+        key = (info.qualname, fixed)
         if key in self._cls_memo:
             return self._cls_memo[key]
         self._cls_memo[key] = NONE  # recursion guard
-        mro = self.index.mro(key).classes
         result = NONE
         for qual in mro:
             cinfo = self.index.class_info(qual)
@@ -581,7 +588,7 @@ class CostModel:
                 fn = FunctionInfo(f"{qual}.__init__", cinfo.module, init, cinfo)
                 # An object whose own __init__ sets it up (a sampler, a matcher) is light
                 # work at the least.
-                priced = self.function_cost(fn, mro)
+                priced = self.function_cost(fn, mro, fixed if qual == first else None)
                 if isinstance(priced, BodyError):
                     del self._cls_memo[key]
                     return priced
@@ -591,15 +598,34 @@ class CostModel:
         self._cls_memo[key] = result
         return result
 
-    def function_cost(self, fn: FunctionInfo, mro: tuple[str, ...]) -> Priced:
+    def _first_init(self, mro: tuple[str, ...], call: Expr | None) -> tuple[str, Fixed | None]:
+        """The class of ``mro`` whose ``__init__`` a call of the first runs, when initlint
+        reads it (not one of torch's own), and the constants ``call`` fixes of its
+        parameters; ("", None) otherwise."""
+        for qual in mro:
+            cinfo = self.index.class_info(qual)
+            if cinfo is None or (cinfo.module.is_dependency and qual.startswith("torch.")):
+                break
+            init = cinfo.facts.method("__init__")
+            if init is not None:
+                body = init.load()
+                if call is None or isinstance(body, BodyError):
+                    break
+                return qual, _call_consts(call, body.params[1:])
+        return "", None
+
+    def function_cost(
+        self, fn: FunctionInfo, mro: tuple[str, ...], fixed: Fixed | None = None
+    ) -> Priced:
         """The highest cost of the work ``fn`` does: what it stores, registers, returns or
         leaves in a local (work done into a local counts for the function that does it),
-        and the methods it calls on ``self``. A memoised factory costs nothing."""
+        and the methods it calls on ``self``. A memoised factory costs nothing. ``fixed``:
+        the parameters the call fixes to constants (None: the call is not seen)."""
         if fn.owner is None:
             memo = self.memos.memoised(fn)
             if memo is not False:
                 return NONE if memo is True else memo
-        return self.body_cost(fn, mro)
+        return self.body_cost(fn, mro, fixed)
 
     def callee_of(
         self, module: Module, eff: Effect, mro: tuple[str, ...], caller: FunctionInfo | None = None
@@ -625,25 +651,32 @@ class CostModel:
             return self.index.lookup_method(mro, eff.name, mro.index(after) + 1)
         return self.index.lookup_method(mro, eff.name)
 
-    def body_cost(self, fn: FunctionInfo, mro: tuple[str, ...] = ()) -> Priced:
+    def body_cost(
+        self, fn: FunctionInfo, mro: tuple[str, ...] = (), fixed: Fixed | None = None
+    ) -> Priced:
         """What running ``fn``'s body costs, a memoised function's too: the work a call
         does when its cache holds nothing for its arguments."""
-        key = (fn.qualname, mro[0] if mro else "")
+        key = (fn.qualname, mro[0] if mro else "", fixed)
         if key in self._fn_memo:
             return self._fn_memo[key]
         body = fn.facts.load()
         if isinstance(body, BodyError):
             return body
         self._fn_memo[key] = NONE  # recursion guard: a cycle adds nothing
-        priced = self._effects_cost(fn, body, mro)
+        priced = self._effects_cost(fn, body, mro, fixed)
         if isinstance(priced, BodyError):
             del self._fn_memo[key]  # taken back: a later pricing meets the error again
             return priced
         self._fn_memo[key] = priced
         return priced
 
-    def _effects_cost(self, fn: FunctionInfo, body: Body, mro: tuple[str, ...]) -> Priced:
+    def _effects_cost(
+        self, fn: FunctionInfo, body: Body, mro: tuple[str, ...], consts: Fixed | None
+    ) -> Priced:
         local_cost: dict[str, int] = {}
+        # the parameters the call fixes to constants, until rebound: what the tests that
+        # read only them come to (work on a path they rule out is not done)
+        fixed = dict(consts) if consts is not None else {}
         # what the names hold, where that is classes written in the code (the arguments:
         # not known, whatever module-level name they shadow)
         held: dict[str, Val] = dict.fromkeys((p.name for p in body.params), UNKNOWN_VALUE)
@@ -658,7 +691,11 @@ class CostModel:
         c: Priced
         for eff in body.effects:
             kind = eff.kind
+            runs = _guard_truth(eff.guard, fixed) if fixed else None
+            if runs is False:
+                continue
             if kind == "local":
+                fixed.pop(eff.name, None)
                 c = self.expr_cost(eff.value, fn.module, mro, local_cost, bound=held)
                 if isinstance(c, BodyError):
                     return c
@@ -667,7 +704,7 @@ class CostModel:
                 local_cost[eff.name] = c  # (NONE too: a local made here, ``_made_here``)
                 holds = self.choices.held(fn.module, eff.value, held)
                 before = held.get(eff.name)
-                if eff.guard and before is not None:  # bound on some paths: either value
+                if eff.guard and before is not None and not runs:  # some paths: either value
                     holds = merge([before, holds])
                 held[eff.name] = UNKNOWN_VALUE if holds is None else holds
                 walks.pop(eff.name, None)
@@ -711,7 +748,7 @@ class CostModel:
                 result = c
                 if result == HEAVY:
                     break
-        return _cheapest_path(body.params, priced) if self.least else result
+        return _cheapest_path(body.params, priced, consts) if self.least else result
 
     def _class_value(self, qualname: str) -> Val:
         """A value naming the class ``qualname``, as an argument naming it is."""
@@ -1030,13 +1067,21 @@ def _made_here(e: Expr, locals_: Costs) -> bool:
 _NO_PATH = HEAVY + 1
 
 
-def _cheapest_path(params: tuple[Param, ...], priced: list[tuple[Effect, int]]) -> int:
+def _cheapest_path(
+    params: tuple[Param, ...], priced: list[tuple[Effect, int]], given: Fixed | None
+) -> int:
     """The least work a run of a body does: each ``if`` takes its cheaper branch, one whose
     test reads only parameters taking the branch their defaults choose, a loop runs, and a
     branch that reaches a ``raise`` (out of any ``try``) is not taken. Two tests of one
     condition are taken apart, and an early ``return`` is not followed: the price is at
-    most the cheapest path's."""
-    defaults = {p.name: p.default.value for p in params if p.default and p.default.kind == "const"}
+    most the cheapest path's. ``given``: where the call is seen, the constants it fixes
+    stand for the defaults."""
+    if given is not None:
+        defaults = dict(given)
+    else:
+        defaults = {
+            p.name: p.default.value for p in params if p.default and p.default.kind == "const"
+        }
     least = _cheapest_block(priced, 0, defaults)
     return max((c for _, c in priced), default=NONE) if least >= _NO_PATH else least
 
@@ -1064,6 +1109,44 @@ def _cheapest_block(
         branches = [_cheapest_block(arms.get(holds, []), depth + 1, defaults) for holds in taken]
         cost = max(cost, min(branches))
     return cost
+
+
+def _guard_truth(guard: tuple[Cond, ...], defaults: Mapping[str, Const]) -> bool | None:
+    """Whether an effect under ``guard`` runs when the parameters in ``defaults`` hold
+    them: False when one of its tests comes out the other way, True when every one comes
+    out as the guard needs; None when a test reads anything else."""
+    truth: bool | None = True
+    for cond in guard:
+        test, holds = test_of(cond)
+        came = _default_truth(test, defaults)
+        if came is None:
+            truth = None
+        elif came != holds:
+            return False
+    return truth
+
+
+def _call_consts(call: Expr, params: tuple[Param, ...]) -> Fixed | None:
+    """The constants ``call`` fixes of ``params``: a constant it passes, or the constant
+    default of one it leaves out; None when it spreads a ``*args`` or ``**kw`` (which may
+    give any)."""
+    if any(k == "" or k.startswith("*") for k in call.keywords):
+        return None
+    positional = call.positional()
+    named = dict(zip(call.keywords, call.children[len(positional) :], strict=False))
+    out: list[tuple[str, Const]] = []
+    for i, p in enumerate(params):
+        if p.kind in ("vararg", "kwarg"):
+            continue
+        if i < len(positional) and p.kind != "kwonly":
+            given: Expr | None = positional[i]
+        elif p.kind != "posonly" and p.name in named:
+            given = named[p.name]
+        else:
+            given = p.default
+        if given is not None and given.kind == "const" and not given.name:
+            out.append((p.name, given.value))
+    return tuple(out)
 
 
 def _default_truth(test: Cond, defaults: Mapping[str, Const]) -> bool | None:

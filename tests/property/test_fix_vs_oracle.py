@@ -323,25 +323,25 @@ def test_the_property_is_not_vacuous() -> None:
         def __init__(self, init_x: bool = True):
             super().__init__()
             if init_x:
-                self.register_buffer("cache", torch.zeros(64))
+                self.register_buffer("cache", torch.zeros(262144))
             self.register_buffer("table", self._make())
-            self.freqs = torch.zeros(64)
+            self.freqs = torch.zeros(262144)
 
         def _make(self):
-            return torch.zeros(64, 2)
+            return torch.zeros(512, 512)
 
 
     class C1(C0):
         def __init__(self, **kwargs):
             super().__init__(**kwargs)
-            self.register_buffer("cache", torch.ones(64))
+            self.register_buffer("cache", torch.ones(262144))
 
 
     class C2(C0):
         def __init__(self):
             super().__init__()
             self.register_buffer("table", self._make())
-            self.freqs = torch.ones(64)
+            self.freqs = torch.ones(262144)
     """
     assert check_source(source) >= 3
 
