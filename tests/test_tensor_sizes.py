@@ -79,12 +79,18 @@ def _cost(source: str, **bound: Val) -> int:
         ("torch.nn.ConvTranspose1d(1, 1, kernel_size=(5,))", {}, LIGHT),
         ("torch.nn.Conv1d(c, 1, 3)", {}, HEAVY),
         ("torch.nn.Conv2d(c, 1, 3)", {}, HEAVY),
-        # a weight of a few numbers, every size written out, is light as a factory's is
+        # a weight of every size written out is priced by what it holds, as a factory's is:
+        # light below a mebibyte of float32 numbers (2 ** 18), heavy from there
         ("torch.nn.Linear(2, 2)", {}, LIGHT),
         ("torch.nn.Embedding(num_embeddings=4, embedding_dim=4)", {}, LIGHT),
         ("torch.nn.Conv2d(1, 1, 3)", {}, LIGHT),
-        ("torch.nn.Linear(4, 5)", {}, HEAVY),
-        ("torch.nn.Conv2d(1, 1, 5)", {}, HEAVY),
+        ("torch.nn.Linear(4, 5)", {}, LIGHT),
+        ("torch.nn.Conv2d(3, 64, 7)", {}, LIGHT),
+        ("torch.nn.Linear(8 * 49 * 49, 3)", {}, LIGHT),
+        ("torch.nn.Linear(511, 512)", {}, LIGHT),
+        ("torch.nn.Linear(512, 512)", {}, HEAVY),
+        ("torch.nn.Conv2d(64, 64, 8)", {}, HEAVY),
+        ("torch.nn.Embedding(1024, 768)", {}, HEAVY),
         ("torch.nn.Linear(n, 2)", {"n": const(2)}, HEAVY),
         ("torch.zeros(n + 0)", {"n": UNKNOWN}, UNSIZED),
         # False is a constant, not the size 0
@@ -95,11 +101,14 @@ def _cost(source: str, **bound: Val) -> int:
         ("torch.arange(0, 8, 2)", {}, HEAVY),
         ("numpy.arange(0, n)", {"n": UNKNOWN}, UNSIZED),
         ("numpy.zeros((n, n))", {}, HEAVY),
-        # every size written out, a few elements: a few bytes whatever the arguments
+        # every size written out: what it holds, known whatever the arguments
         ("torch.zeros(2, 2)", {}, LIGHT),
         ("torch.ones((4, 4))", {}, LIGHT),
         ("numpy.ones((2, 2), dtype)", {}, LIGHT),
-        ("torch.zeros(4, 5)", {}, HEAVY),
+        ("torch.zeros(4, 5)", {}, LIGHT),
+        ("torch.zeros(64, 64)", {}, LIGHT),
+        ("torch.zeros(512, 512)", {}, HEAVY),
+        ("torch.zeros((1024, 1024))", {}, HEAVY),
         # a size an argument gives stands for any size, even where it is known
         ("torch.zeros(n, 2)", {"n": const(2)}, HEAVY),
         # numpy's shape is one argument: what follows it is a dtype, not a size

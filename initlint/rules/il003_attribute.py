@@ -28,7 +28,8 @@ stores is what counts.
 
 Severity follows the ancestor's build that is thrown away:
 - `error` (heavy): a tensor of two or more dimensions, or of one whose size is known and
-  larger than one; a module that owns a matrix-sized parameter or buffer
+  larger than one, where an argument gives a size (every size written out as a number: a
+  mebibyte of float32 numbers or more); a module that owns a matrix-sized parameter or buffer
   (`nn.Linear`, `nn.Embedding`, a project module whose construction is heavy, a
   `ModuleList` of such); file I/O; `from_pretrained`/`from_config`/`torch.load`-style
   loading; `copy.deepcopy` of any of these.
@@ -40,10 +41,12 @@ Severity follows the ancestor's build that is thrown away:
   also a project class built with a keyword passed as `False`, whose construction is then
   simulated with the call's arguments and owns no tensor), a project object whose
   `__init__` only stores scalars (a sampler, a matcher), a tensor whose numbers the code
-  writes out, at most 16 (`torch.tensor([0, shard])`; see IL001), one of at most one
-  element, or none (a size of 0, an `UninitializedParameter`), a copy of an object
-  initlint cannot see into. A module that keeps one tensor stays heavy
-  (`nn.Linear(a, b, bias=False)` still owns its weight).
+  writes out, at most 16 (`torch.tensor([0, shard])`; see IL001), one whose every size the
+  code writes out as a number, or a torch module whose weight is such, under a mebibyte
+  (`torch.zeros(64, 64)`, `nn.Conv2d(3, 64, 7)`), one of at most one element, or none (a
+  size of 0, an `UninitializedParameter`), a copy of an object initlint cannot see into. A
+  module that keeps one tensor stays heavy (`nn.Linear(a, b, bias=False)` still owns its
+  weight).
 - `warning` (unknown): a tensor of one dimension whose size is not known
   (`torch.ones(hidden)`: a bias or a norm's weight, or a table of positions), or a project
   module whose heaviest part is one; what initlint cannot follow. A module whose weights a

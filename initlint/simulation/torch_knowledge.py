@@ -254,11 +254,15 @@ LEGACY_TENSORS = frozenset(
     ShortTensor ByteTensor CharTensor BoolTensor""".split()
 )
 # A tensor whose every number the code writes out, at most this many (``torch.tensor([0,
-# shard])``), is LIGHT: a few bytes; so is one whose every size the code writes out as a
-# number, of at most this many elements (``np.ones((2, 2))``, ``torch.zeros(3)``). A size
-# that comes from an argument's value, even a known one, stands for any size: such a
-# tensor is LIGHT only when it holds at most one element.
+# shard])``), is LIGHT: a few bytes.
 SMALL_NUMEL = 16
+# A tensor, or a torch module's weight, whose every size the code writes out as a number is
+# priced by what it holds, known exactly: LIGHT below a mebibyte of float32 numbers
+# (``nn.Conv2d(3, 64, 7)``, 37 KiB; ``torch.zeros(64, 64)``), HEAVY from there
+# (``nn.Embedding(1024, 768)``, 3 MiB). A size that comes from an argument's value, even a
+# known default, stands for any size (a model size the caller sets): such a tensor is
+# LIGHT only when it holds at most one element.
+WRITTEN_NUMEL = 1 << 18
 
 # torch classes whose instances hold no data yet: the placeholders of torch's ``Lazy*``
 # modules, materialised at the first forward. Building one is light work.
@@ -377,15 +381,15 @@ def _vector_weight(last: str, call: Expr, bound: Bound) -> bool:
 
 
 def _few_weights(last: str, call: Expr) -> bool:
-    """Whether the weight ``call`` builds holds at most SMALL_NUMEL numbers, every size of it
-    written out as a number (``nn.Linear(2, 2)``): a tensor of a few numbers, as a factory's
-    of written-out sizes is (``tensor_cost``). A size from an argument's value stands for
-    any size."""
+    """Whether the weight ``call`` builds holds fewer than WRITTEN_NUMEL numbers, every size
+    of it written out as a number (``nn.Linear(2, 2)``, ``nn.Conv2d(3, 64, 7)``), as a
+    factory's of written-out sizes is (``tensor_cost``). A size from an argument's value
+    stands for any size."""
     sizes = _weight_sizes(last, call)
     if sizes is None or any(s is None for s in sizes):
         return False
     n = numel(tuple(s for s in sizes if s is not None))
-    return n is not None and n <= SMALL_NUMEL
+    return n is not None and n < WRITTEN_NUMEL
 
 
 def _weight_sizes(last: str, call: Expr) -> list[Expr | None] | None:
@@ -533,11 +537,11 @@ def tensor_cost(last: str, call: Expr, bound: Bound = NO_BOUND) -> int:
     numbers written out in the code: a scalar, a literal list of at most SMALL_NUMEL numbers
     (``torch.tensor([0, shard])``, also through a local holding the list); or a sized one of
     at most one element (``torch.zeros(1)``, ``torch.empty(0)``, a shape whose size argument
-    is bound to 0), or of at most SMALL_NUMEL whose sizes are all written out
-    (``torch.zeros(2, 2)``). UNKNOWN for one dimension of a size not known here
+    is bound to 0), or of fewer than WRITTEN_NUMEL whose sizes are all written out
+    (``torch.zeros(64, 64)``). UNKNOWN for one dimension of a size not known here
     (``torch.ones(hidden)``, ``torch.zeros(max_num_tokens)``, ``torch.arange(0, dim, 2)``).
-    Any other size (``torch.empty(rows, cols)``, ``torch.zeros(64)``, ``torch.zeros(n)``
-    with ``n`` bound to 4) is HEAVY."""
+    Any other size (``torch.empty(rows, cols)``, ``torch.zeros(1024, 1024)``,
+    ``torch.zeros(n)`` with ``n`` bound to 4) is HEAVY."""
     args = positional_values(call)
     if not args:
         return HEAVY
@@ -556,7 +560,7 @@ def tensor_cost(last: str, call: Expr, bound: Bound = NO_BOUND) -> int:
         if last == "full" or shaped or packed:
             args = args[:1]  # one shape argument
         n = numel(args, bound)
-        if n is not None and (n <= 1 or (n <= SMALL_NUMEL and numel(args) == n)):
+        if n is not None and (n <= 1 or (n < WRITTEN_NUMEL and numel(args) == n)):
             return LIGHT  # (at most one element, or a few whose every size is written out)
         one = _one_dimension(first, v, bound) if shaped or packed else _one_size(args, bound)
         if n is None and one:
