@@ -75,3 +75,51 @@ def test_a_template_only_copied_is_thrown_away(
     for d in found:
         assert "`attn` of the object `Layer(...)`, which Encoder only copies" in d.message
         assert d.severity == "error"
+
+
+METHOD = """
+import copy
+
+import torch.nn as nn
+
+
+class Layer(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.size = d
+        self.attn = nn.Linear(d, 3 * d)
+        self.ff = nn.Linear(d, 4 * d)
+
+
+class Model(nn.Module):
+    def __init__(self, d, n):
+        super().__init__()
+        layer = Layer(d)
+        self.layers = self._clones(layer, n)
+        {after}
+
+    def _clones(self, module, n):
+        return nn.ModuleList([copy.deepcopy(module) for _ in range(n)])
+"""
+
+
+@pytest.mark.parametrize(
+    ("after", "lost"),
+    [
+        ("pass", "`attn`, `ff`"),
+        # a field read after the copies keeps no weight of the template
+        ("self.norm = nn.LayerNorm(layer.size)", "`attn`, `ff`"),
+        # a module part read after: that part is kept, the other one is not
+        ("self.first = layer.attn", "`ff`"),
+        # the template itself kept, or a method of it run: it is used
+        ("self.first = layer", ""),
+        ("layer.reset_parameters()", ""),
+    ],
+)
+def test_a_template_a_method_only_copies_is_thrown_away(
+    check_source: Callable[..., Report], after: str, lost: str
+) -> None:
+    found = check_source(METHOD.format(after=after)).diagnostics
+    assert [d.code for d in found] == (["IL005"] if lost else [])
+    for d in found:
+        assert f"{lost} of the object `Layer(...)`, which _clones only copies" in d.message

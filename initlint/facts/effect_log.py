@@ -82,9 +82,10 @@ class EffectLog:
         params = read_params(fn.args, annotated=is_method and fn.name == "__init__")
         if is_method and fn.name == "__init__":
             params = copied_params(fn, params)
-        elif not is_method and _returns_only(fn):
-            # (``_get_clones(module, n)``: a function whose body returns copies of it)
-            params = copied_params(fn, params, method=False)
+        elif _returns_only(fn):
+            # (``_get_clones(module, n)``, ``self._clones(layer, n)``: a function or method
+            # whose body returns copies of it)
+            params = copied_params(fn, params, method=is_method)
         if not is_method:
             params = spread_params(fn, params)
         self.params = params

@@ -778,6 +778,15 @@ class FunctionReader(EffectLog):
         """``x`` for ``self.x`` and for a part of it reached by attributes, ``self.x.w``."""
         return self_path(node, self.self_name).partition(".")[0]
 
+    def _item_path(self, node: ast.expr) -> str:
+        """``a.b.0`` for ``self.a.b[0]``: a path under ``self`` through attributes and items
+        by number; "" for anything else."""
+        if isinstance(node, ast.Subscript):
+            index = integer_literal(node.slice)
+            inner = self._item_path(node.value)
+            return f"{inner}.{index}" if inner and index is not None else ""
+        return self_path(node, self.self_name)
+
     def _held_item(self, node: ast.expr) -> str:
         """``decoder.0`` for ``self.decoder[0]``, ``decoder.-1`` for ``self.decoder[-1]``;
         "" for anything else."""
@@ -850,6 +859,15 @@ class FunctionReader(EffectLog):
             self.add(
                 "nested", stmt, guard, name=holder, detail=target.attr, value=vexpr, target=how
             )
+        elif (
+            isinstance(target, ast.Subscript)
+            and "." in (part := self._item_path(target.value))
+            and (index := integer_literal(target.slice)) is not None
+        ):
+            # self.a.b[0] = v: an item of the container the object self.a holds as ``b``
+            # is replaced (torch names a container's items by number: part "0" of a.b;
+            # self.a.b[0][1] = v, part "1" of a.b.0)
+            self.add("nested", stmt, guard, name=part, detail=str(index), value=vexpr, target=how)
         elif (
             isinstance(target, ast.Subscript)
             and (root := root_name(target.value))

@@ -12,6 +12,7 @@ from initlint.records import dataclass
 from initlint.rules.base import RepeatFinding, confidence_of
 from initlint.rules.repeats import built_name, part_of, tested_absent
 from initlint.rules.shapes import relation
+from initlint.simulation.children import CHILDREN_LEFT
 from initlint.simulation.levels import LIGHT, NONE, UNKNOWN
 from initlint.simulation.records import (
     SOME_CHOICES,
@@ -172,7 +173,7 @@ def _part_discards(sim: Simulation) -> Iterator[RepeatFinding]:
         sliced = sliced_items(e)
         if e.kind == "nested":
             cls, place, what = part_of(e, holder)
-            part = e.effect.detail
+            part = e.name.rpartition(".")[2] if CHILDREN_LEFT in e.kept else e.effect.detail
             where = f"{cls}'s own construction (the object {place})"
             argument = f"an argument of {cls}"
         else:

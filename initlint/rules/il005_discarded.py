@@ -18,6 +18,7 @@ from initlint.rules.base import (
 )
 from initlint.rules.discards import find_discards, sliced_items
 from initlint.rules.refills import find_refills, own_fill, pass_walk
+from initlint.simulation.children import CHILDREN_LEFT
 from initlint.simulation.levels import UNKNOWN
 from initlint.simulation.records import DRAW_KINDS, Event, Simulation, first_run
 
@@ -95,9 +96,14 @@ nn.Sequential(*self.vgg.classifier[:-2])`, or `[:-2]` alone, with bounds written
 throws away the items the slice leaves out, when the container the object's construction
 built holds its items by number (`nn.Sequential(A(), B(), ...)`); the severity is that of
 the costliest item left out, and nothing is reported when they weigh nothing (a `Dropout`).
-An ancestor's object whose part the class drops is reported the same way (one whose part it
-rebuilds is IL003's). No fix is offered: leaving the part out needs an argument of that
-class, where it has one (`num_classes`).
+So does the object itself replaced by a slice of its own children (`self.net =
+nn.Sequential(*list(self.net.children())[:-1])`, the slice its only mention there): each
+costly child its construction registered outside the slice, in the order it registered them
+(nothing claimed where that order is not known). A statement that replaces an item of a
+part by number first (`self.net.features[0] = nn.Conv2d(...)`) reads the object only to
+reach that part: no use. An ancestor's object whose part the class drops is reported the
+same way (one whose part it rebuilds is IL003's). No fix is offered: leaving the part out
+needs an argument of that class, where it has one (`num_classes`).
 
 The same holds for an object the class's own code builds into a local (`net =
 resnet50()`): a part of it replaced or deleted before the object is used (`net.fc =
@@ -275,7 +281,9 @@ nn.TransformerEncoder(layer, n)`, or the layer built in the call, is copied `n` 
 thrown away, and is reported, naming the parts its construction built; so is a local the
 code itself only deep-copies (`layer = Block(d)`, then `nn.ModuleList([copy.deepcopy(layer)
 for _ in range(n)])`), never keeping or handing on the object itself, or hands only to a
-function of the project that returns copies of it (`_get_clones(layer, n)`), also when the
+function of the project, or a method of the object, that returns copies of it
+(`_get_clones(layer, n)`, `self._clones(layer, n)`; a field of the template read elsewhere,
+`nn.LayerNorm(layer.size)`, takes that part and no other), also when the
 copies' holder is bound back to the template's local (`enc = MultiWrap(enc, freqs)`,
 possible where that runs on some paths). A template
 built only where the caller gave none (`if mlp is None: mlp = ...`) is reported as possible;
@@ -579,6 +587,8 @@ class Encoder(nn.Module):
         done = "deleted" if deleted else "replaced"
         if sliced_items(did):
             done = "left out of the slice that replaces it"
+        elif CHILDREN_LEFT in did.kept:
+            done = "left out of the slice of the object's children that replaces the object"
         if finding.confidence == "possible":
             how = f"possibly {done} here (on some paths)"
         else:

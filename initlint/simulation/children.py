@@ -6,8 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from initlint.facts.model import Expr
 from initlint.simulation.records import Event
 from initlint.simulation.values import TRUE
+
+# ``Event.kept`` of a part left out of a slice of its holder's children that replaces the
+# holder (``self.net = nn.Sequential(*list(self.net.children())[:-1])``).
+CHILDREN_LEFT = "children-left"
 
 # Whether a store puts a module on the object: True, False, or None when not known.
 ModuleTest = Callable[[Event], bool | None]
@@ -35,3 +40,25 @@ def registered_children(events: Sequence[Event], is_module: ModuleTest) -> tuple
 def sliced(names: tuple[str, ...], bounds: tuple[int | None, int | None]) -> set[str]:
     """The names a slice of ``names`` with ``bounds`` keeps."""
     return set(names[slice(*bounds)])
+
+
+def children_slice(value: Expr, me: str, attr: str) -> tuple[int | None, int | None] | None:
+    """The bounds of the slice of ``<me>.<attr>``'s children that ``value`` is made of,
+    ``nn.Sequential(*list(self.net.children())[:-1])`` for ``attr`` "net", where that slice
+    is the only mention of ``<me>.<attr>`` in it; None for any other value."""
+    found: tuple[int | None, int | None] | None = None
+    mentions = 0
+    for node in value.nodes():
+        if node.is_attr_of(me, attr):
+            mentions += 1
+        if node.kind != "subscript" or node.name != "slice" or node.receiver is None:
+            continue
+        walk = node.receiver
+        if walk.kind == "call" and walk.name == "list" and len(walk.children) == 1:
+            walk = walk.children[0]
+        recv = walk.receiver
+        if walk.kind == "call" and walk.attr == "children" and not walk.children and recv:
+            if recv.is_attr_of(me, attr):
+                lo, _, hi = node.attr.partition(":")
+                found = (None if lo == "None" else int(lo)), (None if hi == "None" else int(hi))
+    return found if mentions == 1 else None

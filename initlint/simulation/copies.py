@@ -65,31 +65,47 @@ def _mentions_name(e: Expr, name: str) -> int:
     return sum(x.kind == "name" and x.name == name for x in e.nodes())
 
 
-def copying_class(index: ProjectIndex, module: Module, call: Expr, at: int) -> str:
+def copying_class(
+    index: ProjectIndex,
+    module: Module,
+    call: Expr,
+    at: int,
+    mro: tuple[str, ...] = (),
+    me: str = "",
+) -> str:
     """The name of what ``call`` calls when the parameter its argument number ``at`` binds
     to is one it keeps only deep copies of: a class whose ``__init__`` does so, or a
-    function of the project that does (``_get_clones(layer, n)``, ``n`` copies returned);
-    "" otherwise."""
-    if not call.name or any(k == "" or k.startswith("*") for k in call.keywords):
+    function of the project that does (``_get_clones(layer, n)``, ``n`` copies returned),
+    or a method of the object (``me``, of the class ``mro``) that does (``self._clones(layer,
+    n)``); "" otherwise."""
+    if any(k == "" or k.startswith("*") for k in call.keywords):
         return ""
-    target = index.resolve(module, call.name)
-    if target is None or target.kind not in ("class", "function"):
-        return ""
-    if target.kind == "class":
-        fn = index.constructor(target.name)
+    recv = call.receiver
+    if me and mro and recv is not None and recv.kind == "name" and recv.name == me:
+        fn = index.lookup_method(mro, call.attr) if call.attr else None
+        skip, name = 1, call.attr
+    elif call.name:
+        target = index.resolve(module, call.name)
+        if target is None or target.kind not in ("class", "function"):
+            return ""
+        if target.kind == "class":
+            fn = index.constructor(target.name)
+        else:
+            fn = index.function_info(target.name)
+        skip, name = (1 if target.kind == "class" else 0), target.name.rsplit(".", 1)[-1]
     else:
-        fn = index.function_info(target.name)
+        return ""
     body = fn.facts.load() if fn is not None else None
     if fn is None or body is None or isinstance(body, BodyError):
         return ""
     args = call_args(call)
-    params = body.params[1:] if target.kind == "class" else body.params
+    params = body.params[skip:]
     param = param_of(params, args, at) if args is not None else None
     if param is None or not param.copied_by:
         return ""
     if not _deep_copier(index, fn.module, param.copied_by):
         return ""
-    return target.name.rsplit(".", 1)[-1]
+    return name
 
 
 def _deep_copier(index: ProjectIndex, module: Module, name: str) -> bool:

@@ -364,13 +364,16 @@ class LocalEffects(BuildPricing):
             local = given.kind == "name" and given.name in frame.built
             if arg.star or not (local or (given.kind == "call" and given.name)):
                 continue
-            cls = copying_class(index, module, value, at)
+            cls = copying_class(index, module, value, at, self.sim.mro, frame.self_name)
             if not cls:
                 continue
+            read: frozenset[str] = frozenset()
             if local:
                 held = frame.built[given.name]
-                if not mentioned_only_at(frame, ctx, given.name):
+                parts_read = parts_read_elsewhere(frame, ctx, given.name)
+                if parts_read is None:
                     continue
+                read = parts_read
                 del frame.built[given.name]  # (handed on: ``close_locals`` leaves it)
                 ev = held.event
                 if ctx.status != TRUE:
@@ -384,8 +387,8 @@ class LocalEffects(BuildPricing):
             parts = self._copied_parts(frame, ev)
             if isinstance(parts, BodyError):
                 return parts
-            ev.inner = tuple(p for p in parts if p.cost > NONE)
-            ev.kept = frozenset()
+            ev.inner = tuple(p for p in parts if p.cost > NONE and p.name not in read)
+            ev.kept = read
             ev.copied_by = cls
         return None
 
@@ -693,28 +696,35 @@ def mentioned_only_at(frame: Frame, ctx: EffectContext, name: str) -> bool:
     """Whether the frame mentions the local ``name``, while it holds what it held when
     last bound before ``ctx``, only in the statement of ``ctx`` (a later binding, that
     statement's own too, ``enc = Wrap(enc)``, holds another object)."""
-    effects = frame.body.effects
     here = ctx.effect.stmt_span
-    start = max(
-        (
-            i
-            for i, e in enumerate(effects[: ctx.effect_index])
-            if e.kind == "local" and e.name == name
-        ),
-        default=-1,
-    )
-    end = next(
-        (
-            i
-            for i, e in enumerate(effects[ctx.effect_index :], ctx.effect_index)
-            if e.kind == "local" and e.name == name
-        ),
-        len(effects),
-    )
-    return not any(
-        e.kind == "local_use" and e.name == name and e.stmt_span != here
-        for e in effects[start + 1 : end]
-    )
+    return not any(e.stmt_span != here for e in _uses_while_held(frame, ctx, name))
+
+
+def parts_read_elsewhere(frame: Frame, ctx: EffectContext, name: str) -> frozenset[str] | None:
+    """The parts of the object the local ``name`` holds that the frame reads outside the
+    statement of ``ctx`` while it holds that object (``layer.size``, ``layer.norm``: each
+    takes that part, and no other); None when it mentions the local there in any other way."""
+    here = ctx.effect.stmt_span
+    read: set[str] = set()
+    for e in _uses_while_held(frame, ctx, name):
+        if e.stmt_span == here:
+            continue
+        part = _part_used(e.detail) if e.target == "part" else None
+        if part is None:
+            return None
+        if part:
+            read.add(part)
+    return frozenset(read)
+
+
+def _uses_while_held(frame: Frame, ctx: EffectContext, name: str) -> list[Effect]:
+    """The mentions (``local_use`` effects) of the local ``name`` between its binding last
+    before ``ctx`` and its next binding."""
+    effects = frame.body.effects
+    bound = [i for i, e in enumerate(effects) if e.kind == "local" and e.name == name]
+    start = max((i for i in bound if i < ctx.effect_index), default=-1)
+    end = min((i for i in bound if i >= ctx.effect_index), default=len(effects))
+    return [e for e in effects[start + 1 : end] if e.kind == "local_use" and e.name == name]
 
 
 def _part_used(detail: str) -> str | None:

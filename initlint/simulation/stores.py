@@ -12,6 +12,7 @@ from initlint.facts.model import BodyError, Effect, Expr
 from initlint.index.records import FunctionInfo
 from initlint.simulation.arguments import call_args, kwarg_name
 from initlint.simulation.builds import StoredValue
+from initlint.simulation.children import CHILDREN_LEFT, children_slice, registered_children, sliced
 from initlint.simulation.containers import container_items, torch_container
 from initlint.simulation.copies import copied_by
 from initlint.simulation.fallbacks import FallbackEffects
@@ -28,7 +29,7 @@ from initlint.simulation.torch_knowledge import (
     keyword_values,
     positional_values,
 )
-from initlint.simulation.values import TRUE, UNKNOWN, Val
+from initlint.simulation.values import FALSE, TRUE, UNKNOWN, Val
 
 
 class StoreEffects(FallbackEffects):
@@ -398,6 +399,10 @@ class StoreEffects(FallbackEffects):
         stored = self.price_stored_value(frame, ctx)
         if isinstance(stored, BodyError):
             return stored
+        if ctx.effect.kind == "assign":
+            sliced = self.note_children_left(frame, ctx)  # (before the new object is held)
+            if sliced is not None:
+                return sliced
         if ctx.effect.kind != "mutate" and not ctx.shadow:
             self.end_parts(frame, ctx.effect.name, ctx.status)  # (names for the old one)
         self._record_stored_value(frame, ctx, stored)
@@ -605,6 +610,37 @@ class StoreEffects(FallbackEffects):
                 return None
             holder = parts[-1]
         return holder
+
+    def note_children_left(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
+        """``self.net = nn.Sequential(*list(self.net.children())[:-1])``: the object
+        ``self.net`` held is replaced by a slice of its own children, in the order its
+        simulated construction registered them; each costly child the slice leaves out is
+        thrown away with it, a ``nested`` event naming that child's builds (its ``kept``
+        marks it ``CHILDREN_LEFT``)."""
+        eff = ctx.effect
+        if ctx.shadow or ctx.status == FALSE or frame.call.ancestor or eff.value is None:
+            return None
+        bounds = children_slice(eff.value, frame.self_name, eff.name)
+        holder = self._built_holder(eff.name) if bounds is not None else None
+        if bounds is None or holder is None or holder.status != TRUE:
+            return None
+        events = self.simulator.construction_events(holder)
+        if events is None or isinstance(events, BodyError):
+            return events
+        names = registered_children(events, self._stores_module)
+        if names is None:
+            return None  # (which children the slice keeps is not known)
+        kept = sliced(names, bounds)
+        for child in (n for n in names if n not in kept):
+            parts = self.simulator.parts_built(holder, child)
+            if isinstance(parts, BodyError):
+                return parts
+            if not any(p.cost > LIGHT for p in parts):
+                continue  # (a parameterless child left out: nothing of weight lost)
+            name = f"{eff.name}.{child}"
+            ev = self.emit(frame, ctx.effect_index, eff, "nested", name, ctx.status, ctx.flags, ())
+            ev.holder, ev.inner, ev.kept = holder, parts, frozenset({CHILDREN_LEFT})
+        return None
 
     def _built_holder(self, name: str) -> Event | None:
         """The latest store of ``self.<name>`` that put an object there, past the stores

@@ -1,10 +1,12 @@
 """A slice of the modules an object built into a local registers,
 ``nn.Sequential(*list(net.children())[:-2])``, keeps those children, in the order its
 construction registered them, and drops the rest with the local (IL005), as taking
-``net.layer4`` does. The order comes from the simulated construction: a module stored on
-some paths only, or a costly value that may or may not be a module, leaves it unknown,
-and nothing is claimed. Checked against construction: the parameters reported are those
-the object registered and no longer holds."""
+``net.layer4`` does; so does one that replaces the self attribute holding the object
+(``self.net = nn.Sequential(*list(self.net.children())[:-2])``). The order comes from the
+simulated construction: a module stored on some paths only, or a costly value that may or
+may not be a module, leaves it unknown, and nothing is claimed. Checked against
+construction: the parameters reported are those the object registered and no longer
+holds."""
 
 from __future__ import annotations
 
@@ -88,6 +90,35 @@ class SomePaths(nn.Module):
         super().__init__()
         model = Net(extra=extra)
         self.body = nn.Sequential(*list(model.children())[:-2])
+
+
+class Replaced(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = Net()
+        self.net = nn.Sequential(*list(self.net.children())[:-2])
+
+
+class ItemFirst(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = Net()
+        self.net.layer1[0] = nn.Conv2d(8, 8, 5)
+        self.net = nn.Sequential(*list(self.net.children())[:-2])
+
+
+class ReplacedKeepsFc(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = Net()
+        self.net = nn.Sequential(*list(self.net.children())[:-2], self.net.fc)
+
+
+class ReplacedOnSomePaths(nn.Module):
+    def __init__(self, extra=False):
+        super().__init__()
+        self.net = Net(extra=extra)
+        self.net = nn.Sequential(*list(self.net.children())[:-2])
 """
 
 
@@ -104,6 +135,8 @@ def test_a_slice_of_children_keeps_those(module: Path) -> None:
         ("Trunk", "IL005", "error", "fc"),
         ("Listed", "IL005", "error", "fc"),
         ("trunk", "IL005", "error", "fc"),
+        ("Replaced", "IL005", "error", "self.net.fc"),
+        ("ItemFirst", "IL005", "error", "self.net.fc"),
     }
     m = importlib.import_module("children_slices")
     fc = {("weight", (100, 8)), ("bias", (100,))}
@@ -114,3 +147,9 @@ def test_a_slice_of_children_keeps_those(module: Path) -> None:
     assert lost(m.KeptWhole) == set()
     # (on the path with the extra module, the slice keeps it and drops the pool and fc)
     assert lost(m.SomePaths) == fc
+    # (the object a self attribute held, replaced by a slice of its own children)
+    assert lost(m.Replaced) == fc
+    # (an item of a part replaced first reads the object only to reach the part)
+    assert lost(m.ItemFirst) == fc | {("weight", (8, 8, 3, 3)), ("bias", (8,))}
+    assert lost(m.ReplacedKeepsFc) == set()
+    assert lost(m.ReplacedOnSomePaths) == fc
