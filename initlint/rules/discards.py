@@ -78,6 +78,11 @@ def find_discards(sim: Simulation) -> list[RepeatFinding]:
         flagged = e.kind == "nested" and e.effect.detail in TENSOR_FLAGS
         used = attribute_uses(e, sim.mro) if e.index not in walking and not flagged else ()
         filled = _in_place(e) if used and e.kind == "touch" else frozenset()
+        if used and e.kind == "touch":
+            # (``dev = self.freqs.device``, ``len(self.ups)``: what the value is, none of
+            # its numbers: no use of it, as for a part; a test against None is a use here,
+            # as what runs after it may depend on which value is there)
+            filled |= e.effect.sized - e.effect.tested
         for name in used:
             if (e.frame, e.effect.span, name) not in dropped and name not in filled:
                 uses.setdefault(name, []).append(e)

@@ -57,14 +57,15 @@ an ancestor's build that the subclass drops after `super().__init__()`, for a co
 light work (an object it already holds: `self.index = self.image.index`) or by deleting
 it (`del self.head`, `delattr(self, "head")`), which no rebuild replaces. A `del self.x`
 of the class's own unread build is a drop too. Work done on the build in place before the
-drop is more of it, not a use: a fill, a pass of `apply` that only fills, a tensor changed
-from its own numbers (`self.head.proj.weight.data.mul_(scale)`). Each target of `del
-self.norm, self.head` is its own drop. So is other storage given to a tensor an ancestor
-registered (`self.weight.data = qweight` in a subclass of `nn.Linear`): what the ancestor
-allocated and filled goes, whatever the new numbers cost (setting its `requires_grad`
-first reads none of them). (An ancestor's build that the subclass
-builds again after
-`super().__init__()`, with or without a `del` first, is IL001-IL003's.)
+drop is more of it, not a use: asking the value what it is (its device, dtype or shape,
+`device = self.freqs.device`, `len(self.ups)`; a test against `None` is a use), a fill, a
+pass of `apply` that only fills, a tensor changed from its own numbers
+(`self.head.proj.weight.data.mul_(scale)`). Each target of `del self.norm, self.head` is
+its own drop. So is other storage given to a
+tensor an ancestor registered (`self.weight.data = qweight` in a subclass of `nn.Linear`):
+what the ancestor allocated and filled goes, whatever the new numbers cost (setting its
+`requires_grad` first reads none of them). (An ancestor's build that the subclass builds
+again after `super().__init__()`, with or without a `del` first, is IL001-IL003's.)
 
 A part of an object counts too. An object the class's own code stored (`self.model =
 ResNet(...)`, or a factory's result, `self.model = resnet50()`, followed through every
@@ -106,9 +107,9 @@ same way (one whose part it rebuilds is IL003's). No fix is offered: leaving the
 needs an argument of that class, where it has one (`num_classes`).
 
 The same holds for an object the class's own code builds into a local (`net =
-resnet50()`): a part of it replaced or deleted before the object is used (`net.fc =
-nn.Linear(d, n)`, `del net.fc`; `possible` when the build runs on some paths only, as in a
-loop's body), and, for a build on
+resnet50()`, also moved or cast in place, `Attn(d).to(dtype)`): a part of it replaced or
+deleted before the object is used (`net.fc = nn.Linear(d, n)`, `del net.fc`; `possible`
+when the build runs on some paths only, as in a loop's body), and, for a build on
 every path (or on branches that never both run, each: `if fid: net = make() else: net =
 Other()`), the parts left behind when the code takes some (`self.body = net.layer4`,
 `nn.Sequential(net.stem, net.body)`, or a slice of its children with bounds written out,

@@ -78,6 +78,11 @@ class GuardEval(EventLog):
             return (TRUE if value else FALSE), UNKNOWN
         if len(cond.args) != 2:
             return MAYBE, UNKNOWN
+        left, right = (self._symbolic(frame, c) for c in cond.args)
+        if left is not None and right is not None and left.sym == right.sym:
+            # (``seq_len > self.max_positions`` where both hold the one argument the
+            # construction was given: a value against itself)
+            return (TRUE if cond.op in ("le", "ge") else FALSE), UNKNOWN
         decided = compare(cond.op, *(self._fold(frame, c) for c in cond.args))
         if decided is None:
             return MAYBE, UNKNOWN

@@ -23,6 +23,7 @@ from initlint.simulation.records import (
     every_path,
     never_both,
     part_taken,
+    unmoved,
 )
 from initlint.simulation.run_state import Call, EffectContext, Frame, LocalBuild
 from initlint.simulation.torch_knowledge import (
@@ -96,12 +97,15 @@ class LocalEffects(BuildPricing):
             return  # (an ancestor's own waste is reported on the ancestor)
         ev = None
         used = any(e.kind == "local_use" and e.name == eff.name for e in frame.body.effects)
-        if value is not None and value.kind == "call" and (value.name or value.callee) and used:
+        # (``Attn(d).to(dtype)``: the object the call built, moved or cast in place)
+        made = unmoved(value)
+        if made is not None and made.kind == "call" and (made.name or made.callee) and used:
             ev = self.emit(
                 frame, ctx.effect_index, eff, "local", eff.name, ctx.status, ctx.flags, ()
             )
-            ev.choices = self.chosen_classes(frame, value)  # (``net = table[name](...)``)
-            ev.constructs = self._given_class(frame, value)
+            ev.choices = self.chosen_classes(frame, made)  # (``net = table[name](...)``)
+            ev.constructs = self._given_class(frame, made)
+            ev.moved = made is not value
         held = frame.built.pop(eff.name, None)
         if held is not None and ctx.status != TRUE:  # (rebound on some paths)
             if ev is not None and never_both(held.event, ev):

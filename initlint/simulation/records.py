@@ -29,9 +29,9 @@ def part_taken(value: Expr | None) -> tuple[Expr, str] | None:
     ``Call(...).part[:4]``; through torch's module methods that return the module itself,
     ``Call(...).eval().part.to(device)``): an object built only to take one part of it, and
     dropped at once. None for any other value."""
-    node = _unmoved(value)
+    node = unmoved(value)
     while node is not None and node.kind in ("attr", "subscript"):
-        receiver = _unmoved(node.receiver)
+        receiver = unmoved(node.receiver)
         if node.kind == "attr" and receiver is not None and receiver.kind == "call":
             called = receiver.name or receiver.callee is not None
             return (receiver, node.attr) if called and node.attr else None
@@ -39,7 +39,7 @@ def part_taken(value: Expr | None) -> tuple[Expr, str] | None:
     return None
 
 
-def _unmoved(value: Expr | None) -> Expr | None:
+def unmoved(value: Expr | None) -> Expr | None:
     """``value`` without the calls of torch's module methods that return the module they
     are called on (``m.to(device).eval()``: ``m``)."""
     while (
@@ -82,7 +82,7 @@ def built_by(holder: Event) -> Expr | None:
         taken = part_taken(value)
         return taken[0] if taken is not None else None
     # (``Linear(...).to(device)``: the module the call built, moved or cast in place)
-    return _unmoved(value) if holder.moved else value
+    return unmoved(value) if holder.moved else value
 
 
 # The start of the literal key of a test of a state outside the construction: files on
