@@ -73,7 +73,7 @@ class CostModel:
     index: ProjectIndex
     expensive_calls: tuple[str, ...] = ()
     cheap_calls: tuple[str, ...] = ()
-    # (by the parameters a call leaves at their defaults, which may decide its tests)
+    # (by the constants a call fixes of the parameters, which may decide its tests)
     _fn_memo: dict[tuple[str, str, Fixed | None], int] = field(default_factory=dict)
     _cls_memo: dict[tuple[str, Fixed | None], int] = field(default_factory=dict)
     # each constructed class's self attributes -> the project classes stored there
