@@ -232,6 +232,13 @@ def to_expr(node: ast.AST, depth: int = 0) -> Expr:
     return OTHER
 
 
+def slice_bounds(e: Expr) -> tuple[int | None, int | None]:
+    """The bounds a slice ``Expr`` (``subscript`` named "slice") keeps in its ``attr``
+    (``_slice_bounds``): ``[:-2]`` -> (None, -2)."""
+    lo, _, hi = e.attr.partition(":")
+    return (None if lo == "None" else int(lo)), (None if hi == "None" else int(hi))
+
+
 def _slice_bounds(node: ast.expr) -> str | None:
     """``lo:hi`` of a slice whose bounds are integers written out or left out (``[:-2]``:
     "None:-2"); None for an index, a step, or a bound computed at run time."""

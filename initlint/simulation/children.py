@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from initlint.facts.expressions import slice_bounds
 from initlint.facts.model import Expr
 from initlint.simulation.records import Event
 from initlint.simulation.values import TRUE
@@ -59,6 +60,5 @@ def children_slice(value: Expr, me: str, attr: str) -> tuple[int | None, int | N
         recv = walk.receiver
         if walk.kind == "call" and walk.attr == "children" and not walk.children and recv:
             if recv.is_attr_of(me, attr):
-                lo, _, hi = node.attr.partition(":")
-                found = (None if lo == "None" else int(lo)), (None if hi == "None" else int(hi))
+                found = slice_bounds(node)
     return found if mentions == 1 else None

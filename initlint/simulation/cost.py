@@ -21,6 +21,7 @@ from initlint.facts.passes import MODULE_WALKS
 from initlint.index.project import ProjectIndex
 from initlint.index.records import NO_BINDINGS, ClassInfo, FunctionInfo, Module, Target
 from initlint.records import dataclass
+from initlint.simulation.binding import bind_args
 from initlint.simulation.choices import ChoiceFinder, merge
 from initlint.simulation.folding import ORDERS, UNFOLDED, compare, fold
 from initlint.simulation.levels import (
@@ -602,17 +603,14 @@ class CostModel:
         """The class of ``mro`` whose ``__init__`` a call of the first runs, when initlint
         reads it (not one of torch's own), and the constants ``call`` fixes of its
         parameters; ("", None) otherwise."""
-        for qual in mro:
-            cinfo = self.index.class_info(qual)
-            if cinfo is None or (cinfo.module.is_dependency and qual.startswith("torch.")):
-                break
-            init = cinfo.facts.method("__init__")
-            if init is not None:
-                body = init.load()
-                if call is None or isinstance(body, BodyError):
-                    break
-                return qual, _call_consts(call, body.params[1:])
-        return "", None
+        init = self.index.lookup_method(mro, "__init__") if call is not None else None
+        owner = init.owner if init is not None else None
+        if call is None or init is None or owner is None or _torch_or_none(init):
+            return "", None
+        body = init.facts.load()
+        if isinstance(body, BodyError):
+            return "", None
+        return owner.qualname, _call_consts(call, body.params[1:])
 
     def function_cost(
         self, fn: FunctionInfo, mro: tuple[str, ...], fixed: Fixed | None = None
@@ -1132,21 +1130,21 @@ def _call_consts(call: Expr, params: tuple[Param, ...]) -> Fixed | None:
     give any)."""
     if any(k == "" or k.startswith("*") for k in call.keywords):
         return None
-    positional = call.positional()
-    named = dict(zip(call.keywords, call.children[len(positional) :], strict=False))
-    out: list[tuple[str, Const]] = []
-    for i, p in enumerate(params):
-        if p.kind in ("vararg", "kwarg"):
-            continue
-        if i < len(positional) and p.kind != "kwonly":
-            given: Expr | None = positional[i]
-        elif p.kind != "posonly" and p.name in named:
-            given = named[p.name]
-        else:
-            given = p.default
-        if given is not None and given.kind == "const" and not given.name:
-            out.append((p.name, given.value))
-    return tuple(out)
+    positional: list[Expr | None] = list(call.positional())
+    keywords: dict[str, Expr | None] = dict(
+        zip(call.keywords, call.children[len(positional) :], strict=False)
+    )
+    values = bind_args(positional, keywords, params, _default_of, None)[0]
+    return tuple(
+        (name, e.value)
+        for name, e in values.items()
+        if e is not None and e.kind == "const" and not e.name
+    )
+
+
+def _default_of(_: None, p: Param) -> Expr | None:
+    """What a parameter a call leaves out holds: its default expression."""
+    return p.default
 
 
 def _default_truth(test: Cond, defaults: Mapping[str, Const]) -> bool | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from initlint.facts.expressions import slice_bounds
 from initlint.facts.model import Body, BodyError, Effect, Expr
 from initlint.index.records import FunctionInfo, Module, Target
 from initlint.simulation.arguments import call_args, param_at, param_of, without_self
@@ -472,8 +473,7 @@ class LocalEffects(BuildPricing):
             return None
         if not _same_path(recv.receiver, owner):
             return None
-        lo, _, hi = value.attr.partition(":")
-        return (None if lo == "None" else int(lo)), (None if hi == "None" else int(hi))
+        return slice_bounds(value)
 
     def sliced_off(self, ev: Event, kept: tuple[int | None, int | None]) -> None:
         """A part replaced by a slice of its own items (``kept_slice``): the event's
