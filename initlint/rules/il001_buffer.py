@@ -42,7 +42,8 @@ value afresh, or only looks at the current one's device or shape, makes a repeat
 Severity: `error` when the discarded tensor was computed or allocated (a tensor factory or
 math op, a project helper that makes one; a size read from an argument or attribute,
 `torch.zeros(max_num_tokens)` or `torch.ones(hidden)`, is not known to be small; every
-size written out as a number, it is when it holds a mebibyte of float32 numbers or more,
+size written out as a number, or read from an attribute the construction set to one
+(`self.width = 512`), it is when it holds a mebibyte of float32 numbers or more,
 `torch.zeros(512, 512)`); `warning` when every size is written out and it holds less
 (`torch.zeros(64, 64)`), and when the code writes out its numbers, at most 16 of them: a
 scalar (`torch.tensor(1.0)`), a literal list of numbers

@@ -43,8 +43,10 @@ Severity follows the ancestor's build that is thrown away:
   `__init__` only stores scalars (a sampler, a matcher), a tensor whose numbers the code
   writes out, at most 16 (`torch.tensor([0, shard])`; see IL001), one whose every size the
   code writes out as a number, or a torch module whose weight is such, under a mebibyte
-  (`torch.zeros(64, 64)`, `nn.Conv2d(3, 64, 7)`), one of at most one element, or none (a
-  size of 0, an `UninitializedParameter`), a copy of an object initlint cannot see into. A
+  (`torch.zeros(64, 64)`, `nn.Conv2d(3, 64, 7)`, also `nn.Conv2d(3, self.inplanes, 7)`
+  after `self.inplanes = 64`: a size read from an attribute set to a number is written
+  out), one of at most one element, or none (a size of 0, an `UninitializedParameter`), a
+  copy of an object initlint cannot see into. A
   module that keeps one tensor stays heavy (`nn.Linear(a, b, bias=False)` still owns its
   weight).
 - `warning` (unknown): a tensor of one dimension whose size is not known

@@ -8,6 +8,7 @@ from initlint.facts.model import Arg, Expr
 from initlint.index.records import Module
 from initlint.simulation.levels import Priced
 from initlint.simulation.run_state import Frame, RunState
+from initlint.simulation.torch_knowledge import Bound, written_bound
 from initlint.simulation.values import UNKNOWN, Origin, Val, const
 
 
@@ -87,14 +88,18 @@ class ExpressionEval(RunState):
 
     def value_cost(self, frame: Frame, value: Expr | None) -> Priced:
         """What evaluating ``value`` in ``frame`` costs: its locals, the object's attributes
-        and the arguments the frame was called with."""
+        and the arguments the frame was called with, and the attributes it set to numbers
+        written in the code (``written_bound``)."""
+        bound: Bound = frame.call.env
+        if self.written_attrs:
+            bound = {**bound, **written_bound(self.self_attrs, self.written_attrs)}
         return self.simulator.cost.expr_cost(
             value,
             frame.call.fn.module,
             self.sim.mro,
             frame.local_cost,
             self.attr_cost,
-            frame.call.env,
+            bound,
         )
 
     def self_reads(self, frame: Frame, value: Expr | None) -> frozenset[str]:

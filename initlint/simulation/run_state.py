@@ -214,6 +214,9 @@ class RunState:
         for i, qual in enumerate(sim.mro):
             self.position.setdefault(qual, i)
         self.self_attrs: dict[str, Val] = {}
+        # The attributes the construction last set to a number written in the code
+        # (``self.inplanes = 64``): a size read from one is written out too.
+        self.written_attrs: set[str] = set()
         self.attr_cost: dict[str, int] = {}  # what each self attribute's value cost to build
         self.last_assign: dict[str, Event] = {}  # the latest assignment of each attribute
         self.inject: tuple[str, Const] | None = None

@@ -419,6 +419,12 @@ class StoreEffects(FallbackEffects):
         """The stored value's event, and what the attribute now holds and cost."""
         eff, kind, shadow = ctx.effect, ctx.effect.kind, ctx.shadow
         value_const = eff.value is not None and eff.value.kind == "const"
+        if not shadow:
+            number = value_const and eff.value is not None and _size_number(eff.value.value)
+            if kind == "assign" and number and stored.status == TRUE:
+                self.written_attrs.add(eff.name)
+            else:
+                self.written_attrs.discard(eff.name)
         if kind == "assign" and not shadow:
             if eff.value is not None and eff.value.kind in ("const", "name", "attr"):
                 v = self.eval_arg(frame, eff.value, None)
@@ -783,3 +789,8 @@ def _self_root(e: Expr, me: str) -> str:
     while e.kind == "attr" and e.receiver is not None and e.receiver.kind == "attr":
         e, links = e.receiver, links + 1
     return e.attr if links and e.is_attr_of(me, e.attr) else ""
+
+
+def _size_number(value: object) -> bool:
+    """Whether a constant is a number a size can be (an int, not a bool)."""
+    return isinstance(value, int) and not isinstance(value, bool)

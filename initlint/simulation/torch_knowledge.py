@@ -6,7 +6,7 @@ arguments make (docs/design.md, "Cost classes")."""
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 
 from initlint.facts.model import Const, Expr
@@ -270,8 +270,20 @@ UNINITIALIZED = frozenset("UninitializedParameter UninitializedBuffer".split())
 
 # The constants the names of the frame being simulated are bound to (its arguments and
 # locals): a size argument ``torch.empty((out, in))`` with ``out`` bound to 0 is no data.
+# A dotted key ``self.<attr>`` is an attribute the construction set to a number written in
+# the code (``written_bound``): a size read from it is written out as the number is.
 Bound = Mapping[str, Val]
 NO_BOUND: Bound = {}
+
+
+def written_bound(attrs: Mapping[str, Val], written: Iterable[str]) -> dict[str, Val]:
+    """The ``self.<attr>`` entries of a bound for the attributes ``written`` names."""
+    return {f"self.{a}": attrs[a] for a in written if a in attrs}
+
+
+def _written(bound: Bound) -> Bound:
+    """The entries of ``bound`` that hold numbers written in the code (its dotted keys)."""
+    return {k: v for k, v in bound.items() if "." in k} if bound else bound
 
 
 def positional_values(call: Expr) -> tuple[Expr, ...]:
@@ -356,7 +368,7 @@ def torch_module_cost(last: str, call: Expr | None, bound: Bound = NO_BOUND) -> 
         return LIGHT  # a norm layer: it owns only vectors (weight, bias, running stats)
     if call is not None and _vector_weight(last, call, bound):
         return LIGHT  # ``nn.Linear(width, 1)``: a weight of one row is a vector
-    if call is not None and _few_weights(last, call):
+    if call is not None and _few_weights(last, call, bound):
         return LIGHT  # ``nn.Linear(2, 2)``: a few numbers, every size written out
     if not params or call is None or not call.keywords:
         return HEAVY
@@ -380,15 +392,16 @@ def _vector_weight(last: str, call: Expr, bound: Bound) -> bool:
     return sizes is not None and sum(s is None or _int(s, bound) != 1 for s in sizes) <= 1
 
 
-def _few_weights(last: str, call: Expr) -> bool:
+def _few_weights(last: str, call: Expr, bound: Bound = NO_BOUND) -> bool:
     """Whether the weight ``call`` builds holds fewer than WRITTEN_NUMEL numbers, every size
-    of it written out as a number (``nn.Linear(2, 2)``, ``nn.Conv2d(3, 64, 7)``), as a
-    factory's of written-out sizes is (``tensor_cost``). A size from an argument's value
-    stands for any size."""
+    of it written out as a number (``nn.Linear(2, 2)``, ``nn.Conv2d(3, 64, 7)``, or read
+    from an attribute set to one: ``nn.Conv2d(3, self.inplanes, 7)`` after ``self.inplanes
+    = 64``), as a factory's of written-out sizes is (``tensor_cost``). A size from an
+    argument's value stands for any size."""
     sizes = _weight_sizes(last, call)
     if sizes is None or any(s is None for s in sizes):
         return False
-    n = numel(tuple(s for s in sizes if s is not None))
+    n = numel(tuple(s for s in sizes if s is not None), _written(bound))
     return n is not None and n < WRITTEN_NUMEL
 
 
@@ -435,7 +448,7 @@ def _int(e: Expr, bound: Bound) -> int | None:
     v: object
     if e.kind == "const":
         v = e.value
-    elif e.kind == "name":
+    elif e.kind == "name" or (e.kind == "attr" and e.name.startswith("self.")):
         val = bound.get(e.name)
         v = val.value if val is not None and val.kind == "const" else None
     elif e.kind == "op" and len(e.children) == 2 and e.name in _ARITH:
@@ -560,7 +573,7 @@ def tensor_cost(last: str, call: Expr, bound: Bound = NO_BOUND) -> int:
         if last == "full" or shaped or packed:
             args = args[:1]  # one shape argument
         n = numel(args, bound)
-        if n is not None and (n <= 1 or (n < WRITTEN_NUMEL and numel(args) == n)):
+        if n is not None and (n <= 1 or (n < WRITTEN_NUMEL and numel(args, _written(bound)) == n)):
             return LIGHT  # (at most one element, or a few whose every size is written out)
         one = _one_dimension(first, v, bound) if shaped or packed else _one_size(args, bound)
         if n is None and one:
