@@ -35,7 +35,8 @@ def followed_names(
     """The names whose uses the function's ``local_use`` effects follow, found in one walk:
 
     - the locals it binds only by plain assignments of a call to that name alone
-      (``net = resnet50()``; once, or once on each branch), and nowhere else, and the
+      (``net = resnet50()``; once, or once on each branch), or of a part of what it holds
+      (``net = net.features``: the object it held is dropped there), and nowhere else, and the
       parameters it rebinds so (``if vgg is None: vgg = vgg16()``): not a loop or ``with``
       target, not declared ``global`` or ``nonlocal``,
       not bound in a nested scope (each binding is followed from where it is made);
@@ -70,7 +71,9 @@ def followed_names(
                 bound[name] = 2
         elif isinstance(node, ast.Assign) and len(node.targets) == 1:
             target = node.targets[0]
-            if isinstance(target, ast.Name) and isinstance(node.value, ast.Call):
+            if isinstance(target, ast.Name) and (
+                isinstance(node.value, ast.Call) or _own_part(node.value, target.id)
+            ):
                 by_call[target.id] = by_call.get(target.id, 0) + 1
         elif isinstance(node, SCOPES) and not isinstance(node, ast.Lambda):
             bound[node.name] = 2  # a def or class of that name binds it too
@@ -81,6 +84,13 @@ def followed_names(
         held.difference_update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
         built |= held
     return frozenset(built)
+
+
+def _own_part(value: ast.expr, name: str) -> bool:
+    """Whether ``value`` is an attribute path from the name ``name`` (``net.features``)."""
+    while isinstance(value, ast.Attribute):
+        value = value.value
+    return isinstance(value, ast.Name) and value.id == name
 
 
 def uses_in(node: ast.AST, names: frozenset[str], statement: bool = False) -> Iterator[LocalUse]:

@@ -118,13 +118,15 @@ registered in that part of their order; when a module is stored there on some pa
 or a costly value that may or may not be a module, the order is not known and nothing is
 claimed) and never hands the object itself on (no argument, return, store, container, loop
 over it or other method that hands parts out, such as `net.children()` walked whole;
-`net.eval()` or `net.load_state_dict(sd)` keep it where it is). The
-finding is on the line that builds the local and names the costliest parts left; a part with
-no weights left behind (a pooling layer) is not reported. An object of a class that is no
-torch module (a settings object read field by field, `p = Params()`, `d = p.width`) holds
-values, not parts: only a field holding a known heavy build is claimed, never one of a cost
-not known here; and an object whose class answers attribute reads through its own
-`__getattr__` is read whole by any read. A part left behind that was
+`net.eval()` or `net.load_state_dict(sd)` keep it where it is). Binding the local again on
+every path drops the object there, as the frame's end does (`net =
+nn.Sequential(*list(net.children())[:-1])`, `net = net.features`): the parts taken until
+then are kept. The finding is on the line that builds the local and names the costliest
+parts left; a part with no weights left behind (a pooling layer) is not reported. An object
+of a class that is no torch module (a settings object read field by field, `p = Params()`,
+`d = p.width`) holds values, not parts: only a field holding a known heavy build is
+claimed, never one of a cost not known here; and an object whose class answers attribute
+reads through its own `__getattr__` is read whole by any read. A part left behind that was
 unpacked from the same call as a part kept (`betas, alphas, shb, sha = grid(...)`, `sha`
 and `shb` kept) did not cost that call's work, which was needed anyway; only what the part
 holds is lost, whose size is not known: a warning. An object built only to take one

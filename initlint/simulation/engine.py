@@ -587,7 +587,7 @@ class _Run(CallEffects):
                 yield call
         if not frame.ran and frame.body.effects and frame.call.parent is not None:
             self.sim.events[frame.call.parent].idle = True
-        if frame.built or frame.shelved:
+        if frame.built or frame.shelved or frame.released:
             error = self.close_locals(frame)
             if error is not None:
                 yield error

@@ -114,6 +114,8 @@ class LocalEffects(BuildPricing):
             else:
                 held.whole = True  # (the old object on some paths kept)
                 frame.built[eff.name] = held
+        elif held is not None:
+            frame.released.append(held)  # (closed with the frame, as used until now)
         if ev is not None:
             frame.built[eff.name] = LocalBuild(ev)
 
@@ -592,6 +594,7 @@ class LocalEffects(BuildPricing):
         it never handed on, is dropped with the frame; its ``local`` event names the builds
         of the parts not taken (its ``inner``)."""
         groups = [self._all_built(frame, n) for n in dict.fromkeys([*frame.built, *frame.shelved])]
+        groups += [[held] for held in frame.released]
         for group, held in ((g, h) for g in groups for h in g):
             if held.whole and self._kept_on_some_paths(held):
                 plain = self._plain_object(held.event)

@@ -135,6 +135,9 @@ class Frame:
     # net = A() else: net = B()``): the earlier object, on its own paths, used as the local
     # is from then on.
     shelved: dict[str, list[LocalBuild]] = field(default_factory=dict)
+    # A built local bound again on every path (``net = nn.Sequential(*list(net.children())
+    # [:-1])``): the earlier object is dropped there, used as it was until then.
+    released: list[LocalBuild] = field(default_factory=list)
     # The locals that may hold what a file read gave (``meta = yaml.safe_load(f)``): a test
     # of one is a test of a state outside the construction.
     world: set[str] = field(default_factory=set)
