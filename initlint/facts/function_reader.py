@@ -24,9 +24,11 @@ from initlint.facts.passes import (
     INIT_FILLS,
     MODULE_WALKS,
     TENSOR_WALKS,
+    VISIT,
     filled_tensor,
     integer_literal,
     item_calls,
+    nested_visit,
     only_initialises,
     pass_fills,
 )
@@ -137,6 +139,7 @@ class FunctionReader(EffectLog):
         nodes = own_nodes(self.fn)
         self.built = followed_names(self.fn, self.self_name, nodes)
         self.part_names = part_name_candidates(self.self_name, nodes)
+        self.defined_once = _defined_once(nodes)
         if self.part_names:
             self.params = tuple(
                 replace(p, part_name=True) if p.name in self.part_names else p for p in self.params
@@ -233,6 +236,8 @@ class FunctionReader(EffectLog):
             return
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             self._local_uses(stmt, guard, stmt)  # (a mention there hands the object on)
+            if isinstance(stmt, ast.FunctionDef) and stmt.name in self.defined_once:
+                self._nested_visits(stmt)
             if self.strict and closes_over([stmt], self.self_name):
                 self.strict = False  # calling it may set attributes: no read is strict now,
                 for i, e in enumerate(self.effects):  # nor earlier in its statement (a loop)
@@ -373,7 +378,25 @@ class FunctionReader(EffectLog):
         if not body or not only_initialises(body, {item}, self.self_name, True, relaxed=True):
             return
         for fill, part, tests in pass_fills(body, item, ""):
-            self.add("pass", fill, (), name="apply", detail="visit", target=part, tests=tests)
+            self.add("pass", fill, (), name="apply", detail=VISIT, target=part, tests=tests)
+
+    def _nested_visits(self, fn: ast.FunctionDef) -> None:
+        """A function defined in this one, and bound by that ``def`` alone, that does nothing
+        but fill parts of its one argument (``def _basic_init(m): ...`` before
+        ``self.apply(_basic_init)``): its fills, as ``_visits`` gives a function's own, with
+        detail ``visit:<its name>``. ``apply`` given the name runs them; nothing else does."""
+        args = fn.args
+        if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults:
+            return
+        if len(args.args) != 1 or fn.decorator_list:
+            return
+        item = args.args[0].arg
+        body = without_docstring(fn.body)
+        if not body or not only_initialises(body, {item}, self.self_name, True, relaxed=True):
+            return
+        for fill, part, tests in pass_fills(body, item, ""):
+            detail = nested_visit(fn.name)
+            self.add("pass", fill, (), name="apply", detail=detail, target=part, tests=tests)
 
     def _simple_stmt(self, stmt: ast.stmt, guard: tuple[Cond, ...]) -> None:
         """A statement with no body of its own: an expression, an assignment, a ``return``,
@@ -939,3 +962,17 @@ def _stored_locals(value: ast.expr) -> list[tuple[str, str]]:
     if any(isinstance(g, ast.Starred) for g in given):
         return []
     return [(str(i), g.id) for i, g in enumerate(given) if isinstance(g, ast.Name)]
+
+
+def _defined_once(nodes: list[ast.AST]) -> frozenset[str]:
+    """The names the function's own scope binds by one ``def`` and nothing else."""
+    defs: dict[str, int] = {}
+    other: set[str] = set()
+    for node in nodes:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            defs[node.name] = defs.get(node.name, 0) + 1
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            other.add(node.id)
+        elif isinstance(node, ast.Global | ast.Nonlocal | ast.Import | ast.ImportFrom):
+            other.update(a if isinstance(a, str) else (a.asname or a.name) for a in node.names)
+    return frozenset(n for n, k in defs.items() if k == 1 and n not in other)

@@ -29,6 +29,22 @@ MODULE_WALKS = frozenset(
     named_children""".split()
 )
 # The walks among those that yield tensors (the rest yield modules).
+# The detail of a visitor's fills (``pass`` effects ``apply`` runs, not the function's own
+# work): ``visit`` for the function's own, ``visit:<name>`` for those of a function defined
+# in it under ``name`` (``def _basic_init(m)`` then ``self.apply(_basic_init)``).
+VISIT = "visit"
+
+
+def is_visit(detail: str) -> bool:
+    """Whether a ``pass`` effect's detail marks a visitor's fill (``VISIT``)."""
+    return detail == VISIT or detail.startswith(VISIT + ":")
+
+
+def nested_visit(name: str) -> str:
+    """The detail of the fills of the function defined under ``name`` (``VISIT``)."""
+    return f"{VISIT}:{name}"
+
+
 TENSOR_WALKS = frozenset("parameters named_parameters buffers named_buffers".split())
 # torch.nn.Module's methods that reach every tensor the object holds (its walks, its state,
 # a move or cast): a call of one may read any of their numbers.

@@ -224,9 +224,11 @@ module each item holds, `block.mlp.proj.weight`, the latter with no test of the 
 only fills what it walks, with
 torch's initialisers (`nn.init`'s, or a tensor's `normal_`, `zero_`...), and reads nothing
 of it but its shape, and `self.apply(fn)` with a function that only does that to the module
-it is handed. Where its tests on each item can
-be decided for a tensor the object holds (`p.dim() > 1` for a tensor whose dimensions are
-known, `isinstance(m, nn.Linear)` for a module of a known class, `type(m) in {nn.Conv2d,
+it is handed (a method, a module's function, or one the method running `apply` defines
+and binds by that `def` alone: `def _basic_init(m): ...`, then `self.apply(_basic_init)`).
+Where its tests on each item can be decided for a tensor the object holds (`p.dim() > 1`
+for a tensor whose dimensions are known, `isinstance(m, nn.Linear)` for a module of a
+known class, `type(m) in {nn.Conv2d,
 nn.Linear}` for its own class alone, `"bias" in name`, `m.bias is not None` or
 `hasattr(m, "bias")` for a fill of `m.bias`), the pass fills that tensor for sure: a
 whole fill of it just before the pass (`nn.init.normal_(self.embed.weight)`, by any code

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
-from initlint.facts.passes import TENSOR_READERS
+from initlint.facts.passes import TENSOR_READERS, is_visit
 from initlint.rules.base import RepeatFinding, confidence_of
 from initlint.rules.discards import attribute_uses, covers, used_between
 from initlint.simulation.coverage import ITEMS, LOAD, drawn_tensor
@@ -207,7 +207,7 @@ class _Passes:
         self.walking: dict[tuple[int, object], set[str]] = {}
         for e in sim.events:
             if e.kind == "pass":
-                scope = e.fill.detail if e.fill is not None and e.fill.detail != "visit" else ""
+                scope = e.fill.detail if e.fill is not None and not is_visit(e.fill.detail) else ""
                 # (the attribute of the object read to walk it: ``transformer`` for
                 # ``self.transformer.h``)
                 held = scope.partition(".")[0]
@@ -366,7 +366,7 @@ def pass_walk(e: Event) -> str:
     """How a ``pass`` event walks the object, as its code says it: "a pass over
     `self.parameters()`", "a pass over `self.encoder.modules()`", "a pass over
     `self.apply(...)`", "the state loaded by `self.load_state_dict(...)`"."""
-    scope = e.fill.detail if e.fill is not None and e.fill.detail != "visit" else ""
+    scope = e.fill.detail if e.fill is not None and not is_visit(e.fill.detail) else ""
     held = f"self.{scope}" if scope else "self"
     if e.name == LOAD:
         return f"the state loaded by `{held}.load_state_dict(...)`"

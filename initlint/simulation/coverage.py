@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
 from initlint.facts.model import Effect, Expr, ItemTest
-from initlint.facts.passes import TENSOR_WALKS
+from initlint.facts.passes import TENSOR_WALKS, is_visit
 from initlint.records import dataclass
 from initlint.simulation.levels import HEAVY, LIGHT, UNKNOWN
 from initlint.simulation.records import Event
@@ -164,7 +164,7 @@ def covered(
     ("" for the object), ``fill.target`` the part of each item filled; ``is_a(classes,
     name)`` whether a module of MRO ``classes`` is an instance of the class named ``name``
     (None: not known)."""
-    scope = "" if fill.detail == "visit" else fill.detail
+    scope = "" if is_visit(fill.detail) else fill.detail
     out: set[tuple[int, str, int]] = set()
     for t in tensors:
         if _within(t.holder, scope) is None:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from initlint.facts.model import BodyError, Cond, Effect, Expr
+from initlint.facts.passes import VISIT, is_visit, nested_visit
 from initlint.index.records import FunctionInfo, Module
 from initlint.simulation.containers import container_items, torch_container
 from initlint.simulation.coverage import LOAD, Tensor, covered, held_tensors, module_params
@@ -35,7 +36,7 @@ class PassEffects(StoreEffects):
     def on_pass(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
         """A fill of a loop over the object's tensors or modules. A function's ``visit``
         fills are what ``apply`` runs it for (``apply_pass``), not work of its own."""
-        if ctx.effect.detail == "visit":
+        if is_visit(ctx.effect.detail):
             return None
         if ctx.effect.name == LOAD and self._load_overridden():
             return None  # (a project's own loading may leave any tensor as it was)
@@ -101,6 +102,9 @@ class PassEffects(StoreEffects):
         if given.kind == "attr" and given.receiver is not None and given.receiver.kind == "name":
             if given.receiver.name == frame.self_name:
                 fn = index.lookup_method(self.sim.mro, given.attr)
+        elif given.kind == "name" and (nested := self._nested_visits(frame, given.name)):
+            # (a function the frame's own defines: its fills are read with the frame's)
+            return self._visits_applied(frame, ctx, nested, scope, frame.call.fn.module)
         elif given.kind == "name":
             target = index.resolve(frame.call.fn.module, given.name)
             if target is not None and target.kind == "function":
@@ -108,10 +112,23 @@ class PassEffects(StoreEffects):
         body = fn.facts.load() if fn is not None else None
         if fn is None or body is None or isinstance(body, BodyError):
             return False
-        visits = [e for e in body.effects if e.kind == "pass" and e.detail == "visit"]
+        visits = [e for e in body.effects if e.kind == "pass" and e.detail == VISIT]
+        return self._visits_applied(frame, ctx, visits, scope, fn.module)
+
+    @staticmethod
+    def _nested_visits(frame: Frame, name: str) -> list[Effect]:
+        """The fills of the function the frame's own defines under ``name``, where it is a
+        visitor (``FunctionReader._nested_visits``)."""
+        detail = nested_visit(name)
+        return [e for e in frame.body.effects if e.kind == "pass" and e.detail == detail]
+
+    def _visits_applied(
+        self, frame: Frame, ctx: EffectContext, visits: list[Effect], scope: str, module: Module
+    ) -> bool:
+        """One ``pass`` event per visitor fill, over the object or the module under ``scope``."""
         for visit in visits:
-            fill = replace(visit, detail=scope) if scope else visit
-            self._pass_event(frame, ctx, fill, "apply", fn.module)
+            fill = replace(visit, detail=scope or VISIT)
+            self._pass_event(frame, ctx, fill, "apply", module)
         return bool(visits)
 
     def _pass_event(

@@ -9,6 +9,7 @@ question (``rules/refills.py``)."""
 from __future__ import annotations
 
 from initlint.facts.model import BodyError, Effect, Expr, ItemTest
+from initlint.facts.passes import is_visit
 from initlint.index.records import Module
 from initlint.simulation.coverage import CLASS_TESTS, ITEMS, covered, drawn_tensor, tested_classes
 from initlint.simulation.levels import UNKNOWN
@@ -215,7 +216,7 @@ class RerunEffects(PassEffects):
                 continue  # (on some paths only)
             if eff.kind == "init" and eff.detail == "self" and eff.name:
                 names.add(eff.name)
-            elif eff.kind == "pass" and eff.detail != "visit":
+            elif eff.kind == "pass" and not is_visit(eff.detail):
                 names |= {n for _, n, _ in covered(eff, eff.name, tensors, is_a)}
             elif eff.kind == "touch" and (eff.reads - eff.sized - set(names)) & set(drawn):
                 return ()  # (it reads the numbers first)
