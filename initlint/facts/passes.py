@@ -353,13 +353,33 @@ def _filled_part(call: ast.Call, item: str) -> str | None:
         return None
     if isinstance(call.func, ast.Name) and call.func.id not in INIT_FILLS:
         return None  # (a function of the project's, named as torch names its fills)
-    path = dotted(tensor).split(".")
+    path = _numbered_path(tensor)
     if not path or path[0] != item:
         return None
     rest = [p for p in path[1:] if p != "data"]
     if isinstance(call.func, ast.Attribute) and call.func.attr == "fill_diagonal_":
         return None
     return ".".join(rest)
+
+
+def _numbered_path(node: ast.expr) -> list[str]:
+    """The names of an attribute chain, an item taken by a written-out number counting as
+    one (``block.adaLN_modulation[-1].weight``: ``block``, ``adaLN_modulation``, ``-1``,
+    ``weight``); [] for anything else."""
+    parts: list[str] = []
+    while True:
+        if isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        elif isinstance(node, ast.Subscript) and (at := integer_literal(node.slice)) is not None:
+            parts.append(str(at))
+            node = node.value
+        else:
+            break
+    if not isinstance(node, ast.Name):
+        return []
+    parts.append(node.id)
+    return parts[::-1]
 
 
 def item_tests(

@@ -193,7 +193,8 @@ not contiguous, `init.kaiming_uniform_(self.weight)` where it is) are thrown awa
 path: the finding is definite. So is a whole fill of the class's own code that a later
 whole fill of its own overwrites, nothing having read the tensor in between
 (`nn.init.normal_(self.w)`, then `nn.init.zeros_(self.w)` under `if gating:`: possible), a
-held module's part too (`self.proj.weight`). Reading only the tensor's shape (torch's
+held module's part too (`self.proj.weight`, or one of a module it holds,
+`self.block.ada.weight`, after a pass over the object). Reading only the tensor's shape (torch's
 `_calculate_fan_in_and_fan_out`) is no read of its numbers; filling a part of it
 (`self.weight[0].zero_()`) is no refill. A fill of the part a reparametrisation computes
 anew (`self.conv = weight_norm(nn.Conv1d(...))`, also through a function that returns it,
@@ -220,8 +221,10 @@ A pass over the object fills every tensor it walks: a loop over `self.parameters
 `self.named_parameters()`, `self.buffers()` or `self.modules()` (or over one held module's,
 `self.encoder.modules()`; called with no arguments), or over the items of a held container
 (`for block in self.blocks:`, `self.transformer.h`, filling `block.weight` or a part of a
-module each item holds, `block.mlp.proj.weight`, the latter with no test of the item), that
-only fills what it walks, with
+module each item holds, `block.mlp.proj.weight`, or of an item of one by number,
+`block.adaLN_modulation[-1].weight`, where the item's construction built that container
+with its items known by number, the latter two with no test of the item), that only fills
+what it walks, with
 torch's initialisers (`nn.init`'s, or a tensor's `normal_`, `zero_`...), and reads nothing
 of it but its shape, and `self.apply(fn)` with a function that only does that to the module
 it is handed (a method, a module's function, or one the method running `apply` defines

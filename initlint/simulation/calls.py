@@ -485,9 +485,10 @@ def _zero(value: Const) -> bool:
 
 def _held_part(name: str) -> bool:
     """Whether a filled tensor's name is an attribute, a part of a held module
-    (``conv.weight``), or a part of an item of a held container (``body.0.weight``)."""
+    (``conv.weight``) or of a module it holds (``block.ada.weight``), or a part of an item
+    of a held container (``body.0.weight``, ``body.0.ada.weight``)."""
     parts = name.split(".")
-    return len(parts) <= 2 or (len(parts) == 3 and parts[1].isdigit())
+    return len(parts) <= 3 or (len(parts) == 4 and parts[1].isdigit())
 
 
 def _part_path(e: Expr, self_name: str) -> str:

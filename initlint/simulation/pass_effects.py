@@ -182,14 +182,18 @@ class PassEffects(StoreEffects):
         if isinstance(held, BodyError):
             return held
         for e, prefix, inner in held:
-            tensors = self.module_tensors(inner, fill.target, DEPTH)
+            target = self._numbered_in(fill.target, inner)
+            if target is None:
+                continue  # (an item by number this module's items do not say)
+            tensors = self.module_tensors(inner, target, DEPTH)
             if isinstance(tensors, BodyError):
                 return tensors
             filled = self._construction_fills(inner, DEPTH)
             if isinstance(filled, BodyError):
                 return filled
             deeper = [_under(prefix, e, t) for t in tensors]
-            for hit in sorted(covered(fill, walk, deeper, is_a)):  # (a set: in order)
+            here = replace(fill, target=target) if target != fill.target else fill
+            for hit in sorted(covered(here, walk, deeper, is_a)):  # (a set: in order)
                 deep.add(hit)
                 own = hit[1].removeprefix(prefix + ".")
                 first = filled.get(own)
@@ -203,6 +207,31 @@ class PassEffects(StoreEffects):
                 if first is not None:
                     out.append((e.index, hit[1], hit[2], first))
         return frozenset(deep), tuple(out)
+
+    def _numbered_in(self, target: str, sim: Simulation) -> str | None:
+        """``target`` (a part of each module a pass reaches) with an item taken from the end
+        by number named as the module's construction ``sim`` keyed it: ``adaLN_modulation.-1
+        .weight`` is ``adaLN_modulation.1.weight`` where that attribute holds, on every path,
+        a container of two items known by number. None where that is not known; ``target``
+        itself when it takes no item from the end."""
+        parts = target.split(".")
+        if not any(p.startswith("-") and p[1:].isdigit() for p in parts):
+            return target
+        if len(parts) < 3 or not (parts[1].startswith("-") and parts[1][1:].isdigit()):
+            return None  # (only an item of one of the module's own attributes)
+        if any(p.lstrip("-").isdigit() for p in parts[2:]):
+            return None
+        stores = [e for e in sim.events if e.kind == "assign" and e.name == parts[0]]
+        holder = stores[-1] if stores else None
+        if holder is None or holder.shadow or holder.status != TRUE:
+            return None
+        items = self.items(holder, sim.events)
+        if not items or not all(k.isdigit() and s == TRUE for k, _, s in items):
+            return None
+        at = int(parts[1])
+        if not -len(items) <= at < 0:
+            return None
+        return ".".join((parts[0], items[at][0], *parts[2:]))
 
     def _construction_fills(self, sim: Simulation, depth: int) -> dict[str, Event] | BodyError:
         """The tensors a construction's own code filled whole on every path, last, and did
