@@ -29,6 +29,7 @@ from initlint.facts.passes import (
     integer_literal,
     item_calls,
     nested_visit,
+    numbered_path,
     only_initialises,
     pass_fills,
 )
@@ -621,13 +622,18 @@ class FunctionReader(EffectLog):
             return
         fan = _method_name(call) in FAN_INITS
         if root == self.self_name:
-            node, attr, whole = tensor, "", True
+            node, attr, whole, outer = tensor, "", True, None
             while isinstance(node, ast.Attribute | ast.Subscript):
                 attr = self.self_attr(node) or attr  # the attribute of self it is part of
-                whole = whole and not isinstance(node, ast.Subscript)
-                node = node.value
-            # ``self.fc.bias``: a part of what self.fc holds (``.data`` is the tensor itself)
-            path = [p for p in dotted(tensor).split(".")[1:] if p != "data"]
+                # (a subscript picks rows of the tensor, ``self.weight[0]``, unless it picks
+                # an item of a module by a written-out number, ``self.mlp[0].weight``)
+                if isinstance(node, ast.Subscript):
+                    item = isinstance(outer, ast.Attribute) and outer.attr != "data"
+                    whole = whole and item and integer_literal(node.slice) is not None
+                node, outer = node.value, node
+            # ``self.fc.bias``: a part of what self.fc holds (``.data`` is the tensor itself);
+            # ``self.mlp[0].weight``: of an item of what self.mlp holds
+            path = [p for p in numbered_path(tensor)[1:] if p != "data"]
             if len(path) > 1 and path[0] == attr:
                 attr = ".".join(path)
             if attr:

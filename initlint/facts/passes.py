@@ -353,7 +353,7 @@ def _filled_part(call: ast.Call, item: str) -> str | None:
         return None
     if isinstance(call.func, ast.Name) and call.func.id not in INIT_FILLS:
         return None  # (a function of the project's, named as torch names its fills)
-    path = _numbered_path(tensor)
+    path = numbered_path(tensor)
     if not path or path[0] != item:
         return None
     rest = [p for p in path[1:] if p != "data"]
@@ -362,18 +362,22 @@ def _filled_part(call: ast.Call, item: str) -> str | None:
     return ".".join(rest)
 
 
-def _numbered_path(node: ast.expr) -> list[str]:
-    """The names of an attribute chain, an item taken by a written-out number counting as
-    one (``block.adaLN_modulation[-1].weight``: ``block``, ``adaLN_modulation``, ``-1``,
-    ``weight``); [] for anything else."""
+def numbered_path(node: ast.expr) -> list[str]:
+    """The names of an attribute chain, an item of a module taken by a written-out number
+    counting as one (``block.adaLN_modulation[-1].weight``: ``block``, ``adaLN_modulation``,
+    ``-1``, ``weight``); [] for anything else, rows of a tensor picked too (``p[0]``,
+    ``m.weight[0]``, ``m.weight.data[0]``: no attribute of the item taken after it)."""
     parts: list[str] = []
+    outer: ast.expr | None = None
     while True:
         if isinstance(node, ast.Attribute):
             parts.append(node.attr)
-            node = node.value
+            node, outer = node.value, node
         elif isinstance(node, ast.Subscript) and (at := integer_literal(node.slice)) is not None:
+            if not (isinstance(outer, ast.Attribute) and outer.attr != "data"):
+                return []
             parts.append(str(at))
-            node = node.value
+            node, outer = node.value, node
         else:
             break
     if not isinstance(node, ast.Name):

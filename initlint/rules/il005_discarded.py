@@ -194,8 +194,9 @@ path: the finding is definite. So is a whole fill of the class's own code that a
 whole fill of its own overwrites, nothing having read the tensor in between
 (`nn.init.normal_(self.w)`, then `nn.init.zeros_(self.w)` under `if gating:`: possible), a
 held module's part too (`self.proj.weight`, or one of a module it holds,
-`self.block.ada.weight`, after a pass over the object). Reading only the tensor's shape (torch's
-`_calculate_fan_in_and_fan_out`) is no read of its numbers; filling a part of it
+`self.block.ada.weight`, or of an item of one by a written-out number,
+`self.t_embedder.mlp[0].weight`, after a pass over the object). Reading only the tensor's
+shape (torch's `_calculate_fan_in_and_fan_out`) is no read of its numbers; filling a part of it
 (`self.weight[0].zero_()`) is no refill. A fill of the part a reparametrisation computes
 anew (`self.conv = weight_norm(nn.Conv1d(...))`, also through a function that returns it,
 then `self.conv.weight.data.normal_()`; `torch.nn.utils.parametrizations`' `weight_norm`

@@ -488,7 +488,9 @@ def _held_part(name: str) -> bool:
     (``conv.weight``) or of a module it holds (``block.ada.weight``), or a part of an item
     of a held container (``body.0.weight``, ``body.0.ada.weight``)."""
     parts = name.split(".")
-    return len(parts) <= 3 or (len(parts) == 4 and parts[1].isdigit())
+    if any(p.startswith("-") for p in parts):
+        return False  # (an item counted from the end: which one is not said here)
+    return len(parts) <= 4
 
 
 def _part_path(e: Expr, self_name: str) -> str:

@@ -1,7 +1,8 @@
 """A whole fill of a tensor of a module a held project module holds
-(``nn.init.zeros_(self.block.ada.weight)``) after a pass over the object filled it throws
-the pass's fill away (IL005), as one of a held module's own tensor (``self.ada.weight``)
-does.
+(``nn.init.zeros_(self.block.ada.weight)``, also of an item of one by a written-out
+number, ``self.t.mlp[0].weight``) after a pass over the object filled it throws the pass's
+fill away (IL005), as one of a held module's own tensor (``self.ada.weight``) does; a fill
+of some rows of it (``self.t.mlp[0].weight[0]``) does not.
 Reading the tensor in between uses the pass's numbers: nothing is claimed. Checked against
 construction: the tensors reported are those filled twice by the module's own lines."""
 
@@ -43,6 +44,29 @@ class Held(nn.Module):
         nn.init.zeros_(self.block.ada.weight)
 
 
+class Embedder(nn.Module):
+    def __init__(self, d=16):
+        super().__init__()
+        self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.SiLU(), nn.Linear(4 * d, d))
+
+
+class Numbered(nn.Module):
+    def __init__(self, d=16):
+        super().__init__()
+        self.t = Embedder(d)
+        self.apply(init)
+        nn.init.normal_(self.t.mlp[0].weight, std=0.02)
+        nn.init.normal_(self.t.mlp[2].weight, std=0.02)
+
+
+class Rows(nn.Module):
+    def __init__(self, d=16):
+        super().__init__()
+        self.t = Embedder(d)
+        self.apply(init)
+        nn.init.normal_(self.t.mlp[0].weight[0], std=0.02)
+
+
 class ReadBetween(nn.Module):
     def __init__(self, d=16):
         super().__init__()
@@ -62,8 +86,13 @@ def test_a_deeper_part_filled_after_a_pass(module: Path, monkeypatch: pytest.Mon
     monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)  # (torch's modules read from its sources)
     assert reported(module) == {
         ("Held", "IL005", "error", "self.block.ada.weight"),
+        ("Numbered", "IL005", "error", "self.t.mlp.0.weight"),
+        ("Numbered", "IL005", "error", "self.t.mlp.2.weight"),
     }
     m = importlib.import_module("deeper_part_fills")
     path = str(module / "deeper_part_fills.py")
     assert filled_twice(m.Held, path) == {"block.ada.weight"}
+    assert filled_twice(m.Numbered, path) == {"t.mlp.0.weight", "t.mlp.2.weight"}
+    # (``Rows`` fills one row again: not reported; the tracer, which sees fills of a
+    # tensor's storage, counts it as a second fill of the whole)
     assert filled_twice(m.ReadBetween, path) == {"block.ada.weight"}
