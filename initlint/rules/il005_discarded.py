@@ -195,14 +195,16 @@ whole fill of its own overwrites, nothing having read the tensor in between
 (`nn.init.normal_(self.w)`, then `nn.init.zeros_(self.w)` under `if gating:`: possible), a
 held module's part too (`self.proj.weight`, or one of a module it holds,
 `self.block.ada.weight`, or of an item of one by a written-out number,
-`self.t_embedder.mlp[0].weight`, after a pass over the object). Reading only the tensor's
-shape (torch's `_calculate_fan_in_and_fan_out`) is no read of its numbers; filling a part of it
-(`self.weight[0].zero_()`) is no refill. A fill of the part a reparametrisation computes
-anew (`self.conv = weight_norm(nn.Conv1d(...))`, also through a function that returns it,
-then `self.conv.weight.data.normal_()`; `torch.nn.utils.parametrizations`' `weight_norm`
-and `spectral_norm` too) is lost the same way: the numbers never reach the parameters the
-wrapper made (`weight_g` and `weight_v`, or the parametrization's originals), from which
-the next forward computes `weight`; a use of the module in between
+`self.t_embedder.mlp[0].weight`, also counted from the end where its items are known by
+number, `self.final_layer.adaLN_modulation[-1].weight`, after a pass over the object).
+Reading only the tensor's shape (torch's `_calculate_fan_in_and_fan_out`) is no read of its
+numbers; filling a part of it (`self.weight[0].zero_()`) is no refill. A fill of the part a
+reparametrisation computes anew (`self.conv = weight_norm(nn.Conv1d(...))`, also through a
+function that returns it, then `self.conv.weight.data.normal_()`;
+`torch.nn.utils.parametrizations`' `weight_norm` and `spectral_norm` too) is lost the same
+way: the numbers never reach the parameters the wrapper made (`weight_g` and `weight_v`, or
+the parametrization's originals), from which the next forward computes `weight`; a use of
+the module in between
 (`remove_weight_norm(self.conv)`) keeps it from being reported (the old `spectral_norm`
 shares the storage of `weight_orig`, and is not reported). So is a fill of a held module's
 part that an ancestor filled (`init_weights(self.fc)` in the base, with a function that

@@ -203,20 +203,21 @@ class CallEffects(RerunEffects):
         drawn = drawn_then_filled(frame.body, ctx.effect_index) if not ctx.shadow else None
         if drawn is not None:
             return self._redrawn(frame, ctx, drawn)
-        if eff.detail == "self" and eff.name and _held_part(eff.name):
+        name = self.counted_from_start(eff.name) if eff.detail == "self" else None
+        if name and _held_part(name):
             # (``self.conv.weight`` too: a part of a held module, for a reparametrised one,
             # and for what the module's own construction filled)
             ev = self.emit(
-                frame, ctx.effect_index, eff, "init", eff.name, ctx.status, ctx.flags, ctx.shadow
+                frame, ctx.effect_index, eff, "init", name, ctx.status, ctx.flags, ctx.shadow
             )
-            if "." in eff.name and not ctx.shadow and not frame.call.ancestor:
+            if "." in name and not ctx.shadow and not frame.call.ancestor:
                 # (an ancestor's own refill of what it holds is reported on the ancestor)
-                found = self.part_fills(eff.name)
+                found = self.part_fills(name)
                 if isinstance(found, BodyError):
                     return found
                 ev.inner_fills = found
-            if "." in eff.name and not ctx.shadow:
-                ev.part_cost = self.part_cost(eff.name)
+            if "." in name and not ctx.shadow:
+                ev.part_cost = self.part_cost(name)
         return None
 
     def _redrawn(self, frame: Frame, ctx: EffectContext, bound: int) -> BodyError | None:

@@ -208,6 +208,27 @@ class PassEffects(StoreEffects):
                     out.append((e.index, hit[1], hit[2], first))
         return frozenset(deep), tuple(out)
 
+    def counted_from_start(self, name: str) -> str | None:
+        """A filled tensor's name with an item counted from the end named as it was keyed
+        (``head.-1.weight``: ``head.2.weight`` where ``self.head`` holds three items known
+        by number; ``final.ada.-1.weight``: by the construction of what ``self.final``
+        holds); ``name`` itself when it counts none so; None where that is not known."""
+        parts = name.split(".")
+        at = [i for i, p in enumerate(parts) if p.startswith("-") and p[1:].isdigit()]
+        if not at:
+            return name
+        if at == [1]:  # (an item of a container the class's own code stored)
+            found = self.numbered_item(parts[0], int(parts[1]))
+            return None if found is None else ".".join((parts[0], found[1], *parts[2:]))
+        store = self.last_assign.get(parts[0])
+        if at != [2] or store is None:
+            return None
+        held = self._held_simulations([store], self.sim.events)
+        if isinstance(held, BodyError) or len(held) != 1 or held[0][1] != parts[0]:
+            return None
+        rest = self._numbered_in(".".join(parts[1:]), held[0][2])
+        return None if rest is None else f"{parts[0]}.{rest}"
+
     def _numbered_in(self, target: str, sim: Simulation) -> str | None:
         """``target`` (a part of each module a pass reaches) with an item taken from the end
         by number named as the module's construction ``sim`` keyed it: ``adaLN_modulation.-1

@@ -1,10 +1,12 @@
 """A whole fill of a tensor of a module a held project module holds
 (``nn.init.zeros_(self.block.ada.weight)``, also of an item of one by a written-out
-number, ``self.t.mlp[0].weight``) after a pass over the object filled it throws the pass's
-fill away (IL005), as one of a held module's own tensor (``self.ada.weight``) does; a fill
-of some rows of it (``self.t.mlp[0].weight[0]``) does not.
-Reading the tensor in between uses the pass's numbers: nothing is claimed. Checked against
-construction: the tensors reported are those filled twice by the module's own lines."""
+number, ``self.t.mlp[0].weight``, or counted from the end where the items are known by
+number, ``self.final_layer.adaLN_modulation[-1].weight``) after a pass over the object
+filled it throws the pass's fill away (IL005), as one of a held module's own tensor
+(``self.ada.weight``) does; a fill of some rows of it (``self.t.mlp[0].weight[0]``) does
+not. Reading the tensor in between uses the pass's numbers: nothing is claimed. Checked
+against construction: the tensors reported are those filled twice by the module's own
+lines."""
 
 from __future__ import annotations
 
@@ -67,6 +69,31 @@ class Rows(nn.Module):
         nn.init.normal_(self.t.mlp[0].weight[0], std=0.02)
 
 
+class Final(nn.Module):
+    def __init__(self, d=16):
+        super().__init__()
+        self.linear = nn.Linear(d, d)
+        self.adaLN_modulation = nn.Sequential(nn.SiLU(), nn.Linear(d, 2 * d))
+
+
+class FromEnd(nn.Module):
+    def __init__(self, d=16):
+        super().__init__()
+        self.final_layer = Final(d)
+        self.head = nn.Sequential(nn.Linear(d, d), nn.GELU(), nn.Linear(d, d))
+        self.apply(init)
+        nn.init.constant_(self.final_layer.adaLN_modulation[-1].weight, 0)
+        nn.init.constant_(self.head[-1].weight, 0)
+
+
+class UnsizedEnd(nn.Module):
+    def __init__(self, d=16, extra=()):
+        super().__init__()
+        self.head = nn.Sequential(*extra, nn.Linear(d, d))
+        self.apply(init)
+        nn.init.constant_(self.head[-1].weight, 0)
+
+
 class ReadBetween(nn.Module):
     def __init__(self, d=16):
         super().__init__()
@@ -88,6 +115,8 @@ def test_a_deeper_part_filled_after_a_pass(module: Path, monkeypatch: pytest.Mon
         ("Held", "IL005", "error", "self.block.ada.weight"),
         ("Numbered", "IL005", "error", "self.t.mlp.0.weight"),
         ("Numbered", "IL005", "error", "self.t.mlp.2.weight"),
+        ("FromEnd", "IL005", "error", "self.final_layer.adaLN_modulation.1.weight"),
+        ("FromEnd", "IL005", "error", "self.head.2.weight"),
     }
     m = importlib.import_module("deeper_part_fills")
     path = str(module / "deeper_part_fills.py")
@@ -95,4 +124,10 @@ def test_a_deeper_part_filled_after_a_pass(module: Path, monkeypatch: pytest.Mon
     assert filled_twice(m.Numbered, path) == {"t.mlp.0.weight", "t.mlp.2.weight"}
     # (``Rows`` fills one row again: not reported; the tracer, which sees fills of a
     # tensor's storage, counts it as a second fill of the whole)
+    assert filled_twice(m.FromEnd, path) == {
+        "final_layer.adaLN_modulation.1.weight",
+        "head.2.weight",
+    }
+    # (the last item of a container of a number of items not known here: not claimed)
+    assert filled_twice(m.UnsizedEnd, path) == {"head.0.weight"}
     assert filled_twice(m.ReadBetween, path) == {"block.ada.weight"}
