@@ -374,12 +374,7 @@ class FunctionReader(EffectLog):
         required = [p for p in positional if not p.has_default]
         if len(positional) <= first or len(required) != first + 1 or positional[first].has_default:
             return
-        item = positional[first].name
-        body = without_docstring(self.fn.body)
-        if not body or not only_initialises(body, {item}, self.self_name, True, relaxed=True):
-            return
-        for fill, part, tests in pass_fills(body, item, ""):
-            self.add("pass", fill, (), name="apply", detail=VISIT, target=part, tests=tests)
+        self._visitor_fills(self.fn, positional[first].name, VISIT)
 
     def _nested_visits(self, fn: ast.FunctionDef) -> None:
         """A function defined in this one, and bound by that ``def`` alone, that does nothing
@@ -391,12 +386,17 @@ class FunctionReader(EffectLog):
             return
         if len(args.args) != 1 or fn.decorator_list:
             return
-        item = args.args[0].arg
+        self._visitor_fills(fn, args.args[0].arg, nested_visit(fn.name))
+
+    def _visitor_fills(
+        self, fn: ast.FunctionDef | ast.AsyncFunctionDef, item: str, detail: str
+    ) -> None:
+        """The ``pass`` effects (of ``detail``) of ``fn`` where it does nothing but fill parts
+        of its argument ``item``."""
         body = without_docstring(fn.body)
         if not body or not only_initialises(body, {item}, self.self_name, True, relaxed=True):
             return
         for fill, part, tests in pass_fills(body, item, ""):
-            detail = nested_visit(fn.name)
             self.add("pass", fill, (), name="apply", detail=detail, target=part, tests=tests)
 
     def _simple_stmt(self, stmt: ast.stmt, guard: tuple[Cond, ...]) -> None:
@@ -622,18 +622,16 @@ class FunctionReader(EffectLog):
             return
         fan = _method_name(call) in FAN_INITS
         if root == self.self_name:
-            node, attr, whole, outer = tensor, "", True, None
+            node, attr = tensor, ""
             while isinstance(node, ast.Attribute | ast.Subscript):
                 attr = self.self_attr(node) or attr  # the attribute of self it is part of
-                # (a subscript picks rows of the tensor, ``self.weight[0]``, unless it picks
-                # an item of a module by a written-out number, ``self.mlp[0].weight``)
-                if isinstance(node, ast.Subscript):
-                    item = isinstance(outer, ast.Attribute) and outer.attr != "data"
-                    whole = whole and item and integer_literal(node.slice) is not None
-                node, outer = node.value, node
+                node = node.value
             # ``self.fc.bias``: a part of what self.fc holds (``.data`` is the tensor itself);
-            # ``self.mlp[0].weight``: of an item of what self.mlp holds
-            path = [p for p in numbered_path(tensor)[1:] if p != "data"]
+            # ``self.mlp[0].weight``: of an item of what self.mlp holds. No path where a
+            # subscript picks rows of the tensor (``self.weight[0]``): not a whole fill.
+            numbered = numbered_path(tensor)
+            whole = bool(numbered)
+            path = [p for p in numbered[1:] if p != "data"]
             if len(path) > 1 and path[0] == attr:
                 attr = ".".join(path)
             if attr:

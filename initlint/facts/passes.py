@@ -28,7 +28,6 @@ MODULE_WALKS = frozenset(
     """parameters named_parameters buffers named_buffers modules named_modules children
     named_children""".split()
 )
-# The walks among those that yield tensors (the rest yield modules).
 # The detail of a visitor's fills (``pass`` effects ``apply`` runs, not the function's own
 # work): ``visit`` for the function's own, ``visit:<name>`` for those of a function defined
 # in it under ``name`` (``def _basic_init(m)`` then ``self.apply(_basic_init)``).
@@ -45,6 +44,7 @@ def nested_visit(name: str) -> str:
     return f"{VISIT}:{name}"
 
 
+# The walks among those that yield tensors (the rest yield modules).
 TENSOR_WALKS = frozenset("parameters named_parameters buffers named_buffers".split())
 # torch.nn.Module's methods that reach every tensor the object holds (its walks, its state,
 # a move or cast): a call of one may read any of their numbers.
@@ -360,6 +360,11 @@ def _filled_part(call: ast.Call, item: str) -> str | None:
     if isinstance(call.func, ast.Attribute) and call.func.attr == "fill_diagonal_":
         return None
     return ".".join(rest)
+
+
+def from_end(part: str) -> bool:
+    """Whether a name of ``numbered_path`` is an item counted from the end (``-1``)."""
+    return part.startswith("-") and part[1:].isdigit()
 
 
 def numbered_path(node: ast.expr) -> list[str]:

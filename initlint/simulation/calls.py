@@ -18,6 +18,7 @@ from initlint.facts.model import (
     handed_more_than,
     import_of,
 )
+from initlint.facts.passes import from_end
 from initlint.index.records import FunctionInfo
 from initlint.simulation.arguments import kwarg_name, param_of, without_self
 from initlint.simulation.levels import HEAVY, LIGHT, NONE
@@ -489,7 +490,7 @@ def _held_part(name: str) -> bool:
     (``conv.weight``) or of a module it holds (``block.ada.weight``), or a part of an item
     of a held container (``body.0.weight``, ``body.0.ada.weight``)."""
     parts = name.split(".")
-    if any(p.startswith("-") for p in parts):
+    if any(from_end(p) for p in parts):
         return False  # (an item counted from the end: which one is not said here)
     return len(parts) <= 4
 

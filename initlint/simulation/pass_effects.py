@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from initlint.facts.model import BodyError, Cond, Effect, Expr
-from initlint.facts.passes import VISIT, is_visit, nested_visit
+from initlint.facts.passes import VISIT, from_end, is_visit, nested_visit
 from initlint.index.records import FunctionInfo, Module
 from initlint.simulation.containers import container_items, torch_container
 from initlint.simulation.coverage import LOAD, Tensor, covered, held_tensors, module_params
@@ -214,7 +214,7 @@ class PassEffects(StoreEffects):
         by number; ``final.ada.-1.weight``: by the construction of what ``self.final``
         holds); ``name`` itself when it counts none so; None where that is not known."""
         parts = name.split(".")
-        at = [i for i, p in enumerate(parts) if p.startswith("-") and p[1:].isdigit()]
+        at = [i for i, p in enumerate(parts) if from_end(p)]
         if not at:
             return name
         if at == [1]:  # (an item of a container the class's own code stored)
@@ -236,9 +236,9 @@ class PassEffects(StoreEffects):
         a container of two items known by number. None where that is not known; ``target``
         itself when it takes no item from the end."""
         parts = target.split(".")
-        if not any(p.startswith("-") and p[1:].isdigit() for p in parts):
+        if not any(from_end(p) for p in parts):
             return target
-        if len(parts) < 3 or not (parts[1].startswith("-") and parts[1][1:].isdigit()):
+        if len(parts) < 3 or not from_end(parts[1]):
             return None  # (only an item of one of the module's own attributes)
         if any(p.lstrip("-").isdigit() for p in parts[2:]):
             return None
@@ -247,12 +247,10 @@ class PassEffects(StoreEffects):
         if holder is None or holder.shadow or holder.status != TRUE:
             return None
         items = self.items(holder, sim.events)
-        if not items or not all(k.isdigit() and s == TRUE for k, _, s in items):
+        item = _by_number(items, int(parts[1]))
+        if item is None or any(status != TRUE for _, _, status in items):
             return None
-        at = int(parts[1])
-        if not -len(items) <= at < 0:
-            return None
-        return ".".join((parts[0], items[at][0], *parts[2:]))
+        return ".".join((parts[0], item[0], *parts[2:]))
 
     def _construction_fills(self, sim: Simulation, depth: int) -> dict[str, Event] | BodyError:
         """The tensors a construction's own code filled whole on every path, last, and did
@@ -434,12 +432,10 @@ class PassEffects(StoreEffects):
         holder = self.last_assign.get(attr)
         if holder is None or holder.ancestor or holder.status != TRUE:
             return None
-        items = self.items(holder, self.sim.events)
-        if not items or not all(k.isdigit() for k, _, _ in items):
+        item = _by_number(self.items(holder, self.sim.events), index)
+        if item is None:
             return None
-        if not -len(items) <= index < len(items):
-            return None
-        key, call, status = items[index]
+        key, call, status = item
         return holder, key, call, status
 
     def items(self, holder: Event, events: list[Event]) -> list[tuple[str, Expr, str]]:
@@ -803,3 +799,12 @@ def _joint_fills(sim: Simulation) -> frozenset[int]:
         if every_path([a - shared for a in arms], ended_paths(sim, shared)):
             out.add(fills[-1].index)
     return frozenset(out)
+
+
+def _by_number(items: list[tuple[str, Expr, str]], index: int) -> tuple[str, Expr, str] | None:
+    """Item ``index`` (``-1`` the last) of a container's ``items`` (``PassEffects.items``);
+    None when they are not known by number (``*``: how many, or which is which) or there is
+    no such item."""
+    if not items or not all(k.isdigit() for k, _, _ in items):
+        return None
+    return items[index] if -len(items) <= index < len(items) else None
