@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 import copy
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from initlint.facts.aliases import (
@@ -102,6 +102,78 @@ class _Substitute(ast.NodeTransformer):
         return node
 
 
+class _Inline(ast.NodeTransformer):
+    """Each statement ``inline`` gives a body for replaced by that body (not in nested
+    functions or classes: their statements run when they are called). ``inline`` is told
+    the names the loops around the statement bind."""
+
+    def __init__(self, inline: Callable[[ast.stmt, frozenset[str]], list[ast.stmt] | None]):
+        self.inline = inline
+        self.loop_names: frozenset[str] = frozenset()
+
+    def visit_For(self, node: ast.For) -> ast.AST:
+        outer = self.loop_names
+        names = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+        self.loop_names = outer | names
+        node.body = [s for b in node.body for s in _as_list(self.visit(b))]
+        self.loop_names = outer
+        node.orelse = [s for b in node.orelse for s in _as_list(self.visit(b))]
+        return node
+
+    def visit_Expr(self, node: ast.Expr) -> ast.AST | list[ast.stmt]:
+        body = self.inline(node, self.loop_names)
+        return node if body is None else body
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        return node
+
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> ast.AST:
+        return node
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
+        return node
+
+    def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
+        return node
+
+
+def _as_list(node: ast.AST | list[ast.stmt]) -> list[ast.stmt]:
+    if isinstance(node, list):
+        return node
+    assert isinstance(node, ast.stmt)  # (a statement stays one, or a list of them)
+    return [node]
+
+
+class _Replace(ast.NodeTransformer):
+    """Every read of some names replaced by a copy of an expression for each."""
+
+    def __init__(self, given: dict[str, ast.expr]) -> None:
+        self.given = given
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        value = self.given.get(node.id)
+        if value is None or not isinstance(node.ctx, ast.Load):
+            return node
+        return copy.deepcopy(value)
+
+
+def _plain_argument(arg: ast.expr) -> bool:
+    """A name, an attribute or item (by a constant key) of one, or a constant: the same
+    value however often it is read."""
+    while isinstance(arg, ast.Attribute | ast.Subscript):
+        if isinstance(arg, ast.Subscript) and not _constant_key(arg.slice):
+            return False
+        arg = arg.value
+    return isinstance(arg, ast.Name | ast.Constant)
+
+
+def _constant_key(key: ast.expr) -> bool:
+    """``0``, ``-1``, ``"q"``."""
+    if isinstance(key, ast.UnaryOp) and isinstance(key.op, ast.USub):
+        key = key.operand
+    return isinstance(key, ast.Constant)
+
+
 def _with_constant(body: list[ast.stmt], target: ast.expr, value: str) -> list[ast.stmt]:
     """A copy of ``body`` with the loop's name (``target``) read as ``value`` throughout."""
     assert isinstance(target, ast.Name)  # (``_names_written_out``)
@@ -141,6 +213,8 @@ class FunctionReader(EffectLog):
         self.built = followed_names(self.fn, self.self_name, nodes)
         self.part_names = part_name_candidates(self.self_name, nodes)
         self.defined_once = _defined_once(nodes)
+        # nested functions that only fill parts of their first argument, by name
+        self.fillers: dict[str, ast.FunctionDef] = {}
         if self.part_names:
             self.params = tuple(
                 replace(p, part_name=True) if p.name in self.part_names else p for p in self.params
@@ -150,7 +224,10 @@ class FunctionReader(EffectLog):
         for i, stmt in enumerate(self.fn.body):
             self.stmt_index = i
             self.top = (stmt.lineno, isinstance(stmt, ast.With | ast.AsyncWith))
-            self._stmt(stmt, ())
+            if not self.fillers or isinstance(stmt, ast.FunctionDef | ast.ClassDef):
+                self._stmt(stmt, ())
+                continue
+            self._block(_as_list(_Inline(self._filler_call).visit(copy.deepcopy(stmt))), ())
         self._visits()
         return self.finish()
 
@@ -239,6 +316,8 @@ class FunctionReader(EffectLog):
             self._local_uses(stmt, guard, stmt)  # (a mention there hands the object on)
             if isinstance(stmt, ast.FunctionDef) and stmt.name in self.defined_once:
                 self._nested_visits(stmt)
+                if self._only_fills(stmt):
+                    self.fillers[stmt.name] = stmt
             if self.strict and closes_over([stmt], self.self_name):
                 self.strict = False  # calling it may set attributes: no read is strict now,
                 for i, e in enumerate(self.effects):  # nor earlier in its statement (a loop)
@@ -246,6 +325,49 @@ class FunctionReader(EffectLog):
                         self.effects[i] = replace(e, strict=frozenset())
             return
         self._simple_stmt(stmt, guard)
+
+    def _only_fills(self, fn: ast.FunctionDef) -> bool:
+        """Whether ``fn`` (defined in this function) takes plain positional parameters and
+        does nothing but fill parts of its first (``def _zero(module, value): ...``)."""
+        args = fn.args
+        if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or fn.decorator_list:
+            return False
+        body = without_docstring(fn.body)
+        first = {args.args[0].arg} if args.args else set()
+        return bool(first and body) and only_initialises(
+            body, first, self.self_name, True, relaxed=True
+        )
+
+    def _filler_call(self, stmt: ast.stmt, loop_names: frozenset[str]) -> list[ast.stmt] | None:
+        """``_zero(block.proj[-1], 0)`` as a statement, where ``_zero`` is one of this
+        function's fillers (``_only_fills``): its body with each parameter read as the
+        argument given for it (or its default), at the call's line, as if written there;
+        None for any other statement, or arguments that are more than names, attributes,
+        items by constant keys and constants (evaluated once by the call, not per use).
+        A filler that tests what it is handed (``if isinstance(module, nn.Linear):``) is
+        written out only over an item of a loop around it (``loop_names``), whose tests a
+        pass decides; elsewhere its test would stay undecided."""
+        if not isinstance(stmt, ast.Expr) or not isinstance(call := stmt.value, ast.Call):
+            return None
+        fn = self.fillers.get(call.func.id) if isinstance(call.func, ast.Name) else None
+        if fn is None or call.keywords or not all(map(_plain_argument, call.args)):
+            return None
+        tested = any(isinstance(n, ast.If) for n in ast.walk(fn))
+        if tested and (not call.args or root_name(call.args[0]) not in loop_names):
+            return None
+        params = [a.arg for a in fn.args.args]
+        defaults = fn.args.defaults
+        given: dict[str, ast.expr] = dict(zip(params, call.args, strict=False))
+        for name, default in zip(params[len(params) - len(defaults) :], defaults, strict=True):
+            given.setdefault(name, default)
+        if len(call.args) > len(params) or len(given) != len(params):
+            return None
+        body = [_Replace(given).visit(copy.deepcopy(s)) for s in without_docstring(fn.body)]
+        for s in body:
+            for node in ast.walk(s):
+                if isinstance(node, ast.stmt | ast.expr):
+                    ast.copy_location(node, stmt)
+        return body
 
     def _local_uses(
         self, node: ast.AST, guard: tuple[Cond, ...], stmt: ast.stmt, statement: bool = False

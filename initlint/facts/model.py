@@ -150,13 +150,17 @@ class ItemTest:
     ``type(m) in {...}``) | ``name`` (the item's dotted name: ``op`` in, endswith or
     startswith, ``names`` the strings) | ``classname`` (the name of the item's class, as
     ``name``, or ``op`` eq) | ``present`` (``m.<names[0]> is not None``) | ``hasattr``
-    (``hasattr(m, "<names[0]>")``)."""
+    (``hasattr(m, "<names[0]>")``). ``part``: for an ``isinstance`` or ``present`` test,
+    the module of the item it asks about, when that is the one holding the tensor filled
+    (``isinstance(block.proj[-1], nn.Linear)`` before ``init(block.proj[-1].weight)``:
+    ``proj.-1``); "" for the item itself."""
 
     kind: Literal["isinstance", "type", "dims", "name", "classname", "present", "hasattr"]
     names: tuple[str, ...] = ()
     op: str = ""
     value: int = 0
     truth: bool = True
+    part: str = ""
 
 
 @_by_fields

@@ -276,18 +276,22 @@ def _number_read(name: ast.Name, parents: list[ast.AST], item: str) -> bool:
     against None (``m.bias is not None``)."""
     if name.id != item:
         return False
-    up = parents[-1] if parents else None
-    if isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.args[:1] == [name]:
-        return up.func.id not in ("isinstance", "hasattr", "type")
     node: ast.AST = name
     depth = 0
-    for parent in reversed(parents):  # up the chain ``item.a.b``
-        if not isinstance(parent, ast.Attribute) or parent.value is not node:
+    for parent in reversed(parents):  # up the chain ``item.a.b``, ``item.a[-1]``
+        if isinstance(parent, ast.Subscript) and parent.value is node:
+            if integer_literal(parent.slice) is None:
+                break
+        elif not isinstance(parent, ast.Attribute) or parent.value is not node:
             break
-        if parent.attr in _METADATA or (depth == 0 and parent.attr in _SETTINGS):
+        elif parent.attr in _METADATA or (depth == 0 and parent.attr in _SETTINGS):
             return False
         node, depth = parent, depth + 1
     outer = parents[-1 - depth] if depth < len(parents) else None
+    if isinstance(outer, ast.Call) and isinstance(outer.func, ast.Name):
+        # (of the item itself, or of a module it holds: ``isinstance(m.proj[-1], nn.Linear)``)
+        if outer.args[:1] == [node]:
+            return outer.func.id not in ("isinstance", "hasattr", "type")
     return not (
         isinstance(outer, ast.Compare) and all(isinstance(o, ast.Is | ast.IsNot) for o in outer.ops)
     )
@@ -340,7 +344,9 @@ def _fills(
         if not isinstance(stmt, ast.Expr) or not isinstance(stmt.value, ast.Call):
             continue
         part = _filled_part(stmt.value, item)
-        if part is not None:
+        # (a test of a module the item holds says something of the tensors that module
+        # holds alone: ``isinstance(m.proj, nn.Linear)`` before ``init(m.proj.weight)``)
+        if part is not None and all(t.part in ("", part.rpartition(".")[0]) for t in tests):
             yield stmt, part, tests
 
 
@@ -365,6 +371,12 @@ def _filled_part(call: ast.Call, item: str) -> str | None:
 def from_end(part: str) -> bool:
     """Whether a name of ``numbered_path`` is an item counted from the end (``-1``)."""
     return part.startswith("-") and part[1:].isdigit()
+
+
+def module_path(node: ast.expr) -> list[str]:
+    """``numbered_path`` of a module (or any object) that may itself be an item taken by
+    number (``block.proj[-1]``: ``block``, ``proj``, ``-1``)."""
+    return numbered_path(ast.Attribute(value=node, attr="", ctx=ast.Load()))[:-1]
 
 
 def numbered_path(node: ast.expr) -> list[str]:
@@ -423,7 +435,7 @@ def _negate(tests: tuple[ItemTest, ...]) -> ItemTest | None:
     if len(tests) != 1:
         return None
     t = tests[0]
-    return ItemTest(t.kind, t.names, t.op, t.value, not t.truth)
+    return ItemTest(t.kind, t.names, t.op, t.value, not t.truth, t.part)
 
 
 def _one_test(test: ast.expr, item: str, name: str) -> ItemTest | None:
@@ -445,9 +457,9 @@ def _one_test(test: ast.expr, item: str, name: str) -> ItemTest | None:
         return None
     op, left, right = test.ops[0], test.left, test.comparators[0]
     if isinstance(op, ast.IsNot) and isinstance(right, ast.Constant) and right.value is None:
-        part = dotted(left).split(".")  # ``m.bias is not None``: the part is there
-        if len(part) == 2 and part[0] == item:
-            return ItemTest("present", (part[1],))
+        part = module_path(left)  # ``m.bias is not None``: the part is there
+        if len(part) >= 2 and part[0] == item and part[-1].isidentifier():
+            return ItemTest("present", (part[-1],), part=".".join(part[1:-1]))
         return None
     order = _ORDER.get(type(op))
     if order is None or not _reads_dims(left, item):
@@ -571,14 +583,16 @@ def _found(node: ast.expr, spells: Callable[[ast.expr], bool]) -> str | None:
 
 
 def _isinstance(args: list[ast.expr], item: str) -> ItemTest | None:
-    """``isinstance(m, nn.Linear)``, ``isinstance(m, (nn.Conv2d, nn.Linear))``."""
-    if not _is(args[0], item):
+    """``isinstance(m, nn.Linear)``, ``isinstance(m, (nn.Conv2d, nn.Linear))``; of a
+    module the item holds, ``isinstance(m.proj[-1], nn.Linear)``."""
+    path = module_path(args[0])
+    if not path or path[0] != item:
         return None
     kinds = args[1].elts if isinstance(args[1], ast.Tuple) else [args[1]]
     names = tuple(dotted(k) for k in kinds)
     if not names or not all(names):
         return None
-    return ItemTest("isinstance", names)
+    return ItemTest("isinstance", names, part=".".join(path[1:]))
 
 
 def _exact_type(test: ast.expr, item: str) -> ItemTest | None:

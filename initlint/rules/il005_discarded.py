@@ -227,53 +227,54 @@ A pass over the object fills every tensor it walks: a loop over `self.parameters
 module each item holds, `block.mlp.proj.weight`, or of an item of one by number,
 `block.adaLN_modulation[-1].weight`, where the item's construction built that container
 with its items known by number, the latter two with no test of the item), that only fills
-what it walks, with
-torch's initialisers (`nn.init`'s, or a tensor's `normal_`, `zero_`...), and reads nothing
-of it but its shape, and `self.apply(fn)` with a function that only does that to the module
-it is handed (a method, a module's function, or one the method running `apply` defines
-and binds by that `def` alone: `def _basic_init(m): ...`, then `self.apply(_basic_init)`).
-Where its tests on each item can be decided for a tensor the object holds (`p.dim() > 1`
-for a tensor whose dimensions are known, `isinstance(m, nn.Linear)` for a module of a
-known class, `type(m) in {nn.Conv2d,
-nn.Linear}` for its own class alone, `"bias" in name`, `m.bias is not None` or
-`hasattr(m, "bias")` for a fill of `m.bias`), the pass fills that tensor for sure: a
-whole fill of it just before the pass (`nn.init.normal_(self.embed.weight)`, by any code
-of the construction) is thrown away by the pass, and the pass's fill of it by a whole fill
-just after it
-(`nn.init.normal_(self.level_embed)`), nothing having read the tensor or replaced what holds
-it in between. So are the fills a held module's own construction made (`self.attn =
+what it walks, with torch's initialisers (`nn.init`'s, or a tensor's `normal_`,
+`zero_`...), and reads nothing of it but its shape, and `self.apply(fn)` with a function
+that only does that to the module it is handed (a method, a module's function, or one the
+method running `apply` defines and binds by that `def` alone: `def _basic_init(m): ...`,
+then `self.apply(_basic_init)`). Such a function of the method's own, called as a statement
+with plain arguments (`_constant_init(block.adaLN_modulation[-1], 0)`), fills as its body
+would written out at the call; one that tests what it is handed (`if isinstance(module,
+nn.Linear):`) is read so only over an item of a loop around the call, its tests then tests
+of the module the item holds. Where its tests on each item can be decided for a tensor the
+object holds (`p.dim() > 1` for a tensor whose dimensions are known, `isinstance(m,
+nn.Linear)` for a module of a known class, `type(m) in {nn.Conv2d, nn.Linear}` for its own
+class alone, `"bias" in name`, `m.bias is not None` or `hasattr(m, "bias")` for a fill of
+`m.bias`), the pass fills that tensor for sure: a whole fill of it just before the pass
+(`nn.init.normal_(self.embed.weight)`, by any code of the construction) is thrown away by
+the pass, and the pass's fill of it by a whole fill just after it
+(`nn.init.normal_(self.level_embed)`), nothing having read the tensor or replaced what
+holds it in between. So are the fills a held module's own construction made (`self.attn =
 Attention(d)`, whose `__init__` ran its own pass over its projections), on every path and
 unread since, when the object's pass covers those tensors (`self.attn.q.weight`) before
 anything read or replaced `self.attn`, and those of the project modules a container holds
-(`self.blocks = nn.ModuleList([Block(d) for _ in range(n)])`: `self.blocks.*.attn.q.weight`,
-four levels down; also a container built from a local list given modules by `append` only,
-`nn.Sequential(*blocks)`, and one appended to in a loop); a library's module (torch's
-`nn.Linear`) fills only its defaults, which are not counted there. A test of the module's
-class name (`m.__class__.__name__.find("Conv") != -1`) is decided from its class. A pass's
-own fills are thrown away the same way by a later pass over the same tensors. A strict
-`self.load_state_dict(state)` (or a held module's, `self.encoder.load_state_dict(state)`)
-fills every parameter as a pass does, or raises: an initialisation before it
-(`nn.init.orthogonal_(self.conv.weight)`, `self.apply(init)`, a held module's own) is
-thrown away when a state is loaded; `strict=False`, `assign=True`,
+(`self.blocks = nn.ModuleList([Block(d) for _ in range(n)])`:
+`self.blocks.*.attn.q.weight`, four levels down; also a container built from a local list
+given modules by `append` only, `nn.Sequential(*blocks)`, and one appended to in a loop); a
+library's module (torch's `nn.Linear`) fills only its defaults, which are not counted
+there. A test of the module's class name (`m.__class__.__name__.find("Conv") != -1`) is
+decided from its class. A pass's own fills are thrown away the same way by a later pass
+over the same tensors. A strict `self.load_state_dict(state)` (or a held module's,
+`self.encoder.load_state_dict(state)`) fills every parameter as a pass does, or raises: an
+initialisation before it (`nn.init.orthogonal_(self.conv.weight)`, `self.apply(init)`, a
+held module's own) is thrown away when a state is loaded; `strict=False`, `assign=True`,
 other arguments initlint cannot see, a load whose failure is caught (in a `try` or a
 `with`), a state read from the object itself (`self.state_dict()`), and a class or held
 module with its own `load_state_dict` or `_load_from_state_dict` claim nothing. A tensor
-registered on some paths only makes the finding `possibly`; fills of one tensor on every arm
-of an `if`/`else`, or of an `if`/`elif` whose last arm raises (`else: raise
+registered on some paths only makes the finding `possibly`; fills of one tensor on every
+arm of an `if`/`else`, or of an `if`/`elif` whose last arm raises (`else: raise
 NotImplementedError`), fill it on every path. A held module's fill under a test of a
 module-level name (`if _init_weights: self.apply(self._init_weights)`) is filled again by a
-pass of the holder under the same test (`possibly`: both depend on it). Plain locals computed from a
-module's settings or the object's on the way (`fan_out = m.kernel_size[0] *
+pass of the holder under the same test (`possibly`: both depend on it). Plain locals
+computed from a module's settings or the object's on the way (`fan_out = m.kernel_size[0] *
 m.out_channels`, `std = self.config.initializer_range`), and tests and fill arguments that
-read the object's attributes (`m.out_features == self.num_classes`, `std=self.init_std`;
-no method of the object run), are part of a pass. A module held on some paths only (built on
-one branch of several) is covered on those paths: a later pass's fill is then `possibly`;
-a read of it on a branch that never runs with the pass (`if scaled: <a walk reading the
-parameters>` / `else: self.apply(init)`) does not keep its fills. A
-test
-initlint cannot decide (`p.requires_grad`, a module of a class it does not read) claims
-nothing. One finding at the pass names every tensor it fills again. No fix is offered:
-which fill to keep is a choice.
+read the object's attributes (`m.out_features == self.num_classes`, `std=self.init_std`; no
+method of the object run), are part of a pass. A module held on some paths only (built on
+one branch of several) is covered on those paths: a later pass's fill is then `possibly`; a
+read of it on a branch that never runs with the pass (`if scaled: <a walk reading the
+parameters>` / `else: self.apply(init)`) does not keep its fills. A test initlint cannot
+decide (`p.requires_grad`, a module of a class it does not read) claims nothing. One
+finding at the pass names every tensor it fills again. No fix is offered: which fill to
+keep is a choice.
 
 A build in an ancestor has no fix here: other classes run that code too; a flag there can
 switch it off. A build dropped by `del` has no fix either: the build and the `del` go
@@ -330,18 +331,19 @@ replace it (an `if` and its `else`), it is definite. A path that ends in a `rais
 inside a `try` or `with`) builds no object, so it needs no replacement: a store on each arm
 of `if`/`elif`/`else: raise` replaces the value on every path.
 
-The control flow between the two stores is read from the function that holds both (or
-the calls they run under): an early `return` after the first build ends the frame on its
-paths (the later store belongs to the other paths; under a guard of its own, the finding is
-`possibly`), the arms of a `match` never both run, and a store in an `except` handler of the
-`try` that built the value is the fallback for a build that raised. So is a retry: with
-`ok = self._load()`, where every `return` of `_load` gives a true constant and its body ends
-in one, then `if ok: return` and a second `self._load()` (a loader that downloads what it
-could not read), the second call runs only where the first raised, never after the first's
-work completed. A value a memoised
-factory returned (`get_rope(...)`, see IL003) lives on in the factory's cache: shared, not
-thrown away, and not reported. When one store replaces several builds (each arm of an `if`
-before it), one finding names the heaviest.
+The control flow between the two stores is read from the function that holds both (or the
+calls they run under): an early `return` after the first build ends the frame on its paths
+(the later store belongs to the other paths; under a guard of its own, the finding is
+`possibly`), unless a statement between them in a `try` body may raise into a handler that
+lets the function go on (`except Exception: pass`; the finding is `possibly`), the arms of
+a `match` never both run, and a store in an `except` handler of the `try` that built the
+value is the fallback for a build that raised. So is a retry: with `ok = self._load()`,
+where every `return` of `_load` gives a true constant and its body ends in one, then `if
+ok: return` and a second `self._load()` (a loader that downloads what it could not read),
+the second call runs only where the first raised, never after the first's work completed. A
+value a memoised factory returned (`get_rope(...)`, see IL003) lives on in the factory's
+cache: shared, not thrown away, and not reported. When one store replaces several builds
+(each arm of an `if` before it), one finding names the heaviest.
 
 Severity follows the discarded build: `error` for heavy work (a tensor, a module with
 parameters or buffers, loaded data), `warning` for light work (a parameterless module such

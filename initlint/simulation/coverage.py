@@ -216,8 +216,13 @@ def _module_item(
     module_name = _within(t.holder, scope) or ""
     if inside:
         # (``block.mlp.proj.weight``: the item is the module that holds ``mlp.proj``; its
-        # tests are of the item, not of the module holding the tensor)
-        if fill.tests or not (module_name == inside or module_name.endswith("." + inside)):
+        # tests are of the item, not of the module holding the tensor, but for those that
+        # name that module, ``isinstance(block.mlp.proj, nn.Linear)``)
+        if any(test.part != inside for test in fill.tests):
+            return False
+        if not (module_name == inside or module_name.endswith("." + inside)):
+            return False
+        if not all(_holds(test, t, module_name, is_a) for test in fill.tests):
             return False
         module_name = module_name[: -len(inside)].removesuffix(".")
         if not module_name and walk not in _WITH_ITSELF:

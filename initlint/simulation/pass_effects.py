@@ -192,7 +192,7 @@ class PassEffects(StoreEffects):
             if isinstance(filled, BodyError):
                 return filled
             deeper = [_under(prefix, e, t) for t in tensors]
-            here = replace(fill, target=target) if target != fill.target else fill
+            here = _renumbered(fill, target) if target != fill.target else fill
             for hit in sorted(covered(here, walk, deeper, is_a)):  # (a set: in order)
                 deep.add(hit)
                 own = hit[1].removeprefix(prefix + ".")
@@ -808,3 +808,11 @@ def _by_number(items: list[tuple[str, Expr, str]], index: int) -> tuple[str, Exp
     if not items or not all(k.isdigit() for k, _, _ in items):
         return None
     return items[index] if -len(items) <= index < len(items) else None
+
+
+def _renumbered(fill: Effect, target: str) -> Effect:
+    """``fill`` at ``target``, its part's items counted from the start: its tests of the
+    module holding the tensor (``ItemTest.part``) name that module so too."""
+    old, new = fill.target.rpartition(".")[0], target.rpartition(".")[0]
+    tests = tuple(replace(t, part=new) if t.part == old else t for t in fill.tests)
+    return replace(fill, target=target, tests=tests)
