@@ -9,6 +9,7 @@ import ast
 import textwrap
 from typing import Literal
 
+from initlint.facts.model import Span
 from initlint.index.records import FunctionInfo
 from initlint.records import dataclass
 from initlint.simulation.records import Event, Simulation
@@ -50,6 +51,9 @@ class Shape:
     tests: dict[int, str]
     assertions: tuple[Assertion, ...]
     writes: tuple[tuple[int, str], ...]
+    # the lines of the ``try`` statements one of whose handlers may let the function go on
+    # after it (it ends in no ``return`` or ``raise``)
+    caught: frozenset[int] = frozenset()
 
     def path(self, line: int) -> Path:
         return self.blocks.get(line, ())
@@ -81,10 +85,23 @@ def relation(sim: Simulation, first: Event, later: Event) -> Relation:
     for line, block in shape.returns:
         # (from the first's own statement on: ``return self._build()`` ends the frame too)
         if a_span.line <= line < b_line:
-            if mine[: len(block)] == block:
+            if mine[: len(block)] == block and not _may_raise_first(shape, a_span, line, block):
                 return "always"
             verdict = "maybe"
     return verdict or _returns_inside(sim, later, b)
+
+
+def _may_raise_first(shape: Shape, first: Span, line: int, block: Path) -> bool:
+    """Whether the ``return`` at ``line`` (in ``block``) may be skipped after the first's
+    statement: a statement between them in the body of a ``try`` holding both may raise,
+    and a handler of it that lets the function go on then runs what follows the ``try``
+    (``self.x = torch.load(a)``, ``self.y = torch.load(b)``, ``return``, ``except:
+    pass``, then ``self.x = build()``)."""
+    tries = {at for at, field in block if field == "try.body" and at in shape.caught}
+    return bool(tries) and any(
+        first.end_line < between < line and any((at, "try.body") in path for at in tries)
+        for between, path in shape.blocks.items()
+    )
 
 
 def _returns_inside(sim: Simulation, later: Event, anchor: Event) -> Relation:
@@ -191,6 +208,7 @@ def _read(fn: FunctionInfo) -> Shape | None:
         walker.tests,
         tuple(walker.assertions),
         tuple(walker.writes),
+        frozenset(walker.caught),
     )
 
 
@@ -202,6 +220,7 @@ class _Walker:
         self.tests: dict[int, str] = {}
         self.assertions: list[Assertion] = []
         self.writes: list[tuple[int, str]] = []
+        self.caught: set[int] = set()
 
     def walk(self, stmts: list[ast.stmt], path: Path) -> None:
         for st in stmts:
@@ -211,6 +230,11 @@ class _Walker:
                 self.returns.append((line, path))
             elif isinstance(st, ast.If) and (test := _text(st.test)):
                 self.tests[line] = test
+            elif isinstance(st, ast.Try | ast.TryStar) and any(
+                not h.body or not isinstance(h.body[-1], ast.Return | ast.Raise)
+                for h in st.handlers
+            ):
+                self.caught.add(line)
             elif isinstance(st, ast.Assert):
                 apart = [_text(part) for part in _never_together(st.test)]
                 names = _read_names(st.test)

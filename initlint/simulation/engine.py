@@ -481,11 +481,15 @@ class Simulator:
         if not calls_super:
             # No ancestor __init__ runs from C's, so only C's own builds can be thrown away
             # (IL005); a module whose base runs torch's Module.__init__ for it (a metaclass
-            # hook) still builds parts that way.
+            # hook) still builds parts that way, and so may any other class whose
+            # ``__init__`` stores an attribute twice, once from a call (its subclasses'
+            # simulations leave their ancestors' own replacements to the ancestor's).
             return (
                 init.owner is not None
                 and init.owner.qualname == cls.qualname
-                and any(q in MODULE_CLASSES for q in mro_res.classes[1:])
+                and (
+                    any(q in MODULE_CLASSES for q in mro_res.classes[1:]) or _restores_a_call(init)
+                )
             )
         return any(
             ((info := self.index.class_info(q)) is not None and info.facts.method("__init__"))
@@ -745,6 +749,23 @@ def _same_call(bound: dict[str, Expr | None], eff: Effect) -> bool:
         and bool(new.name)
         and old.name == new.name
     )
+
+
+def _restores_a_call(init: FunctionInfo) -> bool:
+    """Whether ``init`` itself stores some attribute more than once, one of the values a
+    call's (``self.data = torch.load(f)`` ... ``self.data = self.build()``)."""
+    body = init.facts.load()
+    if isinstance(body, BodyError):
+        return False
+    stored: dict[str, bool] = {}
+    for e in body.effects:
+        if e.kind != "assign":
+            continue
+        call = e.value is not None and e.value.kind == "call"
+        if e.name in stored and (call or stored[e.name]):
+            return True
+        stored[e.name] = stored.get(e.name, False) or call
+    return False
 
 
 def _only_passes_on(cls: ClassInfo, init: FunctionInfo) -> bool:
