@@ -513,6 +513,10 @@ class CostModel:
             return tensor_cost("empty", call, bound)
         if name in DATA_CONVERSIONS and call.children:
             data = list(positional_values(call))
+            if name in _FROM_VALUES and len(data) == 1 and _flat_values(data[0]):
+                # ``torch.tensor([alpha] * n)``, ``torch.tensor([0.5, beta])``: one value per
+                # item of a flat display, a 1-D vector
+                return LIGHT
             if data and all(_made_here(d, locals_) for d in data):
                 # an array of the values this function computed: as big as they are, and
                 # what computing them cost is counted where they were computed
@@ -1203,3 +1207,22 @@ def _bound_value(e: Expr, bound: Bound) -> object:
 def _path_guard(guard: tuple[Cond, ...]) -> bool:
     """Whether ``guard`` holds on some paths only (a loop's body is taken to run)."""
     return any(c != LOOP_COND for c in guard)
+
+
+# The conversions that make an array of the values a display holds, one number per item
+# (not ``cat`` or ``stack``, whose items are arrays themselves).
+_FROM_VALUES = frozenset("torch.tensor torch.as_tensor numpy.array numpy.asarray".split())
+
+
+def _flat_values(data: Expr) -> bool:
+    """A list or tuple display of plain values (constants, names, attributes), or one
+    repeated by a number (``[alpha] * n``): a flat sequence of values."""
+    if data.kind == "op" and data.name == "*" and len(data.children) == 2:
+        shown = [c for c in data.children if c.kind == "op" and c.name == "tuple"]
+        return len(shown) == 1 and _flat_values(shown[0])
+    return (
+        data.kind == "op"
+        and data.name == "tuple"
+        and bool(data.children)
+        and all(c.kind in ("const", "name", "attr") for c in data.children)
+    )
