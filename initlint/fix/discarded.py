@@ -35,6 +35,16 @@ def delete_discarded(f: RepeatFinding) -> FixPlan | str:
     handed = any("*" in t.reads for t in touches)
     if writes or handed or any(e is not first and e.kind != "touch" for e in events):
         return "the statement that builds it does more than store it"
+    if first.kind == "buffer" and f.event.kind != "buffer":
+        # (a store into a registered name updates the registration; without it, the
+        # store leaves a plain attribute: no buffer in ``state_dict()``, none moved by
+        # ``.to()``)
+        return "the later store relies on the registration to keep a buffer"
+    between = sim.events[first.index + 1 : f.event.index]
+    if any(e.kind == "touch" and not e.shadow and first.name in e.effect.reads for e in between):
+        # (what the value is, its dtype or device, or whether it is None: read before the
+        # store, it must be there)
+        return "a statement reads the attribute (what it is) before it is replaced"
     if any(first.name in e.passed_on for e in sim.events[first.index + 1 : f.event.index]):
         # (handing the part to a method reads nothing of it, but names it: without the
         # build that statement finds no attribute to hand)

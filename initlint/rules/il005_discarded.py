@@ -386,8 +386,13 @@ modules or tensors are registered between the build and its replacement: the val
 registered after them, which changes the order of `parameters()` (and so how optimizer
 state saved by position lines up); that fix is unsafe, and says so. No fix is offered
 when the build is replaced on some paths only (it is the value the others keep), when the
-replacement is an ancestor's (other subclasses may rely on the ancestor's own build), or
-when the statement does more than the store; the help line says which.
+replacement is an ancestor's (other subclasses may rely on the ancestor's own build),
+when the statement does more than the store, when the build is a buffer's registration and
+its replacement a plain store (`self.register_buffer("cache", torch.zeros(n, d))`, then
+`self.cache = table`: without the registration that store leaves a plain attribute, which
+`state_dict()` does not hold and `.to()` does not move), or when a statement reads the
+attribute before the replacement (`dtype = self.cache.dtype`: what the value is, which
+IL005 does not count as a use, but which needs it there); the help line says which.
 """,
     }
     VALID = (
