@@ -1,8 +1,10 @@
 """IL005's fix deletes a discarded build only where deleting it changes nothing else: not a
 buffer's registration whose replacement is a plain store (the store then leaves a plain
-attribute, which no ``state_dict()`` holds and ``.to()`` does not move), and not a build
-whose attribute a statement reads (its dtype, its device) before the replacement (without
-the build that read fails). A registration replaced by another registration keeps its fix."""
+attribute, which no ``state_dict()`` holds and ``.to()`` does not move), nor a parameter
+whose replacement gives it new numbers (``self.w.data = t`` finds nothing to set), and not
+a build whose attribute a statement reads (its dtype, its device) before the replacement
+(without the build that read fails). A registration replaced by another registration keeps
+its fix."""
 
 from __future__ import annotations
 
@@ -29,6 +31,13 @@ class Rotary(nn.Module):
         self.sin_cache = freqs.sin()
 
 
+class NewNumbers(nn.Module):
+    def __init__(self, n=1024):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(n, n))
+        self.w.data = torch.eye(n)
+
+
 class Registered(nn.Module):
     def __init__(self, n=4096, d=128):
         super().__init__()
@@ -46,6 +55,7 @@ def test_no_fix_that_drops_a_registration(tmp_path: Path) -> None:
         for d in report.diagnostics
     )
     assert fixes == [
+        ("NewNumbers", "w", False),
         ("Registered", "table", True),
         ("Rotary", "cos_cache", False),
         ("Rotary", "sin_cache", False),

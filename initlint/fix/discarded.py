@@ -38,8 +38,9 @@ def delete_discarded(f: RepeatFinding) -> FixPlan | str:
     if first.kind == "buffer" and f.event.kind != "buffer":
         # (a store into a registered name updates the registration; without it, the
         # store leaves a plain attribute: no buffer in ``state_dict()``, none moved by
-        # ``.to()``)
-        return "the later store relies on the registration to keep a buffer"
+        # ``.to()``; a store of new numbers, ``self.w.data = t``, finds nothing to set)
+        what = first.effect.detail or "buffer"
+        return f"the later store needs the registered {what} there"
     between = sim.events[first.index + 1 : f.event.index]
     if any(e.kind == "touch" and not e.shadow and first.name in e.effect.reads for e in between):
         # (what the value is, its dtype or device, or whether it is None: read before the

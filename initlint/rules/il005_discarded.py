@@ -149,6 +149,12 @@ Block(d)`, stored under `if arch in six:` and `elif arch in seven:`, nothing on 
 is dropped whole on the others: reported as possible, naming its costliest parts; kept on
 every arm, or on every path that does not raise, it is not. No fix is offered.
 
+An item stored into a container the object holds and stored again at the same key, before
+anything read the container, is thrown away the same way: `self.heads["a"] = nn.Linear(d,
+d)` and then `self.heads["a"] = nn.Linear(d, 2 * d)`, or `self.models[i] = ...` twice in
+one turn of a loop (the key a constant written twice, or one name bound to nothing else in
+between; possibly, in a loop). No fix is offered.
+
 An object built as an argument of a call that may return another value instead is thrown
 away on the paths where it does: `self.proj = default(proj, nn.Linear(d, d))`, where
 `default` is a function that returns one of its arguments as it picks (every `return`
@@ -378,21 +384,22 @@ class Layer(nn.Module):
 ```
 """,
         "Fix safety": """
-When the discarded build is replaced on every path, and its statement does nothing but
-that store (no other call, no other attribute written, `self` not handed to the code that
-builds the value, no local bound), the fix deletes it: the object
-ends with the same state and no path does more work. The fix is safe, unless other
-modules or tensors are registered between the build and its replacement: the value is then
-registered after them, which changes the order of `parameters()` (and so how optimizer
-state saved by position lines up); that fix is unsafe, and says so. No fix is offered
-when the build is replaced on some paths only (it is the value the others keep), when the
-replacement is an ancestor's (other subclasses may rely on the ancestor's own build),
-when the statement does more than the store, when the build is a buffer's registration and
-its replacement a plain store (`self.register_buffer("cache", torch.zeros(n, d))`, then
-`self.cache = table`: without the registration that store leaves a plain attribute, which
-`state_dict()` does not hold and `.to()` does not move), or when a statement reads the
-attribute before the replacement (`dtype = self.cache.dtype`: what the value is, which
-IL005 does not count as a use, but which needs it there); the help line says which.
+When the discarded build is replaced on every path, and its statement does nothing but that
+store (no other call, no other attribute written, `self` not handed to the code that builds
+the value, no local bound), the fix deletes it: the object ends with the same state and no
+path does more work. The fix is safe, unless other modules or tensors are registered
+between the build and its replacement: the value is then registered after them, which
+changes the order of `parameters()` (and so how optimizer state saved by position lines
+up); that fix is unsafe, and says so. No fix is offered when the build is replaced on some
+paths only (it is the value the others keep), when the replacement is an ancestor's (other
+subclasses may rely on the ancestor's own build), when the statement does more than the
+store, when the build is a buffer's registration and its replacement a plain store
+(`self.register_buffer("cache", torch.zeros(n, d))`, then `self.cache = table`: without the
+registration that store leaves a plain attribute, which `state_dict()` does not hold and
+`.to()` does not move; or new numbers for it, `self.weight.data = t`, which find nothing to
+set), or when a statement reads the attribute before the replacement (`dtype =
+self.cache.dtype`: what the value is, which IL005 does not count as a use, but which needs
+it there); the help line says which.
 """,
     }
     VALID = (
