@@ -1026,9 +1026,19 @@ class FunctionReader(EffectLog):
             self.add("objattr", stmt, guard, name=root)
         elif isinstance(target, ast.Subscript) and self.self_attr(target.value):
             # self.x[k] = v: the container self.x is filled with v (at a key or index it
-            # may already hold: ``detail`` "item")
+            # may already hold: ``detail`` "item"; ``target`` the key, when a constant or a
+            # name: ``'a'``, or ``i#1`` for a name after its first binding here)
             name = self.self_attr(target.value)
-            idx = self.add("mutate", stmt, guard, name=name, detail="item", value=vexpr)
+            at = target.slice
+            written = ast.unparse(at) if isinstance(at, ast.Constant) else ""
+            if isinstance(at, ast.Name):
+                bound = sum(
+                    e.name == at.id and e.kind in ("local", "objattr") for e in self.effects
+                )
+                written = f"{at.id}#{bound}"
+            idx = self.add(
+                "mutate", stmt, guard, name=name, detail="item", value=vexpr, target=written
+            )
             for origin in carried:
                 self.feeds.setdefault(origin, []).append(idx)
             return

@@ -11,7 +11,7 @@ from initlint.facts.model import BodyError, Expr, handed_more_than
 from initlint.records import dataclass
 from initlint.rules.base import RepeatFinding, confidence_of
 from initlint.rules.repeats import built_name, part_of, tested_absent
-from initlint.rules.shapes import relation
+from initlint.rules.shapes import relation, turn_ends_between
 from initlint.simulation.children import CHILDREN_LEFT
 from initlint.simulation.levels import LIGHT, NONE, UNKNOWN
 from initlint.simulation.records import (
@@ -114,6 +114,7 @@ def find_discards(sim: Simulation) -> list[RepeatFinding]:
             *_reruns(sim),
             *_fallbacks(sim),
             *_redraws(sim),
+            *_item_discards(sim),
         ],
         key=lambda f: f.event.index,
     )
@@ -321,6 +322,52 @@ def _redraws(sim: Simulation) -> Iterator[RepeatFinding]:
                 "`torch.empty(...)`, which the fill overwrites anyway"
             ),
         )
+
+
+def _item_discards(sim: Simulation) -> Iterator[RepeatFinding]:
+    """``self.heads["a"] = A(...)`` and then ``self.heads["a"] = B(...)``, at a key written
+    as the same constant, or the same name bound to nothing else in between (the facts
+    number its bindings), with nothing reading the container in between: the first item is
+    thrown away. (The statement that stores an item loads the container to do it, and
+    reads nothing of it.)"""
+    heads = {
+        (t.frame, t.effect.stmt_span)
+        for t in sim.events
+        if t.kind == "mutate" and t.effect.detail == "item" and t.name not in t.reads
+    }
+    held: dict[tuple[str, str], Event] = {}
+    for e in sim.events:
+        if e.shadow:
+            continue
+        if e.kind == "mutate" and e.effect.detail == "item" and e.effect.target:
+            key = (e.name, e.effect.target)
+            first = held.get(key)
+            if (
+                first is not None
+                and first.frame == e.frame  # (a name's binding is its frame's: one call's)
+                and first.cost > LIGHT
+                and e.name not in e.reads
+                and not never_both(first, e)
+                and relation(sim, first, e) in ("", "maybe")
+                and not turn_ends_between(sim, first, e)
+            ):
+                yield RepeatFinding(
+                    CODE,
+                    sim,
+                    e,
+                    first,
+                    confidence_of(e),
+                    f"the item `self.{e.name}[{e.effect.target.partition('#')[0]}]`",
+                    cost=first.cost,
+                    no_fix="the item is stored again at the same key: drop the first store",
+                )
+            held[key] = e
+            continue
+        if e.kind == "touch" and (e.frame, e.effect.stmt_span) in heads:
+            continue
+        used = set(attribute_uses(e, sim.mro)) | ({e.name} if e.kind in _REPLACES else set())
+        if used:
+            held = {k: v for k, v in held.items() if k[0] not in used and "*" not in used}
 
 
 def _build_when_used(picker: str) -> str:

@@ -54,6 +54,8 @@ class Shape:
     # the lines of the ``try`` statements one of whose handlers may let the function go on
     # after it (it ends in no ``return`` or ``raise``)
     caught: frozenset[int] = frozenset()
+    # each ``continue`` and ``break``: its line and the path of blocks around it
+    jumps: tuple[tuple[int, Path], ...] = ()
 
     def path(self, line: int) -> Path:
         return self.blocks.get(line, ())
@@ -89,6 +91,31 @@ def relation(sim: Simulation, first: Event, later: Event) -> Relation:
                 return "always"
             verdict = "maybe"
     return verdict or _returns_inside(sim, later, b)
+
+
+def turn_ends_between(sim: Simulation, first: Event, later: Event) -> bool:
+    """Whether, in the frame the two share, a ``continue`` or ``break`` after ``first``
+    and before ``later`` ends the turn of the loop whenever ``first`` ran (``if ratio == 2:
+    <first>; continue`` then ``<later>``): the two never run in one turn."""
+    pair = _anchors(sim, first, later)
+    if pair is None:
+        return False
+    a, b = pair
+    shape = shape_of(sim, a.fn)
+    if shape is None:
+        return False
+    a_span = a.effect.stmt_span or a.effect.span
+    b_line = (b.effect.stmt_span or b.effect.span).line
+    mine, theirs = shape.path(a_span.line), shape.path(b_line)
+    for line, block in shape.jumps:
+        loop = next(
+            (i for i in range(len(block) - 1, -1, -1) if block[i][1].startswith(_LOOPS)), -1
+        )
+        if loop < 0 or theirs[: loop + 1] != block[: loop + 1]:
+            continue  # (not a jump of a loop that holds the later store too)
+        if a_span.end_line < line < b_line and mine[: len(block)] == block:
+            return True
+    return False
 
 
 def _may_raise_first(shape: Shape, first: Span, line: int, block: Path) -> bool:
@@ -209,6 +236,7 @@ def _read(fn: FunctionInfo) -> Shape | None:
         tuple(walker.assertions),
         tuple(walker.writes),
         frozenset(walker.caught),
+        tuple(walker.jumps),
     )
 
 
@@ -221,6 +249,7 @@ class _Walker:
         self.assertions: list[Assertion] = []
         self.writes: list[tuple[int, str]] = []
         self.caught: set[int] = set()
+        self.jumps: list[tuple[int, Path]] = []
 
     def walk(self, stmts: list[ast.stmt], path: Path) -> None:
         for st in stmts:
@@ -228,6 +257,8 @@ class _Walker:
             self.blocks.setdefault(line, path)
             if isinstance(st, ast.Return):
                 self.returns.append((line, path))
+            elif isinstance(st, ast.Continue | ast.Break):
+                self.jumps.append((line, path))
             elif isinstance(st, ast.If) and (test := _text(st.test)):
                 self.tests[line] = test
             elif isinstance(st, ast.Try | ast.TryStar) and any(

@@ -752,19 +752,24 @@ def _same_call(bound: dict[str, Expr | None], eff: Effect) -> bool:
 
 
 def _restores_a_call(init: FunctionInfo) -> bool:
-    """Whether ``init`` itself stores some attribute more than once, one of the values a
-    call's (``self.data = torch.load(f)`` ... ``self.data = self.build()``)."""
+    """Whether ``init`` itself stores some attribute, or an item of one at a key, more than
+    once, one of the values a call's (``self.data = torch.load(f)`` ... ``self.data =
+    self.build()``)."""
     body = init.facts.load()
     if isinstance(body, BodyError):
         return False
     stored: dict[str, bool] = {}
     for e in body.effects:
-        if e.kind != "assign":
+        if e.kind == "assign":
+            name = e.name
+        elif e.kind == "mutate" and e.detail == "item" and e.target:
+            name = f"{e.name}[{e.target}]"  # (``self.models[i] = ...``: an item at a key)
+        else:
             continue
         call = e.value is not None and e.value.kind == "call"
-        if e.name in stored and (call or stored[e.name]):
+        if name in stored and (call or stored[name]):
             return True
-        stored[e.name] = stored.get(e.name, False) or call
+        stored[name] = stored.get(name, False) or call
     return False
 
 
