@@ -719,13 +719,28 @@ def _placeholder(e: Event) -> bool:
 
 
 def _no_elements(call: Expr) -> bool:
-    """A tensor factory given a size of 0, written out (``torch.zeros(0, width)``)."""
-    if call.kind != "call" or _last(call.name) not in SIZED_FACTORIES:
+    """A tensor factory given a size of 0, written out (``torch.zeros(0, width)``), or an
+    array made from an empty display (``torch.tensor([])``, ``np.array([])``)."""
+    if call.kind != "call":
+        return False
+    if _last(call.name) in _FROM_DATA:
+        data = positional_values(call)[:1]
+        return (
+            bool(data)
+            and data[0].kind == "op"
+            and data[0].name == "tuple"
+            and not (data[0].children)
+        )
+    if _last(call.name) not in SIZED_FACTORIES:
         return False
     sizes = list(positional_values(call))
     if len(sizes) == 1 and sizes[0].kind == "op" and sizes[0].name == "tuple":
         sizes = list(sizes[0].children)
     return any(s.kind == "const" and s.value == 0 and s.value is not False for s in sizes)
+
+
+# The calls that make an array of the values they are handed, one number per item.
+_FROM_DATA = frozenset("tensor as_tensor array asarray".split())
 
 
 def _last(dotted: str) -> str:

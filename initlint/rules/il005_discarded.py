@@ -327,15 +327,16 @@ walk yields first and whose own method may read anything), and torch's own regis
 (`self.add_module(name, m)`), which looks a name up only to refuse a clash.
 
 A placeholder is never reported: a constant such as `None`, a value that costs nothing,
-`nn.Identity()`, or a tensor given a size of 0 (`torch.empty(0)`). Two stores under
-conditions that exclude each other (`if`/`else`, or two tests of one argument against
-values that do not meet: `mode == "a"` and `mode in ("b", "c")`; or two `if`s whose tests an
-earlier `assert not (a and b)` says never hold together) are not a repeat. When
-the replacement happens on some paths only (the first value survives when the condition is
-false), the finding is `possibly`; when branches that together cover every path each
-replace it (an `if` and its `else`), it is definite. A path that ends in a `raise` (not
-inside a `try` or `with`) builds no object, so it needs no replacement: a store on each arm
-of `if`/`elif`/`else: raise` replaces the value on every path.
+`nn.Identity()`, or a tensor given a size of 0 (`torch.empty(0)`) or made from an empty
+list (`torch.tensor([])`). Two stores under conditions that exclude each other
+(`if`/`else`, or two tests of one argument against values that do not meet: `mode == "a"`
+and `mode in ("b", "c")`; or two `if`s whose tests an earlier `assert not (a and b)` says
+never hold together) are not a repeat. When the replacement happens on some paths only (the
+first value survives when the condition is false), the finding is `possibly`; when branches
+that together cover every path each replace it (an `if` and its `else`), it is definite. A
+path that ends in a `raise` (not inside a `try` or `with`) builds no object, so it needs no
+replacement: a store on each arm of `if`/`elif`/`else: raise` replaces the value on every
+path.
 
 The control flow between the two stores is read from the function that holds both (or the
 calls they run under): an early `return` after the first build ends the frame on its paths
