@@ -90,18 +90,6 @@ def _names_written_out(stmt: ast.stmt) -> tuple[str, ...] | None:
     return tuple(i.value for i in items if isinstance(i, ast.Constant) and isinstance(i.value, str))
 
 
-class _Substitute(ast.NodeTransformer):
-    """Every read of one name replaced by a string constant, in place (on a copy)."""
-
-    def __init__(self, name: str, value: str) -> None:
-        self.name, self.value = name, value
-
-    def visit_Name(self, node: ast.Name) -> ast.expr:
-        if node.id == self.name and isinstance(node.ctx, ast.Load):
-            return ast.copy_location(ast.Constant(self.value), node)
-        return node
-
-
 class _Inline(ast.NodeTransformer):
     """Each statement ``inline`` gives a body for replaced by that body (not in nested
     functions or classes: their statements run when they are called). ``inline`` is told
@@ -145,7 +133,8 @@ def _as_list(node: ast.AST | list[ast.stmt]) -> list[ast.stmt]:
 
 
 class _Replace(ast.NodeTransformer):
-    """Every read of some names replaced by a copy of an expression for each."""
+    """Every read of some names replaced by a copy of an expression for each, placed where
+    the name was."""
 
     def __init__(self, given: dict[str, ast.expr]) -> None:
         self.given = given
@@ -154,31 +143,29 @@ class _Replace(ast.NodeTransformer):
         value = self.given.get(node.id)
         if value is None or not isinstance(node.ctx, ast.Load):
             return node
-        return copy.deepcopy(value)
+        made = copy.deepcopy(value)
+        for sub in ast.walk(made):
+            if isinstance(sub, ast.expr):
+                ast.copy_location(sub, node)
+        return made
 
 
 def _plain_argument(arg: ast.expr) -> bool:
     """A name, an attribute or item (by a constant key) of one, or a constant: the same
     value however often it is read."""
     while isinstance(arg, ast.Attribute | ast.Subscript):
-        if isinstance(arg, ast.Subscript) and not _constant_key(arg.slice):
-            return False
+        key = arg.slice if isinstance(arg, ast.Subscript) else None
+        if key is not None and not isinstance(key, ast.Constant) and integer_literal(key) is None:
+            return False  # (``0``, ``-1`` and ``"q"`` pick the same item at every read)
         arg = arg.value
     return isinstance(arg, ast.Name | ast.Constant)
-
-
-def _constant_key(key: ast.expr) -> bool:
-    """``0``, ``-1``, ``"q"``."""
-    if isinstance(key, ast.UnaryOp) and isinstance(key.op, ast.USub):
-        key = key.operand
-    return isinstance(key, ast.Constant)
 
 
 def _with_constant(body: list[ast.stmt], target: ast.expr, value: str) -> list[ast.stmt]:
     """A copy of ``body`` with the loop's name (``target``) read as ``value`` throughout."""
     assert isinstance(target, ast.Name)  # (``_names_written_out``)
-    copied = [copy.deepcopy(stmt) for stmt in body]
-    return [_Substitute(target.id, value).visit(stmt) for stmt in copied]
+    named = _Replace({target.id: ast.Constant(value)})
+    return [named.visit(copy.deepcopy(stmt)) for stmt in body]
 
 
 def _own_method(func: ast.expr, self_name: str, method: str) -> bool:

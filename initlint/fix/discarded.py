@@ -46,7 +46,7 @@ def delete_discarded(f: RepeatFinding) -> FixPlan | str:
         # (what the value is, its dtype or device, or whether it is None: read before the
         # store, it must be there)
         return "a statement reads the attribute (what it is) before it is replaced"
-    if any(first.name in e.passed_on for e in sim.events[first.index + 1 : f.event.index]):
+    if any(first.name in e.passed_on for e in between):
         # (handing the part to a method reads nothing of it, but names it: without the
         # build that statement finds no attribute to hand)
         return "a statement hands the build to a method before it is replaced"

@@ -25,6 +25,7 @@ from initlint.simulation.records import (
 )
 from initlint.simulation.torch_knowledge import (
     CONFIG_ATTRS,
+    FROM_VALUES,
     SIZED_FACTORIES,
     TENSOR_FLAGS,
     parameter_data,
@@ -739,8 +740,8 @@ def _no_elements(call: Expr) -> bool:
     return any(s.kind == "const" and s.value == 0 and s.value is not False for s in sizes)
 
 
-# The calls that make an array of the values they are handed, one number per item.
-_FROM_DATA = frozenset("tensor as_tensor array asarray".split())
+# The names those calls are written by (``np.array``, ``torch.tensor``).
+_FROM_DATA = frozenset(name.rsplit(".", 1)[-1] for name in FROM_VALUES)
 
 
 def _last(dotted: str) -> str:

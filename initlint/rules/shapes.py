@@ -75,9 +75,7 @@ def relation(sim: Simulation, first: Event, later: Event) -> Relation:
     shape = shape_of(sim, a.fn)
     if shape is None:
         return "maybe"  # (the source cannot be read again: assume the worst)
-    a_span = a.effect.stmt_span or a.effect.span
-    b_line = (b.effect.stmt_span or b.effect.span).line
-    mine, theirs = shape.path(a_span.line), shape.path(b_line)
+    a_span, b_line, mine, theirs = _positions(shape, a, b)
     arms = _split(mine, theirs)
     if arms is not None:
         return arms
@@ -104,9 +102,7 @@ def turn_ends_between(sim: Simulation, first: Event, later: Event) -> bool:
     shape = shape_of(sim, a.fn)
     if shape is None:
         return False
-    a_span = a.effect.stmt_span or a.effect.span
-    b_line = (b.effect.stmt_span or b.effect.span).line
-    mine, theirs = shape.path(a_span.line), shape.path(b_line)
+    a_span, b_line, mine, theirs = _positions(shape, a, b)
     for line, block in shape.jumps:
         loop = next(
             (i for i in range(len(block) - 1, -1, -1) if block[i][1].startswith(_LOOPS)), -1
@@ -116,6 +112,14 @@ def turn_ends_between(sim: Simulation, first: Event, later: Event) -> bool:
         if a_span.end_line < line < b_line and mine[: len(block)] == block:
             return True
     return False
+
+
+def _positions(shape: Shape, a: Event, b: Event) -> tuple[Span, int, Path, Path]:
+    """The span of ``a``'s statement, the line of ``b``'s, and the paths of blocks around
+    each."""
+    a_span = a.effect.stmt_span or a.effect.span
+    b_line = (b.effect.stmt_span or b.effect.span).line
+    return a_span, b_line, shape.path(a_span.line), shape.path(b_line)
 
 
 def _may_raise_first(shape: Shape, first: Span, line: int, block: Path) -> bool:

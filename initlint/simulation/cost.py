@@ -38,6 +38,7 @@ from initlint.simulation.memo_finder import MemoFinder
 from initlint.simulation.torch_knowledge import (
     CHEAP_NN,
     DATA_CONVERSIONS,
+    FROM_VALUES,
     GROWING_METHODS,
     IO_CALLS,
     KNOWN_LIBRARIES,
@@ -513,7 +514,7 @@ class CostModel:
             return tensor_cost("empty", call, bound)
         if name in DATA_CONVERSIONS and call.children:
             data = list(positional_values(call))
-            if name in _FROM_VALUES and len(data) == 1 and _flat_values(data[0]):
+            if name in FROM_VALUES and len(data) == 1 and _flat_values(data[0]):
                 # ``torch.tensor([alpha] * n)``, ``torch.tensor([0.5, beta])``: one value per
                 # item of a flat display, a 1-D vector
                 return LIGHT
@@ -1207,11 +1208,6 @@ def _bound_value(e: Expr, bound: Bound) -> object:
 def _path_guard(guard: tuple[Cond, ...]) -> bool:
     """Whether ``guard`` holds on some paths only (a loop's body is taken to run)."""
     return any(c != LOOP_COND for c in guard)
-
-
-# The conversions that make an array of the values a display holds, one number per item
-# (not ``cat`` or ``stack``, whose items are arrays themselves).
-_FROM_VALUES = frozenset("torch.tensor torch.as_tensor numpy.array numpy.asarray".split())
 
 
 def _flat_values(data: Expr) -> bool:

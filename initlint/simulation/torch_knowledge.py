@@ -248,6 +248,9 @@ DATA_CONVERSIONS = frozenset(
     """numpy.array numpy.asarray numpy.concatenate numpy.stack torch.tensor torch.as_tensor
     torch.Tensor torch.from_numpy torch.cat torch.concat torch.concatenate torch.stack""".split()
 )
+# The conversions among those that make an array of the values a display holds, one number
+# per item (not ``cat`` or ``stack``, whose items are arrays themselves).
+FROM_VALUES = frozenset("numpy.array numpy.asarray torch.tensor torch.as_tensor".split())
 # torch's legacy tensor constructors: ``torch.Tensor(*sizes)`` or ``torch.Tensor(data)``.
 LEGACY_TENSORS = frozenset(
     """Tensor FloatTensor DoubleTensor HalfTensor BFloat16Tensor LongTensor IntTensor
