@@ -32,6 +32,7 @@ from initlint.driver import analyze as _drive
 from initlint.driver.factpass import default_jobs
 from initlint.errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, ConfigError
 from initlint.pipeline.analysis import Analysis, FixPlanner, display_path
+from initlint.pipeline.unread import UnreadAncestor
 from initlint.projects import Combined, ProjectGroup, group_paths, mark_dependents
 from initlint.records import dataclass
 from initlint.settings import Settings, load_settings, parse_table, with_overrides
@@ -73,6 +74,9 @@ class Report:
     files: int  # the files checked
     internal_errors: int  # IL902s: the check of a file or class failed
     unused_suppressions: tuple[tuple[str, int, str], ...] = ()
+    # the classes whose construction runs an ancestor that neither the project nor the
+    # environment defines: their repeats of its work cannot be seen (a note on stderr)
+    unread_ancestors: tuple[UnreadAncestor, ...] = ()
 
     @property
     def exit_code(self) -> int:
@@ -246,12 +250,14 @@ def check(
         diags = mark_dependents(analysis.diagnostics, _dependent_displays(deps, here))
         combined.add(diags, analysis.files, analysis.internal_errors)
         combined.unused_suppressions += analysis.unused_suppressions
+        combined.unread += analysis.unread
     combined.finish()
     return Report(
         tuple(combined.diagnostics),
         combined.files,
         combined.internal_errors,
         tuple(combined.unused_suppressions),
+        tuple(combined.unread),
     )
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from initlint.diagnostics import Diagnostic
 from initlint.discovery import find_root
+from initlint.pipeline.unread import UnreadAncestor
 from initlint.records import dataclass
 
 
@@ -44,6 +45,7 @@ class Combined:
     files: int = 0
     internal_errors: int = 0
     unused_suppressions: list[tuple[str, int, str]] = field(default_factory=list)
+    unread: list[UnreadAncestor] = field(default_factory=list)
 
     def add(self, diagnostics: Iterable[Diagnostic], files: int, internal: int) -> None:
         self.diagnostics.extend(diagnostics)
@@ -53,6 +55,7 @@ class Combined:
     def finish(self) -> None:
         self.diagnostics.sort(key=Diagnostic.sort_key)
         self.unused_suppressions.sort()
+        self.unread.sort(key=UnreadAncestor.order)
 
 
 def mark_dependents(diagnostics: list[Diagnostic], because: dict[str, str]) -> list[Diagnostic]:

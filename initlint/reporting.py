@@ -15,7 +15,7 @@ from initlint.diagnostics import Diagnostic
 from initlint.errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
 from initlint.options import CheckRequest
 from initlint.output import RENDERERS
-from initlint.output.text import render_statistics, statistics, summary_line
+from initlint.output.text import render_statistics, statistics, summary_line, unread_note
 from initlint.settings import Settings
 
 
@@ -38,6 +38,9 @@ def report(request: CheckRequest, result: Report) -> int:
     emit(request, diags, summary_line(diags, result.files, request.unsafe_fixes))
     for path, line, message in result.unused_suppressions:
         click.echo(f"warning: {path}:{line}: {message}", err=True)
+    note = unread_note(result.unread_ancestors)
+    if note is not None:
+        click.echo(note, err=True)
     warn_if_nothing_checked(result.files, diags)
     code = result.exit_code
     return EXIT_OK if code == EXIT_FINDINGS and request.exit_zero else code

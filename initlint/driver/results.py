@@ -17,6 +17,7 @@ from initlint.index.deps import ImportGraph
 from initlint.index.project import ProjectIndex
 from initlint.pipeline.analysis import FindingKey
 from initlint.pipeline.report import Comment, Entry, Share
+from initlint.pipeline.unread import UnreadAncestor
 from initlint.records import dataclass
 from initlint.sources import UnreadableError, is_overlaid, read_bytes
 
@@ -131,7 +132,7 @@ class Previous:
         if entry is None:
             return False
         entries = entry[2]
-        into[path] = [p for p in entries if isinstance(p, Share | Comment)]
+        into[path] = [p for p in entries if isinstance(p, Share | Comment | UnreadAncestor)]
         return True
 
     def store(

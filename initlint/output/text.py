@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 
 from initlint.diagnostics import Diagnostic
+from initlint.pipeline.unread import UnreadAncestor
 
 _BOLD, _RED, _YELLOW, _CYAN, _DIM, _RESET = (
     "\x1b[1m",
@@ -116,3 +117,30 @@ def statistics(diagnostics: Sequence[Diagnostic]) -> list[tuple[str, str, int, b
         for code, ds in counts.items()
     ]
     return sorted(rows, key=lambda r: (-r[2], r[0]))
+
+
+def unread_note(unread: Sequence[UnreadAncestor], most: int = 4) -> str | None:
+    """The stderr note after a report when some classes' ancestors could not be read: which
+    packages were missing, how many classes each hides, and one class of each to look at."""
+    if not unread:
+        return None
+    by_package: dict[str, list[UnreadAncestor]] = {}
+    for u in unread:
+        by_package.setdefault(u.package, []).append(u)
+    classes = len({u.cls for u in unread})
+    ranked = sorted(by_package.items(), key=lambda kv: (-len({u.cls for u in kv[1]}), kv[0]))
+    parts = []
+    for package, items in ranked[:most]:
+        n, first = len({u.cls for u in items}), items[0]
+        name = first.cls.rpartition(".")[2]
+        where = f"e.g. {name} at {first.path}:{first.line}"
+        parts.append(f"{package} ({n} class{'es' if n != 1 else ''}, {where})")
+    if len(ranked) > most:
+        rest = len(ranked) - most
+        parts.append(f"{rest} more package{'s' if rest != 1 else ''}")
+    return (
+        f"note: {classes} {'classes call' if classes != 1 else 'class calls'} into ancestors from "
+        "packages initlint could not find, so repeats of what those ancestors build were not "
+        f"checked: {', '.join(parts)}. Install them in the environment initlint reads (shown by "
+        "`initlint check --show-settings`), or name another with `--python`."
+    )

@@ -13,6 +13,7 @@ from initlint.environment import Environment
 from initlint.generated import GeneratedCode
 from initlint.index.project import ProjectIndex
 from initlint.locate import Locator
+from initlint.pipeline.unread import UnreadAncestor
 from initlint.records import dataclass
 from initlint.rules import Finding
 from initlint.settings import Settings
@@ -49,6 +50,8 @@ class Analysis:
     plans: dict[Diagnostic, PlannedFix] = field(default_factory=dict)  # each offered fix's plan
     # (path, line, message) of each suppression comment that suppressed nothing
     unused_suppressions: list[tuple[str, int, str]] = field(default_factory=list)
+    # each report class whose construction runs an ancestor no module found defines
+    unread: list[UnreadAncestor] = field(default_factory=list)
 
     def display(self, path: Path) -> str:
         return display_path(path, self.cwd)

@@ -16,6 +16,7 @@ from initlint.index.records import ClassInfo, Module
 from initlint.pipeline.analysis import Analysis, FixPlanner
 from initlint.pipeline.plan import PlanFailed, plan_fixes
 from initlint.pipeline.report import Entry, Share, comments_of, file_diag, finding_site, to_share
+from initlint.pipeline.unread import unread_ancestors
 from initlint.records import dataclass
 from initlint.rules import Finding, findings_of
 from initlint.rules.il900_internal import InternalError, SyntaxErrorRule, UnreadableFile
@@ -43,7 +44,9 @@ def check_module(
     findings grouped by site, each site's fix planned, then worded and located."""
     out: list[Entry] = list(comments_of(analysis, mod.path, mod.facts))
     findings: list[Finding] = []
+    shown = analysis.display(mod.path)
     for info in analysis.index.classes_of(mod):
+        out.extend(unread_ancestors(analysis.index, info, shown))
         try:
             found = check_class(sim, info)
         except RecursionError:

@@ -13,6 +13,7 @@ from initlint.environment import Distribution
 from initlint.facts.model import ModuleFacts, Span
 from initlint.index.records import Module
 from initlint.pipeline.analysis import Analysis, FixProposal, NoFix, Proposed
+from initlint.pipeline.unread import UnreadAncestor
 from initlint.records import dataclass
 from initlint.rules import REGISTRY, DisabledFinding, Finding, RepeatFinding, select_codes
 from initlint.rules.base import Wording, method_label
@@ -44,7 +45,7 @@ class Comment:
     text: str
 
 
-Entry = Share | Comment
+Entry = Share | Comment | UnreadAncestor
 
 
 def comments_of(analysis: Analysis, path: Path, facts: ModuleFacts) -> Iterator[Comment]:
@@ -296,6 +297,9 @@ def finish(
     settings = analysis.settings
     shown = {analysis.display(p) for p in report}
     shares = [x for x in entries if isinstance(x, Share)]
+    analysis.unread = sorted(
+        {x for x in entries if isinstance(x, UnreadAncestor)}, key=UnreadAncestor.order
+    )
     analysis.unused_suppressions = unused(
         ((c.path, c.line, c.text) for c in entries if isinstance(c, Comment)),
         ((x.diag.path, x.suppressed_line, x.diag.code) for x in shares if x.suppressed_line),
