@@ -46,8 +46,8 @@ def check_module(
     findings: list[Finding] = []
     shown = analysis.display(mod.path)
     for info in analysis.index.classes_of(mod):
-        out.extend(unread_ancestors(analysis.index, info, shown))
         try:
+            out.extend(unread_ancestors(analysis.index, info, shown))
             found = check_class(sim, info)
         except RecursionError:
             out.append(Share(internal_diag(analysis, info, "RecursionError: hierarchy too deep")))
