@@ -88,3 +88,39 @@ def test_a_folder_beside_the_importer_resolves_only_below_a_package_of_that_name
     assert index.absolute_module("decoder.parts", importer="pkg.vendor") == (
         "pkg.vendor.decoder.parts"
     )
+
+
+def test_a_folder_without_init_below_the_importers_folders_is_a_namespace_package() -> None:
+    # ``pkg/vendor/s4/__init__.py`` puts its own folder on the path at run time; ``src`` and
+    # ``src/models`` have no ``__init__.py``: ``src.models.seq`` is a namespace package's.
+    index = _paths(
+        ["pkg", "pkg.vendor", "pkg.vendor.s4", "pkg.vendor.s4.src.models.seq"],
+        ["pkg.vendor.s4.src.models.seq.base", "pkg.vendor.s4.src.models.kernels.conv"],
+    )
+    conv = "pkg.vendor.s4.src.models.kernels.conv"
+    assert index.absolute_module("src.models.seq", importer=conv) == (
+        "pkg.vendor.s4.src.models.seq"
+    )
+    assert index.absolute_module("src.models.seq.base", importer=conv) == (
+        "pkg.vendor.s4.src.models.seq.base"
+    )
+    # (a lone folder name is no module: nothing in the project is named by it)
+    assert index.absolute_module("src", importer=conv) is None
+
+
+def test_a_class_below_namespace_folders_is_simulated(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "vendoring"\n')
+    s4 = tmp_path / "pkg" / "vendor" / "s4"
+    for folder in (tmp_path / "pkg", tmp_path / "pkg" / "vendor", s4):
+        folder.mkdir(exist_ok=True)
+        (folder / "__init__.py").write_text("")
+    (s4 / "src" / "decoder").mkdir(parents=True)
+    (s4 / "src" / "decoder" / "parts.py").write_text(PARTS)
+    (s4 / "src" / "decoder" / "exp.py").write_text(
+        EXP.replace("decoder.parts", "src.decoder.parts")
+    )
+    report = check([tmp_path], cwd=tmp_path, use_cache=False)
+    assert {d.class_name.rsplit(".", 1)[-1]: d.severity for d in report.diagnostics} == {
+        "Sub": "error"
+    }
+    assert report.unread_ancestors == ()

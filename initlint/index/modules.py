@@ -226,14 +226,16 @@ class ModuleSet:
             return None
         if importer is not None:
             # (only a folder below the importer's own folders: ``decoder`` of ``decoder.parts``
-            # a package there, not a same-named module, ``utils.py`` or the importer itself)
+            # a package there, not a same-named module, ``utils.py`` or the importer itself;
+            # a folder without ``__init__.py`` is a namespace package, known by a module in it)
             entry = self.module_paths.get(importer)
             folders = importer.split(".")
             deepest = len(folders) if entry is not None and entry[1] else len(folders) - 1
+            nested = "." in name
             for n in range(deepest, 0, -1):
                 head = self.module_paths.get(".".join([*folders[:n], top]))
                 beside = ".".join([*folders[:n], name])
-                if head is not None and head[1] and beside in self.module_paths:
+                if (nested or head is not None and head[1]) and beside in self.module_paths:
                     return beside
         if self._suffix is None:
             # Dotted module names by their last part: those ending with ``.name`` share it.
