@@ -123,3 +123,61 @@ def test_a_template_a_method_only_copies_is_thrown_away(
     assert [d.code for d in found] == (["IL005"] if lost else [])
     for d in found:
         assert f"{lost} of the object `Layer(...)`, which _clones only copies" in d.message
+
+
+ARMS = """
+import copy
+
+import torch.nn as nn
+
+
+def _get_clones(module, n):
+    return nn.ModuleList([copy.deepcopy(module) for i in range(n)])
+
+
+class Layer(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.attn = nn.Linear(d, 3 * d)
+
+
+class Encoder(nn.Module):
+    def __init__(self, layer, n):
+        super().__init__()
+        self.layers = _get_clones(layer, n)
+
+
+class Wrapper(nn.Module):
+    def __init__(self, layer):
+        super().__init__()
+        self.layer = layer
+
+
+class Model(nn.Module):
+    def __init__(self, d, n, shared=False):
+        super().__init__()
+        layer = Layer(d)
+        if shared:
+            self.layer = layer
+        else:
+            self.enc = {other}
+"""
+
+
+@pytest.mark.parametrize(
+    ("other", "confidence"),
+    [
+        # kept on one arm, copied (and dropped) on the other: thrown away there
+        ("Encoder(layer, n)", ["possible"]),
+        # kept on both arms: never thrown away
+        ("Wrapper(layer)", []),
+    ],
+)
+def test_a_template_kept_on_one_arm_and_only_copied_on_the_other(
+    check_source: Callable[..., Report], other: str, confidence: list[str]
+) -> None:
+    found = check_source(ARMS.format(other=other)).diagnostics
+    assert [d.confidence for d in found] == confidence
+    for d in found:
+        assert d.code == "IL005" and d.line == 32 and d.severity == "error"
+        assert "kept only on some" in d.message

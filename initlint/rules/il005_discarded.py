@@ -147,7 +147,9 @@ its own lines, naming the classes that call it. An object built into a local on 
 and kept (stored, handed on) only under conditions that leave a path out (`extra =
 Block(d)`, stored under `if arch in six:` and `elif arch in seven:`, nothing on the `else`)
 is dropped whole on the others: reported as possible, naming its costliest parts; kept on
-every arm, or on every path that does not raise, it is not. No fix is offered.
+every arm, or on every path that does not raise, it is not. Handing it to a class that
+keeps only deep copies of it keeps nothing (`self.layer = layer` when shared, else
+`nn.TransformerEncoder(layer, n)`). No fix is offered.
 
 An item stored into a container the object holds and stored again at the same key, before
 anything read the container, is thrown away the same way: `self.heads["a"] = nn.Linear(d,

@@ -254,6 +254,8 @@ class LocalEffects(BuildPricing):
                 held.whole = held.whole or head not in SELF_METHODS
             elif eff.target == "hand" and (taken := self._parts_a_class_takes(frame, eff, held)):
                 held.taken.update(taken)
+            elif eff.target == "hand" and self._copying_hand(frame, eff):
+                pass  # (its deep copies are kept, not it: ``note_copied_builds``)
             elif eff.target in ("whole", "hand"):
                 held.whole = True
                 keyed = ctx.status == MAYBE and not self.unkeyed
@@ -265,6 +267,26 @@ class LocalEffects(BuildPricing):
                 held.children.append((int(low) if low else None, int(high) if high else None))
             elif eff.target == "lend":
                 held.lending = True  # (``lend_builds``, at the super call, decides)
+
+    def _copying_hand(self, frame: Frame, eff: Effect) -> bool:
+        """Whether the ``hand`` use ``eff`` gives the local to a call that keeps only deep
+        copies of it (``nn.TransformerEncoder(layer, n)``): on that path the object is not
+        kept, whatever another path does with it."""
+        callee = eff.detail.rpartition(":")[0]
+        index, module = self.simulator.index, frame.call.fn.module
+        for e in frame.body.effects:
+            if e.stmt_span != eff.stmt_span or e.value is None:
+                continue
+            for call in e.value.nodes():
+                if call.kind != "call" or call.name != callee:
+                    continue
+                for at, arg in enumerate(call_args(call) or ()):
+                    given = arg.expr
+                    if arg.star or given.kind != "name" or given.name != eff.name:
+                        continue
+                    if copying_class(index, module, call, at, self.sim.mro, frame.self_name):
+                        return True
+        return False
 
     def _parts_a_class_takes(self, frame: Frame, eff: Effect, held: LocalBuild) -> frozenset[str]:
         """The parts of the object ``held`` that a class it is handed to takes
