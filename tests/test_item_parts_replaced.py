@@ -75,3 +75,53 @@ def test_a_part_of_an_item_replaced(
     for d, name in zip(found, expected, strict=True):
         assert d.message.startswith(name)
         assert "(a part of the Lin that Model.__init__ stores in" in d.message
+
+
+KEYED = """
+import torch
+from torch import nn
+
+
+class Table(nn.Module):
+    def __init__(self, n, d):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(n, d))
+
+
+class Model(nn.Module):
+    def __init__(self, sizes):
+        super().__init__()
+        self.embeddings = nn.ModuleDict()
+        for name, size in sizes.items():
+            self.embeddings[name] = Table(size, size)
+            {between}
+            self.embeddings[{key}].weight = nn.Parameter(torch.eye(size))
+"""
+
+
+@pytest.mark.parametrize(
+    ("between", "key", "expected"),
+    [
+        # the item stored at a key, then its weight replaced at that key: thrown away
+        ("pass", "name", ["`self.embeddings[name].weight`"]),
+        # another item stored in between reads none the container holds
+        (
+            "self.embeddings['total'] = nn.Linear(size, 1)",
+            "name",
+            ["`self.embeddings[name].weight`"],
+        ),
+        # the container read in between: the item may have been used
+        ("self.first = self.embeddings[name]", "name", []),
+        # the key's name bound again in between: another item, maybe
+        ("name = name + '_eye'", "name", []),
+        # a key written another way: not known to be the item stored
+        ("pass", "str(name)", []),
+    ],
+)
+def test_a_part_of_an_item_stored_at_a_key_replaced(
+    check_source: Callable[..., Report], between: str, key: str, expected: list[str]
+) -> None:
+    found = check_source(KEYED.format(between=between, key=key)).diagnostics
+    assert [d.message.split(" (")[0] for d in found] == expected
+    for d in found:
+        assert d.code == "IL005" and d.severity == "error" and d.confidence == "possible"

@@ -931,6 +931,25 @@ class FunctionReader(EffectLog):
         index = integer_literal(node.slice)
         return f"{held}.{index}" if index is not None else ""
 
+    def _keyed_item(self, node: ast.expr) -> str:
+        """``embs.name#1`` for ``self.embs[name]`` (the name numbered by its bindings so far,
+        as an item store's key is), ``embs.'a'`` for ``self.embs['a']``; "" for anything
+        else."""
+        if not isinstance(node, ast.Subscript) or not (held := self.self_attr(node.value)):
+            return ""
+        key = self._item_key(node.slice)
+        return f"{held}.{key}" if key else ""
+
+    def _item_key(self, at: ast.expr) -> str:
+        """How an item's key is written in the facts: a string constant as written, a name
+        with the number of its bindings so far (``i#1``); "" for anything else."""
+        if isinstance(at, ast.Constant) and isinstance(at.value, str):
+            return ast.unparse(at)
+        if isinstance(at, ast.Name):
+            bound = sum(e.name == at.id and e.kind in ("local", "objattr") for e in self.effects)
+            return f"{at.id}#{bound}"
+        return ""
+
     def _carry_fills(self, attr: str, value: ast.expr, guard: tuple[Cond, ...]) -> None:
         """``nn.init.normal_(fc.weight)`` and then ``self.fc = fc``, or ``self.body =
         nn.Sequential(fc, act)``: the local's fills are fills of the part it becomes
@@ -984,8 +1003,11 @@ class FunctionReader(EffectLog):
         ):
             # config.n_experts = None: a field of a local or argument object
             self.add("objattr", stmt, guard, name=path, value=vexpr, target=how)
-        elif isinstance(target, ast.Attribute) and (item := self._held_item(target.value)):
-            # self.head[-1].weight = v: a part of one item of a held container, by number
+        elif isinstance(target, ast.Attribute) and (
+            item := self._held_item(target.value) or self._keyed_item(target.value)
+        ):
+            # self.head[-1].weight = v: a part of one item of a held container, by number;
+            # self.embs[name].weight = v: by the key an item was stored at (``item_key``)
             self.add("nested", stmt, guard, name=item, detail=target.attr, value=vexpr, target=how)
         elif isinstance(target, ast.Attribute) and (
             holder := self_path(target.value, self.self_name)
@@ -1017,12 +1039,9 @@ class FunctionReader(EffectLog):
             # name: ``'a'``, or ``i#1`` for a name after its first binding here)
             name = self.self_attr(target.value)
             at = target.slice
-            written = ast.unparse(at) if isinstance(at, ast.Constant) else ""
-            if isinstance(at, ast.Name):
-                bound = sum(
-                    e.name == at.id and e.kind in ("local", "objattr") for e in self.effects
-                )
-                written = f"{at.id}#{bound}"
+            written = self._item_key(at) or (
+                ast.unparse(at) if isinstance(at, ast.Constant) else ""
+            )
             idx = self.add(
                 "mutate", stmt, guard, name=name, detail="item", value=vexpr, target=written
             )

@@ -20,6 +20,7 @@ from initlint.simulation.records import (
     Simulation,
     ended_paths,
     every_path,
+    item_key,
     never_both,
     walk_machinery,
 )
@@ -503,6 +504,17 @@ def used_between(
         or (x.same_object and x.name == name)
         or (x.kind == "mutate" and x.name == name and _appended_build(x, name))
     }
+    if item_key(e.name):
+        # (a part of an item named by its key, ``self.embs[k].weight``: the items stored at
+        # keys since the container was are new objects that read none it holds, the one
+        # whose part is replaced among them; by number, an item stored at an index may be
+        # the very one whose part is replaced)
+        parts |= {
+            (x.frame, x.effect.stmt_span)
+            for x in sim.events
+            if x.kind == "mutate" and x.name == name and x.effect.detail == "item"
+            if name not in x.reads and "*" not in x.reads
+        }
     reruns = {(x.frame, x.effect.stmt) for x in sim.events if x.kind == "rerun" and x.inner_fills}
     walking = walk_machinery(sim.events)
     for x in sim.events[holder.index + 1 : e.index]:

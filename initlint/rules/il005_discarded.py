@@ -75,7 +75,10 @@ which is no use of it), whose part it then replaces, drops
 or ties to another (`self.model.fc = nn.Linear(d, n)`, `self.model.fc = None`, `del
 self.model.fc`,
 `self.head.weight = self.embed.weight`, also on one item of a held container by number,
-`self.to_logits[-1].weight = self.token_emb.weight`, at any depth of objects that the
+`self.to_logits[-1].weight = self.token_emb.weight`, or by the key it was stored at,
+`self.embs[name] = Table(n, d)` and then `self.embs[name].weight = nn.Parameter(vectors)`
+(the key a string or a name bound to nothing else in between; items stored at other keys
+in between read none it holds), at any depth of objects that the
 constructions followed built, `self.expert.model.embed_tokens = None` after `self.expert =
 CausalLM(cfg)`, each object on the path stored by a build or from a local the construction
 built and did nothing else with, `lm = LM(cfg)` then `self.language_model = lm`; also

@@ -19,6 +19,7 @@ from initlint.simulation.records import (
     built_by,
     events_inside,
     item_holder,
+    item_key,
     never_both,
 )
 from initlint.simulation.torch_knowledge import MODULE_SELF_METHODS
@@ -349,6 +350,11 @@ def part_of(e: Event, holder: Event) -> tuple[str, str, str]:
     the path), and the part named as messages name it."""
     cls = e.constructs.rsplit(".", 1)[-1] if e.constructs else built_name(holder)
     held = e.name.rpartition(".")[0]  # (``attn``; ``head.1`` for an item of a container)
+    if key := item_key(held):  # (``embs.name#1``: the item stored at key ``name``)
+        attr, part = held.partition(".")[0], e.name[len(held) + 1 :]
+        item = f"self.{attr}[{key.partition('#')[0]}]"
+        place = f"{method_label(holder.fn.qualname)} stores in `{item}`"
+        return cls, place, f"`{item}.{part}` (a part of the {cls} that {place})"
     if item_holder(held) or "." not in held:
         place = f"{method_label(holder.fn.qualname)} stores in `self.{held}`"
         return cls, place, f"`self.{e.name}` (a part of the {cls} that {place})"

@@ -22,6 +22,7 @@ from initlint.simulation.records import (
     ended_paths,
     every_path,
     item_holder,
+    item_key,
     walk_machinery,
 )
 from initlint.simulation.run_state import EffectContext, Frame
@@ -413,16 +414,38 @@ class PassEffects(StoreEffects):
         held container, by number, replaced; the event names what that item's construction
         built of the part, when the container's items are known by number."""
         eff = ctx.effect
-        if not item_holder(eff.name):  # (``self.a.b = v``, ``self.a.b.c = v``: a path)
-            return super().on_nested(frame, ctx)
         attr, _, at = eff.name.partition(".")
-        found = None if ctx.shadow else self.numbered_item(attr, int(at))
+        if item_key(eff.name):
+            found = None if ctx.shadow else self.keyed_item(frame, attr, at)
+        elif not item_holder(eff.name):  # (``self.a.b = v``, ``self.a.b.c = v``: a path)
+            return super().on_nested(frame, ctx)
+        else:
+            found = None if ctx.shadow else self.numbered_item(attr, int(at))
         if found is None:
             return None
         holder, key, call, status = found
         status = ctx.status if status == TRUE else MAYBE
         i, flags = ctx.effect_index, ctx.flags
         return self._nested(frame, i, eff, status, flags, (holder, key, call))
+
+    def keyed_item(self, frame: Frame, attr: str, key: str) -> tuple[Event, str, Expr, str] | None:
+        """The item this frame last stored at ``key`` of the container the class's own code
+        stored in ``self.<attr>`` (``self.embs[name] = nn.Embedding(v, d)``): the container's
+        store, the key, the call that built the item and the status of the item's store.
+        None when no such store is known or it was no call."""
+        holder = self.last_assign.get(attr)
+        if holder is None or holder.ancestor:
+            return None
+        for e in reversed(self.sim.events[holder.index + 1 :]):
+            if e.kind != "mutate" or e.name != attr or e.shadow or e.frame != frame.id:
+                continue
+            if e.effect.detail != "item" or e.effect.target != key:
+                continue
+            value = e.effect.value
+            if value is None or value.kind != "call" or not value.name:
+                return None
+            return holder, key, value, e.status
+        return None
 
     def numbered_item(self, attr: str, index: int) -> tuple[Event, str, Expr, str] | None:
         """Item ``index`` (``-1`` the last) of the container the class's own code stored in

@@ -72,6 +72,14 @@ def item_holder(name: str) -> bool:
     return name.partition(".")[2].lstrip("-").isdigit()
 
 
+def item_key(name: str) -> str:
+    """The key of an item of a held container that a replaced part's holder names by key
+    (``name#1`` of ``embs.name#1`` for ``self.embs[name].weight``, ``'a'`` of ``embs.'a'``);
+    "" for a number or a path of held objects."""
+    key = name.partition(".")[2]
+    return key if key[:1] in ("'", '"') or "#" in key else ""
+
+
 def built_by(holder: Event) -> Expr | None:
     """The value whose evaluation built the object ``holder`` stands for: what it stored,
     or for a ``dropped`` event the call whose part was taken."""
