@@ -181,3 +181,56 @@ def test_a_template_kept_on_one_arm_and_only_copied_on_the_other(
     for d in found:
         assert d.code == "IL005" and d.line == 32 and d.severity == "error"
         assert "kept only on some" in d.message
+
+
+READS = """
+import copy
+
+import torch.nn as nn
+
+
+def clones(module, n):
+    return nn.ModuleList([copy.deepcopy(module) for _ in range(n)])
+
+
+class Layer(nn.Module):
+    def __init__(self, size):
+        super().__init__()
+        self.size = size
+        self.attn = nn.Linear(size, 3 * size)
+        self.ff = nn.Linear(size, 4 * size)
+
+
+class Encoder(nn.Module):
+    def __init__(self, layer, n):
+        super().__init__()
+        self.layers = clones(layer, n)
+        {reads}
+
+
+class Model(nn.Module):
+    def __init__(self, d, n):
+        super().__init__()
+        self.enc = Encoder(Layer(d), n)
+"""
+
+
+@pytest.mark.parametrize(
+    ("reads", "lost"),
+    [
+        # a field of the template read by the class that copies it keeps no weight
+        ("self.norm = nn.LayerNorm(layer.size)", "`attn`, `ff`"),
+        # a part of it read (and kept) is not thrown away; the rest is
+        ("self.shared = layer.attn", "`ff`"),
+        # the template itself kept, or changed before its copies are made: not only copied
+        ("self.first = layer", ""),
+        ("layer.size = 2", ""),
+    ],
+)
+def test_what_the_copying_class_reads_of_the_template_may_be_kept(
+    check_source: Callable[..., Report], reads: str, lost: str
+) -> None:
+    found = check_source(READS.format(reads=reads)).diagnostics
+    assert [d.code for d in found] == (["IL005"] if lost else [])
+    for d in found:
+        assert f"{lost} of the object `Layer(...)`, which Encoder only copies" in d.message

@@ -436,7 +436,8 @@ def copied_params(
     """``params`` (after ``self``, for a ``method``) with ``copied_by`` set on each that
     ``fn``'s body mentions only as the first positional argument of calls of one plainly
     named callee (``deepcopy(module)``, ``_get_clones(layer, n)``), besides reads of what
-    it is (``isinstance(layer, T)``, ``layer.norm_first``, ``layer.attn.batch_first``).
+    it is (``isinstance(layer, T)``, ``layer.norm_first``, ``layer.attn.batch_first``) and of
+    its attributes (``nn.LayerNorm(layer.size)``: ``copy_reads``, parts it may keep).
     Any other mention (stored, passed on, rebound, a method of it called, read by a nested
     function, ``locals()``) keeps the parameter out, and so does any mention in a nested
     scope (a closure keeps the object to copy later), and a decorator (it may keep the
@@ -449,6 +450,7 @@ def copied_params(
     callee: dict[str, str] = {}
     spoilt: set[str] = set()
     copies: set[int] = set()  # the ``Name`` nodes that are a copy call's argument, or read
+    reads: dict[str, set[str]] = {}  # the attributes read of each, outside tests
     # (node, in a nested scope, in a test: ``if layer.norm_first:``)
     todo: list[tuple[ast.AST, bool, bool]] = [(stmt, False, False) for stmt in fn.body]
     while todo:  # (a parent comes before its children)
@@ -477,15 +479,19 @@ def copied_params(
             and node.value.id in names
             and not nested
         ):
-            if isinstance(node.ctx, ast.Load) and tested:
+            if isinstance(node.ctx, ast.Load):
                 copies.add(id(node.value))  # (what it is: ``if layer.norm_first:``)
+                if not tested:  # (``layer.size``: a field, or a part it may keep)
+                    reads.setdefault(node.value.id, set()).add(node.attr)
         elif isinstance(node, ast.Name) and node.id in names and id(node) not in copies:
             spoilt.add(node.id)
         inner = nested or isinstance(node, _SCOPES)
         test = getattr(node, "test", None) if isinstance(node, _TESTED) else None
         todo.extend((child, inner, tested or child is test) for child in ast.iter_child_nodes(node))
     return tuple(
-        replace(p, copied_by=callee[p.name]) if p.name in callee and p.name not in spoilt else p
+        replace(p, copied_by=callee[p.name], copy_reads=tuple(sorted(reads.get(p.name, ()))))
+        if p.name in callee and p.name not in spoilt
+        else p
         for p in params
     )
 

@@ -349,6 +349,9 @@ class Param:
     # of the same callee, ``self.real = deepcopy(module)``: that callee, dotted as written
     # ("" for any other parameter). What the object keeps of such a value is a copy.
     copied_by: str = ""
+    # The attributes of such a parameter the body reads besides, outside tests (``layer.size``
+    # in ``nn.LayerNorm(layer.size)``): the parts of the object they may keep.
+    copy_reads: tuple[str, ...] = ()
     # A ``*args`` or ``**kwargs`` of a plain function that its body mentions only spread
     # into calls (``Net(*args, **kwargs)``), or reads (``kwargs.get(k)``, ``k in kwargs``):
     # it carries on exactly what the caller gave it.

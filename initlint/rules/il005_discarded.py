@@ -301,7 +301,10 @@ with the store, which is then reported like any replacement (no fix: the copying
 what would change). So does an object the class builds only to hand to such a class, a
 template: `layer = nn.TransformerEncoderLayer(d, h)` then `self.encoder =
 nn.TransformerEncoder(layer, n)`, or the layer built in the call, is copied `n` times and
-thrown away, and is reported, naming the parts its construction built; so is a local the
+thrown away, and is reported, naming the parts its construction built (a class that also
+reads attributes of the template, `nn.LayerNorm(layer.size)`, may keep those: a part read
+so, `self.shared = layer.attn`, is left out; such a class is not followed for a value it
+replaces on `self`); so is a local the
 code itself only deep-copies (`layer = Block(d)`, then `nn.ModuleList([copy.deepcopy(layer)
 for _ in range(n)])`), never keeping or handing on the object itself, or hands only to a
 function of the project, or a method of the object, that returns copies of it

@@ -22,8 +22,8 @@ def copied_by(index: ProjectIndex, module: Module, value: Expr | None, attr: str
     mentions = _mentions(value, me, attr)
     found: list[str] = []
     for call, at in _handed(value, me, attr):
-        cls = copying_class(index, module, call, at)
-        if not cls:
+        cls, reads = copying(index, module, call, at)
+        if not cls or reads:  # (what the class reads of it may be kept: not followed here)
             return ""
         found.append(cls)
     return found[0] if found and len(found) == mentions else ""
@@ -74,12 +74,27 @@ def copying_class(
     me: str = "",
 ) -> str:
     """The name of what ``call`` calls when the parameter its argument number ``at`` binds
+    to is one it keeps only deep copies of (``copying``); "" otherwise."""
+    return copying(index, module, call, at, mro, me)[0]
+
+
+def copying(
+    index: ProjectIndex,
+    module: Module,
+    call: Expr,
+    at: int,
+    mro: tuple[str, ...] = (),
+    me: str = "",
+) -> tuple[str, frozenset[str]]:
+    """The name of what ``call`` calls when the parameter its argument number ``at`` binds
     to is one it keeps only deep copies of: a class whose ``__init__`` does so, or a
     function of the project that does (``_get_clones(layer, n)``, ``n`` copies returned),
     or a method of the object (``me``, of the class ``mro``) that does (``self._clones(layer,
-    n)``); "" otherwise."""
+    n)``); and the attributes it reads of that object besides (``layer.size``: parts it may
+    keep). ("", frozenset()) otherwise."""
+    none: tuple[str, frozenset[str]] = ("", frozenset())
     if any(k == "" or k.startswith("*") for k in call.keywords):
-        return ""
+        return none
     recv = call.receiver
     if me and mro and recv is not None and recv.kind == "name" and recv.name == me:
         fn = index.lookup_method(mro, call.attr) if call.attr else None
@@ -87,25 +102,25 @@ def copying_class(
     elif call.name:
         target = index.resolve(module, call.name)
         if target is None or target.kind not in ("class", "function"):
-            return ""
+            return none
         if target.kind == "class":
             fn = index.constructor(target.name)
         else:
             fn = index.function_info(target.name)
         skip, name = (1 if target.kind == "class" else 0), target.name.rsplit(".", 1)[-1]
     else:
-        return ""
+        return none
     body = fn.facts.load() if fn is not None else None
     if fn is None or body is None or isinstance(body, BodyError):
-        return ""
+        return none
     args = call_args(call)
     params = body.params[skip:]
     param = param_of(params, args, at) if args is not None else None
     if param is None or not param.copied_by:
-        return ""
+        return none
     if not _deep_copier(index, fn.module, param.copied_by):
-        return ""
-    return name
+        return none
+    return name, frozenset(param.copy_reads)
 
 
 def _deep_copier(index: ProjectIndex, module: Module, name: str) -> bool:
@@ -122,7 +137,7 @@ def _deep_copier(index: ProjectIndex, module: Module, name: str) -> bool:
     if fn is None or body is None or isinstance(body, BodyError) or not body.params:
         return False
     first = body.params[0]
-    if not first.copied_by:
+    if not first.copied_by or first.copy_reads:  # (a part it reads may go into its result)
         return False
     inner = index.resolve(fn.module, first.copied_by)
     return inner is not None and inner.name == _DEEP_COPY

@@ -15,7 +15,7 @@ from initlint.simulation.builds import BuildPricing
 from initlint.simulation.children import registered_children, sliced
 from initlint.simulation.choices import named
 from initlint.simulation.containers import container_items, torch_container
-from initlint.simulation.copies import copying_class
+from initlint.simulation.copies import copying
 from initlint.simulation.levels import HEAVY, LIGHT, NONE, UNKNOWN
 from initlint.simulation.records import (
     Event,
@@ -284,7 +284,8 @@ class LocalEffects(BuildPricing):
                     given = arg.expr
                     if arg.star or given.kind != "name" or given.name != eff.name:
                         continue
-                    if copying_class(index, module, call, at, self.sim.mro, frame.self_name):
+                    cls, reads = copying(index, module, call, at, self.sim.mro, frame.self_name)
+                    if cls and not reads:  # (a part it reads may be kept: not followed)
                         return True
         return False
 
@@ -393,16 +394,15 @@ class LocalEffects(BuildPricing):
             local = given.kind == "name" and given.name in frame.built
             if arg.star or not (local or (given.kind == "call" and given.name)):
                 continue
-            cls = copying_class(index, module, value, at, self.sim.mro, frame.self_name)
+            cls, read = copying(index, module, value, at, self.sim.mro, frame.self_name)
             if not cls:
                 continue
-            read: frozenset[str] = frozenset()
             if local:
                 held = frame.built[given.name]
                 parts_read = parts_read_elsewhere(frame, ctx, given.name)
                 if parts_read is None:
                     continue
-                read = parts_read
+                read |= parts_read
                 del frame.built[given.name]  # (handed on: ``close_locals`` leaves it)
                 ev = held.event
                 if ctx.status != TRUE:
