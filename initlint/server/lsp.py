@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from pygls.workspace import TextDocument
 
 from initlint import __version__
 from initlint.diagnostics import Diagnostic, Edit, Fix
+from initlint.pipeline.unread import UnreadAncestor
 from initlint.rules import REGISTRY
 from initlint.server.session import FileResult, Session, keep_facts_in_memory
 
@@ -67,6 +69,7 @@ class InitlintServer(LanguageServer):
         uri = from_fs_path(str(result.path)) or result.path.as_uri()
         doc = self.workspace.get_text_document(uri)
         diags = [to_lsp(d, result, doc) for d in result.diagnostics]
+        diags += unread_hints(result.unread, doc)
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=result.version)
         )
@@ -123,6 +126,34 @@ def to_lsp(d: Diagnostic, result: FileResult, doc: TextDocument | None) -> types
         related_information=related or None,
         data=data,
     )
+
+
+def unread_hints(
+    unread: Sequence[UnreadAncestor], doc: TextDocument | None
+) -> list[types.Diagnostic]:
+    """A hint on each class line whose construction runs ancestors no module found
+    defines: fewer findings there are not a clean result (the command line's note)."""
+    by_class: dict[tuple[int, str], list[str]] = {}
+    for u in unread:
+        by_class.setdefault((u.line, u.cls), []).append(u.ancestor)
+    out = []
+    for (line, _), ancestors in sorted(by_class.items()):
+        names = ", ".join(f"`{a}`" for a in ancestors)
+        packages = ", ".join(dict.fromkeys(f"`{a.partition('.')[0]}`" for a in ancestors))
+        start = _position(doc, line, 1)
+        out.append(
+            types.Diagnostic(
+                range=types.Range(start=start, end=types.Position(start.line + 1, 0)),
+                message=(
+                    f"initlint cannot read {names}: {packages} is neither in the project nor "
+                    "in the environment initlint reads, so repeats of what it builds are not "
+                    "checked here"
+                ),
+                severity=types.DiagnosticSeverity.Hint,
+                source=SOURCE,
+            )
+        )
+    return out
 
 
 def _overlaps(a: types.Range, b: types.Range) -> bool:

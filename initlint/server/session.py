@@ -23,6 +23,7 @@ from initlint.discovery import find_root
 from initlint.facts.cache import FactsCache
 from initlint.index.deps import ImportGraph
 from initlint.pipeline.analysis import Analysis
+from initlint.pipeline.unread import UnreadAncestor
 from initlint.records import dataclass
 from initlint.sources import overlaid
 
@@ -75,6 +76,8 @@ class FileResult:
     root: Path
     # The edits of each diagnostic's fix, once asked for (None: no sound fix).
     edits: dict[Diagnostic, tuple[Edit, ...] | None] = field(default_factory=dict)
+    # Its classes whose construction runs an ancestor no module found defines (a hint each).
+    unread: tuple[UnreadAncestor, ...] = ()
 
 
 @dataclass
@@ -157,12 +160,20 @@ class Session:
         by_file: dict[Path, list[Diagnostic]] = {p: [] for p in files}
         for d in analysis.diagnostics:
             by_file.setdefault(_norm(root / d.path), []).append(d)
+        unread: dict[Path, list[UnreadAncestor]] = {}
+        for u in analysis.unread:
+            unread.setdefault(_norm(root / u.path), []).append(u)
         closures = _closures(analysis, files)
         out = {}
         for path in files:
             self.depends[path] = closures.get(path, frozenset({path}))
             out[path] = FileResult(
-                path, versions[path], tuple(by_file.get(path, ())), analysis, root
+                path,
+                versions[path],
+                tuple(by_file.get(path, ())),
+                analysis,
+                root,
+                unread=tuple(unread.get(path, ())),
             )
         return out
 

@@ -244,3 +244,23 @@ async def test_settings_come_from_pyproject(client: LanguageClient, tmp_path: Pa
     uri = open_doc(client, root / "pkg" / "sub.py")
     await wait_diagnostics(client, uri, lambda d: True)
     assert list(client.diagnostics[uri]) == []
+
+
+@pytest.mark.asyncio
+async def test_an_unread_ancestor_is_a_hint_on_the_class(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "plugin"\n')
+    child = tmp_path / "child.py"
+    child.write_text(
+        "from enginelib.layers import Rotary\n\n\n"
+        "class Child(Rotary):\n"
+        "    def __init__(self, d):\n"
+        "        super().__init__(d)\n"
+    )
+    uri = open_doc(client, child)
+    got = await wait_diagnostics(client, uri, lambda d: len(d) > 0)
+    assert [(d.range.start.line, d.severity, d.code) for d in got] == [
+        (3, types.DiagnosticSeverity.Hint, None)
+    ]
+    assert "`enginelib.layers.Rotary`" in got[0].message

@@ -101,3 +101,32 @@ def test_the_server_never_imports_torch(tmp_path: Path) -> None:
         "assert 'torch' not in sys.modules, 'torch imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_class_whose_ancestor_cannot_be_read_gets_a_hint(tmp_path: Path) -> None:
+    from lsprotocol import types
+
+    from initlint.server.lsp import unread_hints
+
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "plugin"\n')
+    child = tmp_path / "child.py"
+    child.write_text(
+        "from enginelib.layers import Rotary\n\n\n"
+        "class Child(Rotary):\n"
+        "    def __init__(self, d):\n"
+        "        super().__init__(d)\n"
+    )
+    session = Session()
+    session.diagnose(session.open(child, child.read_text()))
+    result = session.results[child]
+    assert result.diagnostics == ()
+    hints = unread_hints(result.unread, None)
+    assert [(h.range.start.line, h.severity) for h in hints] == [(3, types.DiagnosticSeverity.Hint)]
+    assert "`enginelib.layers.Rotary`" in hints[0].message
+    assert "`enginelib` is neither in the project" in hints[0].message
+    # once the project holds the package, nothing is hinted
+    (tmp_path / "enginelib").mkdir()
+    (tmp_path / "enginelib" / "__init__.py").write_text("")
+    (tmp_path / "enginelib" / "layers.py").write_text("class Rotary:\n    pass\n")
+    session.diagnose(session.saved(child))
+    assert session.results[child].unread == ()
