@@ -234,3 +234,57 @@ def test_what_the_copying_class_reads_of_the_template_may_be_kept(
     assert [d.code for d in found] == (["IL005"] if lost else [])
     for d in found:
         assert f"{lost} of the object `Layer(...)`, which Encoder only copies" in d.message
+
+
+@pytest.mark.parametrize(
+    "reads",
+    [
+        "self.forward_of_first = layer.forward",  # (a bound method holds the object)
+        "self.proto = nn.ModuleDict(layer._modules)",  # (torch's own: every part)
+    ],
+)
+def test_a_read_that_may_hold_the_whole_template_keeps_it(
+    check_source: Callable[..., Report], reads: str
+) -> None:
+    assert check_source(READS.format(reads=reads)).diagnostics == ()
+
+
+SAME_CALL = """
+import copy
+
+import torch.nn as nn
+
+
+class Layer(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.attn = nn.Linear(d, 3 * d)
+
+
+class Encoder(nn.Module):
+    def __init__(self, layer, n, first=None):
+        super().__init__()
+        self.layers = nn.ModuleList([copy.deepcopy(layer) for _ in range(n)])
+        self.first = first
+
+
+class Model(nn.Module):
+    def __init__(self, d, n, shared=False):
+        super().__init__()
+        layer = Layer(d)
+        {build}
+"""
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        "self.enc = Encoder(layer, n, first=layer)",
+        "if shared:\n            self.layer = layer\n        else:\n"
+        "            self.enc = Encoder(layer, n, first=layer)",
+    ],
+)
+def test_a_template_also_handed_on_whole_in_the_same_call_is_kept(
+    check_source: Callable[..., Report], build: str
+) -> None:
+    assert check_source(SAME_CALL.format(build=build)).diagnostics == ()

@@ -17,7 +17,11 @@ def _copied(src: str) -> dict[str, str]:
     fn = ast.parse(src).body[0]
     assert isinstance(fn, ast.FunctionDef)
     params = copied_params(fn, read_params(fn.args))
-    return {p.name: p.copied_by for p in params if p.copied_by}
+    return {
+        p.name: p.copied_by + "".join(f" reads {r}" for r in p.copy_reads)
+        for p in params
+        if p.copied_by
+    }
 
 
 @pytest.mark.parametrize(
@@ -30,9 +34,13 @@ def _copied(src: str) -> dict[str, str]:
         ("def __init__(self, m):\n    self.a = copy.deepcopy(m)\n", {"m": "copy.deepcopy"}),
         # kept as well as copied
         ("def __init__(self, m):\n    self.a = deepcopy(m)\n    self.b = m\n", {}),
-        # passed on, read for a part, rebound
+        # passed on, rebound
         ("def __init__(self, m):\n    self.a = deepcopy(m)\n    register(m)\n", {}),
-        ("def __init__(self, m):\n    self.a = deepcopy(m)\n    self.n = m.weight\n", {}),
+        # a part read: still copied, the part named (its caller leaves it out of the waste)
+        (
+            "def __init__(self, m):\n    self.a = deepcopy(m)\n    self.n = m.weight\n",
+            {"m": "deepcopy reads weight"},
+        ),
         # read only to decide (what it is), or tested for its kind: still only copied
         (
             "def __init__(self, m):\n    self.a = clones(m, 2)\n"

@@ -125,3 +125,54 @@ def test_a_part_of_an_item_stored_at_a_key_replaced(
     assert [d.message.split(" (")[0] for d in found] == expected
     for d in found:
         assert d.code == "IL005" and d.severity == "error" and d.confidence == "possible"
+
+
+@pytest.mark.parametrize(
+    ("between", "expected"),
+    [
+        # a name bound in a way the facts do not number: not known to be the same key
+        ("if (name := name.upper()):\n                pass", []),
+        (
+            "try:\n                pass\n"
+            "            except KeyError as name:\n                pass",
+            [],
+        ),
+    ],
+)
+def test_a_key_bound_again_out_of_sight_is_not_the_same_key(
+    check_source: Callable[..., Report], between: str, expected: list[str]
+) -> None:
+    found = check_source(KEYED.format(between=between, key="name")).diagnostics
+    assert [d.message.split(" (")[0] for d in found] == expected
+
+
+ARMS_KEYED = """
+import torch
+from torch import nn
+
+
+class Table(nn.Module):
+    def __init__(self, n, d):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(n, d))
+
+
+class Model(nn.Module):
+    def __init__(self, given, tie, pretrained=None):
+        super().__init__()
+        self.embs = nn.ModuleDict()
+        if pretrained is not None:
+            self.embs["tok"] = given
+        else:
+            self.embs["tok"] = Table(10, 4)
+        self.embs["tok"].weight = tie
+"""
+
+
+def test_an_item_built_on_some_paths_is_possibly_thrown_away(
+    check_source: Callable[..., Report],
+) -> None:
+    found = check_source(ARMS_KEYED).diagnostics
+    assert [(d.message.split(" (")[0], d.confidence) for d in found] == [
+        ("`self.embs['tok'].weight`", "possible")
+    ]

@@ -124,3 +124,13 @@ def test_a_class_below_namespace_folders_is_simulated(tmp_path: Path) -> None:
         "Sub": "error"
     }
     assert report.unread_ancestors == ()
+
+
+def test_a_module_beside_a_folder_of_that_name_is_no_namespace_package() -> None:
+    # (``src.py`` and ``src/`` side by side: Python imports the module, which has no
+    # ``models``; the folder below is no package there)
+    index = _paths(
+        ["pkg", "pkg.vendor", "pkg.vendor.s4"],
+        ["pkg.vendor.s4.src", "pkg.vendor.s4.src.models.seq", "pkg.vendor.s4.train"],
+    )
+    assert index.absolute_module("src.models.seq", importer="pkg.vendor.s4.train") is None

@@ -200,6 +200,7 @@ class FunctionReader(EffectLog):
         self.built = followed_names(self.fn, self.self_name, nodes)
         self.part_names = part_name_candidates(self.self_name, nodes)
         self.defined_once = _defined_once(nodes)
+        self.unnumbered = _unnumbered_bindings(nodes)
         # nested functions that only fill parts of their first argument, by name
         self.fillers: dict[str, ast.FunctionDef] = {}
         if self.part_names:
@@ -945,10 +946,11 @@ class FunctionReader(EffectLog):
         with the number of its bindings so far (``i#1``); "" for anything else."""
         if isinstance(at, ast.Constant) and isinstance(at.value, str):
             return ast.unparse(at)
-        if isinstance(at, ast.Name):
+        if isinstance(at, ast.Name) and at.id not in self.unnumbered:
             bound = sum(e.name == at.id and e.kind in ("local", "objattr") for e in self.effects)
-            return f"{at.id}#{bound}"
-        return ""
+            if bound or any(p.name == at.id for p in self.params):
+                return f"{at.id}#{bound}"
+        return ""  # (a global may change under any call; other bindings are not numbered)
 
     def _carry_fills(self, attr: str, value: ast.expr, guard: tuple[Cond, ...]) -> None:
         """``nn.init.normal_(fc.weight)`` and then ``self.fc = fc``, or ``self.body =
@@ -1104,6 +1106,27 @@ def _stored_locals(value: ast.expr) -> list[tuple[str, str]]:
     if any(isinstance(g, ast.Starred) for g in given):
         return []
     return [(str(i), g.id) for i, g in enumerate(given) if isinstance(g, ast.Name)]
+
+
+def _unnumbered_bindings(nodes: list[ast.AST]) -> frozenset[str]:
+    """The names the function's own scope binds in ways its effects do not record (and so
+    cannot number): ``:=``, ``except ... as``, a ``match`` capture, an import, a ``def`` or
+    ``class``, or shares with an outer scope (``global``, ``nonlocal``)."""
+    out: set[str] = set()
+    for node in nodes:
+        if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+            out.add(node.target.id)
+        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
+            out.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            out.add(node.rest)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            out.add(node.name)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            out.update(node.names)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            out.update((a.asname or a.name).partition(".")[0] for a in node.names)
+    return frozenset(out)
 
 
 def _defined_once(nodes: list[ast.AST]) -> frozenset[str]:

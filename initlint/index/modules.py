@@ -235,7 +235,9 @@ class ModuleSet:
             for n in range(deepest, 0, -1):
                 head = self.module_paths.get(".".join([*folders[:n], top]))
                 beside = ".".join([*folders[:n], name])
-                if (nested or head is not None and head[1]) and beside in self.module_paths:
+                # (``src.py`` beside a ``src/`` folder: ``src`` is that module, no package)
+                folder = head[1] if head is not None else nested
+                if folder and beside in self.module_paths:
                     return beside
         if self._suffix is None:
             # Dotted module names by their last part: those ending with ``.name`` share it.

@@ -51,6 +51,7 @@ def check_module(
             found = check_class(sim, info)
         except RecursionError:
             out.append(Share(internal_diag(analysis, info, "RecursionError: hierarchy too deep")))
+            continue
         except Exception as exc:  # noqa: BLE001 - per-class isolation, reported as IL902
             out.append(Share(internal_diag(analysis, info, describe(exc))))
             continue

@@ -48,6 +48,13 @@ class Comment:
 Entry = Share | Comment | UnreadAncestor
 
 
+def _excluded_here(analysis: Analysis, package: str) -> bool:
+    """Whether ``package`` is a folder or module of the project's own that its settings
+    leave out (``extend-exclude = ["third_party"]``): not something to install."""
+    roots = [analysis.root, *(analysis.root / s for s in analysis.settings.src)]
+    return any((r / package).is_dir() or (r / f"{package}.py").is_file() for r in roots)
+
+
 def comments_of(analysis: Analysis, path: Path, facts: ModuleFacts) -> Iterator[Comment]:
     shown = analysis.display(path)
     for line, text in facts.suppressions:
@@ -297,8 +304,9 @@ def finish(
     settings = analysis.settings
     shown = {analysis.display(p) for p in report}
     shares = [x for x in entries if isinstance(x, Share)]
+    unread = {x for x in entries if isinstance(x, UnreadAncestor)}
     analysis.unread = sorted(
-        {x for x in entries if isinstance(x, UnreadAncestor)}, key=UnreadAncestor.order
+        (u for u in unread if not _excluded_here(analysis, u.package)), key=UnreadAncestor.order
     )
     analysis.unused_suppressions = unused(
         ((c.path, c.line, c.text) for c in entries if isinstance(c, Comment)),

@@ -6,16 +6,14 @@ reason (a plugin checked without the engine it extends installed, say)."""
 
 from __future__ import annotations
 
-import sys
-
+from initlint.environment import STDLIB
 from initlint.index.project import ProjectIndex
 from initlint.index.records import ClassInfo
 from initlint.records import dataclass
-from initlint.simulation.torch_module import MODULE_CLASSES
 
-# torch's classes are judged by built-in knowledge, never read from its sources; the standard
-# library's hold no tensors.
-_KNOWN_WITHOUT_SOURCES = frozenset({"torch", "builtins", "__future__", *sys.stdlib_module_names})
+# torch's classes are judged by built-in knowledge, never read from its sources (and its
+# ``Module.__init__`` calls no further ancestor); the standard library's hold no tensors.
+_KNOWN_WITHOUT_SOURCES = frozenset({"torch", "builtins", "__future__", *STDLIB})
 
 
 @dataclass(frozen=True)
@@ -37,9 +35,10 @@ class UnreadAncestor:
 
 
 def unread_ancestors(index: ProjectIndex, info: ClassInfo, path: str) -> list[UnreadAncestor]:
-    """The ancestors of ``info`` that its own ``__init__`` may reach through a super call and
-    that no module found defines (none for a class without its own ``__init__``: its
-    construction is its parent's, counted there)."""
+    """The ancestor that ``info``'s own ``__init__`` reaches through its chain of super calls
+    and that no module found defines: the chain is followed along the MRO while each
+    ``__init__`` read calls on, and stops at torch's or at one that does not (none for a
+    class without its own ``__init__``: its construction is its parent's, counted there)."""
     mro = index.mro(info.qualname)
     if not mro.ok:
         return []
@@ -48,16 +47,24 @@ def unread_ancestors(index: ProjectIndex, info: ClassInfo, path: str) -> list[Un
         return []
     if init.facts.super_init_call() is not True:
         return []
-    return [
-        UnreadAncestor(path, info.facts.span.line, info.qualname, name)
-        for name in mro.classes[1:]
-        if _unread(index, name)
-    ]
+    for name in mro.classes[1:]:
+        cls = None if name.startswith("<") else index.class_info(name)
+        if cls is None:
+            return _unread(index, info, path, name)
+        if cls.module.is_dependency and name.partition(".")[0] == "torch":
+            return []  # (torch's ``Module.__init__`` calls on only when told to: by default not)
+        own = cls.facts.method("__init__")
+        if own is not None and own.super_init_call() is not True:
+            return []  # (an ``__init__`` that calls no ancestor's: the chain ends there)
+    return []
 
 
-def _unread(index: ProjectIndex, name: str) -> bool:
-    """Whether the MRO entry ``name`` is a class of a package that cannot be found."""
-    if name.startswith("<") or name in MODULE_CLASSES or index.class_info(name) is not None:
-        return False  # (``<...>``: a base that is no class name, reported elsewhere if at all)
+def _unread(index: ProjectIndex, info: ClassInfo, path: str, name: str) -> list[UnreadAncestor]:
+    """The chain of ``info``'s construction reaches ``name``, which no module read defines:
+    an unread ancestor when its package cannot be found; none for a base that is no class
+    name, torch's or the standard library's, or one of a package found (a class made at run
+    time, say)."""
     top = name.partition(".")[0]
-    return top not in _KNOWN_WITHOUT_SOURCES and not index.has_module(top)
+    if name.startswith("<") or top in _KNOWN_WITHOUT_SOURCES or index.has_module(top):
+        return []
+    return [UnreadAncestor(path, info.facts.span.line, info.qualname, name)]

@@ -474,6 +474,8 @@ def _part_confidence(sim: Simulation, holder: Event, e: Event, first: Event) -> 
     found = confidence_of(e, holder, first)
     if found == "definite" or holder.status == MAYBE or first.status == MAYBE:
         return found
+    if item_key(e.name):
+        return found  # (an item by key: its own store's paths, not the container's, count)
     arms = [
         x
         for x in sim.events[holder.index + 1 :]

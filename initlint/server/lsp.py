@@ -139,13 +139,14 @@ def unread_hints(
     out = []
     for (line, _), ancestors in sorted(by_class.items()):
         names = ", ".join(f"`{a}`" for a in ancestors)
-        packages = ", ".join(dict.fromkeys(f"`{a.partition('.')[0]}`" for a in ancestors))
+        tops = list(dict.fromkeys(f"`{a.partition('.')[0]}`" for a in ancestors))
+        packages = f"{', '.join(tops)} {'is' if len(tops) == 1 else 'are'}"
         start = _position(doc, line, 1)
         out.append(
             types.Diagnostic(
                 range=types.Range(start=start, end=types.Position(start.line + 1, 0)),
                 message=(
-                    f"initlint cannot read {names}: {packages} is neither in the project nor "
+                    f"initlint cannot read {names}: {packages} neither in the project nor "
                     "in the environment initlint reads, so repeats of what it builds are not "
                     "checked here"
                 ),

@@ -65,19 +65,6 @@ def _mentions_name(e: Expr, name: str) -> int:
     return sum(x.kind == "name" and x.name == name for x in e.nodes())
 
 
-def copying_class(
-    index: ProjectIndex,
-    module: Module,
-    call: Expr,
-    at: int,
-    mro: tuple[str, ...] = (),
-    me: str = "",
-) -> str:
-    """The name of what ``call`` calls when the parameter its argument number ``at`` binds
-    to is one it keeps only deep copies of (``copying``); "" otherwise."""
-    return copying(index, module, call, at, mro, me)[0]
-
-
 def copying(
     index: ProjectIndex,
     module: Module,

@@ -254,7 +254,7 @@ class LocalEffects(BuildPricing):
                 held.whole = held.whole or head not in SELF_METHODS
             elif eff.target == "hand" and (taken := self._parts_a_class_takes(frame, eff, held)):
                 held.taken.update(taken)
-            elif eff.target == "hand" and self._copying_hand(frame, eff):
+            elif eff.target == "hand" and self._copying_hand(frame, ctx):
                 pass  # (its deep copies are kept, not it: ``note_copied_builds``)
             elif eff.target in ("whole", "hand"):
                 held.whole = True
@@ -268,26 +268,45 @@ class LocalEffects(BuildPricing):
             elif eff.target == "lend":
                 held.lending = True  # (``lend_builds``, at the super call, decides)
 
-    def _copying_hand(self, frame: Frame, eff: Effect) -> bool:
-        """Whether the ``hand`` use ``eff`` gives the local to a call that keeps only deep
-        copies of it (``nn.TransformerEncoder(layer, n)``): on that path the object is not
-        kept, whatever another path does with it."""
-        callee = eff.detail.rpartition(":")[0]
-        index, module = self.simulator.index, frame.call.fn.module
-        for e in frame.body.effects:
-            if e.stmt_span != eff.stmt_span or e.value is None:
+    def _copying_hand(self, frame: Frame, ctx: EffectContext) -> bool:
+        """Whether the ``hand`` use ``ctx`` gives the local, named nowhere else in its
+        statement, to a call that keeps only deep copies of that argument
+        (``nn.TransformerEncoder(layer, n)``): on that path the object is not kept, whatever
+        another path does with it."""
+        eff = ctx.effect
+        callee, _, place = eff.detail.rpartition(":")
+        effects = frame.body.effects
+        for e in effects[ctx.effect_index :]:
+            if e.stmt_span != eff.stmt_span:
+                break  # (a statement's effects are together; its ``local_use`` comes first)
+            value = e.value
+            if value is None:
                 continue
-            for call in e.value.nodes():
-                if call.kind != "call" or call.name != callee:
-                    continue
-                for at, arg in enumerate(call_args(call) or ()):
-                    given = arg.expr
-                    if arg.star or given.kind != "name" or given.name != eff.name:
-                        continue
-                    cls, reads = copying(index, module, call, at, self.sim.mro, frame.self_name)
-                    if cls and not reads:  # (a part it reads may be kept: not followed)
-                        return True
+            named = sum(x.kind == "name" and x.name == eff.name for x in value.nodes())
+            if named == 0:
+                continue
+            if named > 1:
+                return False  # (``Encoder(layer, n, first=layer)``: kept by the other)
+            for call in value.nodes():
+                if call.kind == "call" and call.name == callee:
+                    return self._copies_argument(frame, call, place, eff.name)
         return False
+
+    def _copies_argument(self, frame: Frame, call: Expr, place: str, name: str) -> bool:
+        """Whether ``call`` keeps only deep copies of its argument at ``place`` (a position or
+        a keyword), the local ``name``, and reads nothing of it (a part read may be kept)."""
+        args = call_args(call) or ()
+        positional = [i for i, a in enumerate(args) if a.keyword is None and not a.star]
+        if place.isdigit():
+            at = positional[int(place)] if int(place) < len(positional) else -1
+        else:
+            at = next((i for i, a in enumerate(args) if a.keyword == place), -1)
+        given = args[at].expr if at >= 0 else None
+        if given is None or given.kind != "name" or given.name != name:
+            return False
+        index, module = self.simulator.index, frame.call.fn.module
+        cls, reads = copying(index, module, call, at, self.sim.mro, frame.self_name)
+        return bool(cls) and not reads
 
     def _parts_a_class_takes(self, frame: Frame, eff: Effect, held: LocalBuild) -> frozenset[str]:
         """The parts of the object ``held`` that a class it is handed to takes
@@ -395,8 +414,11 @@ class LocalEffects(BuildPricing):
             if arg.star or not (local or (given.kind == "call" and given.name)):
                 continue
             cls, read = copying(index, module, value, at, self.sim.mro, frame.self_name)
-            if not cls:
+            built = frame.built[given.name].event.effect.value if local else given
+            if not cls or built is None or self._keeps_it(frame, built, read):
                 continue
+            if local and sum(x.kind == "name" and x.name == given.name for x in value.nodes()) > 1:
+                continue  # (``Encoder(layer, n, first=layer)``: handed on whole too)
             if local:
                 held = frame.built[given.name]
                 parts_read = parts_read_elsewhere(frame, ctx, given.name)
@@ -420,6 +442,15 @@ class LocalEffects(BuildPricing):
             ev.kept = read
             ev.copied_by = cls
         return None
+
+    def _keeps_it(self, frame: Frame, built: Expr, read: frozenset[str]) -> bool:
+        """Whether an attribute the copying class reads of the template may hold the whole
+        object: a method of it (``layer.forward``: bound to it), or one of torch's or a
+        private attribute (``layer._modules``)."""
+        return any(
+            r in MODULE_NAMES or r.startswith("_") or self._bound_method(frame, built, r)
+            for r in read
+        )
 
     def note_part_replaced(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
         """``net.fc = v`` where ``net`` holds an object the frame built and has not used:

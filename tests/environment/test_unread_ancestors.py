@@ -103,3 +103,68 @@ def test_packages_ranked_by_classes_and_cut_after_four(tmp_path: Path) -> None:
     order = [note.index(f"pkg{i} (") for i in (1, 2, 0, 3)]
     assert order == sorted(order)
     assert "pkg4 (" not in note and "1 more package." in note
+
+
+CHAINS = {
+    "pyproject.toml": '[project]\nname = "p"\n[tool.initlint]\nextend-exclude = ["vendored"]\n',
+    "p/__init__.py": "",
+    "p/m.py": """\
+        from torch import nn
+        from hubmixins import HubMixin
+        from enginelib import Base
+        from vendored.engine import Engine
+
+
+        class Mixed(nn.Module, HubMixin):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(3, 3)
+
+
+        class Stops(Base):
+            def __init__(self):
+                self.x = 1
+
+
+        class AfterStops(Stops):
+            def __init__(self):
+                super().__init__()
+
+
+        class Excluded(Engine):
+            def __init__(self):
+                super().__init__()
+
+
+        class Reaches(Base):
+            def __init__(self):
+                super().__init__()
+        """,
+    "vendored/__init__.py": "",
+    "vendored/engine.py": "class Engine:\n    pass\n",
+}
+
+
+def test_only_ancestors_the_chain_of_super_calls_reaches_are_named(tmp_path: Path) -> None:
+    write_tree(tmp_path, CHAINS)
+    report = check([tmp_path], cwd=tmp_path, use_cache=False, jobs=1)
+    # torch's Module.__init__ calls no further ancestor; Stops calls none; the excluded
+    # folder is the project's own, not something to install
+    assert [(u.cls, u.ancestor) for u in report.unread_ancestors] == [
+        ("p.m.Reaches", "enginelib.Base")
+    ]
+
+
+def test_torch_read_from_its_sources_still_ends_the_chain(tmp_path: Path) -> None:
+    import sys
+
+    import pytest
+
+    pytest.importorskip("torch")
+    write_tree(tmp_path, CHAINS)
+    report = check(
+        [tmp_path], options={"python": sys.prefix}, cwd=tmp_path, use_cache=False, jobs=1
+    )
+    assert [(u.cls, u.ancestor) for u in report.unread_ancestors] == [
+        ("p.m.Reaches", "enginelib.Base")
+    ]
