@@ -143,6 +143,13 @@ def common_check_options(fn: click.decorators.FC) -> click.decorators.FC:
         ),
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings."),
         click.option(
+            "--quiet",
+            "-q",
+            is_flag=True,
+            help="Print the findings (or the diff) only: no summary line, and none of the "
+            "notes and warnings that go to stderr.",
+        ),
+        click.option(
             "--unsafe-fixes/--no-unsafe-fixes",
             default=False,
             help="Also apply (with --fix, --diff) fixes that change signatures.",
@@ -189,6 +196,7 @@ class CheckRequest:
     statistics_only: bool
     show_settings: bool
     exit_zero: bool
+    quiet: bool
     fix: bool
     unsafe_fixes: bool
     diff: bool

@@ -35,13 +35,15 @@ def check_all(request: CheckRequest, load: Callable[[Path], Settings]) -> Report
 def report(request: CheckRequest, result: Report) -> int:
     """Write ``result`` as the request asks; the exit status."""
     diags = list(result.diagnostics)
-    emit(request, diags, summary_line(diags, result.files, request.unsafe_fixes))
-    for path, line, message in result.unused_suppressions:
-        click.echo(f"warning: {path}:{line}: {message}", err=True)
-    note = unread_note(result.unread_ancestors)
-    if note is not None:
-        click.echo(note, err=True)
-    warn_if_nothing_checked(result.files, diags)
+    summary = None if request.quiet else summary_line(diags, result.files, request.unsafe_fixes)
+    emit(request, diags, summary)
+    if not request.quiet:
+        for path, line, message in result.unused_suppressions:
+            click.echo(f"warning: {path}:{line}: {message}", err=True)
+        note = unread_note(result.unread_ancestors)
+        if note is not None:
+            click.echo(note, err=True)
+        warn_if_nothing_checked(result.files, diags)
     code = result.exit_code
     return EXIT_OK if code == EXIT_FINDINGS and request.exit_zero else code
 

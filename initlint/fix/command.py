@@ -53,17 +53,18 @@ def fix_and_report(request: CheckRequest, load: Callable[[Path], Settings]) -> i
     if request.show_fixes and write:
         click.echo(_fixed_list(list(result.applied)), nl=False, err=to_stderr)
     reported = not (request.diff or request.fix_only)
-    if reported and request.fmt == "text" and not request.statistics_only:
+    if reported and request.fmt == "text" and not (request.statistics_only or request.quiet):
         summary = _summary_line(list(result.applied), remaining, result.files)
         click.echo(summary, err=to_stderr)
-    _notes(
-        result,
-        remaining,
-        request.diff,
-        summarise=not reported or request.fmt != "text",
-        list_all=not reported or request.fmt != "text",
-    )
-    warn_if_nothing_checked(result.files, remaining)
+    if not request.quiet:
+        _notes(
+            result,
+            remaining,
+            request.diff,
+            summarise=not reported or request.fmt != "text",
+            list_all=not reported or request.fmt != "text",
+        )
+        warn_if_nothing_checked(result.files, remaining)
     code = result.exit_code
     if code == EXIT_FINDINGS and result.written and (request.fix_only or request.exit_zero):
         return EXIT_OK

@@ -116,6 +116,22 @@ def test_clean_project_summary_and_exit_zero(project: Project) -> None:
     assert run.stdout == "All checks passed (1 file checked).\n"
 
 
+def test_quiet_prints_the_findings_only(rope_project: Project) -> None:
+    rope_project.write(
+        "pkg/plugin.py",
+        "from enginelib import Base\n\n\nclass P(Base):\n"
+        "    def __init__(self):\n        super().__init__()\n",
+    )
+    loud, quiet = rope_project.check(), rope_project.check("--quiet")
+    assert loud.stdout.splitlines()[-1].startswith("Found 1 diagnostic")
+    assert loud.stderr.startswith("note: 1 class calls into ancestors")
+    assert quiet.code == loud.code == 1
+    assert quiet.stdout == loud.stdout.rpartition("Found 1 diagnostic")[0]
+    assert quiet.stderr == ""
+    fixed = rope_project.invoke("fix", "--diff", "-q")
+    assert fixed.stderr == "" and fixed.stdout.startswith("---")
+
+
 def test_exit_zero_flag(rope_project: Project) -> None:
     run = rope_project.check("--exit-zero")
     assert run.code == 0
