@@ -25,6 +25,14 @@ class Keyed(nn.Module):
         self.heads["a"] = nn.Linear(d, 2 * d)
 
 
+class HashKey(nn.Module):
+    def __init__(self, d=1024):
+        super().__init__()
+        self.heads = nn.ModuleDict()
+        self.heads["a#b"] = nn.Linear(d, d)
+        self.heads["a#b"] = nn.Linear(d, 2 * d)
+
+
 class Looped:
     def __init__(self, n, d=1024, warm=False):
         self.models = {}
@@ -93,6 +101,7 @@ def test_an_item_stored_again_at_its_key(tmp_path: Path) -> None:
         for d in report.diagnostics
     )
     assert found == [
+        ("HashKey", "IL005", "error", "definite", "self.heads['a#b']"),
         ("Keyed", "IL005", "error", "definite", "self.heads['a']"),
         ("Looped", "IL005", "error", "possible", "self.models[i]"),
     ]

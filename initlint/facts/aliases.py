@@ -132,25 +132,32 @@ def _may_change(stored: str, path: str) -> bool:
     return stored == "*" or path == stored or path.startswith(stored + ".")
 
 
-class _Substitute(ast.NodeTransformer):
-    def __init__(self, aliases: dict[str, ast.expr]) -> None:
-        self.aliases = aliases
+class ReplaceNames(ast.NodeTransformer):
+    """Every read of some names replaced by a copy of an expression for each, placed where
+    the name was."""
 
-    def visit_Assign(self, node: ast.Assign) -> ast.AST:
-        target = node.targets[0] if len(node.targets) == 1 else None
-        if isinstance(target, ast.Name) and target.id in self.aliases:
-            return ast.copy_location(ast.Pass(), node)
-        return self.generic_visit(node)
+    def __init__(self, given: dict[str, ast.expr]) -> None:
+        self.given = given
 
     def visit_Name(self, node: ast.Name) -> ast.AST:
-        part = self.aliases.get(node.id)
-        if part is None or not isinstance(node.ctx, ast.Load):
+        value = self.given.get(node.id)
+        if value is None or not isinstance(node.ctx, ast.Load):
             return node
-        made = copy.deepcopy(part)
+        made = copy.deepcopy(value)
         for sub in ast.walk(made):
             if isinstance(sub, ast.expr):
                 ast.copy_location(sub, node)
         return made
+
+
+class _Substitute(ReplaceNames):
+    """The alias names read as the parts they stand for, their bindings gone."""
+
+    def visit_Assign(self, node: ast.Assign) -> ast.AST:
+        target = node.targets[0] if len(node.targets) == 1 else None
+        if isinstance(target, ast.Name) and target.id in self.given:
+            return ast.copy_location(ast.Pass(), node)
+        return self.generic_visit(node)
 
 
 def part_name_candidates(me: str, nodes: list[ast.AST]) -> frozenset[str]:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from initlint.facts.aliases import (
+    ReplaceNames,
     part_name_candidates,
     self_path,
     without_part_aliases,
@@ -132,24 +133,6 @@ def _as_list(node: ast.AST | list[ast.stmt]) -> list[ast.stmt]:
     return [node]
 
 
-class _Replace(ast.NodeTransformer):
-    """Every read of some names replaced by a copy of an expression for each, placed where
-    the name was."""
-
-    def __init__(self, given: dict[str, ast.expr]) -> None:
-        self.given = given
-
-    def visit_Name(self, node: ast.Name) -> ast.expr:
-        value = self.given.get(node.id)
-        if value is None or not isinstance(node.ctx, ast.Load):
-            return node
-        made = copy.deepcopy(value)
-        for sub in ast.walk(made):
-            if isinstance(sub, ast.expr):
-                ast.copy_location(sub, node)
-        return made
-
-
 def _plain_argument(arg: ast.expr) -> bool:
     """A name, an attribute or item (by a constant key) of one, or a constant: the same
     value however often it is read."""
@@ -164,7 +147,7 @@ def _plain_argument(arg: ast.expr) -> bool:
 def _with_constant(body: list[ast.stmt], target: ast.expr, value: str) -> list[ast.stmt]:
     """A copy of ``body`` with the loop's name (``target``) read as ``value`` throughout."""
     assert isinstance(target, ast.Name)  # (``_names_written_out``)
-    named = _Replace({target.id: ast.Constant(value)})
+    named = ReplaceNames({target.id: ast.Constant(value)})
     return [named.visit(copy.deepcopy(stmt)) for stmt in body]
 
 
@@ -350,7 +333,7 @@ class FunctionReader(EffectLog):
             given.setdefault(name, default)
         if len(call.args) > len(params) or len(given) != len(params):
             return None
-        body = [_Replace(given).visit(copy.deepcopy(s)) for s in without_docstring(fn.body)]
+        body = [ReplaceNames(given).visit(copy.deepcopy(s)) for s in without_docstring(fn.body)]
         for s in body:
             for node in ast.walk(s):
                 if isinstance(node, ast.stmt | ast.expr):

@@ -124,14 +124,15 @@ def unread_note(unread: Sequence[UnreadAncestor], most: int = 4) -> str | None:
     packages were missing, how many classes each hides, and one class of each to look at."""
     if not unread:
         return None
-    by_package: dict[str, list[UnreadAncestor]] = {}
+    # each package's classes, with the first entry of each (a class may miss several bases)
+    by_package: dict[str, dict[str, UnreadAncestor]] = {}
     for u in unread:
-        by_package.setdefault(u.package, []).append(u)
+        by_package.setdefault(u.package, {}).setdefault(u.cls, u)
     classes = len({u.cls for u in unread})
-    ranked = sorted(by_package.items(), key=lambda kv: (-len({u.cls for u in kv[1]}), kv[0]))
+    ranked = sorted(by_package.items(), key=lambda kv: (-len(kv[1]), kv[0]))
     parts = []
     for package, items in ranked[:most]:
-        n, first = len({u.cls for u in items}), items[0]
+        n, first = len(items), next(iter(items.values()))
         name = first.cls.rpartition(".")[2]
         where = f"e.g. {name} at {first.path}:{first.line}"
         parts.append(f"{package} ({n} class{'es' if n != 1 else ''}, {where})")

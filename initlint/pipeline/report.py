@@ -305,8 +305,9 @@ def finish(
     shown = {analysis.display(p) for p in report}
     shares = [x for x in entries if isinstance(x, Share)]
     unread = {x for x in entries if isinstance(x, UnreadAncestor)}
+    excluded = {p for p in {u.package for u in unread} if _excluded_here(analysis, p)}
     analysis.unread = sorted(
-        (u for u in unread if not _excluded_here(analysis, u.package)), key=UnreadAncestor.order
+        (u for u in unread if u.package not in excluded), key=UnreadAncestor.order
     )
     analysis.unused_suppressions = unused(
         ((c.path, c.line, c.text) for c in entries if isinstance(c, Comment)),

@@ -22,6 +22,7 @@ from initlint.simulation.records import (
     every_path,
     item_key,
     never_both,
+    shown_key,
     walk_machinery,
 )
 from initlint.simulation.torch_knowledge import (
@@ -359,7 +360,7 @@ def _item_discards(sim: Simulation) -> Iterator[RepeatFinding]:
                     e,
                     first,
                     confidence_of(e),
-                    f"the item `self.{e.name}[{e.effect.target.partition('#')[0]}]`",
+                    f"the item `self.{e.name}[{shown_key(e.effect.target)}]`",
                     cost=first.cost,
                     no_fix="the item is stored again at the same key: drop the first store",
                 )

@@ -21,6 +21,7 @@ from initlint.simulation.records import (
     item_holder,
     item_key,
     never_both,
+    shown_key,
 )
 from initlint.simulation.torch_knowledge import MODULE_SELF_METHODS
 from initlint.simulation.values import MAYBE
@@ -352,8 +353,7 @@ def part_of(e: Event, holder: Event) -> tuple[str, str, str]:
     held = e.name.rpartition(".")[0]  # (``attn``; ``head.1`` for an item of a container)
     if key := item_key(held):  # (``embs.name#1``: the item stored at key ``name``)
         attr, part = held.partition(".")[0], e.name[len(held) + 1 :]
-        shown = key if key[:1] in ("'", '"') else key.partition("#")[0]
-        item = f"self.{attr}[{shown}]"
+        item = f"self.{attr}[{shown_key(key)}]"
         place = f"{method_label(holder.fn.qualname)} stores in `{item}`"
         return cls, place, f"`{item}.{part}` (a part of the {cls} that {place})"
     if item_holder(held) or "." not in held:

@@ -69,7 +69,7 @@ class InitlintServer(LanguageServer):
         uri = from_fs_path(str(result.path)) or result.path.as_uri()
         doc = self.workspace.get_text_document(uri)
         diags = [to_lsp(d, result, doc) for d in result.diagnostics]
-        diags += unread_hints(result.unread, doc)
+        diags += unread_hints(result.unread)
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=result.version)
         )
@@ -128,23 +128,20 @@ def to_lsp(d: Diagnostic, result: FileResult, doc: TextDocument | None) -> types
     )
 
 
-def unread_hints(
-    unread: Sequence[UnreadAncestor], doc: TextDocument | None
-) -> list[types.Diagnostic]:
+def unread_hints(unread: Sequence[UnreadAncestor]) -> list[types.Diagnostic]:
     """A hint on each class line whose construction runs ancestors no module found
     defines: fewer findings there are not a clean result (the command line's note)."""
-    by_class: dict[tuple[int, str], list[str]] = {}
+    by_class: dict[tuple[int, str], list[UnreadAncestor]] = {}
     for u in unread:
-        by_class.setdefault((u.line, u.cls), []).append(u.ancestor)
+        by_class.setdefault((u.line, u.cls), []).append(u)
     out = []
-    for (line, _), ancestors in sorted(by_class.items()):
-        names = ", ".join(f"`{a}`" for a in ancestors)
-        tops = list(dict.fromkeys(f"`{a.partition('.')[0]}`" for a in ancestors))
+    for (line, _), items in sorted(by_class.items()):
+        names = ", ".join(f"`{u.ancestor}`" for u in items)
+        tops = list(dict.fromkeys(f"`{u.package}`" for u in items))
         packages = f"{', '.join(tops)} {'is' if len(tops) == 1 else 'are'}"
-        start = _position(doc, line, 1)
         out.append(
             types.Diagnostic(
-                range=types.Range(start=start, end=types.Position(start.line + 1, 0)),
+                range=_line_range(line),
                 message=(
                     f"initlint cannot read {names}: {packages} neither in the project nor "
                     "in the environment initlint reads, so repeats of what it builds are not "

@@ -52,7 +52,7 @@ def _handed(e: Expr, me: str, attr: str) -> list[tuple[Expr, int]]:
                     for i, c in enumerate(item.children)
                     if c.kind == "name" and c.name == cur.attr
                 ]
-                if len(loop) == 1 and _mentions_name(item, cur.attr) == 1:
+                if len(loop) == 1 and name_mentions(item, cur.attr) == 1:
                     out.append((item, loop[0]))
                 continue
         if cur.receiver is not None:
@@ -61,7 +61,8 @@ def _handed(e: Expr, me: str, attr: str) -> list[tuple[Expr, int]]:
     return out
 
 
-def _mentions_name(e: Expr, name: str) -> int:
+def name_mentions(e: Expr, name: str) -> int:
+    """How often ``e`` reads the plain name ``name``."""
     return sum(x.kind == "name" and x.name == name for x in e.nodes())
 
 

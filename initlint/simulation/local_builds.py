@@ -15,7 +15,7 @@ from initlint.simulation.builds import BuildPricing
 from initlint.simulation.children import registered_children, sliced
 from initlint.simulation.choices import named
 from initlint.simulation.containers import container_items, torch_container
-from initlint.simulation.copies import copying
+from initlint.simulation.copies import copying, name_mentions
 from initlint.simulation.levels import HEAVY, LIGHT, NONE, UNKNOWN
 from initlint.simulation.records import (
     Event,
@@ -282,7 +282,7 @@ class LocalEffects(BuildPricing):
             value = e.value
             if value is None:
                 continue
-            named = sum(x.kind == "name" and x.name == eff.name for x in value.nodes())
+            named = name_mentions(value, eff.name)
             if named == 0:
                 continue
             if named > 1:
@@ -417,7 +417,7 @@ class LocalEffects(BuildPricing):
             built = frame.built[given.name].event.effect.value if local else given
             if not cls or built is None or self._keeps_it(frame, built, read):
                 continue
-            if local and sum(x.kind == "name" and x.name == given.name for x in value.nodes()) > 1:
+            if local and name_mentions(value, given.name) > 1:
                 continue  # (``Encoder(layer, n, first=layer)``: handed on whole too)
             if local:
                 held = frame.built[given.name]

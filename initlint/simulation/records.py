@@ -80,6 +80,12 @@ def item_key(name: str) -> str:
     return key if key[:1] in ("'", '"') or "#" in key else ""
 
 
+def shown_key(key: str) -> str:
+    """An item's key as messages write it: a string as written, a name without the number
+    of its binding (``name`` for ``name#1``)."""
+    return key if key[:1] in ("'", '"') else key.partition("#")[0]
+
+
 def built_by(holder: Event) -> Expr | None:
     """The value whose evaluation built the object ``holder`` stands for: what it stored,
     or for a ``dropped`` event the call whose part was taken."""

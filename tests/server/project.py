@@ -51,3 +51,24 @@ def make_project(root: Path) -> Path:
     (root / "pkg" / "mid.py").write_text(MID)
     (root / "pkg" / "sub.py").write_text(SUB)
     return root
+
+
+# A plugin class whose base comes from a package the environment does not hold.
+PLUGIN_CHILD = """\
+from enginelib.layers import Rotary
+
+
+class Child(Rotary):
+    def __init__(self, d):
+        super().__init__(d)
+"""
+PLUGIN_CHILD_LINE = 4
+
+
+def make_plugin(root: Path) -> Path:
+    """A project holding ``PLUGIN_CHILD`` as ``child.py``; the file's path."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "pyproject.toml").write_text('[project]\nname = "plugin"\n')
+    child = root / "child.py"
+    child.write_text(PLUGIN_CHILD)
+    return child

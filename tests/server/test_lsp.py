@@ -17,7 +17,14 @@ pytest_lsp = pytest.importorskip("pytest_lsp")
 from lsprotocol import types  # noqa: E402
 from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
 
-from .project import MID, MID_THREADED, SUB, make_project  # noqa: E402
+from .project import (  # noqa: E402
+    MID,
+    MID_THREADED,
+    PLUGIN_CHILD_LINE,
+    SUB,
+    make_plugin,
+    make_project,
+)
 
 
 @pytest_lsp.fixture(
@@ -250,17 +257,10 @@ async def test_settings_come_from_pyproject(client: LanguageClient, tmp_path: Pa
 async def test_an_unread_ancestor_is_a_hint_on_the_class(
     client: LanguageClient, tmp_path: Path
 ) -> None:
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "plugin"\n')
-    child = tmp_path / "child.py"
-    child.write_text(
-        "from enginelib.layers import Rotary\n\n\n"
-        "class Child(Rotary):\n"
-        "    def __init__(self, d):\n"
-        "        super().__init__(d)\n"
-    )
+    child = make_plugin(tmp_path)
     uri = open_doc(client, child)
     got = await wait_diagnostics(client, uri, lambda d: len(d) > 0)
     assert [(d.range.start.line, d.severity, d.code) for d in got] == [
-        (3, types.DiagnosticSeverity.Hint, None)
+        (PLUGIN_CHILD_LINE - 1, types.DiagnosticSeverity.Hint, None)
     ]
     assert "`enginelib.layers.Rotary`" in got[0].message

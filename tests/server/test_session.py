@@ -12,7 +12,7 @@ from initlint.driver import analyze
 from initlint.server.session import Session
 from initlint.sources import is_overlaid, overlaid, read_bytes
 
-from .project import MID, MID_THREADED, make_project
+from .project import MID, MID_THREADED, PLUGIN_CHILD_LINE, make_plugin, make_project
 
 
 def codes(session: Session, path: Path) -> list[str]:
@@ -108,20 +108,15 @@ def test_a_class_whose_ancestor_cannot_be_read_gets_a_hint(tmp_path: Path) -> No
 
     from initlint.server.lsp import unread_hints
 
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "plugin"\n')
-    child = tmp_path / "child.py"
-    child.write_text(
-        "from enginelib.layers import Rotary\n\n\n"
-        "class Child(Rotary):\n"
-        "    def __init__(self, d):\n"
-        "        super().__init__(d)\n"
-    )
+    child = make_plugin(tmp_path)
     session = Session()
     session.diagnose(session.open(child, child.read_text()))
     result = session.results[child]
     assert result.diagnostics == ()
-    hints = unread_hints(result.unread, None)
-    assert [(h.range.start.line, h.severity) for h in hints] == [(3, types.DiagnosticSeverity.Hint)]
+    hints = unread_hints(result.unread)
+    assert [(h.range.start.line, h.severity) for h in hints] == [
+        (PLUGIN_CHILD_LINE - 1, types.DiagnosticSeverity.Hint)
+    ]
     assert "`enginelib.layers.Rotary`" in hints[0].message
     assert "`enginelib` is neither in the project" in hints[0].message
     # once the project holds the package, nothing is hinted
