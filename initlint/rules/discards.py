@@ -22,6 +22,7 @@ from initlint.simulation.records import (
     every_path,
     item_key,
     never_both,
+    runs_whenever,
     shown_key,
     walk_machinery,
 )
@@ -169,7 +170,8 @@ def _part_discards(sim: Simulation) -> Iterator[RepeatFinding]:
         if not (e.value_const or not holder.ancestor) or never_both(holder, e):
             continue
         # (the simulation only follows a local's object until it is first used)
-        if e.kind == "nested" and used_between(sim, holder, e):
+        used_on_some: list[Event] = []
+        if e.kind == "nested" and used_between(sim, holder, e, some=used_on_some):
             continue
         first = e.inner[-1]
         if _placeholder(first):
@@ -209,7 +211,7 @@ def _part_discards(sim: Simulation) -> Iterator[RepeatFinding]:
             sim,
             at,
             first,
-            _part_confidence(sim, holder, e, first),
+            _part_confidence(sim, holder, e, first, used_on_some),
             what,
             cost=e.part_cost if sliced else _part_cost(first, holder),
             holder=holder,
@@ -443,7 +445,8 @@ def _reruns(sim: Simulation) -> Iterator[RepeatFinding]:
         holder = e.holder
         if e.kind != "rerun" or holder is None or e.shadow or not e.inner:
             continue
-        if never_both(holder, e) or used_between(sim, holder, e):
+        used_on_some: list[Event] = []
+        if never_both(holder, e) or used_between(sim, holder, e, some=used_on_some):
             continue
         first = max(e.inner, key=lambda p: p.cost)  # (the earliest among equals)
         if first.cost <= NONE:
@@ -455,7 +458,7 @@ def _reruns(sim: Simulation) -> Iterator[RepeatFinding]:
             sim,
             e,
             first,
-            confidence_of(e, holder, first),
+            confidence_of(e, holder, first, *used_on_some),
             f"`self.{held}.{first.name}` (a part of the {cls} in `self.{held}`, which its "
             f"construction's `{method}()` built and this `{method}()` builds again)",
             cost=max(first.cost, LIGHT),
@@ -467,12 +470,14 @@ def _reruns(sim: Simulation) -> Iterator[RepeatFinding]:
         )
 
 
-def _part_confidence(sim: Simulation, holder: Event, e: Event, first: Event) -> Confidence:
-    """``possible`` when the part is replaced on some paths only; ``definite`` also when the
-    replacements on the arms of a branch together run on every path the object's build
-    does (``if tie: self.emb.weight = p`` / ``else: self.emb.weight = q``), none of them
-    after a use."""
-    found = confidence_of(e, holder, first)
+def _part_confidence(
+    sim: Simulation, holder: Event, e: Event, first: Event, used_on_some: list[Event]
+) -> Confidence:
+    """``possible`` when the part is replaced on some paths only, or the object is used
+    before on some (``used_on_some``); ``definite`` also when the replacements on the arms
+    of a branch together run on every path the object's build does (``if tie:
+    self.emb.weight = p`` / ``else: self.emb.weight = q``), none of them after a use."""
+    found = confidence_of(e, holder, first, *used_on_some)
     if found == "definite" or holder.status == MAYBE or first.status == MAYBE:
         return found
     if item_key(e.name):
@@ -489,12 +494,18 @@ def _part_confidence(sim: Simulation, holder: Event, e: Event, first: Event) -> 
 
 
 def used_between(
-    sim: Simulation, holder: Event, e: Event, alternatives: frozenset[int] = frozenset()
+    sim: Simulation,
+    holder: Event,
+    e: Event,
+    alternatives: frozenset[int] = frozenset(),
+    some: list[Event] | None = None,
 ) -> bool:
     """Whether anything between storing ``holder`` and replacing its part ``e`` may use
     the object (a call on it, a read of it handed on); the statements that replace its
     parts read it only to reach them. ``alternatives``: the events of replacements on the
-    other arms of a branch, passed over."""
+    other arms of a branch, passed over. ``some``: where given, a use that may not run
+    where the replacement does (``if cfg.pruned_heads: self.prune_heads(...)``) is added to
+    it instead: on the paths without it nothing used the object."""
     name = holder.name
     # (the statements that replace its parts, or store it back moved or cast in place,
     # ``self.fc = self.fc.half()``)
@@ -543,7 +554,9 @@ def used_between(
         if x.kind == "touch":  # (``hasattr(self.vlm, "lm")``, ``len(self.layers)``: what it is)
             uses -= x.effect.sized | x.effect.tested
         if name in uses or "*" in uses:
-            return True
+            if some is None or runs_whenever(x, e):
+                return True
+            some.append(x)
     return False
 
 

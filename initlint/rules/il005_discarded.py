@@ -88,7 +88,9 @@ part's tensor, `self.ms.weight.data = torch.eye(n)`)
 before anything uses the object (reading how its
 parts are configured, `self.model.fc.in_features` or a weight's `shape`, or asking whether
 it has one, `hasattr(self.vlm, "language_model")`, is no use), throws
-away the part that object's construction built: the severity is that part's. Only a part the
+away the part that object's construction built: the severity is that part's. A use on some
+paths only (`if probe: self.norm = self.out.weight.norm()`) keeps it on those: `possibly`.
+Only a part the
 construction builds on every path is counted: the object is simulated with the parameters
 the call leaves out at their defaults and the ones it passes unknown (`nn.Embedding(n, d)`
 builds its weight, `_weight` left at None; `nn.Linear(a, b, bias=flag)` may build no bias,
@@ -209,7 +211,9 @@ held module's part too (`self.proj.weight`, or one of a module it holds,
 `self.t_embedder.mlp[0].weight`, also counted from the end where its items are known by
 number, `self.final_layer.adaLN_modulation[-1].weight`, after a pass over the object).
 Reading only the tensor's shape (torch's `_calculate_fan_in_and_fan_out`) is no read of its
-numbers; filling a part of it (`self.weight[0].zero_()`) is no refill. A fill of the part a
+numbers; filling a part of it (`self.weight[0].zero_()`) is no refill. A read on some paths
+only (`if probe: self.s = self.w.sum()`) keeps the first fill on those: `possibly`.
+A fill of the part a
 reparametrisation computes anew (`self.conv = weight_norm(nn.Conv1d(...))`, also through a
 function that returns it, then `self.conv.weight.data.normal_()`;
 `torch.nn.utils.parametrizations`' `weight_norm` and `spectral_norm` too) is lost the same
@@ -262,7 +266,10 @@ anything read or replaced `self.attn`, and those of the project modules a contai
 `self.blocks.*.attn.q.weight`, four levels down; also a container built from a local list
 given modules by `append` only, `nn.Sequential(*blocks)`, and one appended to in a loop); a
 library's module (torch's `nn.Linear`) fills only its defaults, which are not counted
-there. A test of the module's class name (`m.__class__.__name__.find("Conv") != -1`) is
+there. So are the fills of the project function that built and returned the object (`def
+linear(i, o): m = nn.Linear(i, o); nn.init.xavier_uniform_(m.weight); return m`, then
+`self.fc = linear(d, d)`), made whole, last, on every path and unread before its one
+`return`. A test of the module's class name (`m.__class__.__name__.find("Conv") != -1`) is
 decided from its class. A pass's own fills are thrown away the same way by a later pass
 over the same tensors. A strict `self.load_state_dict(state)` (or a held module's,
 `self.encoder.load_state_dict(state)`) fills every parameter as a pass does, or raises: an
@@ -282,7 +289,9 @@ read the object's attributes (`m.out_features == self.num_classes`, `std=self.in
 method of the object run), are part of a pass. A module held on some paths only (built on
 one branch of several) is covered on those paths: a later pass's fill is then `possibly`; a
 read of it on a branch that never runs with the pass (`if scaled: <a walk reading the
-parameters>` / `else: self.apply(init)`) does not keep its fills. A test initlint cannot
+parameters>` / `else: self.apply(init)`) does not keep its fills, and one that may not run
+with it (`if config.pruned_heads: self.prune_heads(...)`, in the held module's construction
+or after its store) keeps them on its paths only: `possibly`. A test initlint cannot
 decide (`p.requires_grad`, a module of a class it does not read) claims nothing. One
 finding at the pass names every tensor it fills again. No fix is offered: which fill to
 keep is a choice.

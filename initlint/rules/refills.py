@@ -18,9 +18,17 @@ from initlint.rules.base import RepeatFinding, confidence_of
 from initlint.rules.discards import attribute_uses, covers, used_between
 from initlint.simulation.coverage import ITEMS, LOAD, drawn_tensor
 from initlint.simulation.levels import HEAVY, LIGHT, UNKNOWN
-from initlint.simulation.records import Event, Simulation, first_run, never_both, walk_machinery
+from initlint.simulation.records import (
+    READ_ON_SOME,
+    Event,
+    Simulation,
+    first_run,
+    never_both,
+    runs_whenever,
+    walk_machinery,
+)
 from initlint.simulation.torch_knowledge import drawn_value
-from initlint.simulation.values import TRUE
+from initlint.simulation.values import MAYBE, TRUE
 
 CODE = "IL005"
 # Events that store the attribute anew: a fill before them filled another tensor.
@@ -96,7 +104,8 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
                 filled[e.name], arms[e.name] = e, [e]
             continue
         if e.kind in _STORES:
-            _forget(filled, (e.reads - e.holds - e.handed) | {e.name})
+            _read(filled, set(e.reads - e.holds - e.handed) - {e.name}, e)
+            _forget(filled, {e.name})
             built[e.name] = e
             wrapped[e.name] = e  # (a container may be given wrapped items after)
             if e.status == TRUE and drawn(e):
@@ -114,9 +123,8 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
             used -= filling.get((e.frame, e.effect.stmt_span), set())
             used -= e.effect.sized  # (``len(self.ups)``: what it is, not its numbers)
         if "*" in used:
-            filled.clear()
             wrapped.clear()  # (``remove_weight_norm(self.conv)`` may undo the wrap)
-        _forget(filled, used)
+        _read(filled, used, e)
         for name in used:
             wrapped.pop(name, None)
     out.extend(_method_refills(sim))
@@ -129,15 +137,18 @@ def _method_refills(sim: Simulation) -> list[RepeatFinding]:
     moved or cast it: that copies its numbers): what the first run filled is thrown away.
     One finding per loop statement (or call), naming the tensors of every module."""
     at: dict[tuple[int, int], list[Event]] = {}  # (each loop's call: the modules it reaches)
+    some: dict[int, list[Event]] = {}  # (each rerun: the uses before it on some paths only)
     for e in sim.events:
         holder = e.holder
         if e.kind != "rerun" or holder is None or e.shadow or not e.inner_fills:
             continue
         if holder.moved or never_both(holder, e) or _changed_between(sim, holder, e):
             continue
-        if used_between(sim, holder, e) or _called_again(sim, e):
+        used_on_some: list[Event] = []
+        if used_between(sim, holder, e, some=used_on_some) or _called_again(sim, e):
             continue
         at.setdefault((e.frame, e.effect_index), []).append(e)
+        some[e.index] = used_on_some
     out: list[RepeatFinding] = []
     for reruns in at.values():
         fills = sorted((f for e in reruns for f in e.inner_fills), key=lambda f: (f[3].index, f[1]))
@@ -159,7 +170,8 @@ def _method_refills(sim: Simulation) -> list[RepeatFinding]:
                 f"`{first.fn.qualname.rpartition('.')[2]}()`: run `{method}()` once, or "
                 "keep it out of the construction"
             )
-        confidence = confidence_of(e, e.holder, first)
+        used_on_some = [x for r in reruns for x in some[r.index]]
+        confidence = confidence_of(e, e.holder, first, *used_on_some)
         out.append(
             RepeatFinding(
                 CODE, sim, e, first, confidence, what, cost=max(cost, LIGHT), no_fix=no_fix
@@ -223,9 +235,10 @@ class _Passes:
         self.reads: dict[str, list[Event]] = {}
         self.current: Event | None = None
         # the finding at each pass statement (frame, top-level statement: a loop's fills
-        # are one pass), and the fills it is about
+        # are one pass), the fills it is about and the uses that keep some on some paths
         self.merged: dict[
-            tuple[int, object], tuple[RepeatFinding, list[tuple[int, str, Event, Event]]]
+            tuple[int, object],
+            tuple[RepeatFinding, list[tuple[int, str, Event, Event]], list[Event]],
         ]
         self.merged = {}
 
@@ -280,11 +293,13 @@ class _Passes:
             if cost is not None and not never_both(fill, done) and not self._again(done):
                 hits.append((cost, name, fill, store))
                 del self.pending[name]
+        used_on_some: list[Event] = []  # (uses that keep the held fills on those paths)
         for index, name, cost, own in done.inner_fills:  # (a held module's own fills)
-            holder = self._holder(name, index, done)
-            if holder is not None and not never_both(holder, done):
+            held = self._holder(name, index, done)
+            if held is not None and not never_both(held[0], done):
                 if not self._again(done):
-                    hits.append((cost, name, own, holder))
+                    hits.append((cost, name, own, held[0]))
+                    used_on_some += held[1]
         if hits:
             # (the fills of one ``apply`` are events of one statement, and those of one
             # loop's body of one top-level statement: one finding, at the first of them)
@@ -293,13 +308,18 @@ class _Passes:
             at_pass = done
             if merged is not None and self.out and self.out[-1] is merged[0]:
                 hits += merged[1]
+                used_on_some += merged[2]
                 at_pass = self.out.pop().event
             hits.sort(key=lambda h: (h[2].index, h[1]))  # (the first costliest is the note)
             cost, _, fill, _ = max(hits, key=lambda h: h[0])
             names = list(dict.fromkeys(h[1] for h in hits))  # (merged passes share names)
             stores = [h[3] for h in hits]
-            self.out.append(_pass_finding(self.sim, fill, at_pass, names, cost, *stores))
-            self.merged[loop] = (self.out[-1], hits)
+            read = [h[2] for h in hits if h[2].possibly == READ_ON_SOME]
+            found = _pass_finding(
+                self.sim, fill, at_pass, names, cost, *stores, *read, *used_on_some
+            )
+            self.out.append(found)
+            self.merged[loop] = (self.out[-1], hits, used_on_some)
         self.passes.append((done, set()))
         for index, name, _ in sorted(done.covers):  # (a later pass may fill them again)
             made = self.built.get(name.split(".")[0])
@@ -311,9 +331,9 @@ class _Passes:
         (``Event.inner_fills``), the module not read or replaced since: that fill is thrown
         away."""
         for index, name, cost, own in fill.inner_fills:
-            holder = self._holder(name, index, fill)
-            if holder is not None and not never_both(holder, fill):
-                return [_pass_finding(self.sim, own, fill, [name], cost, holder)]
+            held = self._holder(name, index, fill)
+            if held is not None and not never_both(held[0], fill):
+                return [_pass_finding(self.sim, own, fill, [name], cost, held[0], *held[1])]
         return []
 
     def _stored(self, e: Event) -> None:
@@ -335,16 +355,18 @@ class _Passes:
             branches = []
         self.clean[e.name] = [*branches, e]
 
-    def _holder(self, name: str, index: int, at: Event) -> Event | None:
+    def _holder(self, name: str, index: int, at: Event) -> tuple[Event, list[Event]] | None:
         """The store ``index``, when it is the latest of the attribute ``name`` is a part
-        of on its branch, nothing that may run with ``at`` having read or replaced what it
-        made since."""
+        of on its branch, and nothing that runs on every path with ``at`` has read or
+        replaced what it made since; with the reads since that run on some paths only: on
+        the others the module's own fills are still thrown away."""
         root = name.split(".")[0]
         h = next((h for h in self.clean.get(root, []) if h.index == index), None)
         if h is None:
             return None
         since = [*self.reads.get(root, ()), *self.reads.get("*", ())]
-        return None if any(r.index > h.index and not never_both(r, at) for r in since) else h
+        between = [r for r in since if r.index > h.index and not never_both(r, at)]
+        return None if any(runs_whenever(r, at) for r in between) else (h, between)
 
     def _used(self, names: set[str]) -> None:
         if not names:
@@ -352,9 +374,15 @@ class _Passes:
         if self.current is not None:
             for name in names:
                 self.reads.setdefault(name, []).append(self.current)
-        for name in list(self.pending):
+        at = self.current
+        for name, (fill, store) in list(self.pending.items()):
             if name.split(".")[0] in names or "*" in names:
-                del self.pending[name]
+                if at is not None and not runs_whenever(at, fill):
+                    # (read on some paths: the fill stands on the others)
+                    marked = replace(fill, status=MAYBE, possibly=READ_ON_SOME)
+                    self.pending[name] = (marked, store)
+                else:
+                    del self.pending[name]
         for _, used in self.passes:
             used |= names
 
@@ -393,6 +421,13 @@ def _pass_finding(
         advice = "the loaded state replaces what was filled: initialise only when none is loaded"
     elif first.kind == "pass" and first.name == LOAD:
         advice = "this fill replaces the loaded state: drop it, or fill before loading"
+    elif first.kind == "init" and first.fn.owner is None and not own_fill(sim, first):
+        # (a function's fill: the factory that built the object, ``returned_fills``)
+        advice = (
+            f"`{first.fn.qualname.rsplit('.', 1)[-1]}()` fills "
+            + ("it" if len(names) == 1 else "them")
+            + " as it builds the object, for its other callers too: fill once, there or here"
+        )
     elif again.kind == "pass" and (first.ancestor or first.external or _elsewhere(sim, first)):
         advice = (
             f"the first fill runs in {_owner_name(first)}'s code, for its other users too: "
@@ -523,7 +558,10 @@ def _part_finding(sim: Simulation, first: Event, again: Event) -> RepeatFinding:
 def own_fill(sim: Simulation, e: Event) -> bool:
     """Whether the fill ``e`` is one of the class's own code's (not an ancestor's, nor one
     a held module's construction made)."""
-    return not e.ancestor and e.index < len(sim.events) and sim.events[e.index] is e
+    if e.ancestor or e.index >= len(sim.events):
+        return False
+    x = sim.events[e.index]  # (or a copy of it, ``_read_on_some``'s)
+    return x is e or (x.effect is e.effect and x.frame == e.frame and x.fn is e.fn)
 
 
 def _earlier_fill(
@@ -555,6 +593,18 @@ def _fill_finding(
     return RepeatFinding(
         CODE, sim, again, first, confidence, what, cost=max(cost, LIGHT), no_fix=no_fix
     )
+
+
+def _read(fills: dict[str, Event], names: set[str], e: Event) -> None:
+    """The fills of ``names`` (a tensor, or a module with its parts; anything, with ``*``)
+    read by ``e``: gone where ``e`` runs whenever the fill does; else each stands on the
+    paths without the read, possibly (``if probe: s = self.w.sum()``)."""
+    for name, fill in list(fills.items()):
+        if "*" in names or name.split(".")[0] in names:
+            if runs_whenever(e, fill):
+                del fills[name]
+            else:
+                fills[name] = replace(fill, status=MAYBE, possibly=READ_ON_SOME)
 
 
 def _forget(filled: dict[str, Event], names: Iterable[str]) -> None:

@@ -493,12 +493,16 @@ class LocalEffects(BuildPricing):
         return None
 
     def class_of(self, module: Module, value: Expr | None) -> tuple[str, ...] | None:
-        """The MRO of the class ``value`` (a call) constructs; None when not a class
-        known here (a torch.nn class not read stands alone)."""
+        """The MRO of the class ``value`` (a call) constructs, itself or through a project
+        function whose every ``return`` constructs it; None when not a class known here (a
+        torch.nn class not read stands alone)."""
         if value is None or value.kind != "call" or not value.name:
             return None
         index = self.simulator.index
         target = index.resolve(module, value.name)
+        if target is not None and target.kind == "function":
+            built = self.simulator.class_built(target.name)
+            target = Target("class", built) if built else None
         if target is not None and target.kind == "class":
             mro = index.mro(target.name)
             return mro.classes if mro.ok else None

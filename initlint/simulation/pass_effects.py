@@ -5,7 +5,7 @@ IL005 sets against the named fills before and after it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from initlint.facts.model import BodyError, Cond, Effect, Expr
@@ -13,8 +13,10 @@ from initlint.facts.passes import VISIT, from_end, is_visit, nested_visit
 from initlint.index.records import FunctionInfo, Module
 from initlint.simulation.containers import container_items, torch_container
 from initlint.simulation.coverage import LOAD, Tensor, covered, held_tensors, module_params
+from initlint.simulation.factory_fills import returned_fills
 from initlint.simulation.levels import UNKNOWN
 from initlint.simulation.records import (
+    READ_ON_SOME,
     SHARED_KEY,
     Event,
     Simulation,
@@ -23,6 +25,7 @@ from initlint.simulation.records import (
     every_path,
     item_holder,
     item_key,
+    runs_whenever,
     walk_machinery,
 )
 from initlint.simulation.run_state import EffectContext, Frame
@@ -146,6 +149,7 @@ class PassEffects(StoreEffects):
         if isinstance(found, BodyError):
             return found
         deep, inner = found
+        inner += self._covered_factory_fills(covers)
         ev = self.emit(
             frame, ctx.effect_index, ctx.effect, "pass", walk, ctx.status, ctx.flags, ctx.shadow
         )
@@ -198,7 +202,7 @@ class PassEffects(StoreEffects):
                 deep.add(hit)
                 own = hit[1].removeprefix(prefix + ".")
                 first = filled.get(own)
-                if first is not None and first.status != TRUE:
+                if first is not None and first.status != TRUE and first.possibly != READ_ON_SOME:
                     # (a fill under shared tests: thrown away where this pass runs under them)
                     first = (
                         replace(first, status=TRUE)
@@ -285,6 +289,9 @@ class PassEffects(StoreEffects):
         store = self.last_assign.get(holder)
         if store is None:
             return ()
+        made = self._factory_fills(store)  # (the last fills: the factory's run after)
+        if part in made:
+            return ((store.index, name, self.part_cost(name), made[part]),)
         held = self._held_simulations([store], self.sim.events)
         if isinstance(held, BodyError):
             return held
@@ -313,6 +320,29 @@ class PassEffects(StoreEffects):
                 store = replace(store, effect=replace(store.effect, value=bound))
         tensors = self.object_tensors(self.sim, [store], name.partition(".")[2])
         return max((t.cost for t in tensors if t.name == name), default=UNKNOWN)
+
+    def _factory_fills(self, store: Event) -> dict[str, Event]:
+        """What the project function that built the object ``store`` holds on every path
+        filled of it (``returned_fills``)."""
+        if store.kind != "assign" or store.shadow or store.status != TRUE:
+            return {}
+        return returned_fills(self.simulator.index, store)
+
+    def _covered_factory_fills(
+        self, covers: Iterable[tuple[int, str, int]]
+    ) -> tuple[tuple[int, str, int, Event], ...]:
+        """Among the tensors a pass covers, those of objects a project function built and
+        filled (``returned_fills``), as ``inner_fills`` name a held module's own fills."""
+        out: list[tuple[int, str, int, Event]] = []
+        made: dict[int, dict[str, Event]] = {}
+        for index, name, cost in sorted(covers):
+            store = self.sim.events[index]
+            if index not in made:
+                made[index] = self._factory_fills(store)
+            part = name.removeprefix(store.name + ".")
+            if part != name and part in made[index]:
+                out.append((index, name, cost, made[index][part]))
+        return tuple(out)
 
     def _held_simulations(
         self, stores: list[Event], events: list[Event], branches: bool = False
@@ -782,16 +812,24 @@ def last_fills(sim: Simulation, own_only: bool = True, shared: bool = False) -> 
                     fills[name] = e
         elif e.kind == "touch" and (e.frame, e.effect.stmt_span) not in filling:
             read = e.effect.reads - e.effect.sized  # (a shape read reads no number)
-            if "*" in read:
-                fills.clear()
-            for name in [n for n in fills if n.split(".")[0] in read]:
-                del fills[name]
+            _read(fills, [n for n in fills if "*" in read or n.split(".")[0] in read], e)
         elif e.kind in ("assign", "buffer", "delete", "nested"):
             for name in [n for n in fills if n.split(".")[0] == e.name.split(".")[0]]:
                 del fills[name]
         elif e.kind == "call" and (e.unfollowed or e.callee is None):
-            fills.clear()
+            _read(fills, list(fills), e)
     return fills
+
+
+def _read(fills: dict[str, Event], names: list[str], e: Event) -> None:
+    """The fills of ``names`` read by ``e``: gone where it runs whenever the fill does; where
+    it may not (``if cfg.pruned_heads: self.prune_heads(...)``), left standing for the
+    paths without it, possibly."""
+    for name in names:
+        if runs_whenever(e, fills[name]):
+            del fills[name]
+        else:
+            fills[name] = replace(fills[name], status=MAYBE, possibly=READ_ON_SOME)
 
 
 def shared_tests(e: Event) -> bool:

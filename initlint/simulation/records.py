@@ -17,7 +17,7 @@ from initlint.simulation.levels import NONE, UNKNOWN
 from initlint.simulation.memo import Binding
 from initlint.simulation.specs import BuilderShape
 from initlint.simulation.torch_knowledge import MODULE_SELF_METHODS
-from initlint.simulation.values import Origin
+from initlint.simulation.values import TRUE, Origin
 
 
 class SimulationLimit(Exception):
@@ -54,6 +54,9 @@ def unmoved(value: Expr | None) -> Expr | None:
 
 # ``Event.possibly`` of a part that only some of the classes an object may be build.
 SOME_CHOICES = "only some of the classes the object may be build it"
+# ``Event.possibly`` of a fill that something reads, or may read, on some paths only
+# before the construction ends: on the others nothing has.
+READ_ON_SOME = "read on some paths before the construction ends"
 
 
 def choices_of(holder: Event, item: Expr | None = None) -> tuple[str, ...]:
@@ -368,6 +371,18 @@ def literals_exclusive(a: Event, b: Event) -> bool:
         return False
     b_literals = set(b.literals)
     return any((key, not truth) in b_literals for key, truth in a.literals)
+
+
+def runs_whenever(a: Event, b: Event) -> bool:
+    """Whether ``a`` runs on every path ``b`` does: ``a`` runs on every path, or, in one
+    frame, its statement's guards enclose ``b``'s (one loop's body, an ``if`` around both),
+    or the undecided conditions it runs under are among ``b``'s (none without a literal)."""
+    if a.status == TRUE:
+        return True
+    outer, inner = a.effect.guard, b.effect.guard
+    if a.frame == b.frame and inner[: len(outer)] == outer:
+        return True
+    return not a.unkeyed and not b.unkeyed and set(a.literals) <= set(b.literals)
 
 
 # Past this many undecided conditions, whether branches cover every path is not worked out.
