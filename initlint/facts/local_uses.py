@@ -35,8 +35,10 @@ def followed_names(
     """The names whose uses the function's ``local_use`` effects follow, found in one walk:
 
     - the locals it binds only by plain assignments of a call to that name alone
-      (``net = resnet50()``; once, or once on each branch), or of a part of what it holds
-      (``net = net.features``: the object it held is dropped there), and nowhere else, and the
+      (``net = resnet50()``; once, or once on each branch), of a part of what it holds
+      (``net = net.features``: the object it held is dropped there), or of another name
+      (``out = layer`` on one branch, ``out = nn.Linear(...)`` on another: each binding
+      is followed from where it is made), and nowhere else, and the
       parameters it rebinds so (``if vgg is None: vgg = vgg16()``): not a loop or ``with``
       target, not declared ``global`` or ``nonlocal``,
       not bound in a nested scope (each binding is followed from where it is made);
@@ -72,7 +74,7 @@ def followed_names(
         elif isinstance(node, ast.Assign) and len(node.targets) == 1:
             target = node.targets[0]
             if isinstance(target, ast.Name) and (
-                isinstance(node.value, ast.Call) or _own_part(node.value, target.id)
+                isinstance(node.value, ast.Call | ast.Name) or _own_part(node.value, target.id)
             ):
                 by_call[target.id] = by_call.get(target.id, 0) + 1
         elif isinstance(node, SCOPES) and not isinstance(node, ast.Lambda):

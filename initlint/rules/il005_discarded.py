@@ -148,7 +148,9 @@ never hands the object on, the parts it leaves are thrown away, reported on the 
 line that builds the object. A function of the project the construction calls to build an
 object (a factory: `gpt = GPT2Model(cfg)`, `del gpt.wte`, `return gpt`) is part of that
 construction: what it throws away of the objects it builds into its locals is reported at
-its own lines, naming the classes that call it. An object built into a local on every path
+its own lines, naming the classes that call it; a local it binds on several branches (`out =
+layer` on one, `out = nn.Linear(...)` then `out.weight = layer` on another) is followed from
+each binding. An object built into a local on every path
 and kept (stored, handed on) only under conditions that leave a path out (`extra =
 Block(d)`, stored under `if arch in six:` and `elif arch in seven:`, nothing on the `else`)
 is dropped whole on the others: reported as possible, naming its costliest parts; kept on

@@ -8,7 +8,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
-from initlint.facts.model import Body, Effect, EffectKind, Expr, Span
+from initlint.facts.model import (
+    Body,
+    BodyError,
+    Effect,
+    EffectKind,
+    Expr,
+    FunctionFacts,
+    Span,
+)
 from initlint.facts.reads import EVERYTHING
 from initlint.index.records import FunctionInfo
 from initlint.simulation.arguments import ArgumentBinding
@@ -16,7 +24,7 @@ from initlint.simulation.levels import NONE
 from initlint.simulation.part_refs import bound, ended, heads, sure_part
 from initlint.simulation.records import Event, FlagRef
 from initlint.simulation.run_state import EffectContext, Frame
-from initlint.simulation.torch_module import MODULE_CLASSES, MODULE_NAMES
+from initlint.simulation.torch_module import MODULE_CLASSES, MODULE_NAMES, PLAIN_BASES
 from initlint.simulation.values import FALSE, MAYBE, TRUE, Origin
 
 # The events that may set the attribute they name (``EventLog._may_set``).
@@ -216,7 +224,8 @@ class EventLog(ArgumentBinding):
     def hasattr_truth(self, name: str) -> str:
         """``hasattr(self, name)`` at this point of the construction: true once the
         construction has set it, false while nothing has set it and nothing could have
-        (every class of the MRO known, none binding the name, nothing unfollowed run)."""
+        (every class of the MRO known, none binding the name, nothing unfollowed run; for a
+        private name, torch's ``Module`` read from its sources)."""
         seen = False
         held = False
         for ev in self.sim.events:
@@ -230,14 +239,23 @@ class EventLog(ArgumentBinding):
                 seen = True
         if held:
             return TRUE
-        if seen or self.opaque or name in self.set_names or name.startswith("_"):
+        if seen or self.opaque or name in self.set_names:
             return MAYBE
+        if name.startswith("_") and not self._module_state_read():
+            return MAYBE  # (torch's Module sets private state its sources would show)
         return MAYBE if self._class_may_bind(name) else FALSE
+
+    def _module_state_read(self) -> bool:
+        """Whether every torch ``Module`` class of the MRO is read from its sources: its
+        ``__init__`` then runs, and the private state it sets is in ``set_names``."""
+        index = self.simulator.index
+        return all(index.class_info(q) is not None for q in self.sim.mro if q in MODULE_CLASSES)
 
     def _class_may_bind(self, name: str) -> bool:
         """Whether reading ``self.<name>`` may find something without the construction
-        setting it: a class of the MRO binds it (a method, property, class attribute), may
-        bind anything (unknown, dynamic bases, ``__init_subclass__``), or answers any
+        setting it: a class of the MRO binds it (a method, property, class attribute, or
+        its ``__new__`` sets it on the instance before ``__init__`` runs), may bind
+        anything (unknown, dynamic bases, ``__init_subclass__``), or answers any
         name (``__getattr__``/``__getattribute__``; torch's Module's serves only what was
         registered, which the construction's events show)."""
         known = self.bound_in_class.get(name)
@@ -251,11 +269,19 @@ class EventLog(ArgumentBinding):
                     found = True
                     break
                 continue
+            if info is None and qual in PLAIN_BASES:  # (``abc.ABC``, ``typing.Generic``)
+                if name in PLAIN_BASES[qual]:
+                    found = True
+                    break
+                continue
             if info is None or info.facts.dynamic_bases:
                 found = True
                 break
             facts = info.facts
             if facts.method(name) is not None or name in facts.attrs:
+                found = True
+                break
+            if _new_may_set(facts.method("__new__"), name):
                 found = True
                 break
             hooks: tuple[str, ...] = ("__init_subclass__",)
@@ -366,3 +392,21 @@ def _getter_chain(value: Expr | None) -> tuple[str, str] | None:
     if not value.name or not all(part.isidentifier() for part in value.name.split(".")):
         return None
     return value.name, "".join(f".{a}" for a in reversed(attrs))
+
+
+def _new_may_set(new: FunctionFacts | None, name: str) -> bool:
+    """Whether a class's ``__new__`` may set ``name`` on the instance it makes: it stores it
+    on a local (``self = super().__new__(cls)``, ``self.<name> = ...``), or hands a local
+    to other code, which may set anything on it."""
+    if new is None:
+        return False
+    body = new.load()
+    if isinstance(body, BodyError):
+        return True
+    returned = {e.stmt for e in body.effects if e.kind == "return"}
+    for e in body.effects:
+        if e.kind == "objattr" and e.name.partition(".")[2] == name:
+            return True
+        if e.kind == "local_use" and e.target in ("whole", "hand") and e.stmt not in returned:
+            return True
+    return False

@@ -1,6 +1,7 @@
 """What initlint knows of ``torch.nn.Module`` without torch's sources (torch not installed):
 the public names an instance has right after ``nn.Module.__init__`` (its methods, class
-attributes and ``training``), from torch 2.13. Used to decide ``hasattr(self, "x")``."""
+attributes and ``training``), from torch 2.13; and what the standard library's plain bases
+bind. Used to decide ``hasattr(self, "x")``."""
 
 from __future__ import annotations
 
@@ -19,3 +20,16 @@ MODULE_NAMES = frozenset(
     set_submodule share_memory state_dict to to_empty train training type xpu zero_grad
     """.split()
 )
+
+
+# The standard library's bases a class of a model commonly names, with what they bind that an
+# instance can read (``ABCMeta`` gives each class ``_abc_impl``; ``Generic`` its parameters):
+# nothing else of ``self`` comes from them.
+PLAIN_BASES = {
+    "abc.ABC": frozenset({"_abc_impl", "__slots__"}),
+    "typing.Generic": frozenset(
+        {"__parameters__", "__orig_bases__", "__class_getitem__", "__init_subclass__"}
+    ),
+    "object": frozenset(),
+    "builtins.object": frozenset(),
+}
