@@ -44,6 +44,17 @@ class Model(nn.Module):
         # another object returned
         ("    nn.init.xavier_uniform_(m.weight)\n    m = nn.Linear(i, o)\n    return m", 0),
         ("    nn.init.xavier_uniform_(m.weight)\n    return nn.Sequential(m)", 0),
+        # the filled tensor replaced in the factory: that fill is lost there, not here
+        (
+            "    nn.init.xavier_uniform_(m.weight)\n    m.weight = nn.Parameter(torch.eye(o, i))\n"
+            "    return m",
+            0,
+        ),
+        (
+            "    nn.init.xavier_uniform_(m.weight)\n    m.weight.data = torch.eye(o, i)\n"
+            "    return m",
+            0,
+        ),
         # a part of the tensor filled only
         ("    with torch.no_grad():\n        m.weight[0].zero_()\n    return m", 0),
         # returned on some paths only

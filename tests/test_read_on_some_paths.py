@@ -120,6 +120,8 @@ class Model(nn.Module):
         ),
         ("if probe:\n            print(self.w, self.fc)", ["possible", "possible"]),
         ("self.s = float(self.w.sum() + self.fc.weight.sum())", []),
+        # read in a loop's body: a loop is taken as run
+        ("for k in range(2):\n            self.s = float(self.w.sum() + self.fc.weight.sum())", []),
     ],
 )
 def test_the_class_s_own_fills_read_on_some_paths_are_thrown_away_on_the_others(
@@ -127,3 +129,26 @@ def test_the_class_s_own_fills_read_on_some_paths_are_thrown_away_on_the_others(
 ) -> None:
     diags = check_source(OWN.format(between=between)).diagnostics
     assert [(d.code, d.confidence) for d in diags] == [("IL005", c) for c in confidence]
+
+
+SAME_BRANCH = """
+import torch
+from torch import nn
+
+
+class Model(nn.Module):
+    def __init__(self, d, probe=False):
+        super().__init__()
+        self.w = nn.Parameter(torch.empty(d, d))
+        nn.init.normal_(self.w)
+        if probe:
+            std = float(self.w.std())
+            nn.init.normal_(self.w, std=std / d)
+"""
+
+
+def test_a_read_on_the_branch_of_the_second_fill_keeps_the_first(
+    check_source: Callable[..., Report],
+) -> None:
+    # (the second fill runs only after the read: no path throws the first away)
+    assert check_source(SAME_BRANCH).diagnostics == ()

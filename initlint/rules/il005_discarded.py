@@ -214,7 +214,8 @@ held module's part too (`self.proj.weight`, or one of a module it holds,
 number, `self.final_layer.adaLN_modulation[-1].weight`, after a pass over the object).
 Reading only the tensor's shape (torch's `_calculate_fan_in_and_fan_out`) is no read of its
 numbers; filling a part of it (`self.weight[0].zero_()`) is no refill. A read on some paths
-only (`if probe: self.s = self.w.sum()`) keeps the first fill on those: `possibly`.
+only (`if probe: self.s = self.w.sum()`) keeps the first fill on those: `possibly`; one on
+the second fill's own branch, or in a loop's body, keeps it everywhere.
 A fill of the part a
 reparametrisation computes anew (`self.conv = weight_norm(nn.Conv1d(...))`, also through a
 function that returns it, then `self.conv.weight.data.normal_()`;

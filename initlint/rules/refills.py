@@ -55,6 +55,8 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
         elif e.holds or e.handed:
             filling.setdefault(at, set()).update(e.holds | e.handed)
     filled: dict[str, Event] = {}  # attribute -> its latest whole fill (ancestor's or own) unread
+    # attribute -> the reads of that fill that run on some paths only (``_read``)
+    some: dict[str, list[Event]] = {}
     arms: dict[str, list[Event]] = {}  # attribute -> those fills, on arms that never both run
     built: dict[str, Event] = {}  # attribute -> the store that made what it holds
     # attribute -> its latest store, nothing having used it since: of a module wrapped in a
@@ -77,6 +79,8 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
             holder, _, part = e.name.partition(".")
             store = wrapped.get(holder)
             first = filled.pop(e.name, None)
+            if first is not None and _read_before(some, e):
+                first = None  # (read wherever this fill runs)
             if store is not None and store.recomputed is not None:
                 if store.recomputed[1] == part and not e.ancestor:
                     out.append(_recomputed(sim, store, e))
@@ -86,9 +90,13 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
                     found = [_part_finding(sim, first, e)]  # (an earlier fill of it)
                 out.extend(found)
             filled[e.name] = e  # (the class's own fills too: a later one throws it away)
+            some.pop(e.name, None)
             continue
         if e.kind == "init":
             first = filled.get(e.name)
+            if first is not None and _read_before(some, e):
+                first = None  # (read wherever this fill runs)
+            some.pop(e.name, None)
             if e.ancestor:
                 # (fills on the arms of a branch, ``if ...: w.copy_(t)`` / ``else:
                 # init.kaiming_uniform_(w)``: together they may fill it on every path)
@@ -104,7 +112,7 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
                 filled[e.name], arms[e.name] = e, [e]
             continue
         if e.kind in _STORES:
-            _read(filled, set(e.reads - e.holds - e.handed) - {e.name}, e)
+            _read(filled, set(e.reads - e.holds - e.handed) - {e.name}, e, some)
             _forget(filled, {e.name})
             built[e.name] = e
             wrapped[e.name] = e  # (a container may be given wrapped items after)
@@ -124,7 +132,7 @@ def find_refills(sim: Simulation) -> list[RepeatFinding]:
             used -= e.effect.sized  # (``len(self.ups)``: what it is, not its numbers)
         if "*" in used:
             wrapped.clear()  # (``remove_weight_norm(self.conv)`` may undo the wrap)
-        _read(filled, used, e)
+        _read(filled, used, e, some)
         for name in used:
             wrapped.pop(name, None)
     out.extend(_method_refills(sim))
@@ -151,7 +159,12 @@ def _method_refills(sim: Simulation) -> list[RepeatFinding]:
         some[e.index] = used_on_some
     out: list[RepeatFinding] = []
     for reruns in at.values():
-        fills = sorted((f for e in reruns for f in e.inner_fills), key=lambda f: (f[3].index, f[1]))
+        fills = sorted(
+            (f for e in reruns for f in e.inner_fills if not _held_read_kept(f[3], e)),
+            key=lambda f: (f[3].index, f[1]),
+        )
+        if not fills:
+            continue
         _, _, cost, first = max(fills, key=lambda f: f[2])
         e = next(e for e in reruns if any(f[3] is first for f in e.inner_fills))
         assert e.holder is not None  # (kept above)
@@ -210,6 +223,8 @@ class _Passes:
         self.sim, self.out = sim, out
         # tensor -> its latest whole fill and the store that made it (or its module)
         self.pending: dict[str, tuple[Event, Event]] = {}
+        # tensor -> the reads of its pending fill made on some paths only
+        self.pending_reads: dict[str, list[Event]] = {}
         # each pass, and the attributes read or stored since (``*``: any), or the tensors
         # filled since (whose numbers are no longer the pass's)
         self.passes: list[tuple[Event, set[str]]] = []
@@ -279,6 +294,7 @@ class _Passes:
         for done, _ in self.passes:
             self.refilled.setdefault(done.index, set()).add(name)
         self.pending[name] = (fill, store)
+        self.pending_reads.pop(name, None)
 
     def _pass(self, done: Event) -> None:
         # (one finding at the pass for all it fills again: the costliest fill is the note)
@@ -289,6 +305,9 @@ class _Passes:
                 continue  # (one ``apply``'s fills of different modules: one pass)
             if fill.kind == "pass" and fill.fill == done.fill:
                 continue  # (the same pass run again: the repeated call is IL002's)
+            if any(runs_whenever(r, done) for r in self.pending_reads.get(name, ())):
+                del self.pending[name]  # (read wherever the pass runs)
+                continue
             cost = _covered(done, store, name)
             if cost is not None and not never_both(fill, done) and not self._again(done):
                 hits.append((cost, name, fill, store))
@@ -296,6 +315,8 @@ class _Passes:
         used_on_some: list[Event] = []  # (uses that keep the held fills on those paths)
         for index, name, cost, own in done.inner_fills:  # (a held module's own fills)
             held = self._holder(name, index, done)
+            if _held_read_kept(own, done):
+                continue
             if held is not None and not never_both(held[0], done):
                 if not self._again(done):
                     hits.append((cost, name, own, held[0]))
@@ -325,6 +346,7 @@ class _Passes:
             made = self.built.get(name.split(".")[0])
             if made is not None and made.index == index:
                 self.pending[name] = (done, made)
+                self.pending_reads.pop(name, None)
 
     def held_refill(self, fill: Event) -> list[RepeatFinding]:
         """A whole fill of a held module's tensor that the module's own construction filled
@@ -332,6 +354,8 @@ class _Passes:
         away."""
         for index, name, cost, own in fill.inner_fills:
             held = self._holder(name, index, fill)
+            if _held_read_kept(own, fill):
+                continue
             if held is not None and not never_both(held[0], fill):
                 return [_pass_finding(self.sim, own, fill, [name], cost, held[0], *held[1])]
         return []
@@ -350,6 +374,7 @@ class _Passes:
         if e.status == TRUE and drawn(e):  # (random draws: the tensor is filled already)
             assert e.effect.value is not None  # (``drawn``)
             self.pending[drawn_tensor(e.name, e.effect.value)] = (e, e)
+            self.pending_reads.pop(drawn_tensor(e.name, e.effect.value), None)
         branches = self.clean.get(e.name, [])
         if not all(never_both(b, e) for b in branches):
             branches = []
@@ -381,6 +406,7 @@ class _Passes:
                     # (read on some paths: the fill stands on the others)
                     marked = replace(fill, status=MAYBE, possibly=READ_ON_SOME)
                     self.pending[name] = (marked, store)
+                    self.pending_reads.setdefault(name, []).append(at)
                 else:
                     del self.pending[name]
         for _, used in self.passes:
@@ -595,16 +621,33 @@ def _fill_finding(
     )
 
 
-def _read(fills: dict[str, Event], names: set[str], e: Event) -> None:
+def _read(fills: dict[str, Event], names: set[str], e: Event, some: dict[str, list[Event]]) -> None:
     """The fills of ``names`` (a tensor, or a module with its parts; anything, with ``*``)
     read by ``e``: gone where ``e`` runs whenever the fill does; else each stands on the
-    paths without the read, possibly (``if probe: s = self.w.sum()``)."""
+    paths without the read, possibly (``if probe: s = self.w.sum()``), the read kept in
+    ``some`` for the fill that may come after it (``_read_before``)."""
     for name, fill in list(fills.items()):
         if "*" in names or name.split(".")[0] in names:
             if runs_whenever(e, fill):
                 del fills[name]
+                some.pop(name, None)
             else:
                 fills[name] = replace(fill, status=MAYBE, possibly=READ_ON_SOME)
+                some.setdefault(name, []).append(e)
+
+
+def _read_before(some: dict[str, list[Event]], fill: Event) -> bool:
+    """Whether a read of ``fill``'s tensor made on some paths only runs wherever ``fill``
+    does (``if probe: s = self.w.sum(); nn.init.zeros_(self.w)``): on its every path the
+    earlier fill was read."""
+    return any(runs_whenever(r, fill) for r in some.get(fill.name, ()))
+
+
+def _held_read_kept(own: Event, later: Event) -> bool:
+    """A held module's own fill read on some paths of its construction, filled again only
+    on some paths of the holder's: whether those paths meet is not told across the two
+    constructions, so the fill counts as read."""
+    return own.possibly == READ_ON_SOME and later.status != TRUE
 
 
 def _forget(filled: dict[str, Event], names: Iterable[str]) -> None:

@@ -241,15 +241,29 @@ class EventLog(ArgumentBinding):
             return TRUE
         if seen or self.opaque or name in self.set_names:
             return MAYBE
-        if name.startswith("_") and not self._module_state_read():
-            return MAYBE  # (torch's Module sets private state its sources would show)
+        if name.startswith("_") and not self._private_known(name):
+            return MAYBE
         return MAYBE if self._class_may_bind(name) else FALSE
 
-    def _module_state_read(self) -> bool:
-        """Whether every torch ``Module`` class of the MRO is read from its sources: its
-        ``__init__`` then runs, and the private state it sets is in ``set_names``."""
+    def _private_known(self, name: str) -> bool:
+        """Whether a private name is decided as a public one is: not a dunder (``object``
+        and ``type`` give those: ``__dict__``, ``__class__``), every torch ``Module`` class
+        of the MRO read from its sources (its ``__init__`` then runs, and the private state
+        it sets is in ``set_names``), and no project class of the MRO decorated or made by
+        a metaclass of its own (a registry's decorator may stamp a private name on it)."""
+        if name.startswith("__") and name.endswith("__"):
+            return False
         index = self.simulator.index
-        return all(index.class_info(q) is not None for q in self.sim.mro if q in MODULE_CLASSES)
+        for qual in self.sim.mro:
+            info = index.class_info(qual)
+            if info is None:
+                if qual in MODULE_CLASSES:
+                    return False
+                continue
+            facts = info.facts
+            if facts.decorators or facts.metaclass not in ("", "ABCMeta", "abc.ABCMeta"):
+                return False
+        return True
 
     def _class_may_bind(self, name: str) -> bool:
         """Whether reading ``self.<name>`` may find something without the construction
@@ -396,8 +410,8 @@ def _getter_chain(value: Expr | None) -> tuple[str, str] | None:
 
 def _new_may_set(new: FunctionFacts | None, name: str) -> bool:
     """Whether a class's ``__new__`` may set ``name`` on the instance it makes: it stores it
-    on a local (``self = super().__new__(cls)``, ``self.<name> = ...``), or hands a local
-    to other code, which may set anything on it."""
+    on a local (``self = super().__new__(cls)``, ``self.<name> = ...``), reaches its
+    ``__dict__``, runs a method of it or hands it to other code, which may set anything."""
     if new is None:
         return False
     body = new.load()
@@ -405,8 +419,10 @@ def _new_may_set(new: FunctionFacts | None, name: str) -> bool:
         return True
     returned = {e.stmt for e in body.effects if e.kind == "return"}
     for e in body.effects:
-        if e.kind == "objattr" and e.name.partition(".")[2] == name:
+        if e.kind == "objattr" and e.name.partition(".")[2] in (name, "__dict__"):
             return True
-        if e.kind == "local_use" and e.target in ("whole", "hand") and e.stmt not in returned:
-            return True
+        if e.kind != "local_use" or e.stmt in returned:
+            continue
+        if e.target != "part" or e.detail.startswith("__dict__"):
+            return True  # (a method run on it, the object handed on, its ``__dict__``)
     return False

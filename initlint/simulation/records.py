@@ -8,6 +8,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import field
 from itertools import product
 
+from initlint.facts.function_reader import LOOP_COND
 from initlint.facts.model import Effect, EffectKind, Expr, Param
 from initlint.index.records import ClassInfo, FunctionInfo
 from initlint.records import dataclass
@@ -374,15 +375,18 @@ def literals_exclusive(a: Event, b: Event) -> bool:
 
 
 def runs_whenever(a: Event, b: Event) -> bool:
-    """Whether ``a`` runs on every path ``b`` does: ``a`` runs on every path, or, in one
-    frame, its statement's guards enclose ``b``'s (one loop's body, an ``if`` around both),
-    or the undecided conditions it runs under are among ``b``'s (none without a literal)."""
-    if a.status == TRUE:
+    """Whether ``a`` runs on every path ``b`` does, as far as can be told: ``a`` runs on
+    every path; or, in one frame, its statement's guards enclose ``b``'s, a loop's body
+    taken as run (``for blk in self.blocks:``: a loop over nothing is no path worth
+    claiming); or the undecided conditions it runs under are among ``b``'s. One under a
+    condition without a literal (a loop in a method it ran in) is taken as running."""
+    if a.status == TRUE or a.unkeyed:
         return True
-    outer, inner = a.effect.guard, b.effect.guard
+    outer = tuple(c for c in a.effect.guard if c != LOOP_COND)
+    inner = tuple(c for c in b.effect.guard if c != LOOP_COND)
     if a.frame == b.frame and inner[: len(outer)] == outer:
         return True
-    return not a.unkeyed and not b.unkeyed and set(a.literals) <= set(b.literals)
+    return set(a.literals) <= set(b.literals)
 
 
 # Past this many undecided conditions, whether branches cover every path is not worked out.

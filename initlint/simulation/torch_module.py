@@ -28,7 +28,13 @@ MODULE_NAMES = frozenset(
 PLAIN_BASES = {
     "abc.ABC": frozenset({"_abc_impl", "__slots__"}),
     "typing.Generic": frozenset(
-        {"__parameters__", "__orig_bases__", "__class_getitem__", "__init_subclass__"}
+        {
+            "__parameters__",
+            "__orig_bases__",
+            "__class_getitem__",
+            "__init_subclass__",
+            "_is_protocol",
+        }
     ),
     "object": frozenset(),
     "builtins.object": frozenset(),
