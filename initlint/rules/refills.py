@@ -22,13 +22,14 @@ from initlint.simulation.records import (
     READ_ON_SOME,
     Event,
     Simulation,
+    after_read,
     first_run,
     never_both,
     runs_whenever,
     walk_machinery,
 )
 from initlint.simulation.torch_knowledge import drawn_value
-from initlint.simulation.values import MAYBE, TRUE
+from initlint.simulation.values import TRUE
 
 CODE = "IL005"
 # Events that store the attribute anew: a fill before them filled another tensor.
@@ -314,9 +315,9 @@ class _Passes:
                 del self.pending[name]
         used_on_some: list[Event] = []  # (uses that keep the held fills on those paths)
         for index, name, cost, own in done.inner_fills:  # (a held module's own fills)
-            held = self._holder(name, index, done)
             if _held_read_kept(own, done):
                 continue
+            held = self._holder(name, index, done)
             if held is not None and not never_both(held[0], done):
                 if not self._again(done):
                     hits.append((cost, name, own, held[0]))
@@ -353,9 +354,9 @@ class _Passes:
         (``Event.inner_fills``), the module not read or replaced since: that fill is thrown
         away."""
         for index, name, cost, own in fill.inner_fills:
-            held = self._holder(name, index, fill)
             if _held_read_kept(own, fill):
                 continue
+            held = self._holder(name, index, fill)
             if held is not None and not never_both(held[0], fill):
                 return [_pass_finding(self.sim, own, fill, [name], cost, held[0], *held[1])]
         return []
@@ -402,13 +403,11 @@ class _Passes:
         at = self.current
         for name, (fill, store) in list(self.pending.items()):
             if name.split(".")[0] in names or "*" in names:
-                if at is not None and not runs_whenever(at, fill):
-                    # (read on some paths: the fill stands on the others)
-                    marked = replace(fill, status=MAYBE, possibly=READ_ON_SOME)
-                    self.pending[name] = (marked, store)
-                    self.pending_reads.setdefault(name, []).append(at)
-                else:
+                if at is None or (after := after_read(fill, at)) is None:
                     del self.pending[name]
+                else:
+                    self.pending[name] = (after, store)
+                    self.pending_reads.setdefault(name, []).append(at)
         for _, used in self.passes:
             used |= names
 
@@ -628,11 +627,12 @@ def _read(fills: dict[str, Event], names: set[str], e: Event, some: dict[str, li
     ``some`` for the fill that may come after it (``_read_before``)."""
     for name, fill in list(fills.items()):
         if "*" in names or name.split(".")[0] in names:
-            if runs_whenever(e, fill):
+            after = after_read(fill, e)
+            if after is None:
                 del fills[name]
                 some.pop(name, None)
             else:
-                fills[name] = replace(fill, status=MAYBE, possibly=READ_ON_SOME)
+                fills[name] = after
                 some.setdefault(name, []).append(e)
 
 

@@ -47,6 +47,11 @@ def _last_fills(effects: list[Effect]) -> dict[str, tuple[int, Effect]]:
     filling = {e.stmt for e in effects if e.kind == "init" and e.name == local}
     fills: dict[str, tuple[int, Effect]] = {}
     for at, e in enumerate(effects[: returns[0]]):
+        if e.kind == "objattr" and e.name.partition(".")[0] == local:
+            # (``m.weight = w``, ``m.weight.data = t``, ``del m.weight``: the fill lost there)
+            part = e.name.partition(".")[2].removesuffix(".data")
+            for name in [n for n in fills if n == part or n.startswith(part + ".")]:
+                del fills[name]
         if e.name != local:
             continue
         if e.kind == "local":
@@ -58,13 +63,6 @@ def _last_fills(effects: list[Effect]) -> dict[str, tuple[int, Effect]]:
                 fills[e.target] = (at, e)
         elif e.kind == "local_use" and e.stmt not in filling and e.stmt != ret.stmt:
             fills = {}  # (any other use may read what the fills made)
-    for at, e in enumerate(effects[: returns[0]]):
-        if e.kind == "objattr" and e.name.partition(".")[0] == local:
-            # (``m.weight = w``, ``m.weight.data = t``, ``del m.weight``: the fill lost there)
-            part = e.name.partition(".")[2].removesuffix(".data")
-            for name in [n for n in fills if n == part or n.startswith(part + ".")]:
-                if fills[name][0] < at:
-                    del fills[name]
     return fills
 
 

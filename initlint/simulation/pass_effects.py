@@ -20,12 +20,12 @@ from initlint.simulation.records import (
     SHARED_KEY,
     Event,
     Simulation,
+    after_read,
     built_by,
     ended_paths,
     every_path,
     item_holder,
     item_key,
-    runs_whenever,
     walk_machinery,
 )
 from initlint.simulation.run_state import EffectContext, Frame
@@ -822,14 +822,14 @@ def last_fills(sim: Simulation, own_only: bool = True, shared: bool = False) -> 
 
 
 def _read(fills: dict[str, Event], names: list[str], e: Event) -> None:
-    """The fills of ``names`` read by ``e``: gone where it runs whenever the fill does; where
-    it may not (``if cfg.pruned_heads: self.prune_heads(...)``), left standing for the
-    paths without it, possibly."""
+    """The fills of ``names`` read by ``e`` (``after_read``): gone, or left standing for
+    the paths without the read."""
     for name in names:
-        if runs_whenever(e, fills[name]):
+        after = after_read(fills[name], e)
+        if after is None:
             del fills[name]
         else:
-            fills[name] = replace(fills[name], status=MAYBE, possibly=READ_ON_SOME)
+            fills[name] = after
 
 
 def shared_tests(e: Event) -> bool:

@@ -5,7 +5,7 @@ ordered ``Event``s, the flags they carry, the reads that raise, and the builders
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import field
+from dataclasses import field, replace
 from itertools import product
 
 from initlint.facts.function_reader import LOOP_COND
@@ -18,7 +18,7 @@ from initlint.simulation.levels import NONE, UNKNOWN
 from initlint.simulation.memo import Binding
 from initlint.simulation.specs import BuilderShape
 from initlint.simulation.torch_knowledge import MODULE_SELF_METHODS
-from initlint.simulation.values import TRUE, Origin
+from initlint.simulation.values import MAYBE, TRUE, Origin
 
 
 class SimulationLimit(Exception):
@@ -387,6 +387,15 @@ def runs_whenever(a: Event, b: Event) -> bool:
     if a.frame == b.frame and inner[: len(outer)] == outer:
         return True
     return set(a.literals) <= set(b.literals)
+
+
+def after_read(fill: Event, read: Event) -> Event | None:
+    """The fill ``fill`` once ``read`` has read its tensor: None where the read runs
+    whenever the fill does (the fill is used); else a copy standing for it on the paths
+    without the read, possibly (``if cfg.pruned_heads: self.prune_heads(...)``)."""
+    if runs_whenever(read, fill):
+        return None
+    return replace(fill, status=MAYBE, possibly=READ_ON_SOME)
 
 
 # Past this many undecided conditions, whether branches cover every path is not worked out.
