@@ -156,3 +156,92 @@ def test_a_parameter_picks_its_defaults_value(check_source: Callable[..., Report
     report = check_source(DEFAULTS)
     found = {d.class_name.rsplit(".", 1)[-1]: d.severity for d in report.diagnostics}
     assert found == {"On": "error", "Off": "warning", "NotPlain": "warning", "Shadowed": "warning"}
+
+
+HELPER = """
+from torch import nn
+
+
+def make_out(layer, vocab, size):
+    if isinstance(layer, nn.Module):
+        out = layer
+    elif layer is None:
+        out = nn.Linear(size, vocab)
+    else:
+        raise ValueError(layer)
+    return out
+
+
+class Base(nn.Module):
+    def __init__(self, vocab, output_layer=None):
+        super().__init__()
+        self.out = make_out(output_layer, vocab, 256)
+
+
+class Passed(Base):
+    # the class's own parameter, passed on: the ancestor's frame holds its default
+    def __init__(self, vocab, output_layer=None):
+        super().__init__(vocab, output_layer=output_layer)
+        self.out = nn.Linear(512, vocab)
+
+
+class Given(Base):
+    # a module passed in: the helper returns it, and builds nothing
+    def __init__(self, vocab, output_layer=None):
+        super().__init__(vocab, output_layer=output_layer or nn.Identity())
+        self.out = nn.Linear(512, vocab)
+
+
+class Own(nn.Module):
+    def __init__(self, vocab, output_layer=None):
+        super().__init__()
+        self.out = make_out(output_layer, vocab, 256)
+        self.out = nn.Linear(512, vocab)
+"""
+
+
+def test_a_helper_takes_the_branch_its_arguments_defaults_pick(
+    check_source: Callable[..., Report],
+) -> None:
+    # ``isinstance(None, nn.Module)`` is false and ``None is None`` true: with its arguments
+    # at their defaults the helper builds the Linear, so the build is heavy, not "some paths"
+    report = check_source(HELPER)
+    found = {d.class_name.rsplit(".", 1)[-1]: d for d in report.diagnostics}
+    assert found["Passed"].severity == "error"
+    assert found["Own"].severity == "error"
+    assert "heavy only on some paths" not in found["Passed"].message
+    # an argument that is not the default (a module or'ed in) leaves the cheap branch open
+    assert found["Given"].severity == "warning"
+
+
+ISINSTANCE = """
+from torch import nn
+
+
+class Base(nn.Module):
+    def __init__(self, layer=None):
+        super().__init__()
+        if isinstance(layer, nn.Module):
+            self.out = layer
+        else:
+            self.out = nn.Linear(1024, 1024)
+
+
+class Child(Base):
+    def __init__(self):
+        super().__init__()
+        self.out = nn.Linear(1024, 8)
+
+
+class Maybe(Base):
+    def __init__(self, layer):
+        super().__init__(layer)
+        self.out = nn.Linear(1024, 8)
+"""
+
+
+def test_isinstance_of_none_is_decided(check_source: Callable[..., Report]) -> None:
+    report = check_source(ISINSTANCE)
+    found = {d.class_name.rsplit(".", 1)[-1]: d.message for d in report.diagnostics}
+    assert "is rebuilt" in found["Child"]  # the ancestor's ``else`` surely ran
+    assert "is possibly rebuilt" in found["Maybe"]  # a caller's module may be passed

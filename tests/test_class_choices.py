@@ -78,12 +78,24 @@ def make_head(d, big=False):
 
 
 class Guarded(nn.Module):
+    def __init__(self, c, big=False):
+        super().__init__()
+        self.head = make_head(c, big)
+
+
+class GuardedAgain(Guarded):
+    def __init__(self, c, big=False):
+        super().__init__(c, big)
+        self.head = make_head(c, big)
+
+
+class Defaulted(nn.Module):
     def __init__(self, c):
         super().__init__()
         self.head = make_head(c)
 
 
-class GuardedAgain(Guarded):
+class DefaultedAgain(Defaulted):
     def __init__(self, c):
         super().__init__(c)
         self.head = make_head(c)
@@ -143,6 +155,10 @@ def test_a_local_bound_on_some_paths_holds_either_value(tmp_path: Path) -> None:
     severity, _, message = found[("GuardedAgain", "head")]
     assert severity == "warning"  # an identity by default, a linear layer if asked
     assert "not known" in message
+    # a call that leaves the flag out: the identity its default picks
+    severity, _, message = found[("DefaultedAgain", "head")]
+    assert severity == "warning"
+    assert "not known" not in message
 
 
 def test_an_argument_is_not_the_module_level_class_it_shadows(tmp_path: Path) -> None:

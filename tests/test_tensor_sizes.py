@@ -117,6 +117,26 @@ def _cost(source: str, **bound: Val) -> int:
         ("numpy.full((n, d), 0.5)", {}, HEAVY),
         ("torch.zeros((n,))", {"n": UNKNOWN}, UNSIZED),
         ("torch.zeros((n, 2))", {"n": UNKNOWN}, HEAVY),
+        # a numpy draw is sized by its ``size`` (a shape a call passed in, too), or by the
+        # positional sizes of ``rand`` and ``randn``; with neither written, heavy
+        (
+            "numpy.random.uniform(-b, b, size=shape)",
+            {"shape": Val("args", items=(UNKNOWN,))},
+            UNSIZED,
+        ),
+        ("numpy.random.uniform(-b, b, size=(n, m))", {}, HEAVY),
+        ("numpy.random.normal(0, 1, size=(2, 2))", {}, LIGHT),
+        ("numpy.random.randn(n)", {"n": UNKNOWN}, UNSIZED),
+        ("numpy.random.randn(n, m)", {}, HEAVY),
+        ("numpy.random.uniform(-b, b, (n, m))", {}, HEAVY),
+        ("numpy.random.normal(0.0, 1.0, (n,))", {}, UNSIZED),
+        ("numpy.random.normal(0.0, 1.0)", {}, LIGHT),
+        ("numpy.random.normal(-1, 1, size=None)", {}, LIGHT),
+        # a parameter that may be an array gives the draw its shape
+        ("numpy.random.normal(mean, 1.0)", {"mean": UNKNOWN}, UNSIZED),
+        ("numpy.random.randn()", {}, LIGHT),
+        ("numpy.random.random(n)", {}, UNSIZED),
+        ("numpy.random.permutation(n)", {}, HEAVY),
     ],
 )
 def test_tensor_factory_cost(source: str, bound: dict[str, Val], expected: int) -> None:

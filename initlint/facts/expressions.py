@@ -341,6 +341,17 @@ def to_cond(node: ast.AST, depth: int = 0) -> Cond:
         and isinstance(node.args[1].value, str)
     ):
         return Cond("hasattr", name=node.args[1].value)
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "isinstance"
+        and len(node.args) == 2
+        and not node.keywords
+        and isinstance(node.args[0], ast.Name)
+    ):
+        classes = expr_text(node.args[1])[:80]
+        tested = (Cond("name", name=node.args[0].id),)
+        return Cond("isinstance", tested, value=classes, name=expr_text(node)[:80])
     return Cond("unknown", name=expr_text(node)[:80])
 
 

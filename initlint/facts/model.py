@@ -119,6 +119,7 @@ CondOp = Literal[
     "ge",
     "arith",
     "hasattr",
+    "isinstance",
     "unknown",
 ]
 
@@ -132,7 +133,10 @@ class Cond:
     ``lt``/``le``/``gt``/``ge``: an ordering test of two operands; ``arith``: an operand
     computed from two (``value`` the operator: ``+ - * // %``).
 
-    ``hasattr``: ``hasattr(self, "<name>")`` with a literal name."""
+    ``hasattr``: ``hasattr(self, "<name>")`` with a literal name.
+
+    ``isinstance``: ``isinstance(<name>, <classes>)``, the one argument a ``name`` test and
+    ``value`` the classes' text (``name`` the whole test's, as for compound tests)."""
 
     op: CondOp
     args: tuple[Cond, ...] = ()

@@ -14,6 +14,7 @@ from initlint.index.records import Target
 from initlint.records import dataclass
 from initlint.simulation.arguments import call_args
 from initlint.simulation.binding import DEFAULTED, SYM, Key, expr_key
+from initlint.simulation.cost import const_defaults
 from initlint.simulation.events import writes_any
 from initlint.simulation.levels import HEAVY, LIGHT, NONE, Priced
 from initlint.simulation.levels import UNKNOWN as UNKNOWN_COST
@@ -26,6 +27,12 @@ from initlint.simulation.values import MAYBE, TRUE, Val, const
 
 # Why a build priced heavy is only possibly that (the finding's message says it).
 HEAVY_WHEN = "heavy only on some paths of its construction, not with its parameters' defaults"
+
+
+def _plain(held: Val) -> bool:
+    """An argument that is the constructed class's parameter as its caller passed it: not a
+    field of it, nor one with fields set, nor a class its default names."""
+    return not held.fields and held.ref is None and "." not in held.sym
 
 
 @dataclass(frozen=True)
@@ -107,25 +114,26 @@ class BuildPricing(RaiseModel):
         if any(x.kind == "op" and x.name == "lambda" for x in inner):
             return env
         shadowed = {x.attr for x in inner if x.kind == "op" and x.name == "comp"}
+        top = const_defaults(frame.body.params)
         if frame.call.parent is not None:
             # a called frame's parameters are bound to what its caller passed; one an open
             # ``**kw`` pack may give holds its default unless the pack names it
-            # (``_open_default``): the cheapest path takes the default there too
+            # (``_open_default``), and one the constructed class's own parameter gave holds
+            # that parameter's default: the cheapest path takes the default there too
+            body = self.sim.top_fn.facts.load()
+            top = {} if isinstance(body, BodyError) else const_defaults(body.params)
             for name, given in env.items():
-                if given.kind == "unknown" and given.sym.startswith(DEFAULTED):
-                    if name not in shadowed:
-                        env[name] = const(given.value)
+                if given.kind != "unknown" or name in shadowed:
+                    continue
+                if given.sym.startswith(DEFAULTED):
+                    env[name] = const(given.value)
+                elif given.sym in top and _plain(given):
+                    env[name] = const(top[given.sym])
             return env
         names = frozenset(
-            p.name
-            for p in frame.body.params
-            if (held := env.get(p.name)) is not None
-            and held.kind == "unknown"
-            and held.sym == p.name
-            and p.name not in shadowed
-            and p.default is not None
-            and p.default.kind == "const"
-            and not p.default.name  # (``...``: not the None the facts hold)
+            name
+            for name, held in env.items()
+            if name in top and held.kind == "unknown" and held.sym == name and name not in shadowed
         )
         self.bind_defaults(env, frame.body.params, names, frame.call.fn.module)
         return env

@@ -8,10 +8,12 @@ memoised factory (``memo_finder``) costs nothing.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterable, Iterator, Mapping
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import field
 from fnmatch import fnmatchcase
+from functools import partial
 from typing import Literal
 
 from initlint.facts.expressions import UNKNOWN_COND, test_of
@@ -23,7 +25,7 @@ from initlint.index.records import NO_BINDINGS, ClassInfo, FunctionInfo, Module,
 from initlint.records import dataclass
 from initlint.simulation.binding import bind_args
 from initlint.simulation.choices import ChoiceFinder, merge
-from initlint.simulation.folding import ORDERS, UNFOLDED, compare, fold
+from initlint.simulation.folding import ORDERS, UNFOLDED, compare, fold, none_isinstance
 from initlint.simulation.levels import (
     HEAVY,
     LIGHT,
@@ -66,6 +68,15 @@ _PLAIN_RESULTS = frozenset(
 )
 # The constants a call fixes of the parameters of what it runs, by name.
 Fixed = tuple[tuple[str, Const], ...]
+# The parameters a call passes a tuple display (``shape=(n, 1)``): a pack of its items, so
+# that a tensor made in that shape is sized by them (``numel``).
+Shapes = tuple[tuple[str, Val], ...]
+# An effect priced for the cheapest path: its cost, and the parameters' constants standing.
+Priced_ = tuple[Effect, int, Mapping[str, Const]]
+# Whether a class test's text names classes known to be classes (``concrete_classes``).
+Concrete = Callable[[str], bool]
+# ``nn.Module``, ``(A, b.C)``: dotted names, alone or in a tuple.
+_CLASS_NAMES = re.compile(r"\(?\s*[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*,?\s*\)?")
 # Names Python binds in every module: calling one is no construction work to follow.
 BUILTIN_NAMES = frozenset(dir(builtins))
 
@@ -76,7 +87,7 @@ class CostModel:
     expensive_calls: tuple[str, ...] = ()
     cheap_calls: tuple[str, ...] = ()
     # (by the constants a call fixes of the parameters, which may decide its tests)
-    _fn_memo: dict[tuple[str, str, Fixed | None], int] = field(default_factory=dict)
+    _fn_memo: dict[tuple[str, str, Fixed | None, Shapes], int] = field(default_factory=dict)
     _cls_memo: dict[tuple[str, Fixed | None], int] = field(default_factory=dict)
     # each constructed class's self attributes -> the project classes stored there
     _held_memo: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
@@ -309,12 +320,13 @@ class CostModel:
             info = self.index.class_info(target.name)
             if info is None:
                 return say(best, "{}, not read", target.name)
-            return say(highest(best, self.class_cost(info, call)), "builds {}", info)
+            return say(highest(best, self.class_cost(info, call, bound)), "builds {}", info)
         if target.kind == "function":
             fn = self.index.function_info(target.name)
             if fn is None:
                 return say(best, "{}, not read", target.name)
-            return say(highest(best, self.function_cost(fn, ())), "runs {}", fn)
+            priced = self.function_cost(fn, (), *self._function_args(fn, call, bound))
+            return say(highest(best, priced), "runs {}", fn)
         return say(best, "{}", target.name)
 
     def _class_method(
@@ -456,9 +468,11 @@ class CostModel:
             return self._external_call(target.name, call, module, mro, locals_, attrs, bound)
         if target.kind == "class":
             info = self.index.class_info(target.name)
-            return NONE if info is None else self.class_cost(info, call)
+            return NONE if info is None else self.class_cost(info, call, bound)
         fn = self.index.function_info(target.name)
-        return NONE if fn is None else self.function_cost(fn, ())
+        if fn is None:
+            return NONE
+        return self.function_cost(fn, (), *self._function_args(fn, call, bound))
 
     def _chosen_cost(
         self,
@@ -559,7 +573,9 @@ class CostModel:
             return max(LIGHT, locals_[arg.name])
         return highest(LIGHT, self.expr_cost(arg, module, mro, locals_, attrs))
 
-    def class_cost(self, info: ClassInfo, call: Expr | None = None) -> Priced:
+    def class_cost(
+        self, info: ClassInfo, call: Expr | None = None, bound: Bound = NO_BOUND
+    ) -> Priced:
         """A project class costs what its ``__init__`` chain costs, and at least LIGHT when it
         has an ``__init__`` of its own or is an ``nn.Module``; one that inherits a torch
         module with parameters (``nn.Linear``) is HEAVY. A class without either (a plain
@@ -567,9 +583,10 @@ class CostModel:
         error is returned, and the recursion guard is taken back (nothing memoised).
         ``call``, the call that builds it: the parameters of the ``__init__`` it runs that
         the call leaves out keep their defaults (``conv_block=None``, then ``if conv_block
-        is None: conv_block = BasicConv2d``), and those it gives a constant hold it."""
+        is None: conv_block = BasicConv2d``), and those it gives a constant (or a name
+        ``bound`` holds one in) hold it."""
         mro = self.index.mro(info.qualname).classes
-        first, fixed = self._first_init(mro, call)
+        first, fixed = self._first_init(mro, call, bound)
         key = (info.qualname, fixed)
         if key in self._cls_memo:
             return self._cls_memo[key]
@@ -604,7 +621,9 @@ class CostModel:
         self._cls_memo[key] = result
         return result
 
-    def _first_init(self, mro: tuple[str, ...], call: Expr | None) -> tuple[str, Fixed | None]:
+    def _first_init(
+        self, mro: tuple[str, ...], call: Expr | None, bound: Bound
+    ) -> tuple[str, Fixed | None]:
         """The class of ``mro`` whose ``__init__`` a call of the first runs, when initlint
         reads it (not one of torch's own), and the constants ``call`` fixes of its
         parameters; ("", None) otherwise."""
@@ -615,20 +634,63 @@ class CostModel:
         body = init.facts.load()
         if isinstance(body, BodyError):
             return "", None
-        return owner.qualname, _call_consts(call, body.params[1:])
+        return owner.qualname, _call_consts(call, body.params[1:], self._names(bound))
+
+    def _function_args(
+        self, fn: FunctionInfo, call: Expr, bound: Bound
+    ) -> tuple[Fixed | None, Shapes]:
+        """The constants a call of the module-level function ``fn`` fixes of its parameters
+        (as a class's call does of its ``__init__``'s), and the shapes it passes; none for
+        a decorated function (its wrapper may pass others)."""
+        if fn.owner is not None or fn.facts.decorators:
+            return None, ()
+        body = fn.facts.load()
+        if isinstance(body, BodyError):
+            return None, ()
+        names = self._names(bound)
+        shapes = _call_shapes(call, body.params, bound, names)
+        return _call_consts(call, body.params, names), shapes
+
+    def _names(self, bound: Bound) -> Bound:
+        """What the caller's names hold, as far as a call's constants may be read from them:
+        only on the cheapest path, whose frame holds the constructed class's defaults. (The
+        simulation walks a loop once and does not follow ``:=``, so a name it holds a
+        constant in may hold another when the call runs: no reason to rule a path out.)"""
+        return bound if self.least else NO_BOUND
+
+    def concrete_classes(self, module: Module, text: str) -> bool:
+        """Whether the class test's text ``text`` (``nn.Module``, ``(A, B)``) names only
+        classes of the project or of torch, which None is no instance of; not a name bound
+        to a tuple, a typing construct or an abstract class of another library."""
+        if not _CLASS_NAMES.fullmatch(text):
+            return False
+        for name in text.strip("() ").split(","):
+            target = self.index.resolve(module, name.strip()) if name.strip() else None
+            if target is None:
+                return False
+            if target.kind != "class" and not (
+                target.kind == "external" and target.name.startswith("torch.")
+            ):
+                return False
+        return True
 
     def function_cost(
-        self, fn: FunctionInfo, mro: tuple[str, ...], fixed: Fixed | None = None
+        self,
+        fn: FunctionInfo,
+        mro: tuple[str, ...],
+        fixed: Fixed | None = None,
+        shapes: Shapes = (),
     ) -> Priced:
         """The highest cost of the work ``fn`` does: what it stores, registers, returns or
         leaves in a local (work done into a local counts for the function that does it),
         and the methods it calls on ``self``. A memoised factory costs nothing. ``fixed``:
-        the parameters the call fixes to constants (None: the call is not seen)."""
+        the parameters the call fixes to constants (None: the call is not seen);
+        ``shapes``: those it passes a tuple display."""
         if fn.owner is None:
             memo = self.memos.memoised(fn)
             if memo is not False:
                 return NONE if memo is True else memo
-        return self.body_cost(fn, mro, fixed)
+        return self.body_cost(fn, mro, fixed, shapes)
 
     def callee_of(
         self, module: Module, eff: Effect, mro: tuple[str, ...], caller: FunctionInfo | None = None
@@ -655,18 +717,22 @@ class CostModel:
         return self.index.lookup_method(mro, eff.name)
 
     def body_cost(
-        self, fn: FunctionInfo, mro: tuple[str, ...] = (), fixed: Fixed | None = None
+        self,
+        fn: FunctionInfo,
+        mro: tuple[str, ...] = (),
+        fixed: Fixed | None = None,
+        shapes: Shapes = (),
     ) -> Priced:
         """What running ``fn``'s body costs, a memoised function's too: the work a call
         does when its cache holds nothing for its arguments."""
-        key = (fn.qualname, mro[0] if mro else "", fixed)
+        key = (fn.qualname, mro[0] if mro else "", fixed, shapes)
         if key in self._fn_memo:
             return self._fn_memo[key]
         body = fn.facts.load()
         if isinstance(body, BodyError):
             return body
         self._fn_memo[key] = NONE  # recursion guard: a cycle adds nothing
-        priced = self._effects_cost(fn, body, mro, fixed)
+        priced = self._effects_cost(fn, body, mro, fixed, shapes)
         if isinstance(priced, BodyError):
             del self._fn_memo[key]  # taken back: a later pricing meets the error again
             return priced
@@ -674,7 +740,12 @@ class CostModel:
         return priced
 
     def _effects_cost(
-        self, fn: FunctionInfo, body: Body, mro: tuple[str, ...], consts: Fixed | None
+        self,
+        fn: FunctionInfo,
+        body: Body,
+        mro: tuple[str, ...],
+        consts: Fixed | None,
+        shapes: Shapes = (),
     ) -> Priced:
         local_cost: dict[str, int] = {}
         # the parameters the call fixes to constants, until rebound: what the tests that
@@ -683,20 +754,32 @@ class CostModel:
         # what the names hold, where that is classes written in the code (the arguments:
         # not known, whatever module-level name they shadow)
         held: dict[str, Val] = dict.fromkeys((p.name for p in body.params), UNKNOWN_VALUE)
+        held.update(shapes)
         if fn.facts.is_classmethod and body.params and mro:
             # ``cls`` is the class the method was looked up on (``Text._from_config(c)``
             # runs ``cls(c)`` as ``Text(c)``), the first of the MRO it is priced with
             held[body.params[0].name] = self._class_value(mro[0])
         walks: dict[str, str] = {}  # locals that walk the object's parameters: the part walked
         given: set[str] = set()  # locals that walk the parameters of an object passed in
-        priced: list[tuple[Effect, int]] = []  # (pricing the cheapest path) each effect's cost
+        # (pricing the cheapest path) each effect's cost, and the parameters' constants that
+        # still stand there (not rebound before it)
+        priced: list[Priced_] = []
+        standing: Mapping[str, Const] = (
+            dict(consts) if consts is not None else const_defaults(body.params)
+        )
+        concrete = partial(self.concrete_classes, fn.module)
         result = NONE
         c: Priced
         for eff in body.effects:
             kind = eff.kind
-            runs = _guard_truth(eff.guard, fixed) if fixed else None
+            runs = _guard_truth(eff.guard, fixed, concrete) if fixed else None
             if runs is False:
                 continue
+            if kind in ("local", "objattr") and eff.name in standing:
+                # (``n += 1`` is an ``objattr`` of ``n``: rebound, no longer the constant)
+                standing = {k: v for k, v in standing.items() if k != eff.name}
+            if kind == "objattr":
+                fixed.pop(eff.name, None)
             if kind == "local":
                 fixed.pop(eff.name, None)
                 c = self.expr_cost(eff.value, fn.module, mro, local_cost, bound=held)
@@ -746,12 +829,12 @@ class CostModel:
             if isinstance(c, BodyError):
                 return c
             if self.least:
-                priced.append((eff, c))
+                priced.append((eff, c, standing))
             elif c > result:
                 result = c
                 if result == HEAVY:
                     break
-        return _cheapest_path(body.params, priced, consts) if self.least else result
+        return _cheapest_path(priced, concrete) if self.least else result
 
     def _class_value(self, qualname: str) -> Val:
         """A value naming the class ``qualname``, as an argument naming it is."""
@@ -1070,58 +1153,53 @@ def _made_here(e: Expr, locals_: Costs) -> bool:
 _NO_PATH = HEAVY + 1
 
 
-def _cheapest_path(
-    params: tuple[Param, ...], priced: list[tuple[Effect, int]], given: Fixed | None
-) -> int:
+def _cheapest_path(priced: list[Priced_], concrete: Concrete) -> int:
     """The least work a run of a body does: each ``if`` takes its cheaper branch, one whose
-    test reads only parameters taking the branch their defaults choose, a loop runs, and a
-    branch that reaches a ``raise`` (out of any ``try``) is not taken. Two tests of one
-    condition are taken apart, and an early ``return`` is not followed: the price is at
-    most the cheapest path's. ``given``: where the call is seen, the constants it fixes
-    stand for the defaults."""
-    if given is not None:
-        defaults = dict(given)
-    else:
-        defaults = {
-            p.name: p.default.value for p in params if p.default and p.default.kind == "const"
-        }
-    least = _cheapest_block(priced, 0, defaults)
-    return max((c for _, c in priced), default=NONE) if least >= _NO_PATH else least
+    test reads only parameters taking the branch their defaults choose (where the call is
+    seen, the constants it fixes stand for the defaults; a parameter rebound before the
+    test holds neither), a loop runs, and a branch that reaches a ``raise`` (out of any
+    ``try``) is not taken. Two tests of one condition are taken apart, and an early
+    ``return`` is not followed: the price is at most the cheapest path's."""
+    least = _cheapest_block(priced, 0, concrete)
+    return max((c for _, c, _ in priced), default=NONE) if least >= _NO_PATH else least
 
 
-def _cheapest_block(
-    priced: list[tuple[Effect, int]], depth: int, defaults: Mapping[str, Const]
-) -> int:
+def _cheapest_block(priced: list[Priced_], depth: int, concrete: Concrete) -> int:
     """The least work of the effects under one branch, all guarded by the same ``depth``
     conditions: what runs there, and the cheaper branch of each ``if`` nested in it."""
     cost = NONE
     # each test of the ``depth``-th conditions: the effects under it, by the truth they need
-    nested: dict[Cond, dict[bool, list[tuple[Effect, int]]]] = {}
-    for eff, c in priced:
+    nested: dict[Cond, dict[bool, list[Priced_]]] = {}
+    for item in priced:
+        eff, c, _ = item
         if len(eff.guard) == depth:
             cost = max(cost, _NO_PATH if eff.kind == "raise" and not eff.protected else c)
         else:
             test, holds = test_of(eff.guard[depth])
-            nested.setdefault(test, {}).setdefault(holds, []).append((eff, c))
+            nested.setdefault(test, {}).setdefault(holds, []).append(item)
     for test, arms in nested.items():
         # a loop runs; so, for this price, does an ``except`` handler or a ``match`` case
         # (their test is one unnamed condition for all of them: no branch of one ``if``)
         runs = test in (LOOP_COND, UNKNOWN_COND)
-        truth = True if runs else _default_truth(test, defaults)
+        # (the constants standing when the test is made: at the first effect under it)
+        standing = next(iter(arms.values()))[0][2]
+        truth = True if runs else _default_truth(test, standing, concrete)
         taken = (True, False) if truth is None else (truth,)
-        branches = [_cheapest_block(arms.get(holds, []), depth + 1, defaults) for holds in taken]
+        branches = [_cheapest_block(arms.get(holds, []), depth + 1, concrete) for holds in taken]
         cost = max(cost, min(branches))
     return cost
 
 
-def _guard_truth(guard: tuple[Cond, ...], defaults: Mapping[str, Const]) -> bool | None:
+def _guard_truth(
+    guard: tuple[Cond, ...], defaults: Mapping[str, Const], concrete: Concrete
+) -> bool | None:
     """Whether an effect under ``guard`` runs when the parameters in ``defaults`` hold
     them: False when one of its tests comes out the other way, True when every one comes
     out as the guard needs; None when a test reads anything else."""
     truth: bool | None = True
     for cond in guard:
         test, holds = test_of(cond)
-        came = _default_truth(test, defaults)
+        came = _default_truth(test, defaults, concrete)
         if came is None:
             truth = None
         elif came != holds:
@@ -1129,22 +1207,75 @@ def _guard_truth(guard: tuple[Cond, ...], defaults: Mapping[str, Const]) -> bool
     return truth
 
 
-def _call_consts(call: Expr, params: tuple[Param, ...]) -> Fixed | None:
-    """The constants ``call`` fixes of ``params``: a constant it passes, or the constant
-    default of one it leaves out; None when it spreads a ``*args`` or ``**kw`` (which may
-    give any)."""
+def _call_values(call: Expr, params: tuple[Param, ...]) -> dict[str, Expr | None] | None:
+    """What ``call`` gives each of ``params`` (a default for one it leaves out: a name there
+    is the callee's module's, not the caller's); None when it spreads a ``*args`` or ``**kw``
+    (which may give any)."""
     if any(k == "" or k.startswith("*") for k in call.keywords):
         return None
     positional: list[Expr | None] = list(call.positional())
     keywords: dict[str, Expr | None] = dict(
         zip(call.keywords, call.children[len(positional) :], strict=False)
     )
-    values = bind_args(positional, keywords, params, _default_of, None)[0]
-    return tuple(
-        (name, e.value)
-        for name, e in values.items()
-        if e is not None and e.kind == "const" and not e.name
-    )
+    return bind_args(positional, keywords, params, _default_of, None)[0]
+
+
+def _call_shapes(call: Expr, params: tuple[Param, ...], bound: Bound, names: Bound) -> Shapes:
+    """The parameters ``call`` passes a tuple display, each as a pack of its items (a
+    constant, or a name ``names`` holds one in; unknown otherwise), or a name ``bound``
+    holds such a pack in (``shape = (n, d)``; its items' constants read as ``names``')."""
+    values = _call_values(call, params) or {}
+    passed = {id(c) for c in call.children}
+    shapes: list[tuple[str, Val]] = []
+    for name, e in values.items():
+        if e is None or id(e) not in passed:
+            continue
+        if e.kind == "op" and e.name == "tuple" and e.children:
+            if not any(c.kind == "op" and c.name == "*" for c in e.children):
+                items = tuple(_item(c, names) for c in e.children)
+                shapes.append((name, Val("args", items=items)))
+        elif e.kind == "name" and (held := bound.get(e.name)) is not None:
+            if held.kind == "args" and held.items and not held.open:
+                sizes = tuple(
+                    v if names and v.kind == "const" else UNKNOWN_VALUE for v in held.items
+                )
+                shapes.append((name, Val("args", items=sizes)))
+    return tuple(shapes)
+
+
+def _item(e: Expr, bound: Bound) -> Val:
+    if e.kind == "const" and not e.name:
+        return Val("const", e.value)
+    held = bound.get(e.name) if e.kind == "name" else None
+    return held if held is not None and held.kind == "const" else UNKNOWN_VALUE
+
+
+def _call_consts(call: Expr, params: tuple[Param, ...], bound: Bound) -> Fixed | None:
+    """The constants ``call`` fixes of ``params``: a constant it passes (or a name ``bound``
+    holds one in), or the constant default of one it leaves out; None when it spreads a
+    ``*args`` or ``**kw`` (which may give any)."""
+    values = _call_values(call, params)
+    if values is None:
+        return None
+    passed = {id(c) for c in call.children}
+    fixed: list[tuple[str, Const]] = []
+    for name, e in values.items():
+        if e is not None and e.kind == "const" and not e.name:
+            fixed.append((name, e.value))
+        elif e is not None and e.kind == "name" and id(e) in passed:
+            held = bound.get(e.name)
+            if held is not None and held.kind == "const":
+                fixed.append((name, held.value))
+    return tuple(fixed)
+
+
+def const_defaults(params: tuple[Param, ...]) -> dict[str, Const]:
+    """The parameters with a constant default, by name (not ``...``, whose facts hold None)."""
+    return {
+        p.name: p.default.value
+        for p in params
+        if p.default is not None and p.default.kind == "const" and not p.default.name
+    }
 
 
 def _default_of(_: None, p: Param) -> Expr | None:
@@ -1152,11 +1283,17 @@ def _default_of(_: None, p: Param) -> Expr | None:
     return p.default
 
 
-def _default_truth(test: Cond, defaults: Mapping[str, Const]) -> bool | None:
+def _default_truth(test: Cond, defaults: Mapping[str, Const], concrete: Concrete) -> bool | None:
     """How ``test`` comes out when the parameters it reads keep their defaults (``norm``,
-    ``lm is None``, ``mode == "greedy"``, ``n - k > 0``); None when it reads anything else."""
+    ``lm is None``, ``mode == "greedy"``, ``n - k > 0``, ``isinstance(layer, nn.Module)``
+    of a None where ``concrete`` knows the classes); None when it reads anything else."""
     if test.op == "name" and test.name in defaults:
         return bool(defaults[test.name])
+    if test.op == "isinstance" and test.args and isinstance(test.value, str):
+        tested = test.args[0]
+        if tested.name not in defaults or defaults[tested.name] is not None:
+            return None
+        return none_isinstance(test.value) if concrete(test.value) else None
     if test.op in ORDERS and len(test.args) == 2:
 
         def lookup(c: Cond) -> object:

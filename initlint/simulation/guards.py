@@ -13,7 +13,7 @@ from initlint.facts.model import BodyError, Cond, Expr
 from initlint.index.records import Module
 from initlint.simulation.assumptions import Assumption, membership
 from initlint.simulation.events import EventLog
-from initlint.simulation.folding import ORDERS, UNFOLDED, compare, fold
+from initlint.simulation.folding import ORDERS, UNFOLDED, compare, fold, none_isinstance
 from initlint.simulation.records import SHARED_KEY, WORLD_KEY, FlagRef
 from initlint.simulation.run_state import Frame
 from initlint.simulation.torch_knowledge import IO_CALLS
@@ -40,6 +40,14 @@ class GuardEval(EventLog):
             return (TRUE if v.value else FALSE), v
         if op == "hasattr":
             return self.hasattr_truth(cond.name), UNKNOWN
+        if op == "isinstance" and cond.args and isinstance(cond.value, str):
+            # (``isinstance(layer, nn.Module)`` where ``layer`` holds None: false)
+            tested = self._operand(frame, cond.args[0])
+            if tested is None or tested.value is not None:
+                return MAYBE, UNKNOWN
+            known = self.simulator.cost.concrete_classes(frame.call.fn.module, cond.value)
+            truth = none_isinstance(cond.value) if known else None
+            return (MAYBE, UNKNOWN) if truth is None else (FALSE, tested)
         if op in ORDERS or op == "arith":
             return self._folded(frame, cond)
         if op == "not":
@@ -168,7 +176,7 @@ class GuardEval(EventLog):
         key = self._state_key(frame, cond)
         if key:
             return key, positive
-        if cond.op in ("name", *_TESTS, "and", "or", "unknown") and cond.name:
+        if cond.op in ("name", *_TESTS, "and", "or", "isinstance", "unknown") and cond.name:
             if cond.op == "unknown" and cond.name == "loop":
                 return None
             world = WORLD_KEY if self._world_test(frame, cond.name) else ""

@@ -588,6 +588,63 @@ def tensor_cost(last: str, call: Expr, bound: Bound = NO_BOUND) -> int:
     return HEAVY
 
 
+def _numpy_random_cost(last: str, call: Expr, bound: Bound) -> int:
+    """A draw of numpy's: sized by its ``size`` (``uniform(-b, b, size=shape)``, or the
+    positional place ``_SIZE_AT`` gives it), or by the positional sizes of ``rand`` and
+    ``randn``, as a tensor factory of that shape is; a number when no size is given
+    (``normal(0, 1)``, ``randn()``) and every parameter a number written out: light.
+    HEAVY for a function not listed."""
+    positional = call.positional()
+    if last in ("rand", "randn"):
+        return tensor_cost(last, call, bound) if positional else LIGHT
+    at = _SIZE_AT.get(last)
+    if at is None:
+        return HEAVY
+    size = positional[at] if len(positional) > at else None
+    for keyword, value in zip(call.keywords, call.children[len(positional) :], strict=False):
+        if keyword == "size":
+            size = value
+        elif not keyword or keyword.startswith("*"):
+            return HEAVY  # (a spread pack may give the size)
+    if size is None or (size.kind == "const" and size.value is None):
+        # (one number, unless a parameter is an array: the draw takes its shape then)
+        given = [c for c in call.children if c is not size]
+        return LIGHT if all(_a_number(c, bound) for c in given) else UNKNOWN
+    sized = replace(call, children=(size,), keywords=(), value=1)
+    return tensor_cost("zeros", sized, bound)
+
+
+def _a_number(e: Expr, bound: Bound) -> bool:
+    """Whether ``e`` is one number: written out (``1.0``, ``-1``), or bound to one."""
+    if e.kind == "op" and not e.name and len(e.children) == 1:
+        e = e.children[0]  # (a sign)
+    if e.kind == "name":
+        held = bound.get(e.name)
+        return held is not None and held.kind == "const" and _number(held.value)
+    return e.kind == "const" and _number(e.value)
+
+
+# Where numpy's draws take their ``size`` among their positional arguments.
+_SIZE_AT = {
+    "normal": 2,
+    "uniform": 2,
+    "randint": 2,
+    "binomial": 2,
+    "beta": 2,
+    "gamma": 2,
+    "lognormal": 2,
+    "laplace": 2,
+    "logistic": 2,
+    "poisson": 1,
+    "exponential": 1,
+    "standard_normal": 0,
+    "random": 0,
+    "random_sample": 0,
+    "sample": 0,
+    "ranf": 0,
+}
+
+
 def _one_size(sizes: tuple[Expr, ...], bound: Bound) -> bool:
     """Whether the sizes have one dimension besides those of size 1 (``(1, n)`` holds the n
     numbers of a vector)."""
@@ -647,7 +704,9 @@ def library_cost(name: str, call: Expr | None = None, bound: Bound = NO_BOUND) -
         return tensor_cost(last, replace(call, value=len(shape)), bound)
     if head == "numpy" and last in RANGES and call is not None:
         return tensor_cost(last, call, bound)  # a range has one dimension, as torch's does
-    if head in ("numpy", "numpy.random") and (last in NUMPY_OPS or head == "numpy.random"):
+    if head == "numpy.random":
+        return HEAVY if call is None else _numpy_random_cost(last, call, bound)
+    if head == "numpy" and last in NUMPY_OPS:
         return HEAVY
     if head.startswith("torch.nn") and last[:1].isupper() and last not in CHEAP_NN:
         if "functional" in head or "init" in head:
