@@ -34,6 +34,41 @@ class Normed(nn.Module):
             self.head = nn.Linear(d, d)
             if norm:
                 self.head = nn.Sequential(nn.LayerNorm(d), nn.Linear(d, d))
+
+
+class Fallback(nn.Module):
+    # one statement builds on some paths, then tests for None: the test comes after the build
+    def __init__(self, d=8, fast=False, info=None):
+        super().__init__()
+        self.f = None
+        if info is not None:
+            if fast:
+                self.f = nn.Linear(d, d)
+            if self.f is None:
+                self.f = nn.Linear(d, 2 * d)
+
+
+class Twice(nn.Module):
+    # a first build under a test of its own: the second test comes after it
+    def __init__(self, d=8, fast=False, info=None):
+        super().__init__()
+        self.f = None
+        if info is not None:
+            if fast and self.f is None:
+                self.f = nn.Linear(d, d)
+            if self.f is None:
+                self.f = nn.Linear(d, 2 * d)
+
+
+class Nested(nn.Module):
+    def __init__(self, d=8, fast=False):
+        super().__init__()
+        self.f = None
+        if self.f is None:
+            if fast:
+                self.f = nn.Linear(d, d)
+            if self.f is None:
+                self.f = nn.Linear(d, 2 * d)
 """
 
 

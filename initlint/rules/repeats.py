@@ -38,8 +38,8 @@ def tested_absent(sim: Simulation, first: Event, later: Event) -> bool:
         return False  # (a name or a constant may be None itself)
     if not any(_is_none_test(c, later.name) for c in _conjuncts(later.effect.guard)):
         return False
-    if _same_statement(sim, first, later):
-        return False  # ``first`` runs inside the statement that tests: both run when it holds
+    if _inside_test(sim, first, later):
+        return False  # ``first`` runs inside the ``if`` that tests: both run when it holds
     return not any(
         e.kind in ("assign", "buffer", "delete")
         and e.name == later.name
@@ -49,14 +49,24 @@ def tested_absent(sim: Simulation, first: Event, later: Event) -> bool:
     )
 
 
-def _same_statement(sim: Simulation, first: Event, later: Event) -> bool:
-    """Whether ``first`` ran inside the top-level statement of ``later``'s frame that holds
-    ``later`` (itself, or through a call made there): then it ran after that statement's
-    test was taken."""
+def _inside_test(sim: Simulation, first: Event, later: Event) -> bool:
+    """Whether ``first`` ran under every ``if self.<name> is None:`` that guards ``later``
+    (itself, or through a call made there), so after those tests were taken: in the
+    top-level statement of ``later``'s frame that holds ``later``, with the conditions up to
+    each such test the same. One in that statement outside such a test (``if cuda: self.f =
+    A()`` then ``if self.f is None: self.f = B()``) ran before it."""
     x: Event | None = first
     while x is not None and x.frame != later.frame:
         x = sim.events[x.parent] if x.parent is not None else None
-    return x is not None and x.effect.top_line == later.effect.top_line
+    if x is None or x.effect.top_line != later.effect.top_line:
+        return False
+    guard = later.effect.guard
+    tests = [
+        k
+        for k, cond in enumerate(guard)
+        if any(_is_none_test(c, later.name) for c in _conjuncts((cond,)))
+    ]
+    return all(x.effect.guard[: k + 1] == guard[: k + 1] for k in tests)
 
 
 def _conjuncts(guard: tuple[Cond, ...]) -> Iterator[Cond]:
