@@ -274,7 +274,10 @@ linear(i, o): m = nn.Linear(i, o); nn.init.xavier_uniform_(m.weight); return m`,
 `self.fc = linear(d, d)`), made whole, last, on every path and unread before its one
 `return`. A test of the module's class name (`m.__class__.__name__.find("Conv") != -1`) is
 decided from its class. A pass's own fills are thrown away the same way by a later pass
-over the same tensors. A strict `self.load_state_dict(state)` (or a held module's,
+over the same tensors, and by the pass itself where it walks the modules and a tensor is
+tied into a second one (`self.lm_head.weight = self.embed.weight`, the tensor itself): it
+fills that tensor once through each module (a walk over the parameters meets it once, as
+torch yields a shared parameter once). A strict `self.load_state_dict(state)` (or a held module's,
 `self.encoder.load_state_dict(state)`) fills every parameter as a pass does, or raises: an
 initialisation before it (`nn.init.orthogonal_(self.conv.weight)`, `self.apply(init)`, a
 held module's own) is thrown away when a state is loaded; `strict=False`, `assign=True`,

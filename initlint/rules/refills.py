@@ -301,9 +301,13 @@ class _Passes:
         # (one finding at the pass for all it fills again: the costliest fill is the note)
         hits: list[tuple[int, str, Event, Event]] = []  # (cost, name, fill, what made it)
         at = (done.frame, done.effect_index)
+        ties: list[Event] = []  # (the ties that make one ``apply`` fill a tensor twice)
         for name, (fill, store) in list(self.pending.items()):
-            if fill.kind == "pass" and (fill.frame, fill.effect_index) == at:
+            tie = self._tie(name, fill, done)
+            if fill.kind == "pass" and (fill.frame, fill.effect_index) == at and tie is None:
                 continue  # (one ``apply``'s fills of different modules: one pass)
+            if tie is not None:
+                ties.append(tie)
             if fill.kind == "pass" and fill.fill == done.fill:
                 continue  # (the same pass run again: the repeated call is IL002's)
             if any(runs_whenever(r, done) for r in self.pending_reads.get(name, ())):
@@ -337,9 +341,11 @@ class _Passes:
             names = list(dict.fromkeys(h[1] for h in hits))  # (merged passes share names)
             stores = [h[3] for h in hits]
             read = [h[2] for h in hits if h[2].possibly == READ_ON_SOME]
-            found = _pass_finding(
-                self.sim, fill, at_pass, names, cost, *stores, *read, *used_on_some
-            )
+            kept = (*stores, *read, *used_on_some, *ties)
+            if ties:
+                found = _tied_finding(self.sim, fill, at_pass, names, cost, ties[0], kept)
+            else:
+                found = _pass_finding(self.sim, fill, at_pass, names, cost, *kept)
             self.out.append(found)
             self.merged[loop] = (self.out[-1], hits, used_on_some)
         self.passes.append((done, set()))
@@ -413,6 +419,18 @@ class _Passes:
 
     def _again(self, e: Event) -> bool:
         return _called_again(self.sim, e)
+
+    def _tie(self, name: str, first: Event, again: Event) -> Event | None:
+        """The ``nested`` store that tied ``name``, where one of two fills of one walk
+        reaches it through the module it was tied into (``Event.tied``): the walk fills it
+        once through each module."""
+        if first.kind != "pass" or first.fill == again.fill:
+            return None
+        for e in (first, again):
+            for tied, index in e.tied:
+                if tied == name:
+                    return self.sim.events[index]
+        return None
 
 
 def pass_walk(e: Event) -> str:
@@ -500,6 +518,31 @@ def _pass_finding(
         "the initialisation of " + _listed(names),
         cost=max(cost, LIGHT),
         no_fix=advice,
+    )
+
+
+def _tied_finding(
+    sim: Simulation,
+    first: Event,
+    again: Event,
+    names: list[str],
+    cost: int,
+    tie: Event,
+    made: tuple[Event, ...],
+) -> RepeatFinding:
+    """A tensor one walk over the modules fills twice, through the module that holds it and
+    through the one it was tied into (``tie``): the first fill is thrown away."""
+    what = (
+        f"the initialisation of {_listed(names)} (tied into `self.{tie.name}`, so the pass "
+        "reaches it through both modules)"
+    )
+    advice = (
+        "the pass fills a tied tensor once through each module that holds it: skip it in one "
+        "of them, or tie the weights after the pass"
+    )
+    confidence = confidence_of(first, again, *made)
+    return RepeatFinding(
+        CODE, sim, again, first, confidence, what, cost=max(cost, LIGHT), no_fix=advice
     )
 
 

@@ -41,7 +41,10 @@ class Tensor:
     attribute holding the module it belongs to ("" for the object's own), ``part`` its name
     there; ``kind`` parameter | buffer | "" (not known); ``dims`` None when not known;
     ``classes`` the MRO of the module it belongs to (() when not known); ``cost`` what
-    filling it costs; ``store`` the event that made it (or its module)."""
+    filling it costs; ``store`` the event that made it (or its module). ``tie``: the
+    ``nested`` store that made ``holder``'s ``part`` this tensor, another module's
+    (``self.head.weight = self.embed.weight``; -1 for a tensor of its own): a walk over
+    the modules reaches it through both."""
 
     name: str
     holder: str
@@ -51,6 +54,7 @@ class Tensor:
     classes: tuple[str, ...]
     cost: int
     store: int
+    tie: int = -1
 
 
 def drawn_tensor(name: str, value: Expr) -> str:
@@ -76,7 +80,15 @@ def held_tensors(
             continue
         if e.kind == "nested":  # (a part replaced or tied: what it holds now is not known)
             holder, _, part = e.name.rpartition(".")
-            out = [t for t in out if t.name != e.name and (t.holder, part) != (holder, "__init__")]
+            replaced = [t for t in out if t.name == e.name and t.tie < 0]
+            out = [
+                t
+                for t in out
+                if t.name != e.name
+                and (t.holder, t.part) != (holder, part)
+                and (t.holder, part) != (holder, "__init__")
+            ]
+            out += _tied(e, out, replaced)
             continue
         if e.kind == "buffer":
             kind = e.effect.detail if e.effect.detail in ("parameter", "buffer") else ""
@@ -99,6 +111,20 @@ def held_tensors(
             out.append(Tensor(name, e.name, part, "", None, classes, UNKNOWN, e.index))
         out += [replace(t, name=f"{e.name}.{t.name}", holder=e.name, store=e.index) for t in params]
     return out
+
+
+def _tied(e: Event, held: list[Tensor], replaced: list[Tensor]) -> list[Tensor]:
+    """The tensor of another module the ``nested`` store ``e`` made a module's part, sure
+    (``self.head.weight = self.embed.weight``, the tensor itself, not a copy): that tensor,
+    reached as the part of the module it was tied into, as that module's own was."""
+    value = e.effect.value
+    if value is None or value.kind != "attr" or not value.name.startswith("self."):
+        return []
+    shared = next((t for t in held if t.name == value.name[5:] and t.tie < 0), None)
+    own = next(iter(replaced), None)
+    if shared is None or own is None or own.store == shared.store:
+        return []
+    return [replace(shared, holder=own.holder, part=own.part, classes=own.classes, tie=e.index)]
 
 
 def module_params(classes: tuple[str, ...] | None, cost: int) -> list[Tensor]:

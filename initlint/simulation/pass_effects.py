@@ -9,10 +9,16 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from initlint.facts.model import BodyError, Cond, Effect, Expr
-from initlint.facts.passes import VISIT, from_end, is_visit, nested_visit
+from initlint.facts.passes import TENSOR_WALKS, VISIT, from_end, is_visit, nested_visit
 from initlint.index.records import FunctionInfo, Module
 from initlint.simulation.containers import container_items, torch_container
-from initlint.simulation.coverage import LOAD, Tensor, covered, held_tensors, module_params
+from initlint.simulation.coverage import (
+    LOAD,
+    Tensor,
+    covered,
+    held_tensors,
+    module_params,
+)
 from initlint.simulation.factory_fills import returned_fills
 from initlint.simulation.levels import UNKNOWN
 from initlint.simulation.records import (
@@ -145,6 +151,9 @@ class PassEffects(StoreEffects):
             return self.is_a_class(classes, module, name)
 
         covers = covered(fill, walk, tensors, is_a)
+        tied = [t for t in tensors if t.tie >= 0]
+        ties = {(t.store, t.name): t.tie for t in tied}
+        through = covered(fill, walk, tied, is_a) if walk not in TENSOR_WALKS else frozenset()
         found = self._inner_fills(fill, walk, stores, is_a, ctx.literals)
         if isinstance(found, BodyError):
             return found
@@ -158,6 +167,7 @@ class PassEffects(StoreEffects):
         known = {(store, name) for store, name, _ in deep}
         ev.covers = frozenset(c for c in covers if (c[0], c[1]) not in known) | deep
         ev.fill = fill
+        ev.tied = frozenset((name, ties[store, name]) for store, name, _ in through)
         ev.inner_fills = inner
         return None
 

@@ -249,6 +249,10 @@ class Event:
     # costs) (``coverage.py``).
     fill: Effect | None = None
     covers: frozenset[tuple[int, str, int]] = frozenset()
+    # The tensors it covers through a module that holds another's tensor (a tied weight):
+    # (the tensor's name, the ``nested`` store that tied it). One ``apply`` fills such a
+    # tensor once through each module.
+    tied: frozenset[tuple[str, int]] = frozenset()
     # The tensors of held project modules it fills that their own constructions filled
     # (``pass_effects._inner_fills``): (store, name from the object, cost, that fill).
     inner_fills: tuple[tuple[int, str, int, Event], ...] = ()
