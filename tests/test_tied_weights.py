@@ -72,6 +72,52 @@ class ByParameters(nn.Module):
             nn.init.normal_(p, std=0.02)
 
 
+class Rebuilt(nn.Module):
+    # the head stored anew after the tie holds its own weight
+    def __init__(self, vocab=32000, hidden=1024):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, hidden)
+        self.head = nn.Linear(hidden, vocab, bias=False)
+        self.head.weight = self.embed.weight
+        self.head = nn.Linear(hidden, vocab, bias=False)
+        self.apply(init_weights)
+
+
+class Either(nn.Module):
+    # tied, or filled: never both
+    def __init__(self, vocab=32000, hidden=1024, tie=True):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, hidden)
+        self.head = nn.Linear(hidden, vocab, bias=False)
+        if tie:
+            self.head.weight = self.embed.weight
+        else:
+            self.apply(init_weights)
+
+
+class HeadOnly(nn.Module):
+    # a walk over the head alone meets the tied tensor once
+    def __init__(self, vocab=32000, hidden=1024):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, hidden)
+        self.head = nn.Linear(hidden, vocab, bias=False)
+        self.head.weight = self.embed.weight
+        self.head.apply(init_weights)
+
+
+class Looped(nn.Module):
+    def __init__(self, vocab=32000, hidden=1024):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, hidden)
+        self.head = nn.Linear(hidden, vocab, bias=False)
+        self.head.weight = self.embed.weight
+        for m in self.modules():
+            if isinstance(m, nn.Linear):
+                nn.init.normal_(m.weight, std=0.02)
+            elif isinstance(m, nn.Embedding):
+                nn.init.normal_(m.weight, std=0.02)
+
+
 class OneKind(nn.Module):
     def __init__(self, vocab=32000, hidden=1024):
         super().__init__()
@@ -93,5 +139,17 @@ def _passes(report: Report) -> dict[str, tuple[str, str]]:
 def test_a_walk_over_the_modules_fills_a_tied_weight_twice(
     check_source: Callable[..., Report],
 ) -> None:
-    found = _passes(check_source(SOURCE))
-    assert found == {"Tied": ("error", "definite"), "MaybeTied": ("error", "possible")}
+    report = check_source(SOURCE)
+    found = _passes(report)
+    assert found == {
+        "Tied": ("error", "definite"),
+        "MaybeTied": ("error", "possible"),
+        "Looped": ("error", "definite"),
+    }
+    # the walk visits the modules in the order they were stored: the embedding's fill (the
+    # loop's second) comes first and is the one thrown away
+    fills = [
+        n for n, line in enumerate(SOURCE.splitlines(), 1) if "nn.init.normal_(m.weight" in line
+    ]
+    (looped,) = [d for d in report.diagnostics if "through both" in d.message and d.line in fills]
+    assert looped.line == fills[0] and f"m.py:{fills[1]} " in looped.message

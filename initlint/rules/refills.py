@@ -241,6 +241,12 @@ class _Passes:
                 held = scope.partition(".")[0]
                 self.walking.setdefault((e.frame, e.effect.stmt_span), set()).add(held)
         self.built: dict[str, Event] = {}  # attribute -> its latest store
+        # attribute -> its first store: the order torch keeps its modules in (a walk over
+        # them visits them so; storing one again keeps its place)
+        self.first_store: dict[str, int] = {}
+        for e in sim.events:
+            if e.kind == "assign" and not e.shadow:
+                self.first_store.setdefault(e.name, e.index)
         # attribute -> its latest store, while nothing has read or replaced it (its
         # object's own fills then hold, ``Event.inner_fills``)
         # (stores on branches that never both run are each the latest on theirs)
@@ -301,13 +307,12 @@ class _Passes:
         # (one finding at the pass for all it fills again: the costliest fill is the note)
         hits: list[tuple[int, str, Event, Event]] = []  # (cost, name, fill, what made it)
         at = (done.frame, done.effect_index)
-        ties: list[Event] = []  # (the ties that make one ``apply`` fill a tensor twice)
         for name, (fill, store) in list(self.pending.items()):
-            tie = self._tie(name, fill, done)
-            if fill.kind == "pass" and (fill.frame, fill.effect_index) == at and tie is None:
+            if self._tied(name, fill, done, store):
+                del self.pending[name]
+                continue
+            if fill.kind == "pass" and (fill.frame, fill.effect_index) == at:
                 continue  # (one ``apply``'s fills of different modules: one pass)
-            if tie is not None:
-                ties.append(tie)
             if fill.kind == "pass" and fill.fill == done.fill:
                 continue  # (the same pass run again: the repeated call is IL002's)
             if any(runs_whenever(r, done) for r in self.pending_reads.get(name, ())):
@@ -341,11 +346,9 @@ class _Passes:
             names = list(dict.fromkeys(h[1] for h in hits))  # (merged passes share names)
             stores = [h[3] for h in hits]
             read = [h[2] for h in hits if h[2].possibly == READ_ON_SOME]
-            kept = (*stores, *read, *used_on_some, *ties)
-            if ties:
-                found = _tied_finding(self.sim, fill, at_pass, names, cost, ties[0], kept)
-            else:
-                found = _pass_finding(self.sim, fill, at_pass, names, cost, *kept)
+            found = _pass_finding(
+                self.sim, fill, at_pass, names, cost, *stores, *read, *used_on_some
+            )
             self.out.append(found)
             self.merged[loop] = (self.out[-1], hits, used_on_some)
         self.passes.append((done, set()))
@@ -420,17 +423,32 @@ class _Passes:
     def _again(self, e: Event) -> bool:
         return _called_again(self.sim, e)
 
-    def _tie(self, name: str, first: Event, again: Event) -> Event | None:
-        """The ``nested`` store that tied ``name``, where one of two fills of one walk
-        reaches it through the module it was tied into (``Event.tied``): the walk fills it
-        once through each module."""
-        if first.kind != "pass" or first.fill == again.fill:
-            return None
-        for e in (first, again):
-            for tied, index in e.tied:
-                if tied == name:
-                    return self.sim.events[index]
-        return None
+    def _tied(self, name: str, fill: Event, done: Event, store: Event) -> bool:
+        """Whether ``fill`` and ``done``, two fills of one walk over the modules (one
+        ``apply``, or one loop's body), reach the tensor ``name`` through two modules: the
+        one that holds it, and one it was tied into (``Event.tied``); then the walk fills it
+        once through each, and the fill through the module registered first (which the
+        walk visits first) is thrown away: that finding is made."""
+        if fill.kind != "pass" or fill.fill == done.fill or self._again(done):
+            return False
+        if (fill.frame, fill.effect.stmt_span) != (done.frame, done.effect.stmt_span):
+            return False
+        ties = [dict(e.tied).get(name) for e in (fill, done)]
+        index = ties[0] if ties[1] is None else ties[1]
+        if index is None or None not in ties:
+            return False  # (both through one module: not the tie's doing)
+        tie = self.sim.events[index]
+        if never_both(tie, fill) or never_both(tie, done) or never_both(fill, done):
+            return False
+        cost = _covered(done, store, name)  # (``fill``'s is pending: it covers the tensor)
+        if cost is None:
+            return False
+        first, again = (fill, done) if ties[1] is not None else (done, fill)
+        holder = tie.name.split(".")[0]
+        if self.first_store.get(holder, -1) < self.first_store.get(name.split(".")[0], -1):
+            first, again = again, first  # (the module it was tied into comes first)
+        self.out.append(_tied_finding(self.sim, first, again, [name], cost, tie, (store, tie)))
+        return True
 
 
 def pass_walk(e: Event) -> str:

@@ -97,6 +97,8 @@ def held_tensors(
             continue
         if e.kind != "assign":
             continue
+        # (a module stored anew holds its own tensors, not one tied into the old one)
+        out = [t for t in out if t.tie < 0 or t.holder.split(".")[0] != e.name]
         classes = built_class(e)
         if not classes:
             continue
