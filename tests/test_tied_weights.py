@@ -83,6 +83,19 @@ class Rebuilt(nn.Module):
         self.apply(init_weights)
 
 
+class ByTask(nn.Module):
+    # tied on one branch, a head of its own on the other: the walk fills the tie's twice
+    def __init__(self, vocab=32000, hidden=1024, task="lm"):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, hidden)
+        if task == "lm":
+            self.head = nn.Linear(hidden, vocab, bias=False)
+            self.head.weight = self.embed.weight
+        else:
+            self.head = nn.Linear(hidden, 8)
+        self.apply(init_weights)
+
+
 class Either(nn.Module):
     # tied, or filled: never both
     def __init__(self, vocab=32000, hidden=1024, tie=True):
@@ -145,6 +158,7 @@ def test_a_walk_over_the_modules_fills_a_tied_weight_twice(
         "Tied": ("error", "definite"),
         "MaybeTied": ("error", "possible"),
         "Looped": ("error", "definite"),
+        "ByTask": ("error", "possible"),
     }
     # the walk visits the modules in the order they were stored: the embedding's fill (the
     # loop's second) comes first and is the one thrown away

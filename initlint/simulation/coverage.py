@@ -13,7 +13,7 @@ from initlint.facts.model import Effect, Expr, ItemTest
 from initlint.facts.passes import TENSOR_WALKS, is_visit
 from initlint.records import dataclass
 from initlint.simulation.levels import HEAVY, LIGHT, UNKNOWN
-from initlint.simulation.records import Event
+from initlint.simulation.records import Event, never_both
 from initlint.simulation.torch_knowledge import (
     LEGACY_TENSORS,
     SIZED_FACTORIES,
@@ -75,6 +75,7 @@ def held_tensors(
     class torch's tables do not describe holds only ``part`` (the one a module walk fills),
     of kind and dimensions not known."""
     out: list[Tensor] = []
+    ties: dict[int, Event] = {}  # (the ``nested`` stores that tied a module's part)
     for e in stores:
         if e.shadow:
             continue
@@ -88,7 +89,10 @@ def held_tensors(
                 and (t.holder, t.part) != (holder, part)
                 and (t.holder, part) != (holder, "__init__")
             ]
-            out += _tied(e, out, replaced)
+            tied = _tied(e, out, replaced)
+            if tied:
+                ties[e.index] = e
+            out += tied
             continue
         if e.kind == "buffer":
             kind = e.effect.detail if e.effect.detail in ("parameter", "buffer") else ""
@@ -97,8 +101,13 @@ def held_tensors(
             continue
         if e.kind != "assign":
             continue
-        # (a module stored anew holds its own tensors, not one tied into the old one)
-        out = [t for t in out if t.tie < 0 or t.holder.split(".")[0] != e.name]
+        # (a module stored anew after a tie holds its own tensors, not the one tied into
+        # the old module; a store on a branch the tie is not on leaves it)
+        out = [
+            t
+            for t in out
+            if t.tie < 0 or t.holder.split(".")[0] != e.name or never_both(ties[t.tie], e)
+        ]
         classes = built_class(e)
         if not classes:
             continue
