@@ -114,7 +114,6 @@ class BuildPricing(RaiseModel):
         if any(x.kind == "op" and x.name == "lambda" for x in inner):
             return env
         shadowed = {x.attr for x in inner if x.kind == "op" and x.name == "comp"}
-        top = const_defaults(frame.body.params)
         if frame.call.parent is not None:
             # a called frame's parameters are bound to what its caller passed; one an open
             # ``**kw`` pack may give holds its default unless the pack names it
@@ -130,6 +129,7 @@ class BuildPricing(RaiseModel):
                 elif given.sym in top and _plain(given):
                     env[name] = const(top[given.sym])
             return env
+        top = const_defaults(frame.body.params)
         names = frozenset(
             name
             for name, held in env.items()

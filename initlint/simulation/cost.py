@@ -25,7 +25,7 @@ from initlint.index.records import NO_BINDINGS, ClassInfo, FunctionInfo, Module,
 from initlint.records import dataclass
 from initlint.simulation.binding import bind_args
 from initlint.simulation.choices import ChoiceFinder, merge
-from initlint.simulation.folding import ORDERS, UNFOLDED, compare, fold, none_isinstance
+from initlint.simulation.folding import ORDERS, UNFOLDED, compare, fold
 from initlint.simulation.levels import (
     HEAVY,
     LIGHT,
@@ -71,12 +71,16 @@ Fixed = tuple[tuple[str, Const], ...]
 # The parameters a call passes a tuple display (``shape=(n, 1)``): a pack of its items, so
 # that a tensor made in that shape is sized by them (``numel``).
 Shapes = tuple[tuple[str, Val], ...]
+# What a call gives each parameter of what it runs (``_call_values``).
+Given = dict[str, Expr | None]
 # An effect priced for the cheapest path: its cost, and the parameters' constants standing.
 Priced_ = tuple[Effect, int, Mapping[str, Const]]
-# Whether a class test's text names classes known to be classes (``concrete_classes``).
-Concrete = Callable[[str], bool]
+# How ``isinstance(None, <classes>)`` comes out, by the classes' text (``none_isinstance``).
+NoneTest = Callable[[str], bool | None]
 # ``nn.Module``, ``(A, b.C)``: dotted names, alone or in a tuple.
 _CLASS_NAMES = re.compile(r"\(?\s*[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*,?\s*\)?")
+# Class names None may be an instance of: its own class, ``object``, ``Any``.
+_NONE_CLASSES = re.compile(r"\bNone|NoneType|\bobject\b|\bAny\b")
 # Names Python binds in every module: calling one is no construction work to follow.
 BUILTIN_NAMES = frozenset(dir(builtins))
 
@@ -634,7 +638,8 @@ class CostModel:
         body = init.facts.load()
         if isinstance(body, BodyError):
             return "", None
-        return owner.qualname, _call_consts(call, body.params[1:], self._names(bound))
+        values = _call_values(call, body.params[1:])
+        return owner.qualname, _call_consts(call, values, self._names(bound))
 
     def _function_args(
         self, fn: FunctionInfo, call: Expr, bound: Bound
@@ -647,9 +652,9 @@ class CostModel:
         body = fn.facts.load()
         if isinstance(body, BodyError):
             return None, ()
+        values = _call_values(call, body.params)
         names = self._names(bound)
-        shapes = _call_shapes(call, body.params, bound, names)
-        return _call_consts(call, body.params, names), shapes
+        return _call_consts(call, values, names), _call_shapes(call, values, bound, names)
 
     def _names(self, bound: Bound) -> Bound:
         """What the caller's names hold, as far as a call's constants may be read from them:
@@ -658,21 +663,22 @@ class CostModel:
         constant in may hold another when the call runs: no reason to rule a path out.)"""
         return bound if self.least else NO_BOUND
 
-    def concrete_classes(self, module: Module, text: str) -> bool:
-        """Whether the class test's text ``text`` (``nn.Module``, ``(A, B)``) names only
-        classes of the project or of torch, which None is no instance of; not a name bound
-        to a tuple, a typing construct or an abstract class of another library."""
-        if not _CLASS_NAMES.fullmatch(text):
-            return False
+    def none_isinstance(self, module: Module, text: str) -> bool | None:
+        """How ``isinstance(None, <text>)`` comes out, the classes as written in ``module``
+        (``nn.Module``, ``(A, B)``): false where they are classes of the project or of
+        torch, which None is no instance of; not decided for a name bound to a tuple, a
+        typing construct, another library's abstract class, or None's own class."""
+        if not _CLASS_NAMES.fullmatch(text) or _NONE_CLASSES.search(text):
+            return None
         for name in text.strip("() ").split(","):
             target = self.index.resolve(module, name.strip()) if name.strip() else None
             if target is None:
-                return False
+                return None
             if target.kind != "class" and not (
                 target.kind == "external" and target.name.startswith("torch.")
             ):
-                return False
-        return True
+                return None
+        return False
 
     def function_cost(
         self,
@@ -767,21 +773,20 @@ class CostModel:
         standing: Mapping[str, Const] = (
             dict(consts) if consts is not None else const_defaults(body.params)
         )
-        concrete = partial(self.concrete_classes, fn.module)
+        none_test = partial(self.none_isinstance, fn.module)
         result = NONE
         c: Priced
         for eff in body.effects:
             kind = eff.kind
-            runs = _guard_truth(eff.guard, fixed, concrete) if fixed else None
+            runs = _guard_truth(eff.guard, fixed, none_test) if fixed else None
             if runs is False:
                 continue
-            if kind in ("local", "objattr") and eff.name in standing:
+            if kind in ("local", "objattr"):
                 # (``n += 1`` is an ``objattr`` of ``n``: rebound, no longer the constant)
-                standing = {k: v for k, v in standing.items() if k != eff.name}
-            if kind == "objattr":
                 fixed.pop(eff.name, None)
+                if eff.name in standing:
+                    standing = {k: v for k, v in standing.items() if k != eff.name}
             if kind == "local":
-                fixed.pop(eff.name, None)
                 c = self.expr_cost(eff.value, fn.module, mro, local_cost, bound=held)
                 if isinstance(c, BodyError):
                     return c
@@ -834,7 +839,7 @@ class CostModel:
                 result = c
                 if result == HEAVY:
                     break
-        return _cheapest_path(priced, concrete) if self.least else result
+        return _cheapest_path(priced, none_test) if self.least else result
 
     def _class_value(self, qualname: str) -> Val:
         """A value naming the class ``qualname``, as an argument naming it is."""
@@ -1153,18 +1158,18 @@ def _made_here(e: Expr, locals_: Costs) -> bool:
 _NO_PATH = HEAVY + 1
 
 
-def _cheapest_path(priced: list[Priced_], concrete: Concrete) -> int:
+def _cheapest_path(priced: list[Priced_], none_test: NoneTest) -> int:
     """The least work a run of a body does: each ``if`` takes its cheaper branch, one whose
     test reads only parameters taking the branch their defaults choose (where the call is
     seen, the constants it fixes stand for the defaults; a parameter rebound before the
     test holds neither), a loop runs, and a branch that reaches a ``raise`` (out of any
     ``try``) is not taken. Two tests of one condition are taken apart, and an early
     ``return`` is not followed: the price is at most the cheapest path's."""
-    least = _cheapest_block(priced, 0, concrete)
+    least = _cheapest_block(priced, 0, none_test)
     return max((c for _, c, _ in priced), default=NONE) if least >= _NO_PATH else least
 
 
-def _cheapest_block(priced: list[Priced_], depth: int, concrete: Concrete) -> int:
+def _cheapest_block(priced: list[Priced_], depth: int, none_test: NoneTest) -> int:
     """The least work of the effects under one branch, all guarded by the same ``depth``
     conditions: what runs there, and the cheaper branch of each ``if`` nested in it."""
     cost = NONE
@@ -1183,15 +1188,15 @@ def _cheapest_block(priced: list[Priced_], depth: int, concrete: Concrete) -> in
         runs = test in (LOOP_COND, UNKNOWN_COND)
         # (the constants standing when the test is made: at the first effect under it)
         standing = next(iter(arms.values()))[0][2]
-        truth = True if runs else _default_truth(test, standing, concrete)
+        truth = True if runs else _default_truth(test, standing, none_test)
         taken = (True, False) if truth is None else (truth,)
-        branches = [_cheapest_block(arms.get(holds, []), depth + 1, concrete) for holds in taken]
+        branches = [_cheapest_block(arms.get(holds, []), depth + 1, none_test) for holds in taken]
         cost = max(cost, min(branches))
     return cost
 
 
 def _guard_truth(
-    guard: tuple[Cond, ...], defaults: Mapping[str, Const], concrete: Concrete
+    guard: tuple[Cond, ...], defaults: Mapping[str, Const], none_test: NoneTest
 ) -> bool | None:
     """Whether an effect under ``guard`` runs when the parameters in ``defaults`` hold
     them: False when one of its tests comes out the other way, True when every one comes
@@ -1199,7 +1204,7 @@ def _guard_truth(
     truth: bool | None = True
     for cond in guard:
         test, holds = test_of(cond)
-        came = _default_truth(test, defaults, concrete)
+        came = _default_truth(test, defaults, none_test)
         if came is None:
             truth = None
         elif came != holds:
@@ -1207,7 +1212,7 @@ def _guard_truth(
     return truth
 
 
-def _call_values(call: Expr, params: tuple[Param, ...]) -> dict[str, Expr | None] | None:
+def _call_values(call: Expr, params: tuple[Param, ...]) -> Given | None:
     """What ``call`` gives each of ``params`` (a default for one it leaves out: a name there
     is the callee's module's, not the caller's); None when it spreads a ``*args`` or ``**kw``
     (which may give any)."""
@@ -1220,14 +1225,14 @@ def _call_values(call: Expr, params: tuple[Param, ...]) -> dict[str, Expr | None
     return bind_args(positional, keywords, params, _default_of, None)[0]
 
 
-def _call_shapes(call: Expr, params: tuple[Param, ...], bound: Bound, names: Bound) -> Shapes:
-    """The parameters ``call`` passes a tuple display, each as a pack of its items (a
-    constant, or a name ``names`` holds one in; unknown otherwise), or a name ``bound``
-    holds such a pack in (``shape = (n, d)``; its items' constants read as ``names``')."""
-    values = _call_values(call, params) or {}
+def _call_shapes(call: Expr, values: Given | None, bound: Bound, names: Bound) -> Shapes:
+    """The parameters ``call`` (giving them ``values``, ``_call_values``) passes a tuple
+    display, each as a pack of its items (a constant, or a name ``names`` holds one in;
+    unknown otherwise), or a name ``bound`` holds such a pack in (``shape = (n, d)``; its
+    items' constants read as ``names``')."""
     passed = {id(c) for c in call.children}
     shapes: list[tuple[str, Val]] = []
-    for name, e in values.items():
+    for name, e in (values or {}).items():
         if e is None or id(e) not in passed:
             continue
         if e.kind == "op" and e.name == "tuple" and e.children:
@@ -1250,11 +1255,10 @@ def _item(e: Expr, bound: Bound) -> Val:
     return held if held is not None and held.kind == "const" else UNKNOWN_VALUE
 
 
-def _call_consts(call: Expr, params: tuple[Param, ...], bound: Bound) -> Fixed | None:
-    """The constants ``call`` fixes of ``params``: a constant it passes (or a name ``bound``
-    holds one in), or the constant default of one it leaves out; None when it spreads a
-    ``*args`` or ``**kw`` (which may give any)."""
-    values = _call_values(call, params)
+def _call_consts(call: Expr, values: Given | None, bound: Bound) -> Fixed | None:
+    """The constants ``call`` (giving the parameters ``values``, ``_call_values``) fixes: a
+    constant it passes (or a name ``bound`` holds one in), or the constant default of one
+    it leaves out; None when it spreads a ``*args`` or ``**kw`` (which may give any)."""
     if values is None:
         return None
     passed = {id(c) for c in call.children}
@@ -1283,17 +1287,17 @@ def _default_of(_: None, p: Param) -> Expr | None:
     return p.default
 
 
-def _default_truth(test: Cond, defaults: Mapping[str, Const], concrete: Concrete) -> bool | None:
+def _default_truth(test: Cond, defaults: Mapping[str, Const], none_test: NoneTest) -> bool | None:
     """How ``test`` comes out when the parameters it reads keep their defaults (``norm``,
     ``lm is None``, ``mode == "greedy"``, ``n - k > 0``, ``isinstance(layer, nn.Module)``
-    of a None where ``concrete`` knows the classes); None when it reads anything else."""
+    of a None, as ``none_test`` decides it); None when it reads anything else."""
     if test.op == "name" and test.name in defaults:
         return bool(defaults[test.name])
     if test.op == "isinstance" and test.args and isinstance(test.value, str):
         tested = test.args[0]
         if tested.name not in defaults or defaults[tested.name] is not None:
             return None
-        return none_isinstance(test.value) if concrete(test.value) else None
+        return none_test(test.value)
     if test.op in ORDERS and len(test.args) == 2:
 
         def lookup(c: Cond) -> object:

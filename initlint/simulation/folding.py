@@ -6,7 +6,6 @@ not known) stays undecided."""
 from __future__ import annotations
 
 import operator
-import re
 from collections.abc import Callable
 from typing import Final
 
@@ -61,14 +60,6 @@ def compare(op: str, left: object, right: object) -> bool | None:
     if test is None or not _number(left) or not _number(right):
         return None
     return test(left, right)  # type: ignore[arg-type]
-
-
-def none_isinstance(classes: str) -> bool | None:
-    """How ``isinstance(None, <classes>)`` comes out, ``classes`` as written: false unless
-    the text may name None's own class or ``object`` (then not decided)."""
-    if re.search(r"\bNone|NoneType|\bobject\b|\bAny\b", classes):
-        return None
-    return False
 
 
 def _number(value: object) -> bool:

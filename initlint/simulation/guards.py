@@ -13,7 +13,7 @@ from initlint.facts.model import BodyError, Cond, Expr
 from initlint.index.records import Module
 from initlint.simulation.assumptions import Assumption, membership
 from initlint.simulation.events import EventLog
-from initlint.simulation.folding import ORDERS, UNFOLDED, compare, fold, none_isinstance
+from initlint.simulation.folding import ORDERS, UNFOLDED, compare, fold
 from initlint.simulation.records import SHARED_KEY, WORLD_KEY, FlagRef
 from initlint.simulation.run_state import Frame
 from initlint.simulation.torch_knowledge import IO_CALLS
@@ -45,8 +45,7 @@ class GuardEval(EventLog):
             tested = self._operand(frame, cond.args[0])
             if tested is None or tested.value is not None:
                 return MAYBE, UNKNOWN
-            known = self.simulator.cost.concrete_classes(frame.call.fn.module, cond.value)
-            truth = none_isinstance(cond.value) if known else None
+            truth = self.simulator.cost.none_isinstance(frame.call.fn.module, cond.value)
             return (MAYBE, UNKNOWN) if truth is None else (FALSE, tested)
         if op in ORDERS or op == "arith":
             return self._folded(frame, cond)

@@ -12,13 +12,7 @@ from initlint.facts.model import BodyError, Cond, Effect, Expr
 from initlint.facts.passes import TENSOR_WALKS, VISIT, from_end, is_visit, nested_visit
 from initlint.index.records import FunctionInfo, Module
 from initlint.simulation.containers import container_items, torch_container
-from initlint.simulation.coverage import (
-    LOAD,
-    Tensor,
-    covered,
-    held_tensors,
-    module_params,
-)
+from initlint.simulation.coverage import LOAD, Tensor, covered, held_tensors, module_params
 from initlint.simulation.factory_fills import returned_fills
 from initlint.simulation.levels import UNKNOWN
 from initlint.simulation.records import (
