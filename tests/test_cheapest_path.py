@@ -245,3 +245,104 @@ def test_isinstance_of_none_is_decided(check_source: Callable[..., Report]) -> N
     found = {d.class_name.rsplit(".", 1)[-1]: d.message for d in report.diagnostics}
     assert "is rebuilt" in found["Child"]  # the ancestor's ``else`` surely ran
     assert "is possibly rebuilt" in found["Maybe"]  # a caller's module may be passed
+
+
+RETURNS = """
+from torch import nn
+
+
+def make_head(layer, size, vocab):
+    if layer is not None:
+        return layer
+    return nn.Linear(size, vocab)
+
+
+def make_mixer(layer, size):
+    if layer is None:
+        pass
+    else:
+        return layer
+    return nn.Linear(size, size)
+
+
+class Base(nn.Module):
+    def __init__(self, head, mixer, size=4096, vocab=50000):
+        super().__init__()
+        self.head = make_head(head, size, vocab)
+        self.mixer = make_mixer(mixer, size)
+
+
+class Child(Base):
+    def __init__(self, head, mixer):
+        super().__init__(head, mixer)
+        self.head = nn.Linear(4096, 8)
+        self.mixer = nn.Linear(4096, 8)
+
+
+class Defaulted(nn.Module):
+    def __init__(self, size=4096, vocab=50000, head=None):
+        super().__init__()
+        self.head = make_head(head, size, vocab)
+        self.head = nn.Linear(size, 8)
+
+
+def make_tail(layer, size):
+    if layer is not None:
+        return layer
+    layer = nn.Linear(size, 50000)
+    return layer
+
+
+class Tailed(nn.Module):
+    def __init__(self, size=4096, tail=None):
+        super().__init__()
+        self.tail = make_tail(tail, size)
+
+
+class TailChild(Tailed):
+    def __init__(self):
+        super().__init__()
+        self.tail = nn.Linear(4096, 8)
+
+
+class Early(nn.Module):
+    def __init__(self, size=4096, lite=True):
+        super().__init__()
+        self.embed = nn.Linear(size, size)
+        if lite:
+            return
+        self.head = nn.Linear(size, 50000)
+
+
+class Full(Early):
+    def __init__(self, size=4096):
+        super().__init__(size, lite=False)
+        self.head = nn.Linear(size, 8)
+
+
+class Lite(Early):
+    def __init__(self, size=4096):
+        super().__init__(size)
+        self.head = nn.Linear(size, 8)
+"""
+
+
+def test_a_build_after_an_early_return_runs_only_where_the_test_failed(
+    check_source: Callable[..., Report],
+) -> None:
+    # ``if layer is not None: return layer`` ends the helper where a layer is passed: the
+    # build after it is heavy only on the path where none is (the ``else: return`` too)
+    report = check_source(RETURNS)
+    found = {
+        (d.class_name.rsplit(".", 1)[-1], d.message.split("`")[1]): d for d in report.diagnostics
+    }
+    for attr in ("self.head", "self.mixer"):
+        assert found["Child", attr].severity == "warning", attr
+        assert "heavy only on some paths" in found["Child", attr].message, attr
+    # with the argument at its default (None), the helper goes on to build (the test made
+    # before the name is bound anew)
+    assert found["Defaulted", "self.head"].severity == "error"
+    assert found["TailChild", "self.tail"].severity == "error"
+    # after ``if lite: return`` the head is built only where ``lite`` is false
+    assert found["Full", "self.head"].severity == "error"
+    assert not any(name == "Lite" for name, _ in found)

@@ -11,7 +11,7 @@ import builtins
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
-from dataclasses import field
+from dataclasses import field, replace
 from fnmatch import fnmatchcase
 from functools import partial
 from typing import Literal
@@ -776,11 +776,14 @@ class CostModel:
         none_test = partial(self.none_isinstance, fn.module)
         result = NONE
         c: Priced
-        for eff in body.effects:
+        for eff in _past_returns(body.effects) if self.least else body.effects:
             kind = eff.kind
             runs = _guard_truth(eff.guard, fixed, none_test) if fixed else None
             if runs is False:
                 continue
+            # (the constants standing when the effect's statement starts: what the tests
+            # around it were made with, before it rebinds a name)
+            opening = standing
             if kind in ("local", "objattr"):
                 # (``n += 1`` is an ``objattr`` of ``n``: rebound, no longer the constant)
                 fixed.pop(eff.name, None)
@@ -834,7 +837,7 @@ class CostModel:
             if isinstance(c, BodyError):
                 return c
             if self.least:
-                priced.append((eff, c, standing))
+                priced.append((eff, c, opening))
             elif c > result:
                 result = c
                 if result == HEAVY:
@@ -1158,13 +1161,38 @@ def _made_here(e: Expr, locals_: Costs) -> bool:
 _NO_PATH = HEAVY + 1
 
 
+def _past_returns(effects: Iterable[Effect]) -> Iterator[Effect]:
+    """``effects`` with what runs after an ``if`` whose branch ends in a ``return`` guarded
+    by that branch's test failing (``if layer is not None: return layer`` / ``return
+    nn.Linear(...)``: the build runs only where no layer was given), so that the cheapest
+    path takes the branch that returns. A ``return`` directly under its branch ends it on
+    every path through it; the other arms of that ``if`` (one test, the other way) and
+    what a loop runs are left as they were."""
+    ended: list[tuple[tuple[Cond, ...], Cond]] = []  # (the guard around the if, its arm)
+    for eff in effects:
+        guard = eff.guard
+        for around, arm in ended:
+            depth = len(around)
+            if guard[:depth] != around:
+                continue
+            if len(guard) > depth and test_of(guard[depth])[0] == test_of(arm)[0]:
+                continue  # (an arm of the same ``if``, or a test of the same condition)
+            guard = (*around, Cond("not", (arm,)), *guard[depth:])
+        if guard != eff.guard:
+            eff = replace(eff, guard=guard)
+        if eff.kind == "return" and guard and guard[-1] not in (LOOP_COND, UNKNOWN_COND):
+            ended.append((guard[:-1], guard[-1]))
+        yield eff
+
+
 def _cheapest_path(priced: list[Priced_], none_test: NoneTest) -> int:
     """The least work a run of a body does: each ``if`` takes its cheaper branch, one whose
     test reads only parameters taking the branch their defaults choose (where the call is
     seen, the constants it fixes stand for the defaults; a parameter rebound before the
     test holds neither), a loop runs, and a branch that reaches a ``raise`` (out of any
-    ``try``) is not taken. Two tests of one condition are taken apart, and an early
-    ``return`` is not followed: the price is at most the cheapest path's."""
+    ``try``) is not taken. Two tests of one condition are taken apart, and what runs after
+    a branch that returns runs only where that branch is not taken (``_past_returns``):
+    the price is at most the cheapest path's."""
     least = _cheapest_block(priced, 0, none_test)
     return max((c for _, c, _ in priced), default=NONE) if least >= _NO_PATH else least
 
