@@ -1,7 +1,8 @@
 """An object the class's own code builds into a local and keeps only in part throws the rest
 away (IL005): the parts it takes (``self.body = net.layer4``) are kept, the others dropped
 with the local; a part replaced before the object is used (``net.fc = nn.Linear(...)``) is
-thrown away as it is on ``self.model``; a slice of its children keeps those. An object
+thrown away as it is on ``self.model``; a slice of its children keeps those (children
+stored on some paths only leave a slice within the ones before them known). An object
 handed on (its children walked whole), in a nested function too, or built on some paths
 only, is not reported; nor is a parameterless part left behind."""
 
@@ -142,3 +143,70 @@ def test_a_local_handed_on_or_used_first_is_not_reported(tmp_path: Path) -> None
 
 def test_a_parameterless_part_left_behind_is_not_reported(tmp_path: Path) -> None:
     assert "OnlyPoolLeft" not in _found(tmp_path)
+
+
+TOPPED = """
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self, include_top=True, extra=False):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 64, 7)
+        self.body = nn.Conv2d(64, 512, 3)
+        self.tail = nn.Conv2d(512, 512, 3)
+        if extra:
+            self.extra = nn.Conv2d(512, 512, 3)
+        if include_top:
+            self.fc = nn.Linear(2048, 1000)
+
+
+def make_net(include_top=True):
+    return Net(include_top=include_top)
+
+
+class Head(nn.Module):
+    # the first two children come before any store on some paths: the slice is known
+    def __init__(self):
+        super().__init__()
+        net = make_net()
+        self.features = nn.Sequential(*list(net.children())[:2])
+
+
+class FromEnd(nn.Module):
+    # a bound from the end depends on which of the later children were stored
+    def __init__(self):
+        super().__init__()
+        net = make_net()
+        self.features = nn.Sequential(*list(net.children())[:-1])
+
+
+class PastKnown(nn.Module):
+    # the fourth child is ``extra`` or ``fc``, depending on a flag
+    def __init__(self):
+        super().__init__()
+        net = make_net()
+        self.features = nn.Sequential(*list(net.children())[:4])
+
+
+class Trimmed(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = make_net()
+        self.net = nn.Sequential(*list(self.net.children())[:2])
+"""
+
+
+def test_a_slice_within_the_children_whose_order_is_known(tmp_path: Path) -> None:
+    # children stored on some paths only come after the slice: the ones before it are
+    # known, and the ones left out of it are thrown away
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "topped"\n')
+    (tmp_path / "topped.py").write_text(TOPPED)
+    report = check([tmp_path], cwd=tmp_path, use_cache=False)
+    found: dict[str, list[str]] = {}
+    for d in report.diagnostics:
+        found.setdefault(d.class_name.rpartition(".")[2], []).append(d.message)
+    assert [m.split("`")[1] for m in found["Head"]] == ["tail"]
+    assert [m.split("`")[1] for m in found["Trimmed"]] == ["self.net.tail"]
+    assert "FromEnd" not in found
+    assert "PastKnown" not in found

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 
 from initlint.facts.expressions import slice_bounds
 from initlint.facts.model import Expr
+from initlint.records import dataclass
 from initlint.simulation.records import Event
 from initlint.simulation.values import TRUE
 
@@ -19,28 +20,40 @@ CHILDREN_LEFT = "children-left"
 ModuleTest = Callable[[Event], bool | None]
 
 
-def registered_children(events: Sequence[Event], is_module: ModuleTest) -> tuple[str, ...] | None:
+@dataclass(frozen=True)
+class Children:
     """The names the construction's stores of modules on the object register, in the order
-    torch keeps them (a name's first store); None when that order is not known here: a
-    store of a module on some paths only, a store that may or may not be a module, a name
-    stored twice (a store of another value, or None, changes what it holds)."""
+    torch keeps them (a name's first store); ``complete`` False when they are only the
+    first ones, up to a store whose place is not known (on some paths only, of a value that
+    may or may not be a module, a name stored twice): the ones after it may shift."""
+
+    names: tuple[str, ...]
+    complete: bool
+
+    def sliced(self, bounds: tuple[int | None, int | None]) -> set[str] | None:
+        """The names a slice with ``bounds`` keeps; None where that depends on the
+        children not known (a bound from the end, or past the names known)."""
+        start, stop = bounds
+        if not self.complete and not (
+            (start is None or 0 <= start) and stop is not None and 0 <= stop <= len(self.names)
+        ):
+            return None
+        return set(self.names[start:stop])
+
+
+def registered_children(events: Sequence[Event], is_module: ModuleTest) -> Children:
+    """The children the construction ``events`` registers on the object, as far as their
+    order is known."""
     names: list[str] = []
     for e in events:
         if e.shadow or e.kind != "assign" or "." in e.name:
             continue
         module = is_module(e)
-        if module is None or e.name in names:
-            return None
+        if module is None or e.name in names or (module and e.status != TRUE):
+            return Children(tuple(names), complete=False)
         if module:
-            if e.status != TRUE:
-                return None
             names.append(e.name)
-    return tuple(names)
-
-
-def sliced(names: tuple[str, ...], bounds: tuple[int | None, int | None]) -> set[str]:
-    """The names a slice of ``names`` with ``bounds`` keeps."""
-    return set(names[slice(*bounds)])
+    return Children(tuple(names), complete=True)
 
 
 def children_slice(value: Expr, me: str, attr: str) -> tuple[int | None, int | None] | None:

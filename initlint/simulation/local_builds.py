@@ -12,7 +12,7 @@ from initlint.facts.model import Body, BodyError, Effect, Expr
 from initlint.index.records import FunctionInfo, Module, Target
 from initlint.simulation.arguments import call_args, param_at, param_of, without_self
 from initlint.simulation.builds import BuildPricing
-from initlint.simulation.children import registered_children, sliced
+from initlint.simulation.children import registered_children
 from initlint.simulation.choices import named
 from initlint.simulation.containers import container_items, torch_container
 from initlint.simulation.copies import copying, name_mentions
@@ -625,10 +625,14 @@ class LocalEffects(BuildPricing):
         events = self.simulator.construction_events(held.event)
         if events is None or isinstance(events, BodyError):
             return events
-        names = registered_children(events, self._stores_module)
-        if names is None:
-            return None
-        return {n for bounds in held.children for n in sliced(names, bounds)}
+        children = registered_children(events, self._stores_module)
+        kept: set[str] = set()
+        for bounds in held.children:
+            taken = children.sliced(bounds)
+            if taken is None:
+                return None
+            kept |= taken
+        return kept
 
     def _stores_module(self, e: Event) -> bool | None:
         """Whether the store ``e`` puts a module on the object: a call of a module class; a

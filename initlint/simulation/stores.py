@@ -12,7 +12,7 @@ from initlint.facts.model import BodyError, Effect, Expr
 from initlint.index.records import FunctionInfo
 from initlint.simulation.arguments import call_args, kwarg_name
 from initlint.simulation.builds import StoredValue
-from initlint.simulation.children import CHILDREN_LEFT, children_slice, registered_children, sliced
+from initlint.simulation.children import CHILDREN_LEFT, children_slice, registered_children
 from initlint.simulation.containers import container_items, torch_container
 from initlint.simulation.copies import copied_by
 from initlint.simulation.fallbacks import FallbackEffects
@@ -633,11 +633,11 @@ class StoreEffects(FallbackEffects):
         events = self.simulator.construction_events(holder)
         if events is None or isinstance(events, BodyError):
             return events
-        names = registered_children(events, self._stores_module)
-        if names is None:
+        children = registered_children(events, self._stores_module)
+        kept = children.sliced(bounds)
+        if kept is None:
             return None  # (which children the slice keeps is not known)
-        kept = sliced(names, bounds)
-        for child in (n for n in names if n not in kept):
+        for child in (n for n in children.names if n not in kept):
             parts = self.simulator.parts_built(holder, child)
             if isinstance(parts, BodyError):
                 return parts
