@@ -553,10 +553,27 @@ class FunctionReader(EffectLog):
                     added = isinstance(stmt.op, ast.Add) and isinstance(stmt.target, ast.Name)
                     fill = to_expr(stmt.value) if added else None
                     self.add("objattr", stmt, guard, name=root, value=fill)
+                else:
+                    self._added_items(stmt, guard)
             for child in ast.iter_child_nodes(stmt):
                 if isinstance(child, ast.expr):
                     self.calls_in(child, guard, stmt)
                     self.use(child, None)
+
+    def _added_items(self, stmt: ast.AugAssign, guard: tuple[Cond, ...]) -> None:
+        """``self.layers += [block]``: each item written out goes into the container held in
+        ``self.layers``, as ``self.layers.append(block)`` puts it there (a "mutate" effect
+        per item)."""
+        attr = self.self_attr(stmt.target)
+        items = stmt.value
+        if not attr or not isinstance(stmt.op, ast.Add):
+            return
+        if not isinstance(items, ast.List | ast.Tuple) or not items.elts:
+            return
+        if any(isinstance(item, ast.Starred) for item in items.elts):
+            return
+        for item in items.elts:
+            self.add("mutate", stmt, guard, name=attr, value=to_expr(item), node=item)
 
     def _loop_target(
         self, target: ast.expr, head: ast.expr, guard: tuple[Cond, ...], stmt: ast.stmt

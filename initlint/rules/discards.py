@@ -451,15 +451,18 @@ def _reruns(sim: Simulation) -> Iterator[RepeatFinding]:
         first = max(e.inner, key=lambda p: p.cost)  # (the earliest among equals)
         if first.cost <= NONE:
             continue
-        cls = built_name(holder)
-        held, _, method = e.name.partition(".")
+        held, _, method = e.name.rpartition(".")
+        # (an item of a held container: the class of the items, each run again)
+        cls = ("." in held and e.constructs.rpartition(".")[2]) or built_name(holder)
+        each = held.removesuffix(".*")
+        where = f"each {cls} in `self.{each}`" if each != held else f"the {cls} in `self.{held}`"
         yield RepeatFinding(
             CODE,
             sim,
             e,
             first,
             confidence_of(e, holder, first, *used_on_some),
-            f"`self.{held}.{first.name}` (a part of the {cls} in `self.{held}`, which its "
+            f"`self.{held}.{first.name}` (a part of {where}, which its "
             f"construction's `{method}()` built and this `{method}()` builds again)",
             cost=max(first.cost, LIGHT),
             holder=holder,

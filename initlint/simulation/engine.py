@@ -203,27 +203,30 @@ class Simulator:
             and _costly_store(e)
         )
 
-    def rerun_builds(self, holder: Event, method: str) -> tuple[Event, ...] | BodyError:
+    def rerun_builds(
+        self, holder: Event, method: str, item: Expr | None = None
+    ) -> tuple[Event, ...] | BodyError:
         """The parts that the call of ``method`` in the construction of the object
-        ``holder`` stored built there, on every path (``self.init_models()`` in ``Xtts``):
-        what running it again on the object builds anew. () when that construction calls no
+        ``holder`` stored (or of ``item``, a call in its value: an item of a container it
+        stored) built there, on every path (``self.init_models()`` in ``Xtts``): what
+        running it again on the object builds anew. () when that construction calls no
         such method on every path, or is not at hand. An object of one of several classes
         (``Event.choices``): what each one's construction builds so, the cheapest."""
-        choices = choices_of(holder)
+        choices = choices_of(holder, item)
         if not choices:
-            return self._rerun_builds(holder, method, "")
+            return self._rerun_builds(holder, item, method, "")
         each = []
         for choice in choices:
-            built = self._rerun_builds(holder, method, choice) if choice else ()
+            built = self._rerun_builds(holder, item, method, choice) if choice else ()
             if isinstance(built, BodyError) or not built:
                 return built
             each.append(built)
         return min(each, key=lambda built: max(p.cost for p in built))
 
     def _rerun_builds(
-        self, holder: Event, method: str, choice: str
+        self, holder: Event, item: Expr | None, method: str, choice: str
     ) -> tuple[Event, ...] | BodyError:
-        inner = self._object_simulation(holder, None, choice)
+        inner = self._object_simulation(holder, item, choice)
         if inner is None or isinstance(inner, BodyError):
             return () if inner is None else inner
         call = next(

@@ -32,7 +32,38 @@ class RerunEffects(PassEffects):
     def on_rerun_each(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
         if ctx.shadow or frame.call.ancestor:
             return None
-        return self.rerun_fills(frame, ctx, self._walked(ctx.effect, frame.call.fn.module))
+        walked = self._walked(ctx.effect, frame.call.fn.module)
+        filled = []
+        for reached in walked:
+            rebuilt = self._rebuilt(frame, ctx, reached)
+            if isinstance(rebuilt, BodyError):
+                return rebuilt
+            if not rebuilt:
+                filled.append(reached)
+        return self.rerun_fills(frame, ctx, filled)
+
+    def _rebuilt(self, frame: Frame, ctx: EffectContext, reached: Walked) -> BodyError | bool:
+        """Whether the method run again over the item of a container reached
+        (``for layer in self.layers: layer.reset()``) builds parts anew that the item's own
+        construction built by running it: a ``rerun`` event naming those builds, as for a
+        held module's (``self.block.reset()``)."""
+        prefix, holder, item, status = reached
+        if item is None:
+            return False  # (a held module reached by a walk: its fills only)
+        eff = ctx.effect
+        rebuilt = self.simulator.rerun_builds(holder, eff.name, item)
+        if isinstance(rebuilt, BodyError) or not rebuilt:
+            return rebuilt if isinstance(rebuilt, BodyError) else False
+        cost = max(p.cost for p in rebuilt)
+        status = ctx.status if status == TRUE else status
+        name = f"{prefix}.{eff.name}"
+        ev = self.emit(
+            frame, ctx.effect_index, eff, "rerun", name, status, ctx.flags, (), cost=cost
+        )
+        ev.holder, ev.inner = holder, rebuilt
+        made = self._reached_class(holder, item)
+        ev.constructs = made[0] if made else ""
+        return True
 
     def rerun_fills(
         self, frame: Frame, ctx: EffectContext, walked: list[Walked]

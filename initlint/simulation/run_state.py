@@ -42,7 +42,9 @@ class SimulatorServices(Protocol):
 
     def class_factory(self, module: Module, dotted: str) -> Target | None: ...
 
-    def rerun_builds(self, holder: Event, method: str) -> tuple[Event, ...] | BodyError: ...
+    def rerun_builds(
+        self, holder: Event, method: str, item: Expr | None = None
+    ) -> tuple[Event, ...] | BodyError: ...
 
     def object_simulation(
         self, holder: Event, value: Expr | None = None, choice: str = ""
