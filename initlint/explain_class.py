@@ -267,7 +267,7 @@ def render_decisions(analysis: Analysis, sim: Simulation) -> list[str]:
     thrown = {
         f.first.index: f
         for f in findings
-        if isinstance(f, RepeatFinding) and REGISTRY[f.code].discards_first
+        if isinstance(f, RepeatFinding) and REGISTRY[f.code].discards_first and _own(sim, f.first)
     }
     also = {b.index: f for f in thrown.values() for b in f.alternatives}
     out = []
@@ -277,7 +277,7 @@ def render_decisions(analysis: Analysis, sim: Simulation) -> list[str]:
             continue
         f = by_event.get(ev.index)
         if f is not None and REGISTRY[f.code].discards_first:
-            out.append(_discard_line(analysis, f, num))
+            out.append(_discard_line(analysis, sim, f, num))
         elif ev.index in thrown:
             g = thrown[ev.index]
             out.append(f"  #{num[ev.index]:<3} thrown away: {g.code} at #{num[g.event.index]}")
@@ -306,13 +306,21 @@ def render_decisions(analysis: Analysis, sim: Simulation) -> list[str]:
     return out
 
 
-def _discard_line(analysis: Analysis, f: RepeatFinding, num: dict[int, int]) -> str:
+def _own(sim: Simulation, e: Event) -> bool:
+    """Whether ``e`` is an event of the construction ``sim`` (not of a held module's own
+    construction, whose events a finding may name: a part it built)."""
+    return e.index < len(sim.events) and sim.events[e.index] is e
+
+
+def _discard_line(
+    analysis: Analysis, sim: Simulation, f: RepeatFinding, num: dict[int, int]
+) -> str:
     """A store that throws away a build of the same construction (IL005), as its rule
     words the decision."""
     maybe = " (possibly)" if f.confidence == "possible" else ""
     also = "".join(f", #{num[b.index]}" for b in f.alternatives if b.index in num)
     # a part of a submodule: the build is an event of the submodule's construction
-    first = f"#{num[f.first.index]} at " if f.holder is None else "the build at "
+    first = f"#{num[f.first.index]} at " if _own(sim, f.first) else "the build at "
     return (
         f"  #{num[f.event.index]:<3} {f.code} {f.severity}{maybe}: "
         f"{REGISTRY[f.code].decision(f)}: {first}{_where(analysis, f.first)}, "

@@ -189,6 +189,25 @@ class PastKnown(nn.Module):
         self.features = nn.Sequential(*list(net.children())[:4])
 
 
+class Holed(nn.Module):
+    def __init__(self, extra=False):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 64, 7)
+        self.body = nn.Conv2d(64, 512, 3)
+        self.tail = nn.Conv2d(512, 512, 3)
+        self.stem = None
+        if extra:
+            self.fc = nn.Linear(2048, 1000)
+
+
+class HoledHead(nn.Module):
+    # ``children()`` skips the stem set to None: the slice keeps body and tail
+    def __init__(self):
+        super().__init__()
+        net = Holed()
+        self.features = nn.Sequential(*list(net.children())[:2])
+
+
 class Trimmed(nn.Module):
     def __init__(self):
         super().__init__()
@@ -210,3 +229,4 @@ def test_a_slice_within_the_children_whose_order_is_known(tmp_path: Path) -> Non
     assert [m.split("`")[1] for m in found["Trimmed"]] == ["self.net.tail"]
     assert "FromEnd" not in found
     assert "PastKnown" not in found
+    assert "HoledHead" not in found

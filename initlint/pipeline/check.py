@@ -188,9 +188,11 @@ def internal_diag(analysis: Analysis, info: ClassInfo, message: str) -> Diagnost
 
 
 def group_by_site(findings: list[Finding]) -> list[list[Finding]]:
-    """One diagnostic per (code, statement): a mixin's statement lists every concrete class."""
+    """One diagnostic per (code, statement): a mixin's statement lists every concrete class.
+    The diagnostic speaks of the costliest work the statement throws away (a method run
+    again that builds a light part anew and fills a heavy weight again: the weight)."""
     groups: dict[tuple[str, Path, int, int], list[Finding]] = {}
     for f in findings:
         path, span = finding_site(f)
         groups.setdefault((f.code, path, span.line, span.col), []).append(f)
-    return list(groups.values())
+    return [sorted(group, key=lambda f: -f.cost) for group in groups.values()]

@@ -453,9 +453,15 @@ def _reruns(sim: Simulation) -> Iterator[RepeatFinding]:
             continue
         held, _, method = e.name.rpartition(".")
         # (an item of a held container: the class of the items, each run again)
-        cls = ("." in held and e.constructs.rpartition(".")[2]) or built_name(holder)
+        item = "." in held  # (an item of a held container: the class of the items)
+        cls = e.constructs.rpartition(".")[2] if item else built_name(holder)
         each = held.removesuffix(".*")
-        where = f"each {cls} in `self.{each}`" if each != held else f"the {cls} in `self.{held}`"
+        if not cls:  # (items of one of several classes)
+            cls, where = "item", f"each item in `self.{each}`"
+        elif each != held:
+            where = f"each {cls} in `self.{each}`"
+        else:
+            where = f"the {cls} in `self.{held}`"
         yield RepeatFinding(
             CODE,
             sim,

@@ -182,7 +182,9 @@ class CallEffects(RerunEffects):
             frame, ctx.effect_index, eff, "rerun", name, ctx.status, ctx.flags, (), cost=cost
         )
         ev.holder, ev.inner = holder, rebuilt
-        return None
+        # (what it fills of the parts it does not build anew is filled again too)
+        anew = {eff.target: frozenset(p.name for p in rebuilt)}
+        return self.rerun_fills(frame, ctx, [(eff.target, holder, None, TRUE)], anew)
 
     def _item_rerun(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
         """A method of one item of a held container run again (``self.decoder[-1]

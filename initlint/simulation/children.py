@@ -43,13 +43,19 @@ class Children:
 
 def registered_children(events: Sequence[Event], is_module: ModuleTest) -> Children:
     """The children the construction ``events`` registers on the object, as far as their
-    order is known."""
+    order is known. A child stored again keeps its place where a module goes there on
+    every path; one deleted, or stored again with what may be no module (``None`` leaves
+    its place in ``children()`` empty), leaves the order known only before it."""
     names: list[str] = []
     for e in events:
-        if e.shadow or e.kind != "assign" or "." in e.name:
+        if e.shadow or "." in e.name or e.kind not in ("assign", "delete"):
             continue
-        module = is_module(e)
-        if module is None or e.name in names or (module and e.status != TRUE):
+        module = is_module(e) if e.kind == "assign" else False
+        if e.name in names:
+            if module and e.status == TRUE:
+                continue
+            return Children(tuple(names[: names.index(e.name)]), complete=False)
+        if module is None or (module and e.status != TRUE):
             return Children(tuple(names), complete=False)
         if module:
             names.append(e.name)

@@ -239,10 +239,16 @@ class Simulator:
         )
         if call is None or call.callee is None:
             return ()
+        inside = list(events_inside(inner.events, call))
+        after = inner.events[inside[-1].index + 1 :] if inside else []
         return tuple(
             e
-            for e in events_inside(inner.events, call)
-            if "." not in e.name and e.status == TRUE and _costly_store(e)
+            for e in inside
+            if "." not in e.name
+            and e.status == TRUE
+            and _costly_store(e)
+            and not any(_state_test(c) for c in e.effect.guard)
+            and not _read_or_kept(e, inside, after)
         )
 
     def object_simulation(
@@ -793,6 +799,29 @@ def _only_passes_on(cls: ClassInfo, init: FunctionInfo) -> bool:
         return False
     eff = effects[0]
     return eff.kind == "super_init" and eff.detail == "super" and not eff.args and not eff.guard
+
+
+def _state_test(cond: Cond) -> bool:
+    """Whether the test ``cond`` reads the object's own state (``if self.proj is None:``,
+    ``hasattr(self, "proj")``): a run of the method on an object that has it may take the
+    other branch, so what the first run built there is not surely built again."""
+    return cond.op in ("selfattr", "hasattr") or any(_state_test(a) for a in cond.args)
+
+
+def _read_or_kept(part: Event, inside: list[Event], after: list[Event]) -> bool:
+    """Whether the method reads the part before it builds it anew (``old = self.proj``,
+    the new one made from it), or the construction, after the method, stores the part again,
+    deletes it, or keeps it under another name (``self.out = self.proj``): what a second
+    run throws away is then not what the first run built."""
+    if any(
+        part.name in e.reads or part.name in e.effect.reads for e in inside if e.index < part.index
+    ):
+        return True
+    return any(
+        e.name == part.name or part.name in e.reads
+        for e in after
+        if e.kind in ("assign", "buffer", "delete", "nested", "mutate") and not e.shadow
+    )
 
 
 def _costly_store(e: Event) -> bool:

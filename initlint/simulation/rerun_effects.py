@@ -8,6 +8,8 @@ question (``rules/refills.py``)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from initlint.facts.model import BodyError, Effect, Expr, ItemTest
 from initlint.facts.passes import is_visit
 from initlint.index.records import Module
@@ -33,27 +35,28 @@ class RerunEffects(PassEffects):
         if ctx.shadow or frame.call.ancestor:
             return None
         walked = self._walked(ctx.effect, frame.call.fn.module)
-        filled = []
+        rebuilt: dict[str, frozenset[str]] = {}
         for reached in walked:
-            rebuilt = self._rebuilt(frame, ctx, reached)
-            if isinstance(rebuilt, BodyError):
-                return rebuilt
-            if not rebuilt:
-                filled.append(reached)
-        return self.rerun_fills(frame, ctx, filled)
+            parts = self._rebuilt(frame, ctx, reached)
+            if isinstance(parts, BodyError):
+                return parts
+            rebuilt[reached[0]] = parts
+        return self.rerun_fills(frame, ctx, walked, rebuilt)
 
-    def _rebuilt(self, frame: Frame, ctx: EffectContext, reached: Walked) -> BodyError | bool:
-        """Whether the method run again over the item of a container reached
-        (``for layer in self.layers: layer.reset()``) builds parts anew that the item's own
-        construction built by running it: a ``rerun`` event naming those builds, as for a
-        held module's (``self.block.reset()``)."""
+    def _rebuilt(
+        self, frame: Frame, ctx: EffectContext, reached: Walked
+    ) -> BodyError | frozenset[str]:
+        """The parts the method run again over the item of a container reached (``for
+        layer in self.layers: layer.reset()``) builds anew that the item's own construction
+        built by running it: a ``rerun`` event naming those builds, as for a held
+        module's (``self.block.reset()``); their names."""
         prefix, holder, item, status = reached
         if item is None:
-            return False  # (a held module reached by a walk: its fills only)
+            return frozenset()  # (a held module reached by a walk: its fills only)
         eff = ctx.effect
         rebuilt = self.simulator.rerun_builds(holder, eff.name, item)
         if isinstance(rebuilt, BodyError) or not rebuilt:
-            return rebuilt if isinstance(rebuilt, BodyError) else False
+            return rebuilt if isinstance(rebuilt, BodyError) else frozenset()
         cost = max(p.cost for p in rebuilt)
         status = ctx.status if status == TRUE else status
         name = f"{prefix}.{eff.name}"
@@ -63,18 +66,26 @@ class RerunEffects(PassEffects):
         ev.holder, ev.inner = holder, rebuilt
         made = self._reached_class(holder, item)
         ev.constructs = made[0] if made else ""
-        return True
+        return frozenset(p.name for p in rebuilt)
 
     def rerun_fills(
-        self, frame: Frame, ctx: EffectContext, walked: list[Walked]
+        self,
+        frame: Frame,
+        ctx: EffectContext,
+        walked: list[Walked],
+        rebuilt: Mapping[str, frozenset[str]] | None = None,
     ) -> BodyError | None:
         """A ``rerun`` event for each module reached whose construction's own run of the
-        method called (``ctx.effect.name``) filled tensors still unread."""
+        method called (``ctx.effect.name``) filled tensors still unread; not those of the
+        parts it builds anew (``rebuilt``, by the name each module is reached by): a new
+        part's tensors are new."""
         eff = ctx.effect
         for prefix, holder, item, status in walked:
             refills = self._refills(holder, item, eff.name, prefix)
             if isinstance(refills, BodyError):
                 return refills
+            anew = rebuilt.get(prefix, frozenset()) if rebuilt else frozenset()
+            refills = tuple(r for r in refills if not _within(r[1], prefix, anew))
             if not refills:
                 continue
             name = f"{prefix}.{eff.name}"
@@ -388,3 +399,9 @@ def _own_call(sim: Simulation, method: str) -> Event | None:
         ),
         None,
     )
+
+
+def _within(tensor: str, prefix: str, parts: frozenset[str]) -> bool:
+    """Whether the tensor named ``tensor`` from the object lies in one of ``parts`` of the
+    module reached as ``prefix``."""
+    return any(tensor == f"{prefix}.{p}" or tensor.startswith(f"{prefix}.{p}.") for p in parts)

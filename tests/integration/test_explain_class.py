@@ -169,3 +169,36 @@ def test_a_replaced_part_of_a_submodule(project: Project) -> None:
     assert run.code == 0, run.stderr
     assert "IL005 error: `self.h.weight` (a part of the Filter" in run.stdout
     assert "replaced before anything read it: the build at pkg/wave.py:8, " in run.stdout
+
+
+def test_a_held_module_s_method_run_again_that_builds_and_fills(project: Project) -> None:
+    # two findings at one statement, each naming work of the held module's construction
+    project.write(
+        "pkg/blocks.py",
+        """
+        import torch.nn as nn
+
+
+        class Block(nn.Module):
+            def __init__(self, d=1024):
+                super().__init__()
+                self.d = d
+                self.big = nn.Linear(d, 8 * d)
+                self.reset()
+
+            def reset(self):
+                self.gate = nn.Linear(self.d, 4)
+                nn.init.orthogonal_(self.big.weight)
+
+
+        class Held(nn.Module):
+            def __init__(self, d=1024):
+                super().__init__()
+                self.block = Block(d)
+                self.block.reset()
+        """,
+    )
+    run = project.invoke("explain-class", "pkg.blocks:Held")
+    assert run.code == 0, run.stderr
+    assert "IL005 error: `self.block.gate`" in run.stdout
+    assert "the initialisation of `self.block.big.weight` done again" in run.stdout

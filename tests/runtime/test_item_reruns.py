@@ -32,6 +32,28 @@ class Block(nn.Module):
         self.proj = nn.Linear(self.d, 4 * self.d)
 
 
+class LazyBlock(nn.Module):
+    # builds its part only where it has none: a second run keeps the first
+
+    def __init__(self, d):
+        super().__init__()
+        self.d = d
+        self.proj = None
+        self.reset()
+
+    def reset(self):
+        if self.proj is None:
+            self.proj = nn.Linear(self.d, 4 * self.d)
+
+
+class AliasBlock(Block):
+    # keeps the first run's part under a second name
+
+    def __init__(self, d):
+        super().__init__(d)
+        self.first = self.proj
+
+
 class Listed(nn.Module):
     def __init__(self, d=8, n=3):
         super().__init__()
@@ -50,6 +72,22 @@ class Added(nn.Module):
         self.reset()
 
     def reset(self):
+        for b in self.blocks:
+            b.reset()
+
+
+class LazyListed(nn.Module):
+    def __init__(self, d=8, n=3):
+        super().__init__()
+        self.blocks = nn.ModuleList([LazyBlock(d) for _ in range(n)])
+        for b in self.blocks:
+            b.reset()
+
+
+class AliasListed(nn.Module):
+    def __init__(self, d=8, n=3):
+        super().__init__()
+        self.blocks = nn.ModuleList([AliasBlock(d) for _ in range(n)])
         for b in self.blocks:
             b.reset()
 
@@ -85,3 +123,6 @@ def test_a_rerun_over_each_item_throws_away_what_the_first_run_built(module: Pat
     assert lost(m.Added) == first
     # (UsedFirst throws the first parts away too, after reading them: not reported)
     assert lost(m.UsedFirst) == first
+    # a part built only where there is none, or kept under another name, is not lost
+    assert lost(m.LazyListed) == set()
+    assert lost(m.AliasListed) == set()
