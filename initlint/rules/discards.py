@@ -452,7 +452,6 @@ def _reruns(sim: Simulation) -> Iterator[RepeatFinding]:
         if first.cost <= NONE:
             continue
         held, _, method = e.name.rpartition(".")
-        # (an item of a held container: the class of the items, each run again)
         item = "." in held  # (an item of a held container: the class of the items)
         cls = e.constructs.rpartition(".")[2] if item else built_name(holder)
         each = held.removesuffix(".*")

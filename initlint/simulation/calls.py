@@ -171,20 +171,13 @@ class CallEffects(RerunEffects):
         holder = self.last_assign.get(eff.target)
         if holder is None or holder.ancestor or holder.status != TRUE:
             return None
-        rebuilt = self.simulator.rerun_builds(holder, eff.name)
+        reached = (eff.target, holder, None, TRUE)
+        rebuilt = self.rebuilt_parts(frame, ctx, reached)
         if isinstance(rebuilt, BodyError):
             return rebuilt
-        if not rebuilt:  # (a method that only fills: ``self.fc.reset_parameters()``)
-            return self.rerun_fills(frame, ctx, [(eff.target, holder, None, TRUE)])
-        name = f"{eff.target}.{eff.name}"
-        cost = max(p.cost for p in rebuilt)
-        ev = self.emit(
-            frame, ctx.effect_index, eff, "rerun", name, ctx.status, ctx.flags, (), cost=cost
-        )
-        ev.holder, ev.inner = holder, rebuilt
-        # (what it fills of the parts it does not build anew is filled again too)
-        anew = {eff.target: frozenset(p.name for p in rebuilt)}
-        return self.rerun_fills(frame, ctx, [(eff.target, holder, None, TRUE)], anew)
+        # (a method that only fills, ``self.fc.reset_parameters()``, fills again; one that
+        # builds parts anew fills again what it fills of the others)
+        return self.rerun_fills(frame, ctx, [reached], {eff.target: rebuilt})
 
     def _item_rerun(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
         """A method of one item of a held container run again (``self.decoder[-1]

@@ -25,7 +25,8 @@ class Children:
     """The names the construction's stores of modules on the object register, in the order
     torch keeps them (a name's first store); ``complete`` False when they are only the
     first ones, up to a store whose place is not known (on some paths only, of a value that
-    may or may not be a module, a name stored twice): the ones after it may shift."""
+    may or may not be a module, a child deleted or stored again with what may be no
+    module): the ones after it may shift."""
 
     names: tuple[str, ...]
     complete: bool

@@ -37,22 +37,22 @@ class RerunEffects(PassEffects):
         walked = self._walked(ctx.effect, frame.call.fn.module)
         rebuilt: dict[str, frozenset[str]] = {}
         for reached in walked:
-            parts = self._rebuilt(frame, ctx, reached)
+            if reached[2] is None:
+                continue  # (a held module reached by a walk: its fills only)
+            parts = self.rebuilt_parts(frame, ctx, reached)
             if isinstance(parts, BodyError):
                 return parts
             rebuilt[reached[0]] = parts
         return self.rerun_fills(frame, ctx, walked, rebuilt)
 
-    def _rebuilt(
+    def rebuilt_parts(
         self, frame: Frame, ctx: EffectContext, reached: Walked
     ) -> BodyError | frozenset[str]:
-        """The parts the method run again over the item of a container reached (``for
-        layer in self.layers: layer.reset()``) builds anew that the item's own construction
-        built by running it: a ``rerun`` event naming those builds, as for a held
-        module's (``self.block.reset()``); their names."""
+        """The parts the method run again on the module reached (``self.block.reset()``, or
+        an item of a container in ``for layer in self.layers: layer.reset()``) builds anew
+        that the module's own construction built by running it: a ``rerun`` event naming
+        those builds; their names."""
         prefix, holder, item, status = reached
-        if item is None:
-            return frozenset()  # (a held module reached by a walk: its fills only)
         eff = ctx.effect
         rebuilt = self.simulator.rerun_builds(holder, eff.name, item)
         if isinstance(rebuilt, BodyError) or not rebuilt:
@@ -64,8 +64,9 @@ class RerunEffects(PassEffects):
             frame, ctx.effect_index, eff, "rerun", name, status, ctx.flags, (), cost=cost
         )
         ev.holder, ev.inner = holder, rebuilt
-        made = self._reached_class(holder, item)
-        ev.constructs = made[0] if made else ""
+        if item is not None:  # (the class of a container's items, as messages name them)
+            made = self._reached_class(holder, item)
+            ev.constructs = made[0] if made else ""
         return frozenset(p.name for p in rebuilt)
 
     def rerun_fills(
