@@ -4,7 +4,8 @@ construction registered them, and drops the rest with the local (IL005), as taki
 ``net.layer4`` does; so does one that replaces the self attribute holding the object
 (``self.net = nn.Sequential(*list(self.net.children())[:-2])``). The order comes from the
 simulated construction: a module stored on some paths only, or a costly value that may or
-may not be a module, leaves it unknown, and nothing is claimed. Checked against
+may not be a module, leaves it unknown after that store, and a slice that reaches past it
+claims nothing (one that ends before it keeps the children there). Checked against
 construction: the parameters reported are those the object registered and no longer
 holds."""
 
@@ -114,6 +115,13 @@ class ReplacedKeepsFc(nn.Module):
         self.net = nn.Sequential(*list(self.net.children())[:-2], self.net.fc)
 
 
+class Front(nn.Module):
+    def __init__(self, extra=False):
+        super().__init__()
+        model = Net(extra=extra)
+        self.body = nn.Sequential(*list(model.children())[:2])
+
+
 class ReplacedOnSomePaths(nn.Module):
     def __init__(self, extra=False):
         super().__init__()
@@ -137,6 +145,7 @@ def test_a_slice_of_children_keeps_those(module: Path) -> None:
         ("trunk", "IL005", "error", "fc"),
         ("Replaced", "IL005", "error", "self.net.fc"),
         ("ItemFirst", "IL005", "error", "self.net.fc"),
+        ("Front", "IL005", "error", "fc"),
     }
     m = importlib.import_module("children_slices")
     fc = {("weight", (100, 8)), ("bias", (100,))}
@@ -153,3 +162,5 @@ def test_a_slice_of_children_keeps_those(module: Path) -> None:
     assert lost(m.ItemFirst) == fc | {("weight", (8, 8, 3, 3)), ("bias", (8,))}
     assert lost(m.ReplacedKeepsFc) == set()
     assert lost(m.ReplacedOnSomePaths) == fc
+    # (the two children before the one stored on some paths: the stage and fc are dropped)
+    assert lost(m.Front) == fc | {("weight", (8, 8, 3, 3)), ("bias", (8,))}
