@@ -128,6 +128,11 @@ def old_verify(analysis: Analysis, plan: FixPlan, finding: Finding) -> str | Non
             return (
                 f"the fix would pass an argument twice when constructing {cls.rsplit('.', 1)[-1]}"
             )
+        if code == "has":
+            return (
+                f"the fix would give {cls.rsplit('.', 1)[-1]} `self.{name}`, which it "
+                "did not have: more work, or another model"
+            )
         return f"the fix would cause {code} on {cls.rsplit('.', 1)[-1]} (`{name}`)"
     return None
 

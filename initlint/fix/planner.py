@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import field
 from pathlib import Path
 
-from initlint.facts.model import BodyError, BodySyntaxError, Effect
+from initlint.facts.model import Arg, BodyError, BodySyntaxError, Effect
 from initlint.facts.reads import EVERYTHING
 from initlint.fix.call_edits import add_param, caller_ops, thread_ops
 from initlint.fix.discarded import delete_discarded, moved_past
 from initlint.fix.state import flag_value, keeps_state
-from initlint.fix.storage import writes_storage
+from initlint.fix.storage import lines_write_storage, writes_storage
 from initlint.fixplan import (
     AddParam,
     DeleteStatement,
@@ -24,11 +25,12 @@ from initlint.records import dataclass
 from initlint.rules.analyses import analyses_of
 from initlint.rules.base import REGISTRY, Finding, FixStrategy, RepeatFinding, runtime_repeats_of
 from initlint.simulation.engine import Simulator
-from initlint.simulation.levels import LIGHT
+from initlint.simulation.levels import HEAVY, LIGHT, NONE
 from initlint.simulation.reads import exposed_reads, meet, reads, statement_events, writes
 from initlint.simulation.records import Event, FlagRef, Simulation
 from initlint.simulation.torch_knowledge import IO_CALLS, LOADERS
-from initlint.sources import source_lines
+from initlint.simulation.values import TRUE
+from initlint.sources import source_lines, source_tree
 
 
 @dataclass
@@ -130,6 +132,15 @@ class Planner:
         kept = keeps_state(f.sim, switched, top_super)
         if isinstance(kept, str):
             return f"flag `{flag.param}`: {kept}"
+        other = _other_uses(f.sim, resim, flag, switched, top_super)
+        if other:
+            return f"flag `{flag.param}` {other}"
+        writer = next((e for e in switched if not e.shadow and _writes_file(f.sim, e)), None)
+        if writer is not None:
+            return (
+                f"flag `{flag.param}` also switches off writing the file at "
+                f"{_where(writer.fn, writer.effect.span.line)}, which a later construction may read"
+            )
         value = flag_value(kept.cond, flag.off_value)
         ops = caller_ops(top_super, flag.param, value)
         if ops is None:
@@ -183,6 +194,15 @@ class Planner:
             if len(sites) > 1:
                 kept = keeps_state(sim, left_out, top_super)
             assert not isinstance(kept, str)
+            writer = next((e for e in left_out if _writes_file(sim, e)), None)
+            if writer is not None:
+                # (``torch.save(self.table, path)`` after the build: a cache a later
+                # construction, or this one's next run, reads back)
+                return (
+                    f"guarding the work in {_label(target_fn)} would also skip writing the "
+                    f"file at {_where(writer.fn, writer.effect.span.line)}, which a later "
+                    "construction may read"
+                )
             name = self.flag_name or _flag_for(sim, sites[0][1])
             off = False
             if any(p.name == name for p in target_fn.facts.params):
@@ -249,20 +269,21 @@ class Planner:
         self, f: RepeatFinding, group: list[tuple[RepeatFinding, Event, str]] | None
     ) -> bool:
         """A new public constructor parameter is worth it only for heavy work (docs/design.md,
-        "Cost classes"): some repeat the flag switches off must be heavy. ``group``: the
+        "Cost classes"): some repeat the flag switches off must be heavy, also where it is
+        a warning because a state outside the construction decides it. ``group``: the
         repeats a new flag guards together; None for an existing flag, which every repeat of
         C under that flag shares."""
-        if f.severity == "error":
+        if f.cost >= HEAVY:
             return True
         if group is not None:
-            return any(g.severity == "error" for g, _, _ in group)
+            return any(g.cost >= HEAVY for g, _, _ in group)
         flag = f.flag
         assert flag is not None  # (no group: the repeats an existing flag guards)
         key = (flag.function.qualname, flag.param, flag.off_value)
         if self._repeats_of is None or self._repeats_of[0] != id(f.sim):
             self._repeats_of = (id(f.sim), analyses_of(f.sim).repeats)
         return any(
-            g.severity == "error"
+            g.cost >= HEAVY
             and g.flag is not None
             and (g.flag.function.qualname, g.flag.param, g.flag.off_value) == key
             for g in self._repeats_of[1]
@@ -304,6 +325,10 @@ class Planner:
         if eff.kind == "call" and (eff.feeds or eff.feeds_other):
             return None
         if eff.kind not in ("call", "buffer"):
+            return None
+        if first.status != TRUE and (first.unkeyed or not set(first.literals) <= set(ev.literals)):
+            # (``if self.build: register(t)`` in the ancestor: where it did not run, the
+            # redo is the only registration, and deleting it loses ``t``)
             return None
         mine = _statement_text(ev)
         theirs = _statement_text(first)
@@ -446,6 +471,364 @@ def _switched_off(sim: Simulation, resim: Simulation, flag: FlagRef) -> list[Eve
         if e.ancestor and not e.shadow and e.index not in seen and _event_key(e) not in still
     ]
     return sorted([*guarded, *gone], key=lambda e: e.index)
+
+
+def _other_uses(
+    sim: Simulation, resim: Simulation, flag: FlagRef, switched: list[Event], top_super: Event
+) -> str:
+    """What passing the flag changes besides the work it switches off, as the reason no
+    fix is offered; "" when nothing. Work it switches on (``else: self.adapter = ...``)
+    runs where it did not, which may cost more (a constant the class sets again itself, a
+    placeholder ``else: self.head = None``, is no work); any other use of its value
+    (``nn.Linear(d, 8 if lite else d)``, ``self.lite = lite``, ``Body(lite)``, ``if lite:
+    n = 8``, an ``assert``) makes another object, or another path, once it is passed: the
+    fix would change the model, not only skip a repeat."""
+    before = {_event_key(e) for e in sim.events if not e.shadow}
+    redone = _replaced_unread(sim, top_super)
+    for e in resim.events:
+        if not e.ancestor or e.shadow or e.kind == "touch" or _event_key(e) in before:
+            continue
+        if e.kind in ("assign", "buffer") and e.cost == NONE and e.name in redone:
+            continue  # (a placeholder, ``else: self.head = None``, the class replaces)
+        what = f"`self.{e.name}`" if e.kind in ("assign", "buffer") else f"`{e.name}`"
+        return (
+            f"also switches on {what} in {_label(e.fn)} ({_where(e.fn, e.effect.span.line)}): "
+            "passing it may run more work than it saves"
+        )
+    uses = _FlagUses(sim, flag.off_value, switched, redone)
+    found = uses.first_use(flag.function, flag.param)
+    if found is None:
+        return ""
+    fn, line = found
+    return f"is also used by {_label(fn)} ({_where(fn, line)}), which passing it would change too"
+
+
+def _writes_file(sim: Simulation, ev: Event) -> bool:
+    """Whether the statement of ``ev``, or a function it runs, writes a file."""
+    span = ev.effect.span
+    if lines_write_storage(ev.fn.module.path, span.line, span.end_line):
+        return True
+    ran = [ev, *sim.inside(ev)] if ev.kind in ("call", "super_init") else [ev]
+    return any(e.callee is not None and writes_storage(e.callee) for e in ran)
+
+
+def _where(fn: FunctionInfo, line: int) -> str:
+    return f"{fn.module.path.name}:{line}"
+
+
+def _replaced_unread(sim: Simulation, top_super: Event) -> frozenset[str]:
+    """The attributes C itself sets, on every path, after its super call and before
+    anything reads them: what the ancestor left there is never seen."""
+    after = [e for e in sim.events if e.index > top_super.index and not e.shadow]
+    out: set[str] = set()
+    read: set[str] = set()
+    for e in after:
+        if e.kind == "touch":
+            read |= e.effect.reads
+        elif not e.ancestor and e.status == TRUE and e.kind in ("assign", "buffer"):
+            if e.name not in read and not (e.reads & {e.name}):
+                out.add(e.name)
+    return frozenset(out)
+
+
+@dataclass
+class _FlagUses:
+    """Where a flag's value is used besides the tests that switch work off, read from the
+    sources of the functions it reaches (``first_use``)."""
+
+    sim: Simulation
+    off_value: bool
+    switched: list[Event]
+    redone: frozenset[str]
+    seen: set[str] = field(default_factory=set)
+
+    def first_use(self, fn: FunctionInfo, param: str) -> tuple[FunctionInfo, int] | None:
+        """The first line of ``fn`` that uses ``param`` otherwise: read, stored, tested to
+        decide anything but switched-off work, or handed to code that does; None when
+        none. What it is handed to whole, an ancestor's ``__init__`` the construction ran,
+        is followed as the parameter it binds there; a method it is handed to is a use (a
+        subclass anywhere may override it)."""
+        key = f"{fn.qualname}:{param}"
+        if key in self.seen:
+            return None
+        self.seen.add(key)
+        span = fn.facts.span
+        tree = source_tree(fn.module.path, span.line, span.end_line)
+        body = fn.facts.load()
+        if tree is None or isinstance(body, BodyError):
+            return fn, span.line
+        if fn.facts.decorators:
+            return fn, span.line  # (a decorator may record the arguments: ``register_to_config``)
+        shift = span.line - 1
+        off = {e.effect.span.line for e in self.switched if e.fn.qualname == fn.qualname}
+        skipped: set[int] = set()  # ids of nodes accounted for
+        local = frozenset(
+            n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        )
+        reader = self._frame_reader(fn)
+        if reader is not None:
+            return reader
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and _reads_frame(node):
+                return fn, node.lineno + shift  # (``locals()``, ``save_hyperparameters()``)
+            if id(node) in skipped:
+                skipped.update(id(n) for n in ast.iter_child_nodes(node))
+                continue
+            if isinstance(node, ast.Expr) and _reporting(node.value):
+                skipped.update(id(n) for n in ast.iter_child_nodes(node))
+                continue  # (``log.info("lite=%s", lite)``: text out, nothing built)
+            if isinstance(node, ast.If) and _mentions(node.test, param):
+                if not self._switch(node, param, off, shift, local):
+                    return fn, node.lineno + shift
+                skipped.update(id(n) for n in ast.iter_child_nodes(node))
+                continue
+            if isinstance(node, ast.Call):
+                handed, use = self._handed(body.effects, node, param, shift)
+                if use is not None:
+                    return use
+                skipped.update(id(a) for a in handed)
+                continue
+            if isinstance(node, ast.Name) and node.id == param:
+                return fn, node.lineno + shift
+        return None
+
+    def _switch(
+        self, node: ast.If, param: str, off: set[int], shift: int, local: frozenset[str]
+    ) -> bool:
+        """An ``if`` whose test passing the flag makes false (``if not lite:``, or ``and``
+        with more), whose body is work the flag switches off, and whose ``else`` is empty
+        or holds only constants the class sets again itself."""
+        test = node.test
+        tests = (
+            test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+        )
+        if not any(_false_when(t, param, self.off_value) for t in tests):
+            return False
+        if any(_mentions(t, param) and not _false_when(t, param, self.off_value) for t in tests):
+            return False
+        lines = [stmt.lineno for stmt in node.body]
+        if len(set(lines)) != len(lines):
+            return False  # (``a; b`` on one line: which one is the work is not told apart)
+        for stmt in node.body:
+            if isinstance(stmt, ast.Pass) or _docstring(stmt):
+                continue
+            if not _plain_work(stmt, local):
+                return False  # (a ``for``/``with``/``if``, a local bound or handed on)
+            if stmt.lineno + shift not in off:
+                return False
+        orelse = node.orelse
+        if len(orelse) == 1 and isinstance(orelse[0], ast.If):  # an ``elif``
+            inner = orelse[0]
+            if not _mentions(inner.test, param):
+                return False  # (it runs once the flag is passed: work switched on)
+            return self._switch(inner, param, off, shift, local)
+        return all(_placeholder(stmt, self.redone, param) for stmt in orelse)
+
+    def _frame_reader(self, fn: FunctionInfo) -> tuple[FunctionInfo, int] | None:
+        """A method ``fn``'s frame ran, or ``fn``'s class's decorator, that may read its
+        arguments without naming them (``inspect.currentframe().f_back``, a decorator that
+        records the constructor's arguments): where, or None."""
+        owner = fn.owner
+        if owner is not None and owner.facts.decorators:
+            return fn, owner.facts.span.line
+        for e in self.sim.events:
+            if e.kind != "call" or e.callee is None or e.fn.qualname != fn.qualname:
+                continue
+            span = e.callee.facts.span
+            tree = source_tree(e.callee.module.path, span.line, span.end_line)
+            if tree is None or any(
+                isinstance(n, ast.Call) and _reads_frame(n) for n in ast.walk(tree)
+            ):
+                return fn, e.effect.span.line
+        return None
+
+    def _handed(
+        self, effects: tuple[Effect, ...], call: ast.Call, param: str, shift: int
+    ) -> tuple[list[ast.expr], tuple[FunctionInfo, int] | None]:
+        """A call handing the flag on whole to code the construction ran: the arguments
+        that hand it (their mention is no use here), and the first use where it goes.
+        No arguments for a call that hands it on otherwise, or that was not followed: its
+        mention is then a use, found as a name."""
+        given: list[ast.expr] = [a for a in call.args if isinstance(a, ast.Name) and a.id == param]
+        given += [
+            k.value for k in call.keywords if isinstance(k.value, ast.Name) and k.value.id == param
+        ]
+        if not given:
+            return [], None
+        line = call.lineno + shift
+        eff = next(
+            (
+                e
+                for e in effects
+                if e.kind in ("call", "super_init")
+                and e.span.line == line
+                and any(a.expr.kind == "name" and a.expr.name == param for a in e.args)
+            ),
+            None,
+        )
+        if eff is None:
+            return [], None
+        for arg in eff.args:
+            if arg.expr.kind != "name" or arg.expr.name != param:
+                continue
+            targets = _bound_params(self.sim, eff, arg)
+            if targets is None:
+                return [], None
+            for target_fn, target_param in targets:
+                found = self.first_use(target_fn, target_param)
+                if found is not None:
+                    return given, found
+        return given, None
+
+
+_REPORTS = frozenset("debug info warning warn error critical exception log".split())
+# What a logging call is made on: the modules, and the names modules give their loggers.
+_LOGGERS = frozenset("warnings logging log logger _log _logger LOG LOGGER".split())
+
+
+def _reporting(value: ast.expr) -> bool:
+    """A call that only reports: ``print(...)``, ``warnings.warn(...)``, or a logging
+    method called on the logging module or a module's logger (``logger.info(...)``), with
+    arguments that build nothing."""
+    if not isinstance(value, ast.Call):
+        return False
+    if any(isinstance(n, ast.Call | ast.NamedExpr) for a in _arguments(value) for n in ast.walk(a)):
+        return False  # (an argument that builds or binds something is more than text)
+    func = value.func
+    if isinstance(func, ast.Name):
+        return func.id == "print"
+    if not isinstance(func, ast.Attribute) or func.attr not in _REPORTS:
+        return False
+    owner = func.value
+    return isinstance(owner, ast.Name) and owner.id in _LOGGERS
+
+
+def _arguments(call: ast.Call) -> list[ast.expr]:
+    return [*call.args, *(k.value for k in call.keywords)]
+
+
+def _reads_frame(node: ast.Call) -> bool:
+    """A call that reads a function's arguments without naming them: ``locals()``,
+    ``vars()``, the frame, or a ``save_hyperparameters()`` / ``store_attr()``."""
+    func = node.func
+    name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+    if name in ("locals", "vars"):
+        return not node.args
+    return name in ("save_hyperparameters", "store_attr", "currentframe", "_getframe")
+
+
+def _plain_work(stmt: ast.stmt, local: frozenset[str]) -> bool:
+    """``self.x = v`` (one target), or a call as a statement, binding no local and handing
+    none to a function or method (a list a helper fills is more than the work; a class,
+    named with a capital, reads what it is given)."""
+    if any(isinstance(n, ast.NamedExpr) for n in ast.walk(stmt)):
+        return False
+    if isinstance(stmt, ast.Assign | ast.AnnAssign):
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        if len(targets) != 1 or not _self_attr(targets[0]):
+            return False
+    elif not isinstance(stmt, ast.Expr) or not isinstance(stmt.value, ast.Call):
+        return False
+    for call in (n for n in ast.walk(stmt) if isinstance(n, ast.Call)):
+        func = call.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            if func.value.id in local:
+                return False  # (``layers.append(...)``)
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if name[:1].isupper():
+            continue  # (a class: ``nn.Linear(d, hidden)`` reads the local it is given)
+        if any(isinstance(a, ast.Name) and a.id in local for a in _arguments(call)):
+            return False  # (``self._add_head(layers, d)``: a helper may fill it)
+    return True
+
+
+def _self_attr(target: ast.expr) -> bool:
+    return (
+        isinstance(target, ast.Attribute)
+        and isinstance(target.value, ast.Name)
+        and target.value.id == "self"
+    )
+
+
+def _mentions(node: ast.AST, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node))
+
+
+def _false_when(test: ast.expr, name: str, value: bool) -> bool:
+    """Whether ``test`` is ``name`` or ``not name`` and false when ``name`` holds ``value``."""
+    if isinstance(test, ast.Name) and test.id == name:
+        return not value
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = test.operand
+        return isinstance(inner, ast.Name) and inner.id == name and value
+    return False
+
+
+def _docstring(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+
+
+def _plain_name(value: ast.expr, flag: str) -> bool:
+    return isinstance(value, ast.Name) and value.id != flag
+
+
+def _placeholder(stmt: ast.stmt, redone: frozenset[str], param: str) -> bool:
+    """``self.x = <constant or name>`` or ``self.register_parameter("x", None)`` (or a
+    buffer), where the class sets ``x`` again itself: no work, and nothing it ends with
+    (the flag's own name is a use of it)."""
+    if isinstance(stmt, ast.Pass):
+        return True
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        target = stmt.targets[0]
+        return (
+            isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Name)
+            and target.value.id == "self"
+            and (isinstance(stmt.value, ast.Constant) or _plain_name(stmt.value, param))
+            and target.attr in redone
+        )
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        call = stmt.value
+        func = call.func
+        return (
+            isinstance(func, ast.Attribute)
+            and func.attr in ("register_parameter", "register_buffer")
+            and len(call.args) == 2
+            and all(isinstance(a, ast.Constant) for a in call.args)
+            and call.args[1].value is None  # type: ignore[attr-defined]
+            and call.args[0].value in redone  # type: ignore[attr-defined]
+        )
+    return False
+
+
+def _bound_params(sim: Simulation, eff: Effect, arg: Arg) -> list[tuple[FunctionInfo, str]] | None:
+    """The ancestor's ``__init__`` a super call ran and the parameter ``arg`` binds there;
+    None for any other call (a method: a subclass anywhere may override it), a call the
+    construction did not follow, or a binding not written out."""
+    if eff.kind != "super_init" or arg.star:
+        return None
+    callee = next((e.callee for e in sim.events if e.effect is eff and e.callee is not None), None)
+    if callee is None:
+        return None
+    bound = _bound_param(eff, arg, callee)
+    return None if bound is None else [(callee, bound)]
+
+
+def _bound_param(eff: Effect, arg: Arg, callee: FunctionInfo) -> str | None:
+    """The parameter of ``callee`` that ``arg`` of the call ``eff`` binds."""
+    params = callee.facts.params
+    if arg.keyword is not None:
+        return arg.keyword if any(p.name == arg.keyword for p in params) else None
+    given = [a for a in eff.args if a.keyword is None and not a.star]
+    if eff.kind == "super_init" and eff.detail == "explicit":
+        given = given[1:]  # ``Base.__init__(self, ...)``
+    place = given.index(arg) if arg in given else -1
+    positional = [p for p in params if p.kind in ("posonly", "pos")]
+    if callee.owner is not None:
+        positional = positional[1:]  # ``self``
+    if place < 0 or place >= len(positional):
+        return None
+    return positional[place].name
 
 
 def _event_key(e: Event) -> tuple[str, int, str, str]:

@@ -4,6 +4,7 @@ work must not skip what writes a file the class then reads back."""
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
 from initlint.index.records import FunctionInfo
 from initlint.sources import source_tree
@@ -22,6 +23,14 @@ def writes_storage(fn: FunctionInfo) -> bool:
     writing method, or ``open`` with a mode that writes."""
     span = fn.facts.span
     tree = source_tree(fn.module.path, span.line, span.end_line)
+    return tree is not None and any(
+        isinstance(node, ast.Call) and _writing(node) for node in ast.walk(tree)
+    )
+
+
+def lines_write_storage(path: Path, line: int, end_line: int) -> bool:
+    """Whether the statement at those lines of a file calls something that writes a file."""
+    tree = source_tree(path, line, end_line)
     return tree is not None and any(
         isinstance(node, ast.Call) and _writing(node) for node in ast.walk(tree)
     )

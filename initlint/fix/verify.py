@@ -171,6 +171,11 @@ class Verifier:
                     "the fix would pass an argument twice when constructing "
                     f"{cls.rsplit('.', 1)[-1]}"
                 )
+            if code == "has":
+                return (
+                    f"the fix would give {cls.rsplit('.', 1)[-1]} `self.{name}`, which it "
+                    "did not have: more work, or another model"
+                )
             return f"the fix would cause {code} on {cls.rsplit('.', 1)[-1]} (`{name}`)"
         return None
 
