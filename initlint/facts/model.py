@@ -650,6 +650,10 @@ class ClassFacts:
     decorators: tuple[str, ...] = ()
     dynamic_bases: bool = False
     attrs: tuple[str, ...] = ()  # names the class body binds other than methods (``x = 1``)
+    # The names among them whose last binding in the class body is a plain constant
+    # (``build = False``, ``call_super_init: bool = False``), with that constant: what
+    # ``self.<name>`` gives while nothing has set it on the instance.
+    consts: tuple[tuple[str, Const], ...] = ()
     # Defined at module level where an import of its name failed or could not run (an
     # ``except`` handler, or the ``else`` of an ``if`` that imports it): a stand-in
     # (``ImportFacts.fallback``).
@@ -759,6 +763,9 @@ class ModuleFacts:
     field_values: tuple[FieldValueFacts, ...] = ()
     # Tables of classes or functions written out at module level.
     tables: tuple[TableFacts, ...] = ()
+    # Attribute names the module may store on something other than ``self`` (a class
+    # attribute changed outside its class body: ``module_reader.foreign_stores``).
+    foreign_stores: frozenset[str] = field(default_factory=frozenset)
 
 
 def has_fresh_bodies(facts: ModuleFacts) -> bool:

@@ -5,6 +5,7 @@ defaults. Only an ``__init__`` body is read at once; other bodies are read on fi
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Sequence
 
 from initlint.facts.expressions import decorator_name, dotted, span_of, to_expr
@@ -13,6 +14,7 @@ from initlint.facts.function_reader import FunctionReader
 from initlint.facts.model import (
     AliasFacts,
     ClassFacts,
+    Const,
     FieldValueFacts,
     FunctionFacts,
     ImportFacts,
@@ -75,6 +77,7 @@ class ModuleReader:
             tables=unchanged_tables(
                 self.tables, self.bindings, None if self.source is None else self.source.text
             ),
+            foreign_stores=frozenset() if self.source is None else foreign_stores(self.source.text),
         )
 
     def _body(self, body: Sequence[ast.stmt], top: bool) -> None:
@@ -233,14 +236,21 @@ class ModuleReader:
             qual = f"{pre}{cls.name}"
             methods: list[FunctionFacts] = []
             attrs: list[str] = []
+            consts: dict[str, Const] = {}
             for stmt in cls.body:
                 if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
                     methods.append(self._function(stmt, f"{qual}.{stmt.name}", is_method=True))
+                    consts.pop(stmt.name, None)
                 elif isinstance(stmt, ast.ClassDef):
                     stack.append((stmt, f"{qual}."))
                     attrs.append(stmt.name)
+                    consts.pop(stmt.name, None)
                 else:
-                    attrs.extend(_bound_names(stmt))
+                    bound = _bound_names(stmt)
+                    attrs.extend(bound)
+                    for name in bound:
+                        consts.pop(name, None)  # (the last binding decides)
+                    consts.update(_class_constant(stmt))
                     default = _class_default(stmt)
                     if default is not None:  # ``proj: type = Linear``: a field's default class
                         self.field_defaults.append(FieldValueFacts(qual, *default, stmt.lineno))
@@ -258,6 +268,7 @@ class ModuleReader:
                     decorators=tuple(decorator_name(d) for d in cls.decorator_list),
                     dynamic_bases=dynamic,
                     attrs=tuple(attrs),
+                    consts=tuple(consts.items()),
                     fallback=fallback and cls is node,
                     metaclass=next(
                         (dotted(k.value) or "?" for k in cls.keywords if k.arg == "metaclass"), ""
@@ -326,6 +337,43 @@ def _imported_names(stmt: ast.stmt) -> list[str]:
     if isinstance(stmt, ast.Import | ast.ImportFrom):
         return [(a.asname or a.name).partition(".")[0] for a in stmt.names]
     return []
+
+
+_STORE = re.compile(r"\.\s*([A-Za-z_]\w*)\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)")
+_SELF = re.compile(r"(?:^|[^\w.])self\s*$")
+_SETATTR = re.compile(r"\bsetattr\s*\([^,()]+,\s*[\"']([A-Za-z_]\w*)[\"']")
+
+
+def foreign_stores(text: str) -> frozenset[str]:
+    """The attribute names a module's text may store on something other than ``self``
+    (``type(self).build = True``, ``Model.use_cache = False``, ``setattr(cls, "x", v)``),
+    read from the text so that method bodies stay unread; a mention in a string or a
+    comment counts too."""
+    found = {
+        m.group(1)
+        for m in _STORE.finditer(text)
+        if not _SELF.search(text, max(0, m.start() - 64), m.start())
+    }
+    found.update(m.group(1) for m in _SETATTR.finditer(text))
+    return frozenset(found)
+
+
+def _class_constant(stmt: ast.stmt) -> dict[str, Const]:
+    """``name = <constant>`` or ``name: T = <constant>`` in a class body: {name: constant}
+    (a string, number, bool or None written out); {} for any other statement."""
+    target: ast.expr
+    value: ast.expr | None
+    if isinstance(stmt, ast.AnnAssign):
+        target, value = stmt.target, stmt.value
+    elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        target, value = stmt.targets[0], stmt.value
+    else:
+        return {}
+    if not isinstance(target, ast.Name) or not isinstance(value, ast.Constant):
+        return {}
+    if not isinstance(value.value, str | int | float | bool) and value.value is not None:
+        return {}
+    return {target.id: value.value}
 
 
 def _bound_names(stmt: ast.stmt) -> list[str]:

@@ -25,7 +25,7 @@ from initlint.simulation.part_refs import bound, ended, heads, sure_part
 from initlint.simulation.records import Event, FlagRef
 from initlint.simulation.run_state import EffectContext, Frame
 from initlint.simulation.torch_module import MODULE_CLASSES, MODULE_NAMES, PLAIN_BASES
-from initlint.simulation.values import FALSE, MAYBE, TRUE, Origin
+from initlint.simulation.values import FALSE, MAYBE, TRUE, Origin, Val, const
 
 # The events that may set the attribute they name (``EventLog._may_set``).
 _SETTERS = frozenset({"assign", "buffer", "delete", "mutate", "nested"})
@@ -307,6 +307,56 @@ class EventLog(ArgumentBinding):
         self.bound_in_class[name] = found
         return found
 
+    def class_constant(self, frame: Frame, name: str) -> Val | None:
+        """What ``self.<name>`` gives at this point when nothing may have set it on the
+        instance: the constant the first class of the MRO that binds the name gives it in
+        its body (``call_super_init = False`` on torch's ``Module``, ``build = False``), as
+        Python's lookup finds it. None when something may have set it (the construction so
+        far, the running function anywhere in its body, a ``__new__``, code not followed),
+        when that binding is not a plain constant or is a method, when a class of the MRO is
+        not known, is decorated, has a metaclass of its own or a hook that could bind names
+        (``__init_subclass__``, ``__getattribute__``), and for a private name (Python
+        mangles it per class), or a name the module of a class of the MRO stores on something
+        other than ``self`` (``type(self).x = ...``, ``Model.x = ...``, ``setattr``). A
+        class attribute changed from another module is not seen."""
+        if name.startswith("__") and not name.endswith("__"):
+            return None
+        if name in self.ever_set or name in self.set_names or self.wild or self.blind:
+            return None
+        if self.opaque or any(ev.name == name and not ev.shadow for ev in self.sim.events):
+            return None
+        if any(e.name == name and e.kind in _STORES for e in frame.body.effects):
+            return None  # (set later in the body: a loop's next pass reads that)
+        found: Val | None = None
+        bound = False
+        for qual in self.sim.mro:
+            info = self.simulator.index.class_info(qual)
+            if info is None:
+                if qual in PLAIN_BASES and name not in PLAIN_BASES[qual]:
+                    continue
+                return None
+            facts = info.facts
+            if facts.dynamic_bases or facts.decorators:
+                return None
+            if facts.metaclass not in ("", "ABCMeta", "abc.ABCMeta"):
+                return None
+            if name in info.module.facts.foreign_stores:
+                return None  # (``Model.build = True`` somewhere in its module)
+            hooks = ("__init_subclass__", "__getattribute__")
+            if any(facts.method(h) is not None for h in hooks):
+                return None
+            if _new_may_set(facts.method("__new__"), name):
+                return None
+            if bound:
+                continue
+            if facts.method(name) is not None:
+                return None
+            if name in facts.attrs:
+                bound = True
+                consts = dict(facts.consts)
+                found = const(consts[name]) if name in consts else None
+        return found
+
     def surely_unset(self, name: str) -> bool:
         """``self.<name>`` is definitely unset at this point: nothing so far may have set it
         and no class of the MRO provides it (``_class_may_bind``)."""
@@ -406,6 +456,9 @@ def _getter_chain(value: Expr | None) -> tuple[str, str] | None:
     if not value.name or not all(part.isidentifier() for part in value.name.split(".")):
         return None
     return value.name, "".join(f".{a}" for a in reversed(attrs))
+
+
+_STORES = ("assign", "buffer", "delete", "mutate")
 
 
 def _new_may_set(new: FunctionFacts | None, name: str) -> bool:

@@ -32,9 +32,11 @@ class GuardEval(EventLog):
         if op in ("name", "selfattr") or (op == "unknown" and is_dotted(cond.name)):
             if op == "unknown":
                 v: Val | None = self.dotted_value(frame, cond.name)
+            elif op == "name":
+                v = frame.call.env.get(cond.name)
             else:
-                env = frame.call.env if op == "name" else self.self_attrs
-                v = env.get(cond.name)
+                v = self.self_attrs.get(cond.name)
+                v = self.class_constant(frame, cond.name) if v is None else v
             if v is None or v.kind != "const":
                 return MAYBE, UNKNOWN
             return (TRUE if v.value else FALSE), v
@@ -161,6 +163,8 @@ class GuardEval(EventLog):
                 if cond.op == "name"
                 else self.self_attrs.get(cond.name)
             )
+            if v is None and cond.op == "selfattr":
+                v = self.class_constant(frame, cond.name)
             if v is not None and v.kind == "const":
                 return v
         return None
