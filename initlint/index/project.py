@@ -60,7 +60,9 @@ class ProjectIndex(NameResolver):
 
     def _parent_names(self, info: ClassInfo) -> list[str]:
         out = []
-        for target in self.bases(info):
+        for base, target in zip(info.facts.bases, self.bases(info), strict=True):
+            if target is None and base.kind == "name" and base.name == "object":
+                continue  # (``class A(object):``: the root every class has, bound by Python)
             if target is None:
                 out.append("<unresolved>")
             elif target.kind == "class":
