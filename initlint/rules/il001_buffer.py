@@ -84,14 +84,18 @@ class Child(Base):
 When an ancestor guards the registration with a flag that reaches the subclass's super call,
 the fix passes `flag=False` (and pops the flag from `**kwargs` first), or `flag=not <cond>`
 when the subclass redoes the work only under a condition on its own parameters. It is offered
-only when the subclass redoes everything the flag switches off and nothing reads the switched-off
-attribute before the redo; otherwise there is no fix, and the help line says why. When an
-intermediate class swallows the flag, or no flag exists, the fix threads or introduces one
-across files under the same conditions; that changes signatures and is unsafe, and it is
-offered only for a heavy repeat (an `error`): a light one (a `warning`, such as a one-element
-tensor) is not worth a new public constructor parameter, and its help line says so. Switching
-off an existing flag and deleting an identical redo add no parameter and are offered for light
-repeats too. No fix changes what a constructed object ends with.
+only when the subclass redoes everything the flag switches off, nothing reads the switched-off
+attribute before the redo, and the flag does nothing else (the ancestor computes no value from
+it, keeps it, hands it to a method, switches other work on with it, or writes a file under
+it); otherwise there is no fix, and the help line says why. When an intermediate class
+swallows the flag, or no flag exists, the fix threads or introduces one across files under the
+same conditions; that changes signatures and is unsafe, and it is offered only for heavy work
+(also where a file or environment test makes the repeat a warning), never where the guarded
+statements write a file: a light repeat (such as a one-element tensor) is not worth a new
+public constructor parameter, and its help line says so. Switching off an existing flag and
+deleting an identical redo (where the ancestor's registration ran on every path the redo
+runs) add no parameter and are offered for light repeats too. No fix changes what a
+constructed object ends with.
 """,
     }
     VALID = (
