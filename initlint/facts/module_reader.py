@@ -339,9 +339,8 @@ def _imported_names(stmt: ast.stmt) -> list[str]:
     return []
 
 
-_STORE = re.compile(r"\.\s*([A-Za-z_]\w*)\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)")
-_SELF = re.compile(r"(?:^|[^\w.])self\s*$")
-_SETATTR = re.compile(r"\bsetattr\s*\([^,()]+,\s*[\"']([A-Za-z_]\w*)[\"']")
+_STORE = re.compile(r"\.([A-Za-z_]\w*)[ \t]*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)")
+_SETATTR = re.compile(r"setattr\s*\([^,()]+,\s*[\"']([A-Za-z_]\w*)[\"']")
 
 
 def foreign_stores(text: str) -> frozenset[str]:
@@ -349,13 +348,17 @@ def foreign_stores(text: str) -> frozenset[str]:
     (``type(self).build = True``, ``Model.use_cache = False``, ``setattr(cls, "x", v)``),
     read from the text so that method bodies stay unread; a mention in a string or a
     comment counts too."""
-    found = {
-        m.group(1)
-        for m in _STORE.finditer(text)
-        if not _SELF.search(text, max(0, m.start() - 64), m.start())
-    }
+    found = {m.group(1) for m in _STORE.finditer(text) if not _on_self(text, m.start())}
     found.update(m.group(1) for m in _SETATTR.finditer(text))
     return frozenset(found)
+
+
+def _on_self(text: str, dot: int) -> bool:
+    """Whether the name before the dot at ``dot`` is ``self`` itself (not ``myself``)."""
+    start = dot - 4
+    if start < 0 or text[start:dot] != "self":
+        return False
+    return start == 0 or not (text[start - 1].isalnum() or text[start - 1] in "_.")
 
 
 def _class_constant(stmt: ast.stmt) -> dict[str, Const]:

@@ -323,7 +323,9 @@ class EventLog(ArgumentBinding):
             return None
         if name in self.ever_set or name in self.set_names or self.wild or self.blind:
             return None
-        if self.opaque or any(ev.name == name and not ev.shadow for ev in self.sim.events):
+        if self.opaque or not self._some_constant(name):
+            return None
+        if any(ev.name == name and not ev.shadow for ev in self.sim.events):
             return None
         if any(e.name == name and e.kind in _STORES for e in frame.body.effects):
             return None  # (set later in the body: a loop's next pass reads that)
@@ -356,6 +358,15 @@ class EventLog(ArgumentBinding):
                 consts = dict(facts.consts)
                 found = const(consts[name]) if name in consts else None
         return found
+
+    def _some_constant(self, name: str) -> bool:
+        """Whether a class of the MRO gives ``name`` a constant in its body (the common
+        answer, no, found before anything walks the construction's events)."""
+        for qual in self.sim.mro:
+            info = self.simulator.index.class_info(qual)
+            if info is not None and any(n == name for n, _ in info.facts.consts):
+                return True
+        return False
 
     def surely_unset(self, name: str) -> bool:
         """``self.<name>`` is definitely unset at this point: nothing so far may have set it
