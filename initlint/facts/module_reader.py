@@ -316,6 +316,18 @@ def _class_default(stmt: ast.stmt) -> tuple[str, str] | None:
     """``name: T = Value`` or ``name = Value`` in a class body, the value a dotted name whose
     last part is capitalised (a class, as ``facts/field_values.py`` reads keywords): the
     name and the value, as written."""
+    binding = _class_binding(stmt)
+    if binding is None or not isinstance(binding[1], ast.Name | ast.Attribute):
+        return None
+    written = dotted(binding[1])
+    if not written or not written.rpartition(".")[2][:1].isupper():
+        return None
+    return binding[0], written
+
+
+def _class_binding(stmt: ast.stmt) -> tuple[str, ast.expr] | None:
+    """``name = value`` or ``name: T = value`` in a class body (one plain name bound):
+    the name and the value; None for any other statement."""
     target: ast.expr
     value: ast.expr | None
     if isinstance(stmt, ast.AnnAssign):
@@ -324,12 +336,9 @@ def _class_default(stmt: ast.stmt) -> tuple[str, str] | None:
         target, value = stmt.targets[0], stmt.value
     else:
         return None
-    if not isinstance(target, ast.Name) or not isinstance(value, ast.Name | ast.Attribute):
+    if not isinstance(target, ast.Name) or value is None:
         return None
-    written = dotted(value)
-    if not written or not written.rpartition(".")[2][:1].isupper():
-        return None
-    return target.id, written
+    return target.id, value
 
 
 def _imported_names(stmt: ast.stmt) -> list[str]:
@@ -364,19 +373,13 @@ def _on_self(text: str, dot: int) -> bool:
 def _class_constant(stmt: ast.stmt) -> dict[str, Const]:
     """``name = <constant>`` or ``name: T = <constant>`` in a class body: {name: constant}
     (a string, number, bool or None written out); {} for any other statement."""
-    target: ast.expr
-    value: ast.expr | None
-    if isinstance(stmt, ast.AnnAssign):
-        target, value = stmt.target, stmt.value
-    elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-        target, value = stmt.targets[0], stmt.value
-    else:
+    binding = _class_binding(stmt)
+    if binding is None or not isinstance(binding[1], ast.Constant):
         return {}
-    if not isinstance(target, ast.Name) or not isinstance(value, ast.Constant):
+    value = binding[1].value
+    if not isinstance(value, str | int | float | bool) and value is not None:
         return {}
-    if not isinstance(value.value, str | int | float | bool) and value.value is not None:
-        return {}
-    return {target.id: value.value}
+    return {binding[0]: value}
 
 
 def _bound_names(stmt: ast.stmt) -> list[str]:

@@ -22,10 +22,7 @@ def writes_storage(fn: FunctionInfo) -> bool:
     """Whether ``fn``'s own body calls something that writes a file: a writer by name, a
     writing method, or ``open`` with a mode that writes."""
     span = fn.facts.span
-    tree = source_tree(fn.module.path, span.line, span.end_line)
-    return tree is not None and any(
-        isinstance(node, ast.Call) and _writing(node) for node in ast.walk(tree)
-    )
+    return lines_write_storage(fn.module.path, span.line, span.end_line)
 
 
 def lines_write_storage(path: Path, line: int, end_line: int) -> bool:
