@@ -323,12 +323,18 @@ class EventLog(ArgumentBinding):
             return None
         if name in self.ever_set or name in self.set_names or self.wild or self.blind:
             return None
-        if self.opaque or not self._some_constant(name):
+        found = self._class_binding(name)
+        if found is None or self.opaque:
             return None
         if any(ev.name == name and not ev.shadow for ev in self.sim.events):
             return None
         if any(e.name == name and e.kind in _STORES for e in frame.body.effects):
             return None  # (set later in the body: a loop's next pass reads that)
+        return found
+
+    def _class_binding(self, name: str) -> Val | None:
+        """The constant the first class of the MRO binding ``name`` gives it, when every
+        class of the MRO is one whose body says what it binds (``class_constant``)."""
         found: Val | None = None
         bound = False
         for qual in self.sim.mro:
@@ -358,15 +364,6 @@ class EventLog(ArgumentBinding):
                 consts = dict(facts.consts)
                 found = const(consts[name]) if name in consts else None
         return found
-
-    def _some_constant(self, name: str) -> bool:
-        """Whether a class of the MRO gives ``name`` a constant in its body (the common
-        answer, no, found before anything walks the construction's events)."""
-        for qual in self.sim.mro:
-            info = self.simulator.index.class_info(qual)
-            if info is not None and any(n == name for n, _ in info.facts.consts):
-                return True
-        return False
 
     def surely_unset(self, name: str) -> bool:
         """``self.<name>`` is definitely unset at this point: nothing so far may have set it

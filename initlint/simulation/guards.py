@@ -35,8 +35,7 @@ class GuardEval(EventLog):
             elif op == "name":
                 v = frame.call.env.get(cond.name)
             else:
-                v = self.self_attrs.get(cond.name)
-                v = self.class_constant(frame, cond.name) if v is None else v
+                v = self._self_value(frame, cond.name)
             if v is None or v.kind != "const":
                 return MAYBE, UNKNOWN
             return (TRUE if v.value else FALSE), v
@@ -161,13 +160,17 @@ class GuardEval(EventLog):
             v = (
                 frame.call.env.get(cond.name)
                 if cond.op == "name"
-                else self.self_attrs.get(cond.name)
+                else self._self_value(frame, cond.name)
             )
-            if v is None and cond.op == "selfattr":
-                v = self.class_constant(frame, cond.name)
             if v is not None and v.kind == "const":
                 return v
         return None
+
+    def _self_value(self, frame: Frame, name: str) -> Val | None:
+        """What ``self.<name>`` holds here: what the construction set, else the constant
+        its class gives it (``class_constant``)."""
+        held = self.self_attrs.get(name)
+        return self.class_constant(frame, name) if held is None else held
 
     def literal(self, frame: Frame, cond: Cond) -> tuple[str, bool] | None:
         """The key and truth of an undecided guard (None: none to key it by)."""
