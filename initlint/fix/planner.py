@@ -671,13 +671,12 @@ class _FlagUses:
         for arg in eff.args:
             if arg.expr.kind != "name" or arg.expr.name != param:
                 continue
-            targets = _bound_params(self.sim, eff, arg)
-            if targets is None:
+            target = _bound_super_param(self.sim, eff, arg)
+            if target is None:
                 return [], None
-            for target_fn, target_param in targets:
-                found = self.first_use(target_fn, target_param)
-                if found is not None:
-                    return given, found
+            found = self.first_use(*target)
+            if found is not None:
+                return given, found
         return given, None
 
 
@@ -768,10 +767,6 @@ def _docstring(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
 
 
-def _plain_name(value: ast.expr, flag: str) -> bool:
-    return isinstance(value, ast.Name) and value.id != flag
-
-
 def _placeholder(stmt: ast.stmt, redone: frozenset[str], param: str) -> bool:
     """``self.x = <constant or name>`` or ``self.register_parameter("x", None)`` (or a
     buffer), where the class sets ``x`` again itself: no work, and nothing it ends with
@@ -779,29 +774,28 @@ def _placeholder(stmt: ast.stmt, redone: frozenset[str], param: str) -> bool:
     if isinstance(stmt, ast.Pass):
         return True
     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-        target = stmt.targets[0]
-        return (
-            isinstance(target, ast.Attribute)
-            and isinstance(target.value, ast.Name)
-            and target.value.id == "self"
-            and (isinstance(stmt.value, ast.Constant) or _plain_name(stmt.value, param))
-            and target.attr in redone
+        target, value = stmt.targets[0], stmt.value
+        plain = isinstance(value, ast.Constant) or (
+            isinstance(value, ast.Name) and value.id != param
         )
+        return _self_attr(target) and plain and getattr(target, "attr", "") in redone
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
         call = stmt.value
         func = call.func
+        if not isinstance(func, ast.Attribute) or len(call.args) != 2:
+            return False
+        name, value = call.args
         return (
-            isinstance(func, ast.Attribute)
-            and func.attr in ("register_parameter", "register_buffer")
-            and len(call.args) == 2
-            and all(isinstance(a, ast.Constant) for a in call.args)
-            and call.args[1].value is None  # type: ignore[attr-defined]
-            and call.args[0].value in redone  # type: ignore[attr-defined]
+            func.attr in ("register_parameter", "register_buffer")
+            and isinstance(name, ast.Constant)
+            and isinstance(value, ast.Constant)
+            and value.value is None
+            and name.value in redone
         )
     return False
 
 
-def _bound_params(sim: Simulation, eff: Effect, arg: Arg) -> list[tuple[FunctionInfo, str]] | None:
+def _bound_super_param(sim: Simulation, eff: Effect, arg: Arg) -> tuple[FunctionInfo, str] | None:
     """The ancestor's ``__init__`` a super call ran and the parameter ``arg`` binds there;
     None for any other call (a method: a subclass anywhere may override it), a call the
     construction did not follow, or a binding not written out."""
@@ -811,7 +805,7 @@ def _bound_params(sim: Simulation, eff: Effect, arg: Arg) -> list[tuple[Function
     if callee is None:
         return None
     bound = _bound_param(eff, arg, callee)
-    return None if bound is None else [(callee, bound)]
+    return None if bound is None else (callee, bound)
 
 
 def _bound_param(eff: Effect, arg: Arg, callee: FunctionInfo) -> str | None:
