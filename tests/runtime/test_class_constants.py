@@ -91,12 +91,9 @@ class Uncached(Cached):
 
 
 @pytest.fixture
-def module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    (tmp_path / "class_constants.py").write_text(SOURCE)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)
-    yield tmp_path
-    sys.modules.pop("class_constants", None)
+def module(source_module: Callable[[str, str], Path], monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)  # (torch's modules read from its sources)
+    return source_module("class_constants", SOURCE)
 
 
 def test_a_class_constant_decides_a_guard(module: Path) -> None:
@@ -151,26 +148,22 @@ enable()
 
 
 def test_a_class_attribute_its_module_changes_stays_unknown(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    source_module: Callable[[str, str], Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # (``Flagged.build = True`` at import, and the private name Python mangles per class:
     # both work done twice at runtime, both still "possibly")
-    (tmp_path / "patched.py").write_text(PATCHED)
-    monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)
-    report = check([tmp_path], cwd=tmp_path, use_cache=False)
+    root = source_module("patched", PATCHED)
+    report = check([root], cwd=root, use_cache=False)
     found = sorted((d.message.split("`")[1], d.confidence) for d in report.diagnostics)
     assert found == [("p", "possible"), ("t", "possible")]
     m = importlib.import_module("patched")
-    try:
-        built = []
-        monkeypatch.setattr(
-            torch.nn.Module, "register_buffer", _recording(torch.nn.Module.register_buffer, built)
-        )
-        m.Patched()
-        assert sorted(built) == ["p", "p", "t", "t"]
-    finally:
-        sys.modules.pop("patched", None)
+    built: list[str] = []
+    monkeypatch.setattr(
+        torch.nn.Module, "register_buffer", _recording(torch.nn.Module.register_buffer, built)
+    )
+    m.Patched()
+    assert sorted(built) == ["p", "p", "t", "t"]
 
 
 def _recording(register: Callable[..., None], built: list[str]) -> Callable[..., None]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -48,12 +49,9 @@ class AlwaysChild(Always):
 
 
 @pytest.fixture
-def module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    (tmp_path / "delete_first.py").write_text(SOURCE)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)
-    yield tmp_path
-    sys.modules.pop("delete_first", None)
+def module(source_module: Callable[[str, str], Path], monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)  # (torch's modules read from its sources)
+    return source_module("delete_first", SOURCE)
 
 
 def test_a_redo_of_conditional_work_is_not_deleted(module: Path) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -243,12 +244,9 @@ def _state(cls: type) -> dict[str, object]:
 
 
 @pytest.fixture
-def module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    (tmp_path / "flag_uses.py").write_text(SOURCE)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)
-    yield tmp_path
-    sys.modules.pop("flag_uses", None)
+def module(source_module: Callable[[str, str], Path], monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)  # (torch's modules read from its sources)
+    return source_module("flag_uses", SOURCE)
 
 
 def _line(text: str) -> int:
