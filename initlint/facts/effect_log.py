@@ -100,6 +100,8 @@ class EffectLog:
         # the names that may stand for a part of the object (``aliases.part_name_candidates``)
         self.part_names: frozenset[str] = frozenset()
         self.stmt_index = 0
+        self.loops: tuple[int, ...] = ()  # (``Effect.loops``)
+        self.loops_read = 0
         self.top = (0, False)
         self.stmt_span: Span | None = None
         # local name -> indices of call effects whose result it (transitively) carries
@@ -348,6 +350,7 @@ class EffectLog:
                 protected=self.protect > 0,
                 fan=fan,
                 tests=tests,
+                loops=self.loops,
             )
         )
         return len(self.effects) - 1

@@ -215,21 +215,65 @@ def to_expr(node: ast.AST, depth: int = 0) -> Expr:
         # walks and what each item becomes
         loop = node.generators[0]
         assert isinstance(loop.target, ast.Name)  # (_plain_loop)
-        walked = (to_expr(loop.iter, d), to_expr(node.elt, d))
+        walked = (to_expr(loop.iter, d), *_own_names(node, [node.elt], d))
         return _expr("op", name="comp", attr=loop.target.id, children=walked)
     if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
-        parts: list[ast.expr] = [g.iter for g in node.generators]
+        # (the first loop's iterable is evaluated outside: the loops' names are not bound)
+        parts: list[ast.expr] = [g.iter for g in node.generators[1:]]
         parts += [cond for g in node.generators for cond in g.ifs]
         parts += [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
-        return _expr("op", children=tuple(to_expr(c, d) for c in parts))
+        first = to_expr(node.generators[0].iter, d)
+        return _expr("op", children=(first, *_own_names(node, parts, d)))
     if isinstance(node, ast.Await | ast.NamedExpr):
         return to_expr(node.value, d)
     if isinstance(node, ast.Lambda):
         # what a call of it evaluates: a lambda handed to a function is there to be called
-        return _expr("op", name="lambda", children=(to_expr(node.body, d),))
+        return _expr("op", name="lambda", children=_own_names(node, [node.body], d))
     if isinstance(node, ast.Starred):
         return to_expr(node.value, d)
     return OTHER
+
+
+def _own_names(
+    node: ast.Lambda | ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp,
+    parts: list[ast.expr],
+    depth: int,
+) -> tuple[Expr, ...]:
+    """``parts`` of a lambda or comprehension, with the names it binds itself written as
+    OTHER in the tests of their conditional expressions (``Linear() if use else None for
+    use in flags``): the function's constant of that name does not decide them."""
+    out = tuple(to_expr(p, depth) for p in parts)
+    if not any(isinstance(n, ast.IfExp) for p in parts for n in ast.walk(p)):
+        return out
+    if isinstance(node, ast.Lambda):
+        a = node.args
+        given = [*a.posonlyargs, *a.args, *a.kwonlyargs, *filter(None, (a.vararg, a.kwarg))]
+        names = frozenset(p.arg for p in given)
+    else:
+        names = frozenset(
+            n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)
+        )
+    return tuple(_untested(e, names) for e in out)
+
+
+def _untested(e: Expr, names: frozenset[str]) -> Expr:
+    kids = tuple(_untested(c, names) for c in e.children)
+    if e.kind == "op" and e.name == "if" and len(kids) == 3:
+        kids = (_unnamed(kids[0], names), kids[1], kids[2])
+    recv = None if e.receiver is None else _untested(e.receiver, names)
+    if recv is e.receiver and all(a is b for a, b in zip(kids, e.children, strict=True)):
+        return e
+    return _expr(e.kind, e.name, e.attr, e.value, recv, kids, e.keywords, e.callee)
+
+
+def _unnamed(e: Expr, names: frozenset[str]) -> Expr:
+    if e.kind == "name" and e.name in names:
+        return OTHER
+    kids = tuple(_unnamed(c, names) for c in e.children)
+    recv = None if e.receiver is None else _unnamed(e.receiver, names)
+    if recv is e.receiver and all(a is b for a, b in zip(kids, e.children, strict=True)):
+        return e
+    return _expr(e.kind, e.name, e.attr, e.value, recv, kids, e.keywords, e.callee)
 
 
 def slice_bounds(e: Expr) -> tuple[int | None, int | None]:

@@ -35,9 +35,49 @@ from initlint.facts.passes import (
     pass_fills,
 )
 from initlint.facts.strict import closes_over
-from initlint.facts.walk import own_nodes
+from initlint.facts.walk import SCOPES, children, own_nodes
+from initlint.records import dataclass
 
 LOOP_COND = Cond("unknown", name="loop")
+
+
+@dataclass(frozen=True)
+class LoopBinding:
+    """A name a loop binds (``loop_bindings``): bound again (``rebinds``: a local, a loop
+    variable, an import) or changed (``n += 1``, ``kwargs.pop(k)``), under ``guard``."""
+
+    name: str
+    rebinds: bool
+    guard: tuple[Cond, ...]
+
+
+def loop_bindings(effects: tuple[Effect, ...]) -> dict[int, list[LoopBinding]]:
+    """The names each loop binds (``Effect.loops``), in its body or a loop inside it."""
+    out: dict[int, list[LoopBinding]] = {}
+    for e in effects:
+        if e.loops and (
+            e.kind in ("local", "import") or (e.kind == "objattr" and "." not in e.name)
+        ):
+            binding = LoopBinding(e.name, e.kind != "objattr", e.guard)
+            for loop in e.loops:
+                out.setdefault(loop, []).append(binding)
+    return out
+
+
+def loop_entries(effect: Effect) -> list[tuple[int, tuple[Cond, ...]]]:
+    """Each loop around ``effect`` with the guard the loop itself runs under."""
+    out = []
+    at = 0
+    for loop in effect.loops:
+        try:
+            at = effect.guard.index(LOOP_COND, at)
+        except ValueError:
+            break  # (an effect recorded without its guard: no loop to enter)
+        out.append((loop, effect.guard[:at]))
+        at += 1
+    return out
+
+
 # Methods that put a value into a container held in a self attribute (a "mutate" effect).
 MUTATORS = frozenset("append extend insert add update setdefault add_module".split())
 # Methods that change the object a local name holds in place (an "objattr" effect on the
@@ -184,6 +224,10 @@ class FunctionReader(EffectLog):
         self.part_names = part_name_candidates(self.self_name, nodes)
         self.defined_once = _defined_once(nodes)
         self.unnumbered = _unnumbered_bindings(nodes)
+        # names that may hold a value a test reads: its parameters and names it assigns
+        self.assigned = {p.name for p in self.params} | {
+            n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        }
         # nested functions that only fill parts of their first argument, by name
         self.fillers: dict[str, ast.FunctionDef] = {}
         if self.part_names:
@@ -210,6 +254,10 @@ class FunctionReader(EffectLog):
     def _stmt(self, stmt: ast.stmt, guard: tuple[Cond, ...]) -> None:
         """One statement: a compound one's parts under their guards, a nested def's effect on
         strictness, any other through ``_simple_stmt``."""
+        if self.unnumbered:
+            # ``(augs := read(path))`` (an ``and`` may stop before it), ``def hook(x):``,
+            # a closure's ``nonlocal augs``: the name is bound to a value not followed
+            self._rebound(_walrus_targets(stmt) + _defined_names(stmt), guard, stmt)
         if isinstance(stmt, ast.If):
             self.touch([stmt.test], guard, stmt, None)
             self._local_uses(stmt.test, guard, stmt)
@@ -249,10 +297,14 @@ class FunctionReader(EffectLog):
                     # (a method run over what it walks: the head stays a call of the
                     # object's, ``self.modules()`` yielding the object itself first)
                     self._reruns(stmt, guard)
+            outer = self.loops
+            self.loops_read += 1
+            self.loops = (*outer, self.loops_read)
             if isinstance(stmt, ast.For | ast.AsyncFor):
                 self._loop_target(stmt.target, head, (*guard, LOOP_COND), stmt)
             self._block(stmt.body, (*guard, LOOP_COND))
             self._block(stmt.orelse, (*guard, LOOP_COND))
+            self.loops = outer
             return
         if isinstance(stmt, ast.With | ast.AsyncWith):
             self.stmt_span = span_of(stmt)
@@ -271,6 +323,8 @@ class FunctionReader(EffectLog):
             self.protect += 1
             self._block(stmt.body, guard)  # type: ignore[attr-defined]
             for handler in stmt.handlers:  # type: ignore[attr-defined]
+                if handler.name:
+                    self._rebound([handler.name], (*guard, UNKNOWN_COND), stmt)
                 self._block(handler.body, (*guard, UNKNOWN_COND))
             self._block(stmt.orelse, guard)  # type: ignore[attr-defined]
             self.protect -= 1
@@ -281,6 +335,7 @@ class FunctionReader(EffectLog):
             self._local_uses(stmt.subject, guard, stmt)
             self.calls_in(stmt.subject, guard, stmt)
             for case in stmt.cases:
+                self._rebound(_captures(case), (*guard, UNKNOWN_COND), stmt)
                 self._block(case.body, (*guard, UNKNOWN_COND))
             return
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
@@ -296,6 +351,13 @@ class FunctionReader(EffectLog):
                         self.effects[i] = replace(e, strict=frozenset())
             return
         self._simple_stmt(stmt, guard)
+
+    def _rebound(self, names: list[str], guard: tuple[Cond, ...], stmt: ast.stmt) -> None:
+        """A ``local`` effect, under an undecided guard, for each of ``names`` the function
+        may otherwise read a value of, bound where its effects follow no value."""
+        for name in names:
+            if name in self.assigned:
+                self.add("local", stmt, (*guard, UNKNOWN_COND), name=name)
 
     def _only_fills(self, fn: ast.FunctionDef) -> bool:
         """Whether ``fn`` (defined in this function) takes plain positional parameters and
@@ -1108,12 +1170,92 @@ def _stored_locals(value: ast.expr) -> list[tuple[str, str]]:
     return [(str(i), g.id) for i, g in enumerate(given) if isinstance(g, ast.Name)]
 
 
+def _walrus_targets(stmt: ast.stmt) -> list[str]:
+    """The names an assignment expression binds in the statement's own expressions (a
+    compound statement's head; not in its body, nor in a nested function's or lambda's)."""
+    heads: list[ast.AST]
+    if isinstance(stmt, ast.If | ast.While):
+        heads = [stmt.test]
+    elif isinstance(stmt, ast.For | ast.AsyncFor):
+        heads = [stmt.iter]
+    elif isinstance(stmt, ast.With | ast.AsyncWith):
+        heads = [item.context_expr for item in stmt.items]
+    elif isinstance(stmt, ast.Match):
+        heads = [stmt.subject]
+    elif isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+        heads = []
+    else:
+        heads = [stmt]
+    return _walrus_in(heads)
+
+
+def _walrus_in(heads: list[ast.AST]) -> list[str]:
+    """The names the assignment expressions in ``heads`` bind in the scope they sit in (a
+    nested ``def``'s or lambda's body is its own scope)."""
+    out: list[str] = []
+    while heads:
+        node = heads.pop()
+        if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+            out.append(node.target.id)
+        heads.extend(_evaluated_outside(node) if isinstance(node, SCOPES) else children(node))
+    return out
+
+
+def _evaluated_outside(node: ast.AST) -> list[ast.AST]:
+    """What a ``def``, ``class`` or ``lambda`` evaluates in the scope around it: its
+    decorators, its parameters' defaults, its bases."""
+    out: list[ast.AST] = list(getattr(node, "decorator_list", ()))
+    args = getattr(node, "args", None)
+    if isinstance(args, ast.arguments):
+        out += [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
+    if isinstance(node, ast.ClassDef):
+        out += [*node.bases, *(k.value for k in node.keywords)]
+    return out
+
+
+def _defined_names(stmt: ast.stmt) -> list[str]:
+    """The name a ``def`` or ``class`` binds, and the names a function defined here
+    declares ``nonlocal`` (a call of it may bind them at any later point)."""
+    if not isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return []
+    out = [stmt.name]
+    todo: list[ast.AST] = list(stmt.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Nonlocal):
+            out.extend(node.names)
+        elif not isinstance(node, ast.ClassDef):
+            todo.extend(children(node))
+    return out
+
+
+def _captures(case: ast.match_case) -> list[str]:
+    """The names a ``case`` binds: its pattern's captures, an assignment expression in its
+    guard."""
+    out = [
+        name
+        for node in ast.walk(case.pattern)
+        if isinstance(node, ast.MatchAs | ast.MatchStar | ast.MatchMapping)
+        for name in (node.rest if isinstance(node, ast.MatchMapping) else node.name,)
+        if name
+    ]
+    if case.guard is not None:
+        out += [
+            n.target.id
+            for n in ast.walk(case.guard)
+            if isinstance(n, ast.NamedExpr) and isinstance(n.target, ast.Name)
+        ]
+    return out
+
+
 def _unnumbered_bindings(nodes: list[ast.AST]) -> frozenset[str]:
     """The names the function's own scope binds in ways its effects do not record (and so
     cannot number): ``:=``, ``except ... as``, a ``match`` capture, an import, a ``def`` or
     ``class``, or shares with an outer scope (``global``, ``nonlocal``)."""
     out: set[str] = set()
     for node in nodes:
+        if isinstance(node, SCOPES):  # (a default or decorator is evaluated in this scope)
+            out.update(_walrus_in(_evaluated_outside(node)))
         if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
             out.add(node.target.id)
         elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:

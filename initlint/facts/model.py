@@ -321,6 +321,10 @@ class Effect:
     fan: bool = False
     # A ``pass``: the tests on the item walked that lead to its fill (all hold).
     tests: tuple[ItemTest, ...] = ()
+    # The loops around it, outermost first: each ``for``/``while`` as read (an unrolled
+    # loop's copies are read apart), numbered in the function; the n-th is the one whose
+    # ``loop`` condition is the n-th in ``guard``.
+    loops: tuple[int, ...] = ()
 
 
 def handed_more_than(effects: Iterable[Effect], name: str, times: int) -> bool:

@@ -28,7 +28,7 @@ from initlint.simulation.records import Event, FlagRef
 from initlint.simulation.rerun_effects import RerunEffects
 from initlint.simulation.run_state import Call, EffectContext, Frame, KeyArgs
 from initlint.simulation.torch_knowledge import torch_params, torch_shape, torch_vector
-from initlint.simulation.values import TRUE, Origin, Val
+from initlint.simulation.values import TRUE, UNKNOWN, Origin, Val
 
 
 class CallEffects(RerunEffects):
@@ -285,11 +285,16 @@ class CallEffects(RerunEffects):
         """An import inside the function binds its name there, before the module's names
         (``from .blocks import Encoder``): calling the name builds the class or function
         the import names (``Val.ref``). Other imports leave names to the module's."""
-        if frame.maybe and ctx.effect.name in frame.call.env:
-            return None  # (under an undecided test: the name may hold what it held before)
+        name = ctx.effect.name
+        if frame.maybe and name in frame.call.env:
+            # (under an undecided test: the name may hold what it held before, or a module)
+            frame.call.env[name] = UNKNOWN
+            return None
         ref = self.simulator.index.imported_ref(frame.call.fn.module, import_of(ctx.effect))
         if ref is not None:
-            frame.call.env[ctx.effect.name] = Val("unknown", ref=ref)
+            frame.call.env[name] = Val("unknown", ref=ref)
+        elif name in frame.call.env:
+            frame.call.env[name] = UNKNOWN  # (a module, or a name of one not followed)
         return None
 
     def on_super_init(self, frame: Frame, ctx: EffectContext) -> Call | BodyError | None:

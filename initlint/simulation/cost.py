@@ -17,7 +17,7 @@ from functools import partial
 from typing import Literal
 
 from initlint.facts.expressions import UNKNOWN_COND, test_of
-from initlint.facts.function_reader import LOOP_COND
+from initlint.facts.function_reader import LOOP_COND, loop_bindings, loop_entries
 from initlint.facts.model import Body, BodyError, Cond, Const, Effect, Expr, Param, import_of
 from initlint.facts.passes import MODULE_WALKS
 from initlint.index.project import ProjectIndex
@@ -161,12 +161,15 @@ class CostModel:
             kind = cur.kind
             if kind == "name":
                 c = locals_.get(cur.name, NONE)
-            elif kind == "op" and self.least and cur.name == "if" and len(cur.children) == 3:
+            elif kind == "op" and cur.name == "if" and len(cur.children) == 3:
                 test, picked, other = cur.children
                 stack.append(test)
                 truth = _bound_truth(test, bound)
-                if truth is not None:  # a parameter's default picks one value
+                if truth is not None:  # (the constants the frame holds pick one value)
                     stack.append(picked if truth else other)
+                    continue
+                if not self.least:
+                    stack.extend((picked, other))
                     continue
                 a = self.expr_cost(picked, module, mro, locals_, attrs, bound)
                 b = self.expr_cost(other, module, mro, locals_, attrs, bound)
@@ -776,8 +779,18 @@ class CostModel:
         none_test = partial(self.none_isinstance, fn.module)
         result = NONE
         c: Priced
+        loops = loop_bindings(body.effects)
         for eff in _past_returns(body.effects) if self.least else body.effects:
             kind = eff.kind
+            for loop, outer in loop_entries(eff) if loops and eff.loops else ():
+                # (a pass may follow another: what the loop binds is not known on entry)
+                binds = loops.pop(loop, None)
+                if binds and _guard_truth(outer, fixed, none_test) is not False:
+                    bound = {b.name for b in binds}
+                    fixed = {k: v for k, v in fixed.items() if k not in bound}
+                    standing = {k: v for k, v in standing.items() if k not in bound}
+                    rebound = {b.name for b in binds if b.rebinds}
+                    held.update((k, UNKNOWN_VALUE) for k in rebound & held.keys())
             runs = _guard_truth(eff.guard, fixed, none_test) if fixed else None
             if runs is False:
                 continue

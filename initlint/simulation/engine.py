@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import ClassVar
 
+from initlint.facts.function_reader import LoopBinding, loop_bindings, loop_entries
 from initlint.facts.model import (
     Arg,
     Body,
@@ -33,6 +34,7 @@ from initlint.simulation.arguments import kwarg_name
 from initlint.simulation.assumptions import exclusive
 from initlint.simulation.calls import CallEffects
 from initlint.simulation.cost import CostModel
+from initlint.simulation.guards import cond_inputs
 from initlint.simulation.levels import HEAVY, LIGHT, Priced
 from initlint.simulation.records import (
     SOME_CHOICES,
@@ -51,7 +53,7 @@ from initlint.simulation.specs import builder_shape
 from initlint.simulation.stores import StoreEffects
 from initlint.simulation.torch_knowledge import torch_params
 from initlint.simulation.torch_module import MODULE_CLASSES
-from initlint.simulation.values import FALSE, MAYBE, TRUE, Origin, Val
+from initlint.simulation.values import FALSE, MAYBE, TRUE, Origin, Val, forgotten
 
 # Limits of one simulation. Calls run on an explicit stack, so neither is bound by Python's
 # recursion limit. The super chain of a class moves forward in its MRO at each step, so its
@@ -592,9 +594,12 @@ class _Run(CallEffects):
         self.sim.stopped = f"analysis stopped: {why}; the class was not fully checked"
 
     def _effects(self, frame: Frame) -> Iterator[Call | BodyError]:
+        loops = loop_bindings(frame.body.effects)
         for i, eff in enumerate(frame.body.effects):
             if frame.dead:
                 return  # a read of an unset attribute raised: the rest does not run
+            if loops and eff.loops:
+                self._enter_loops(frame, eff, loops)
             call = self._effect(frame, i, eff)
             if call is not None:
                 yield call
@@ -604,6 +609,30 @@ class _Run(CallEffects):
             error = self.close_locals(frame)
             if error is not None:
                 yield error
+
+    def _enter_loops(self, frame: Frame, eff: Effect, loops: dict[int, list[LoopBinding]]) -> None:
+        """At the first effect of a loop that may run: a pass may follow another, so a
+        name the loop binds holds, on entry, the value from before or one a pass gave it;
+        no value known here (one it only changes in place: no constant). A binding under a
+        test that is false here, of names the loop leaves alone, never happens."""
+        for loop, outer in loop_entries(eff):
+            binds = loops.pop(loop, None)
+            if not binds or any(self.eval_cond(frame, c)[0] == FALSE for c in outer):
+                continue
+            names = {b.name for b in binds}
+            env = frame.call.env
+            for b in binds:
+                if not self._never_inside(frame, b.guard[len(outer) + 1 :], names):
+                    env[b.name] = forgotten(env.get(b.name), b.rebinds)
+
+    def _never_inside(self, frame: Frame, guard: tuple[Cond, ...], bound: set[str]) -> bool:
+        for c in guard:
+            names: set[str] = set()
+            attrs: set[str] = set()
+            cond_inputs(c, names, attrs)
+            if names and not attrs and not names & bound and self.eval_cond(frame, c)[0] == FALSE:
+                return True
+        return False
 
     def _effect(self, frame: Frame, i: int, eff: Effect) -> Call | BodyError | None:
         """Apply one effect; a call or super().__init__() comes back as the call to run,

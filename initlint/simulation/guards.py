@@ -385,3 +385,19 @@ _NAMES = re.compile(r"[A-Za-z_]\w*")
 _CALLED = re.compile(r"([A-Za-z_][\w.]*)\(")
 # How many functions deep a test is followed to the probe it returns.
 _PROBE_DEPTH = 3
+
+
+def cond_inputs(cond: Cond, names: set[str], attrs: set[str]) -> None:
+    """The locals (``names``) and ``self`` attributes (``attrs``) a stable guard reads."""
+    if cond.op == "name":
+        names.add(cond.name)
+    elif cond.op == "selfattr":
+        attrs.add(cond.name)
+    elif cond.op == "unknown" and is_dotted(cond.name):
+        head, _, rest = cond.name.partition(".")
+        if head == "self":
+            attrs.add(rest.partition(".")[0])
+        else:
+            names.add(head)
+    for c in cond.args:
+        cond_inputs(c, names, attrs)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from initlint.facts.model import Cond, Effect
 from initlint.facts.reads import EVERYTHING
 from initlint.simulation.events import writes_any
-from initlint.simulation.guards import GuardEval, is_dotted
+from initlint.simulation.guards import GuardEval, cond_inputs, is_dotted
 from initlint.simulation.records import Event, Raise
 from initlint.simulation.run_state import Frame
 from initlint.simulation.values import TRUE
@@ -117,7 +117,7 @@ class RaiseModel(GuardEval):
             names: set[str] = set()
             attrs: set[str] = set()
             for c in guard:
-                _cond_inputs(c, names, attrs)
+                cond_inputs(c, names, attrs)
             if any(frame.written.get(n, (0, ""))[0] > at for n in names):
                 continue
             if attrs and writes_any(self.sim.events, at - 1, frozenset(attrs)):
@@ -148,7 +148,7 @@ def _only_store(events: list[Event], name: str, deleting: tuple[int, int]) -> Ev
 
 def _stable(cond: Cond) -> bool:
     """A guard whose truth a later test of the same text repeats while the names it reads
-    are not written (``_cond_inputs``): no call, loop, ``hasattr`` or unnamed test."""
+    are not written (``cond_inputs``): no call, loop, ``hasattr`` or unnamed test."""
     if cond.op in ("const", "name", "selfattr"):
         return True
     if cond.op == "unknown":
@@ -156,19 +156,3 @@ def _stable(cond: Cond) -> bool:
     if cond.op in ("not", "and", "or", "is", "isnot", "eq", "ne"):
         return all(_stable(c) for c in cond.args)
     return False
-
-
-def _cond_inputs(cond: Cond, names: set[str], attrs: set[str]) -> None:
-    """The locals (``names``) and ``self`` attributes (``attrs``) a stable guard reads."""
-    if cond.op == "name":
-        names.add(cond.name)
-    elif cond.op == "selfattr":
-        attrs.add(cond.name)
-    elif cond.op == "unknown" and is_dotted(cond.name):
-        head, _, rest = cond.name.partition(".")
-        if head == "self":
-            attrs.add(rest.partition(".")[0])
-        else:
-            names.add(head)
-    for c in cond.args:
-        _cond_inputs(c, names, attrs)

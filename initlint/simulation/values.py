@@ -96,3 +96,12 @@ TRUE, FALSE, MAYBE = "true", "false", "unknown"
 
 def const(value: Const) -> Val:
     return Val("const", value)
+
+
+def forgotten(held: Val | None, rebound: bool) -> Val:
+    """What a name holds once a binding not followed may have run: a value not known here
+    where it was bound again; where only changed in place, the same pack or object, but
+    no constant (``n += 1``)."""
+    if held is None or rebound or held.kind in ("const", "sym") or held.sym:
+        return UNKNOWN
+    return held
