@@ -16,7 +16,7 @@ import libcst as cst
 
 from initlint.diagnostics import Diagnostic, Edit
 from initlint.fix.transform import FixError, rewrite
-from initlint.fixplan import FixPlan, Op, op_site
+from initlint.fixplan import AddParam, FixPlan, Op, WrapInIf, op_site
 from initlint.records import dataclass
 from initlint.sources import decode, read_bytes
 
@@ -173,11 +173,18 @@ def combine(
     outcome = FixOutcome()
     per_file: dict[Path, list[Op]] = {}
     taken: dict[tuple[Path, str, int], Op] = {}
+    # What each guard switches off: plans that share a new parameter must wrap the same
+    # statements with it, or one subclass passing it would switch off what another's
+    # plan added (and it does not redo)
+    guards: dict[tuple[Path, str, int], frozenset[Op]] = {}
     for diag, plan in plans:
         if plan.applicability == "unsafe" and not unsafe:
             outcome.skipped_unsafe.append(diag)
             continue
-        clash = any(taken.get(op_site(op), op) != op for op in plan.ops)
+        wrapped = _wrapped_by_guard(plan.ops)
+        clash = any(taken.get(op_site(op), op) != op for op in plan.ops) or any(
+            guards.get(key, ops) != ops for key, ops in wrapped.items()
+        )
         if clash:
             outcome.failed.append((diag, "overlaps another fix; run again to apply it"))
             continue
@@ -185,8 +192,20 @@ def combine(
             if op_site(op) not in taken:
                 taken[op_site(op)] = op
                 per_file.setdefault(op.path, []).append(op)
+        guards.update(wrapped)
         outcome.applied.append(diag)
     return per_file, outcome
+
+
+def _wrapped_by_guard(ops: tuple[Op, ...]) -> dict[tuple[Path, str, int], frozenset[Op]]:
+    """For each parameter the plan adds, the statements it wraps under that parameter."""
+    return {
+        op_site(op): frozenset(
+            w for w in ops if isinstance(w, WrapInIf) and w.path == op.path and w.cond == op.name
+        )
+        for op in ops
+        if isinstance(op, AddParam)
+    }
 
 
 def build_changes(per_file: dict[Path, list[Op]], outcome: FixOutcome) -> None:

@@ -190,7 +190,11 @@ that order: when the ancestor registers other costly values between its build an
 subclass's rebuild, switching the build off moves the rebuilt value after them, so the fix
 is unsafe and its message names them. A rebuild read from storage (`torch.load(path)`) gets no
 fix where the ancestors' work writes a file: it may be what wrote it (a first run's
-`process()` saving the data).
+`process()` saving the data). Two subclasses whose fixes add the same parameter to one
+ancestor but switch off different statements with it (one redoes the head and the norm,
+the other the head only) are not fixed together: the first is applied, and the next pass,
+which sees the new parameter, refuses the other where passing it would drop work that
+class does not redo.
 """,
     }
     VALID = (
