@@ -123,6 +123,11 @@ class Planner:
             # The flag's path reads a body that does not parse: as any failure to plan, the
             # site is reported as an internal error (``pipeline.plan.plan_fixes``).
             raise BodySyntaxError(resim)
+        if resim is not None and not _live(resim, f.event):
+            return (
+                f"flag `{flag.param}`: passing it also skips {_label(f.event.fn)}'s own "
+                "rebuild, so the class would end without it"
+            )
         if resim is None or _live(resim, f.first) or not _live(resim, f.event):
             return None
         if resim.conflicts > f.sim.conflicts:
@@ -252,6 +257,10 @@ class Planner:
                 f"on {', '.join(new_on)} (initlint adds constructor parameters for heavy "
                 "repeats only)"
             )
+        if f.flag is not None and not names and not new_on and "switch-off" in _strategies(f):
+            # (nothing to thread: the edit is passing the flag, which the switch-off plan
+            # tried by simulating it and refused)
+            return f"passing `{name}` to super().__init__() leaves that work on"
         value = flag_value(kept.cond, off)
         caller = caller_ops(top_super, name, value)
         if caller is None:

@@ -624,6 +624,7 @@ class _Run(CallEffects):
             for b in binds:
                 if not self._never_inside(frame, b.guard[len(outer) + 1 :], names):
                     env[b.name] = forgotten(env.get(b.name), b.rebinds)
+                    frame.loop_bound.add(b.name)
 
     def _never_inside(self, frame: Frame, guard: tuple[Cond, ...], bound: set[str]) -> bool:
         for c in guard:

@@ -322,7 +322,7 @@ class GuardEval(EventLog):
     def flag_of(self, frame: Frame, cond: Cond) -> FlagRef | None:
         if frame.call.fn.facts.name != "__init__":
             return None
-        params = {p.name for p in frame.body.params}
+        params = {p.name for p in frame.body.params} - frame.loop_bound
         if cond.op == "name" and cond.name in params:
             return FlagRef(frame.call.fn, cond.name, False)
         if cond.op == "not" and cond.args[0].op == "name" and cond.args[0].name in params:

@@ -104,6 +104,8 @@ class Frame:
     local_reads: dict[str, frozenset[str]] = field(default_factory=dict)
     # each name's latest rebinding or change in place: (events so far then, guard status)
     written: dict[str, tuple[int, str]] = field(default_factory=dict)
+    # the names a loop that may run binds again: a test of one is no parameter's flag
+    loop_bound: set[str] = field(default_factory=set)
     # each local's latest value (None: bound under an undecided guard), for memo keys
     local_values: dict[str, Expr | None] = field(default_factory=dict)
     # the names whose object changed in place since they were bound (``names.append(x)``,
