@@ -276,6 +276,8 @@ class _Passes:
             self._stored(e)
         else:
             used = set(attribute_uses(e, self.sim.mro))
+            if e.kind == "mutate" and not e.effect.detail:
+                used.discard(e.name)  # (an item put in: nothing the container holds is read)
             if e.kind == "touch":
                 at = (e.frame, e.effect.stmt_span)
                 used -= filling.get(at, set())

@@ -1,0 +1,78 @@
+"""An item put into a container (``self.blocks.append(Block(d))``) reads nothing the
+container holds: the fills the items' own constructions made stay unread, and a pass of
+the whole object after (``self.apply(init)``) fills them again. Checked at runtime: every
+weight of the blocks is filled twice, and the static check reports the pass."""
+
+from __future__ import annotations
+
+import importlib
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from initlint.api import check  # noqa: E402
+
+SOURCE = """
+from torch import nn
+
+
+class Mlp(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.fc1 = nn.Linear(d, 4 * d)
+        self.fc2 = nn.Linear(4 * d, d)
+        self.apply(self._init_weights)
+
+    def _init_weights(self, m):
+        if isinstance(m, nn.Linear):
+            nn.init.trunc_normal_(m.weight, std=0.02)
+
+
+class Block(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.mlp = Mlp(d)
+
+
+class Appended(nn.Module):
+    def __init__(self, d=256, depth=3):
+        super().__init__()
+        self.blocks = nn.ModuleList()
+        for _ in range(depth):
+            self.blocks.append(Block(d))
+        self.apply(self._init_weights)
+
+    def _init_weights(self, m):
+        if isinstance(m, nn.Linear):
+            nn.init.trunc_normal_(m.weight, std=0.02)
+"""
+
+
+def test_a_pass_after_appends_fills_the_items_again(
+    source_module: Callable[[str, str], Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = source_module("appended", SOURCE)
+    m = importlib.import_module("appended")
+    fills: Counter[int] = Counter()
+    real = torch.nn.init.trunc_normal_
+
+    def counted(t: torch.Tensor, *args: object, **kwargs: object) -> torch.Tensor:
+        fills[id(t)] += 1
+        return real(t, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(torch.nn.init, "trunc_normal_", counted)
+    obj = m.Appended()
+    weights = [p for n, p in obj.named_parameters() if n.endswith("weight")]
+    assert weights and all(fills[id(w)] == 2 for w in weights)
+    (found,) = check([root], cwd=root, use_cache=False).diagnostics
+    assert found.code == "IL005" and found.severity == "error"
+    assert "self.blocks.*.mlp.fc1.weight" in found.message
+    lines = SOURCE.splitlines()
+    outer = max(
+        i for i, text in enumerate(lines) if text.endswith("self.apply(self._init_weights)")
+    )
+    assert found.line == outer + 1  # (the pass after the appends, not Mlp's own)
