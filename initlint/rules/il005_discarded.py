@@ -267,7 +267,8 @@ unread since, when the object's pass covers those tensors (`self.attn.q.weight`)
 anything read or replaced `self.attn`, and those of the project modules a container holds
 (`self.blocks = nn.ModuleList([Block(d) for _ in range(n)])`:
 `self.blocks.*.attn.q.weight`, four levels down; also a container built from a local list
-given modules by `append` only, `nn.Sequential(*blocks)`, and one appended to in a loop); a
+given modules by `append` only, `nn.Sequential(*blocks)`, and one appended to in a loop:
+putting an item in reads none the container holds); a
 library's module (torch's `nn.Linear`) fills only its defaults, which are not counted
 there. So are the fills of the project function that built and returned the object (`def
 linear(i, o): m = nn.Linear(i, o); nn.init.xavier_uniform_(m.weight); return m`, then
