@@ -38,13 +38,16 @@ class InsertBefore:
 
 @dataclass(frozen=True)
 class AddParam:
-    """Add ``name: bool = True`` to the function ``fn_name`` defined on ``line``."""
+    """Add ``name: bool = True`` to the function ``fn_name`` defined on ``line`` (or ``name=
+    <default>``, annotated ``bool`` where the default is one: a flag threaded through keeps
+    the default of the parameter it reaches)."""
 
     path: Path
     line: int
     fn_name: str
     name: str
     kwonly: bool
+    default: str = "True"
 
 
 @dataclass(frozen=True)

@@ -635,7 +635,7 @@ class FunctionReader(EffectLog):
         if any(isinstance(item, ast.Starred) for item in items.elts):
             return
         for item in items.elts:
-            self.add("mutate", stmt, guard, name=attr, value=to_expr(item), node=item)
+            self.add("mutate", stmt, guard, name=attr, value=to_expr(item), node=item, target="+=")
 
     def _loop_target(
         self, target: ast.expr, head: ast.expr, guard: tuple[Cond, ...], stmt: ast.stmt
@@ -658,7 +658,15 @@ class FunctionReader(EffectLog):
             if attr and call.args:
                 self.calls_in(call, guard, stmt)
                 value = call.args[-1] if func.attr in ("insert", "add_module") else call.args[0]
-                idx = self.add("mutate", stmt, guard, name=attr, value=to_expr(value), node=call)
+                idx = self.add(
+                    "mutate",
+                    stmt,
+                    guard,
+                    name=attr,
+                    value=to_expr(value),
+                    node=call,
+                    target=func.attr,
+                )
                 self.use(call, idx)
                 return True
         deleted = None

@@ -220,8 +220,8 @@ class Effect:
     super|super2|explicit, target = class expression, args) | ``local`` (name, value) |
     ``pop`` (name = key) | ``return`` (value) | ``raise`` (a ``raise`` statement: the path
     ends there) | ``mutate`` (name = attribute holding a
-    container, value = what goes in: ``self.x.append(v)``, ``self.x[k] = v``, the latter with
-    detail ``item``) | ``objattr``
+    container, value = what goes in: ``self.x.append(v)``, target the method or ``+=``;
+    ``self.x[k] = v``, with detail ``item``) | ``objattr``
     (name = dotted target on a local or argument, value: ``config.n_experts = None``; or the
     bare name of a local whose object changes in place: ``scaling["type"] = v``,
     ``scaling.update(...)``, ``n += 1``) |

@@ -188,13 +188,21 @@ class OpApplier(cst.CSTTransformer):
             names = {p.name.value for p in (*params.params, *params.kwonly_params)}
             if op.name in names:
                 continue
+            typed = op.default in ("True", "False")
             new = cst.Param(
                 name=cst.Name(op.name),
                 annotation=cst.Annotation(
                     cst.Name("bool"), whitespace_before_indicator=cst.SimpleWhitespace("")
+                )
+                if typed
+                else None,
+                default=cst.parse_expression(op.default),
+                equal=cst.AssignEqual()
+                if typed
+                else cst.AssignEqual(
+                    whitespace_before=cst.SimpleWhitespace(""),
+                    whitespace_after=cst.SimpleWhitespace(""),
                 ),
-                default=cst.Name("True"),
-                equal=cst.AssignEqual(),
             )
             has_star = isinstance(params.star_arg, cst.Param | cst.ParamStar)
             if op.kwonly or has_star:

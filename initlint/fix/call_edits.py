@@ -54,13 +54,15 @@ def caller_ops(super_ev: Event, name: str, value: str) -> list[Op] | None:
     return ops
 
 
-def add_param(fn: FunctionInfo, name: str) -> AddParam:
+def add_param(fn: FunctionInfo, name: str, default: str = "True") -> AddParam:
     kwonly = any(p.kind in ("vararg", "kwonly") for p in fn.facts.params)
-    return AddParam(fn.module.path, fn.facts.span.line, fn.facts.name, name, kwonly)
+    return AddParam(fn.module.path, fn.facts.span.line, fn.facts.name, name, kwonly, default)
 
 
-def thread_ops(ev: Event, name: str) -> list[Op] | None:
-    """Make the intermediate init ``ev.fn`` accept ``name`` and pass it on in its super call."""
+def thread_ops(ev: Event, name: str, default: str) -> list[Op] | None:
+    """Make the intermediate init ``ev.fn`` accept ``name`` (with ``default``, the one of the
+    parameter it reaches: constructed alone, it does what it did) and pass it on in its
+    super call."""
     fn, eff = ev.fn, ev.effect
     params = {p.name: p for p in fn.facts.params}
     explicit = [a for a in eff.args if a.keyword == name]
@@ -75,6 +77,6 @@ def thread_ops(ev: Event, name: str) -> list[Op] | None:
         return []  # it travels in **kwargs
     ops: list[Op] = []
     if name not in params:
-        ops.append(add_param(fn, name))
+        ops.append(add_param(fn, name, default))
     ops.append(SetKeyword(fn.module.path, eff.span.line, eff.span.col, name, name))
     return ops

@@ -229,11 +229,14 @@ class Planner:
                 what = ", ".join(dict.fromkeys(f"`{_what(g)}`" for g, _, _ in sites))
                 threaded_note += f" and guard {what} with it"
         # Thread the flag through every __init__ between C's and the one that owns it.
+        default = "True" if f.flag is None else _const_default(target_fn, name)
+        if default is None:
+            return f"the default of `{name}` in {_label(target_fn)} is no constant to copy"
         names = []
         for ev in chain[1:]:
             if ev.fn.qualname == target_fn.qualname:
                 break
-            step = thread_ops(ev, name)
+            step = thread_ops(ev, name, default)
             if step is None:
                 return (
                     f"{_label(ev.fn)} sets `{name}` itself, or has a parameter `{name}` it "
@@ -385,6 +388,17 @@ def _ancestor_writes(sim: Simulation) -> bool:
     """Whether a function the ancestors' part of the construction ran writes a file."""
     ran = {e.fn.qualname: e.fn for e in sim.events if e.ancestor}
     return any(writes_storage(fn) for fn in ran.values())
+
+
+def _const_default(fn: FunctionInfo, name: str) -> str | None:
+    """The default of ``fn``'s parameter ``name`` as written, where it is a constant."""
+    param = next((p for p in fn.facts.params if p.name == name), None)
+    if param is None or not param.has_default or param.default is None:
+        return None
+    given = param.default
+    if given.kind != "const" or given.name or not isinstance(given.value, bool | int | None):
+        return None
+    return repr(given.value)
 
 
 def _strategies(f: Finding) -> frozenset[FixStrategy]:

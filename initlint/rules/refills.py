@@ -276,7 +276,7 @@ class _Passes:
             self._stored(e)
         else:
             used = set(attribute_uses(e, self.sim.mro))
-            if e.kind == "mutate" and not e.effect.detail:
+            if _put_at_end(e):
                 used.discard(e.name)  # (an item put in: nothing the container holds is read)
             if e.kind == "touch":
                 at = (e.frame, e.effect.stmt_span)
@@ -796,3 +796,14 @@ def _part_cost(store: Event, part: str) -> int:
     if part != "weight":
         return LIGHT
     return store.cost if store.cost >= HEAVY else UNKNOWN
+
+
+def _put_at_end(e: Event) -> bool:
+    """``self.blocks.append(Block(d))``, ``extend``, ``+=``: items added after those the
+    container holds, made of nothing it holds; none of them is read or replaced."""
+    return (
+        e.kind == "mutate"
+        and not e.effect.detail
+        and e.effect.target in ("append", "extend", "+=")
+        and e.name not in e.reads
+    )

@@ -76,3 +76,47 @@ def test_a_pass_after_appends_fills_the_items_again(
         i for i, text in enumerate(lines) if text.endswith("self.apply(self._init_weights)")
     )
     assert found.line == outer + 1  # (the pass after the appends, not Mlp's own)
+
+
+REPLACED = """
+import copy
+
+from torch import nn
+
+from appended import Block
+
+
+class Replaced(nn.Module):
+    def __init__(self, d=256):
+        super().__init__()
+        self.heads = nn.ModuleDict({"a": Block(d)})
+        self.heads.update({"a": nn.Linear(d, d)})
+        self.apply(self._init_weights)
+
+    def _init_weights(self, m):
+        if isinstance(m, nn.Linear):
+            nn.init.trunc_normal_(m.weight, std=0.02)
+
+
+class Copied(nn.Module):
+    def __init__(self, d=256):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block(d)])
+        self.blocks.append(copy.deepcopy(self.blocks[0]))
+        self.apply(self._init_weights)
+
+    def _init_weights(self, m):
+        if isinstance(m, nn.Linear):
+            nn.init.trunc_normal_(m.weight, std=0.02)
+"""
+
+
+def test_an_item_replaced_or_made_from_the_container_is_a_use(
+    source_module: Callable[[str, str], Path], tmp_path: Path
+) -> None:
+    # (``update`` may replace an item: the Block is gone before the pass; the copy reads
+    # the first block's fills)
+    root = source_module("appended", SOURCE)
+    (root / "replaced.py").write_text(REPLACED)
+    report = check([root], cwd=root, use_cache=False)
+    assert [d.class_name.rsplit(".", 1)[-1] for d in report.diagnostics] == ["Appended"]
