@@ -125,8 +125,8 @@ class Planner:
             raise BodySyntaxError(resim)
         if resim is not None and not _live(resim, f.event):
             return (
-                f"flag `{flag.param}`: passing it also skips {_label(f.event.fn)}'s own "
-                "rebuild, so the class would end without it"
+                f"flag `{flag.param}`: passing it also changes what {_label(f.event.fn)} "
+                "builds itself (its rebuild depends on it)"
             )
         if resim is None or _live(resim, f.first) or not _live(resim, f.event):
             return None
@@ -178,6 +178,15 @@ class Planner:
             kept = keeps_state(sim, left_out, top_super)
             if isinstance(kept, str):
                 return f"flag `{name}`: {kept}"
+            # (threaded, it reaches the same code: it must do nothing else there either)
+            redone = _replaced_unread(sim, top_super)
+            used = _FlagUses(sim, off, left_out, redone).first_use(target_fn, name)
+            if used is not None:
+                fn, line = used
+                return (
+                    f"flag `{name}` is also used by {_label(fn)} ({_where(fn, line)}), "
+                    "which passing it would change too"
+                )
         else:
             if _uses_first_call(f):
                 return "the ancestor uses the first call's result"
