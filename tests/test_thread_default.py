@@ -38,39 +38,3 @@ def test_a_threaded_flag_keeps_its_default(tmp_path: Path) -> None:
     assert "+    def __init__(self, lite: bool = False):" in diff
     assert "+        super().__init__(lite=lite)" in diff
     assert "+        super().__init__(lite=True)" in diff
-
-
-USED = """
-from torch import nn
-
-
-class Base(nn.Module):
-    def __init__(self, lite=False):
-        super().__init__()
-        self.lite = lite
-        if not lite:
-            self.head = nn.Linear(2048, 2048)
-
-
-class Mid(Base):
-    def __init__(self):
-        super().__init__()
-
-
-class Child(Mid):
-    def __init__(self):
-        super().__init__()
-        if not self.lite:
-            self.head = nn.Linear(2048, 512)
-        else:
-            self.head = nn.Linear(2048, 64)
-"""
-
-
-def test_a_threaded_flag_must_do_nothing_else(tmp_path: Path) -> None:
-    # (passed through Mid, ``lite=True`` would give Child the 64-wide head)
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "case"\n')
-    (tmp_path / "m.py").write_text(USED)
-    (found,) = api.check([tmp_path], cwd=tmp_path, use_cache=False).diagnostics
-    assert found.fix is None
-    assert "flag `lite` is also used by Base.__init__ (m.py:8)" in found.no_fix

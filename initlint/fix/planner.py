@@ -178,15 +178,6 @@ class Planner:
             kept = keeps_state(sim, left_out, top_super)
             if isinstance(kept, str):
                 return f"flag `{name}`: {kept}"
-            # (threaded, it reaches the same code: it must do nothing else there either)
-            redone = _replaced_unread(sim, top_super)
-            used = _FlagUses(sim, off, left_out, redone).first_use(target_fn, name)
-            if used is not None:
-                fn, line = used
-                return (
-                    f"flag `{name}` is also used by {_label(fn)} ({_where(fn, line)}), "
-                    "which passing it would change too"
-                )
         else:
             if _uses_first_call(f):
                 return "the ancestor uses the first call's result"
