@@ -124,6 +124,9 @@ class Planner:
             # site is reported as an internal error (``pipeline.plan.plan_fixes``).
             raise BodySyntaxError(resim)
         if resim is not None and not _live(resim, f.event):
+            kept = keeps_state(f.sim, _under_flag(f.sim, flag), top_super)
+            if isinstance(kept, str):
+                return f"flag `{flag.param}`: {kept}"
             return (
                 f"flag `{flag.param}`: passing it also changes what {_label(f.event.fn)} "
                 "builds itself (its rebuild depends on it)"
