@@ -122,7 +122,7 @@ class ImportedAgain(Imported):
 def test_a_name_bound_again_does_not_decide(check_source: Callable[..., Report]) -> None:
     # (a later pass of the loop, an assignment expression, a comprehension's own name and
     # an import each bind the tested name to a value the constant passed is not)
-    found = {d.class_name.rsplit(".", 1)[-1] for d in check_source(REBOUND).diagnostics}
+    found = _reported(check_source, REBOUND)
     assert found == {"AfterLoop", "FromPath", "Replaced", "ImportedAgain"}
 
 
@@ -195,7 +195,7 @@ def test_a_loop_that_does_not_run_binds_nothing_and_each_copy_is_a_loop(
 ) -> None:
     # (NoBias: ``extra=0`` rules the loop out, so ``use_bias=False`` still decides; the
     # written-out name loop reads its inner loop once per name, each a loop of its own)
-    found = {d.class_name.rsplit(".", 1)[-1] for d in check_source(LOOPS_READ_APART).diagnostics}
+    found = _reported(check_source, LOOPS_READ_APART)
     assert found == {"RebuildsB"}
 
 
@@ -239,7 +239,7 @@ class FromConfig(Matched):
 def test_a_def_or_a_match_capture_binds_the_name_again(
     check_source: Callable[..., Report],
 ) -> None:
-    found = {d.class_name.rsplit(".", 1)[-1] for d in check_source(DEFINED).diagnostics}
+    found = _reported(check_source, DEFINED)
     assert found == {"OwnProj", "FromConfig"}
 
 
@@ -302,5 +302,10 @@ def test_what_a_loop_changes_in_place_or_never_binds_keeps_its_value(
     # (Popped: the loop takes other keys out of the pack, so ``use_head=False`` decides;
     # NoBias: the ancestor's loop binds ``use_bias`` only under ``extra > 0``, false here;
     # Rebuilt: a lambda's default binds ``augs`` in the function, when the lambda is made)
-    found = {d.class_name.rsplit(".", 1)[-1] for d in check_source(CHANGED_IN_LOOPS).diagnostics}
+    found = _reported(check_source, CHANGED_IN_LOOPS)
     assert found == {"Rebuilt"}
+
+
+def _reported(check_source: Callable[..., Report], text: str) -> set[str]:
+    """The classes of ``text`` with a finding."""
+    return {d.class_name.rsplit(".", 1)[-1] for d in check_source(text).diagnostics}

@@ -260,17 +260,18 @@ def _untested(e: Expr, names: frozenset[str]) -> Expr:
     kids = tuple(_untested(c, names) for c in e.children)
     if e.kind == "op" and e.name == "if" and len(kids) == 3:
         kids = (_unnamed(kids[0], names), kids[1], kids[2])
-    recv = None if e.receiver is None else _untested(e.receiver, names)
-    if recv is e.receiver and all(a is b for a, b in zip(kids, e.children, strict=True)):
-        return e
-    return _expr(e.kind, e.name, e.attr, e.value, recv, kids, e.keywords, e.callee)
+    return _rebuilt(e, kids, None if e.receiver is None else _untested(e.receiver, names))
 
 
 def _unnamed(e: Expr, names: frozenset[str]) -> Expr:
     if e.kind == "name" and e.name in names:
         return OTHER
     kids = tuple(_unnamed(c, names) for c in e.children)
-    recv = None if e.receiver is None else _unnamed(e.receiver, names)
+    return _rebuilt(e, kids, None if e.receiver is None else _unnamed(e.receiver, names))
+
+
+def _rebuilt(e: Expr, kids: tuple[Expr, ...], recv: Expr | None) -> Expr:
+    """``e`` with the parts given (``e`` itself where they are its own)."""
     if recv is e.receiver and all(a is b for a, b in zip(kids, e.children, strict=True)):
         return e
     return _expr(e.kind, e.name, e.attr, e.value, recv, kids, e.keywords, e.callee)

@@ -1247,13 +1247,7 @@ def _captures(case: ast.match_case) -> list[str]:
         for name in (node.rest if isinstance(node, ast.MatchMapping) else node.name,)
         if name
     ]
-    if case.guard is not None:
-        out += [
-            n.target.id
-            for n in ast.walk(case.guard)
-            if isinstance(n, ast.NamedExpr) and isinstance(n.target, ast.Name)
-        ]
-    return out
+    return out + _walrus_in([case.guard] if case.guard is not None else [])
 
 
 def _unnumbered_bindings(nodes: list[ast.AST]) -> frozenset[str]:

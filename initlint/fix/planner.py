@@ -131,7 +131,7 @@ class Planner:
                 f"flag `{flag.param}`: passing it also changes what {_label(f.event.fn)} "
                 "builds itself (its rebuild depends on it)"
             )
-        if resim is None or _live(resim, f.first) or not _live(resim, f.event):
+        if resim is None or _live(resim, f.first):
             return None
         if resim.conflicts > f.sim.conflicts:
             # the flag would reach a call that already sets it: a TypeError
