@@ -157,9 +157,10 @@ class Simulator:
     def construction_events(self, holder: Event) -> tuple[Event, ...] | BodyError | None:
         """The events of the simulated construction of the object ``holder`` stored or
         built into a local, of one class (not one of several); None when not at hand."""
-        if choices_of(holder):
+        choices = choices_of(holder)
+        if len(choices) > 1:
             return None
-        inner = self._object_simulation(holder)
+        inner = self._object_simulation(holder, None, choices[0] if choices else "")
         return inner if inner is None or isinstance(inner, BodyError) else tuple(inner.events)
 
     def parts_built(

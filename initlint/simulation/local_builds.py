@@ -45,7 +45,7 @@ class LocalEffects(BuildPricing):
     def chosen_classes(
         self, frame: Frame, value: Expr | None
     ) -> tuple[tuple[str, tuple[str, ...]], ...]:
-        """The names that ``value`` calls and that hold one of several classes or builders
+        """The names that ``value`` calls and that hold one or several classes or builders
         (a local, ``Emb = A if warp else B``, then ``Emb(...)``; a self attribute,
         ``self.base_model = {...}[name]``, then ``self.base_model(...)``), each with the
         qualified names of the classes they build, "" for one not known here; a name none of
@@ -62,9 +62,9 @@ class LocalEffects(BuildPricing):
                     continue
                 module = frame.call.fn.module
                 picks = self.simulator.cost.choices.choices(module, node.callee, frame.call.env)
-            elif not attr:
+            elif not attr:  # (a local alias, ``block = Block``, holds one class for sure)
                 held = frame.call.env.get(node.name)
-                picks = held.choices if held is not None and len(held.choices) > 1 else ()
+                picks = named(held) if held is not None and not held.maybe_ref else ()
             elif head == frame.self_name and "." not in attr:  # (``self.base_model(...)``)
                 held = self.self_attrs.get(attr)
                 picks = named(held) if held is not None else ()

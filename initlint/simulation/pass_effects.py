@@ -22,6 +22,7 @@ from initlint.simulation.records import (
     Simulation,
     after_read,
     built_by,
+    choices_of,
     ended_paths,
     every_path,
     item_holder,
@@ -51,13 +52,15 @@ class PassEffects(StoreEffects):
         ``load_state_dict`` or ``_load_from_state_dict`` in the project's code."""
         index = self.simulator.index
         held = [self.sim.mro]
-        for e in self.sim.events:
+        events = self.sim.events
+        for e in events:
             if e.kind == "assign" and not e.shadow:
                 held.append(self._built_class(e))
-                held += [
-                    self.class_of(e.fn.module, c) or ()
-                    for _, c, _ in self.items(e, self.sim.events)
-                ]
+                chosen = list(choices_of(e))  # (and what a local alias it calls may be)
+                for _, c, _ in self.items(e, events):
+                    held.append(self.class_of(e.fn.module, c) or ())
+                    chosen += self._item_choices(e, c, events)
+                held += [mro.classes for c in chosen if c and (mro := index.mro(c)).ok]
         for classes in held:
             for name in ("load_state_dict", "_load_from_state_dict"):
                 fn = index.lookup_method(classes, name) if classes else None
@@ -190,32 +193,57 @@ class PassEffects(StoreEffects):
         held = self._held_simulations(stores, self.sim.events, branches=True)
         if isinstance(held, BodyError):
             return held
-        for e, prefix, inner in held:
-            target = self._numbered_in(fill.target, inner)
-            if target is None:
-                continue  # (an item by number this module's items do not say)
-            tensors = self.module_tensors(inner, target, DEPTH)
-            if isinstance(tensors, BodyError):
-                return tensors
-            filled = self._construction_fills(inner, DEPTH)
-            if isinstance(filled, BodyError):
-                return filled
-            deeper = [_under(prefix, e, t) for t in tensors]
-            here = _renumbered(fill, target) if target != fill.target else fill
-            for hit in sorted(covered(here, walk, deeper, is_a)):  # (a set: in order)
+        for e, prefix, inners in held:
+            # (a module of one of several classes: what the pass covers and refills in
+            # every one of them)
+            each: list[dict[tuple[int, str, int], Event | None]] = []
+            for inner in inners:
+                found = self._module_refills(e, prefix, inner, fill, walk, is_a, literals)
+                if isinstance(found, BodyError):
+                    return found
+                each.append(found)
+            for hit in sorted(set.intersection(*(set(f) for f in each)) if each else ()):
                 deep.add(hit)
-                own = hit[1].removeprefix(prefix + ".")
-                first = filled.get(own)
-                if first is not None and first.status != TRUE and first.possibly != READ_ON_SOME:
-                    # (a fill under shared tests: thrown away where this pass runs under them)
-                    first = (
-                        replace(first, status=TRUE)
-                        if set(first.literals) <= set(literals)
-                        else None
-                    )
-                if first is not None:
+                firsts = [f[hit] for f in each]
+                first = firsts[0]
+                if first is not None and all(f is not None for f in firsts):
                     out.append((e.index, hit[1], hit[2], first))
         return frozenset(deep), tuple(out)
+
+    def _module_refills(
+        self,
+        e: Event,
+        prefix: str,
+        inner: Simulation,
+        fill: Effect,
+        walk: str,
+        is_a: Callable[[tuple[str, ...], str], bool | None],
+        literals: tuple[tuple[str, bool], ...],
+    ) -> dict[tuple[int, str, int], Event | None] | BodyError:
+        """The tensors of the module the store ``e`` holds under ``prefix`` (its simulated
+        construction ``inner``) that the pass fills for sure, each with the fill of that
+        module's own construction it repeats (None where there is none)."""
+        out: dict[tuple[int, str, int], Event | None] = {}
+        target = self._numbered_in(fill.target, inner)
+        if target is None:
+            return out  # (an item by number this module's items do not say)
+        tensors = self.module_tensors(inner, target, DEPTH)
+        if isinstance(tensors, BodyError):
+            return tensors
+        filled = self._construction_fills(inner, DEPTH)
+        if isinstance(filled, BodyError):
+            return filled
+        deeper = [_under(prefix, e, t) for t in tensors]
+        here = _renumbered(fill, target) if target != fill.target else fill
+        for hit in covered(here, walk, deeper, is_a):
+            first = filled.get(hit[1].removeprefix(prefix + "."))
+            if first is not None and first.status != TRUE and first.possibly != READ_ON_SOME:
+                # (a fill under shared tests: thrown away where this pass runs under them)
+                first = (
+                    replace(first, status=TRUE) if set(first.literals) <= set(literals) else None
+                )
+            out[hit] = first
+        return out
 
     def counted_from_start(self, name: str) -> str | None:
         """A filled tensor's name with an item counted from the end named as it was keyed
@@ -235,7 +263,9 @@ class PassEffects(StoreEffects):
         held = self._held_simulations([store], self.sim.events)
         if isinstance(held, BodyError) or len(held) != 1 or held[0][1] != parts[0]:
             return None
-        rest = self._numbered_in(".".join(parts[1:]), held[0][2])
+        if len(held[0][2]) != 1:
+            return None  # (one of several classes: how each keys its items is its own)
+        rest = self._numbered_in(".".join(parts[1:]), held[0][2][0])
         return None if rest is None else f"{parts[0]}.{rest}"
 
     def _numbered_in(self, target: str, sim: Simulation) -> str | None:
@@ -272,14 +302,19 @@ class PassEffects(StoreEffects):
         held = self._held_simulations(_stores(sim), sim.events)
         if isinstance(held, BodyError):
             return held
-        for e, prefix, inner in held:
+        for e, prefix, inners in held:
             if _mentioned_after(sim, e):
                 continue
-            deeper = self._construction_fills(inner, depth - 1)
-            if isinstance(deeper, BodyError):
-                return deeper
-            for name, fill in deeper.items():
-                fills.setdefault(f"{prefix}.{name}", fill)
+            each: list[dict[str, Event]] = []
+            for inner in inners:
+                deeper = self._construction_fills(inner, depth - 1)
+                if isinstance(deeper, BodyError):
+                    return deeper
+                each.append(deeper)
+            # (a module of one of several classes: the fills every one of them made)
+            for name, fill in each[0].items():
+                if all(name in other for other in each[1:]):
+                    fills.setdefault(f"{prefix}.{name}", fill)
         return fills
 
     def part_fills(self, name: str) -> tuple[tuple[int, str, int, Event], ...] | BodyError:
@@ -299,16 +334,19 @@ class PassEffects(StoreEffects):
         held = self._held_simulations([store], self.sim.events)
         if isinstance(held, BodyError):
             return held
-        for e, prefix, inner in held:
-            own = last_fills(inner).get(part) if prefix == holder else None
+        for e, prefix, inners in held:
+            owns = [last_fills(inner).get(part) for inner in inners] if prefix == holder else []
+            own = owns[0] if owns and all(o is not None for o in owns) else None
             if own is None:
                 continue
-            tensors = self.module_tensors(inner, part, 0)
-            if isinstance(tensors, BodyError):
-                return tensors
-            costs = [t.cost for t in tensors if t.name == part]
-            if costs:
-                return ((e.index, name, max(costs), own),)
+            costs = []
+            for inner in inners:  # (one of several classes: the cheapest)
+                tensors = self.module_tensors(inner, part, 0)
+                if isinstance(tensors, BodyError):
+                    return tensors
+                costs.append(max((t.cost for t in tensors if t.name == part), default=None))
+            if all(c is not None for c in costs):
+                return ((e.index, name, min(c for c in costs if c is not None), own),)
         return ()
 
     def part_cost(self, name: str) -> int:
@@ -350,21 +388,27 @@ class PassEffects(StoreEffects):
 
     def _held_simulations(
         self, stores: list[Event], events: list[Event], branches: bool = False
-    ) -> list[tuple[Event, str, Simulation]] | BodyError:
+    ) -> list[tuple[Event, str, tuple[Simulation, ...]]] | BodyError:
         """The project modules the stores (among ``events``) hold on every path
         (``_held_modules``), or, with ``branches``, on the paths a guard not known to be
         false leads to, each with its store, the name it is reached by, and its complete
-        simulated construction."""
-        out: list[tuple[Event, str, Simulation]] = []
+        simulated construction: one per class, for a module that is one of several (a
+        name bound to ``SEBlock`` on one branch and ``Block`` on the other), all complete."""
+        out: list[tuple[Event, str, tuple[Simulation, ...]]] = []
         for e in stores:
             if e.kind != "assign" or e.shadow or (e.status != TRUE and not branches):
                 continue
-            for prefix, item in self._held_modules(e, events):
-                inner = self.simulator.object_simulation(e, item)
-                if isinstance(inner, BodyError):
-                    return inner
-                if inner is not None and not inner.incomplete:
-                    out.append((e, prefix, inner))
+            for prefix, item, classes in self._held_modules(e, events):
+                inners = []
+                for choice in classes or ("",):
+                    inner = self.simulator.object_simulation(e, item, choice)
+                    if isinstance(inner, BodyError):
+                        return inner
+                    if inner is None or inner.incomplete:
+                        break
+                    inners.append(inner)
+                else:
+                    out.append((e, prefix, tuple(inners)))
         return out
 
     def module_tensors(self, sim: Simulation, part: str, depth: int) -> list[Tensor] | BodyError:
@@ -380,11 +424,16 @@ class PassEffects(StoreEffects):
         inside = self._held_simulations(held, sim.events)
         if isinstance(inside, BodyError):
             return inside
-        for e, prefix, inner in inside:
-            tensors = self.module_tensors(inner, part, depth - 1)
-            if isinstance(tensors, BodyError):
-                return tensors
-            out.extend(_under(prefix, e, t) for t in tensors)
+        for e, prefix, inners in inside:
+            each: list[list[Tensor]] = []
+            for inner in inners:
+                tensors = self.module_tensors(inner, part, depth - 1)
+                if isinstance(tensors, BodyError):
+                    return tensors
+                each.append(tensors)
+            # (a module of one of several classes: the tensors every one of them made)
+            common = set.intersection(*({t.name for t in ts} for ts in each))
+            out.extend(_under(prefix, e, t) for t in each[0] if t.name in common)
         return out
 
     def object_tensors(self, sim: Simulation, stores: list[Event], part: str) -> list[Tensor]:
@@ -410,32 +459,65 @@ class PassEffects(StoreEffects):
             ]
         return [_under(prefix, e, t) for t in module_params(made, e.cost)]
 
-    def _held_modules(self, e: Event, events: list[Event]) -> list[tuple[str, Expr | None]]:
+    def _held_modules(
+        self, e: Event, events: list[Event]
+    ) -> list[tuple[str, Expr | None, tuple[str, ...]]]:
         """The project modules the store ``e`` put on the object, with the names a pass
         reaches them by: the module it built (``attn``, the value itself: None), or each
         item a torch container it built holds for sure (``sure_items``: ``nn.ModuleList([Block(d)
         for _ in range(n)])``: ``blocks.*``, the comprehension's call; ``nn.Sequential(A(),
-        B())``: ``body.0``, ``body.1``). A library's module is left out: its own fills are
-        its defaults."""
+        B())``: ``body.0``, ``body.1``); and the classes it may be when its call names a
+        local that holds one or several (() where the call names the class). A library's
+        module is left out: its own fills are its defaults."""
         made = self.class_of(e.fn.module, built_by(e))
         if made and torch_container(made[0]):
-            return self._contained_modules(e, e.name, self.sure_items(e, events), DEPTH)
-        return [(e.name, None)] if self._project_module(self._built_class(e)) else []
+            return self._contained_modules(e, e.name, self.sure_items(e, events), DEPTH, events)
+        if self._project_module(self._built_class(e)):
+            return [(e.name, None, ())]
+        classes = choices_of(e)
+        return [(e.name, None, classes)] if self._project_classes(classes) else []
+
+    def _project_classes(self, classes: tuple[str, ...]) -> bool:
+        """Whether ``classes`` (the choices of a call) are all project module classes."""
+        index = self.simulator.index
+        return bool(classes) and all(
+            c and self._project_module(mro.classes if (mro := index.mro(c)).ok else ())
+            for c in classes
+        )
+
+    def _item_choices(self, holder: Event, item: Expr, events: list[Event]) -> tuple[str, ...]:
+        """The classes an item of the container ``holder`` stored may be, when its call
+        names a local holding one or several: as the store saw it, or the ``append`` that
+        put the item there."""
+        found = choices_of(holder, item)
+        for e in events[holder.index + 1 :]:
+            if found:
+                break
+            if e.kind == "mutate" and e.name == holder.name and e.effect.value is item:
+                found = choices_of(e, item)
+        return found
 
     def _contained_modules(
-        self, e: Event, prefix: str, items: list[tuple[str, Expr]], depth: int
-    ) -> list[tuple[str, Expr | None]]:
+        self,
+        e: Event,
+        prefix: str,
+        items: list[tuple[str, Expr]],
+        depth: int,
+        events: list[Event],
+    ) -> list[tuple[str, Expr | None, tuple[str, ...]]]:
         """The project modules among a container's ``items`` held under ``prefix``, and
         those of the torch containers among them, ``depth`` containers down
         (``nn.ModuleDict({"h": nn.ModuleList([Block(d) for ...])})``: ``transformer.h.*``)."""
-        out: list[tuple[str, Expr | None]] = []
+        out: list[tuple[str, Expr | None, tuple[str, ...]]] = []
         for key, item in items:
             made = self.class_of(e.fn.module, item) or ()
             if made and torch_container(made[0]) and depth > 0:
                 inner = container_items(item)
-                out += self._contained_modules(e, f"{prefix}.{key}", inner, depth - 1)
+                out += self._contained_modules(e, f"{prefix}.{key}", inner, depth - 1, events)
             elif self._project_module(made):
-                out.append((f"{prefix}.{key}", item))
+                out.append((f"{prefix}.{key}", item, ()))
+            elif not made and self._project_classes(got := self._item_choices(e, item, events)):
+                out.append((f"{prefix}.{key}", item, got))
         return out
 
     def sure_items(self, holder: Event, events: list[Event]) -> list[tuple[str, Expr]]:

@@ -13,6 +13,7 @@ from initlint.index.records import FunctionInfo
 from initlint.simulation.arguments import call_args, kwarg_name
 from initlint.simulation.builds import StoredValue
 from initlint.simulation.children import CHILDREN_LEFT, children_slice, registered_children
+from initlint.simulation.choices import merge, named
 from initlint.simulation.containers import container_items, torch_container
 from initlint.simulation.copies import copied_by
 from initlint.simulation.fallbacks import FallbackEffects
@@ -92,8 +93,8 @@ class StoreEffects(FallbackEffects):
             frame.local_cost[eff.name] = local_cost
         elif status == TRUE:
             frame.local_cost.pop(eff.name, None)
-        if status != TRUE:
-            frame.call.env[eff.name] = UNKNOWN  # the branch may or may not run
+        if status != TRUE:  # the branch may or may not run: what it held, or this
+            frame.call.env[eff.name] = self._either(frame, eff)
         elif eff.value is not None and eff.value.kind in ("const", "name", "attr"):
             frame.call.env[eff.name] = self.eval_arg(frame, eff.value, None)
         elif _small_display(eff.value):
@@ -107,6 +108,23 @@ class StoreEffects(FallbackEffects):
             held = self.simulator.cost.choices.held(frame.call.fn.module, eff.value, frame.call.env)
             frame.call.env[eff.name] = UNKNOWN if held is None else held
         return self.factory_call(frame, ctx)
+
+    def _either(self, frame: Frame, eff: Effect) -> Val:
+        """What a name bound on a path that may not run holds after it: one of the classes
+        it held before and the one bound (``if se: block = SEBlock`` then ``else: block =
+        Block``), where each is a class or builder given by name for sure; the class bound
+        where the name held nothing before (using it on the other path raises).
+        Anything else is not known."""
+        env = frame.call.env
+        value = eff.value
+        if value is None or value.kind not in ("name", "attr"):
+            return UNKNOWN
+        new = self.eval_arg(frame, value, None)
+        old = env.get(eff.name)
+        if new.maybe_ref or not named(new) or (old is not None and old.maybe_ref):
+            return UNKNOWN
+        either = merge([old, new]) if old is not None else new
+        return UNKNOWN if either is None else either
 
     def _note_attempts(self, frame: Frame, ctx: EffectContext) -> None:
         """``ok = self._load()`` where every ``return`` of ``_load`` gives a true constant
