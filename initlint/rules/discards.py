@@ -552,6 +552,8 @@ def used_between(
             continue
         if x.kind == "touch" and _reads_configuration(x, name):
             continue  # ``d = self.model.fc.in_features``: how a part is shaped, no weight
+        if x.kind == "touch" and _fills_only(x, name, e.name):
+            continue  # ``normal_(self.emb.weight)``: the fill goes with the part replaced
         if x.kind == "nested" and x.name.split(".", 1)[0] == name:
             if x.name == e.name:
                 return True  # replaced before: this replaces that one
@@ -840,6 +842,20 @@ def _no_fix(found: Discard) -> str:
     if first.possibly:
         return "what the build constructs is decided by the caller"
     return ""
+
+
+def _fills_only(touch: Event, name: str, part: str) -> bool:
+    """Whether the statement ``touch`` heads reads nothing of ``self.<name>`` but fills
+    its ``part`` in place (``nn.init.normal_(self.emb.weight)`` for ``emb.weight``): the
+    numbers it writes are thrown away with the part when the part is replaced."""
+    if touch.effect.reads - touch.passed_on != {name} or name not in _in_place(touch):
+        return False
+    body = touch.fn.facts.load()
+    span = touch.effect.stmt_span
+    if span is None or body is None or isinstance(body, BodyError):
+        return False
+    fills = [x for x in body.effects if x.stmt_span == span and x.kind == "init"]
+    return bool(fills) and all(x.detail == "self" and x.target == part for x in fills)
 
 
 def _reads_configuration(touch: Event, name: str) -> bool:
