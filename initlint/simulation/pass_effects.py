@@ -14,6 +14,7 @@ from initlint.index.records import FunctionInfo, Module
 from initlint.simulation.containers import container_items, torch_container
 from initlint.simulation.coverage import LOAD, Tensor, covered, held_tensors, module_params
 from initlint.simulation.factory_fills import returned_fills
+from initlint.simulation.factory_items import factory_items
 from initlint.simulation.levels import UNKNOWN
 from initlint.simulation.records import (
     READ_ON_SOME,
@@ -469,8 +470,10 @@ class PassEffects(StoreEffects):
         B())``: ``body.0``, ``body.1``); and the classes it may be when its call names a
         local that holds one or several (() where the call names the class). A library's
         module is left out: its own fills are its defaults."""
-        made = self.class_of(e.fn.module, built_by(e))
-        if made and torch_container(made[0]):
+        value = built_by(e)
+        made = self.class_of(e.fn.module, value)
+        returned = factory_items(self.simulator.index, e.fn.module, value)
+        if (made and torch_container(made[0])) or returned:
             return self._contained_modules(e, e.name, self.sure_items(e, events), DEPTH, events)
         if self._project_module(self._built_class(e)):
             return [(e.name, None, ())]
@@ -587,10 +590,12 @@ class PassEffects(StoreEffects):
         made = self.class_of(holder.fn.module, value)
         empty = value is not None and value.kind == "op" and value.name == "tuple"
         empty = empty and value is not None and not value.children  # (``[]``)
-        if value is None or not (empty or (made and torch_container(made[0]))):
+        # (``_get_clones(Layer, n)``: a project function's container of what it is handed)
+        returned = factory_items(self.simulator.index, holder.fn.module, value)
+        if value is None or not (empty or returned or (made and torch_container(made[0]))):
             return []
-        built = [] if empty else container_items(value) or listed_items(holder, value)
-        built = built or named_items(holder, value)
+        built = [] if empty else returned or container_items(value)
+        built = built or listed_items(holder, value) or named_items(holder, value)
         items = [(key, call, holder.status) for key, call in built]
         for e in events[holder.index + 1 :]:
             if e.kind == "mutate" and e.name == holder.name and not e.shadow:

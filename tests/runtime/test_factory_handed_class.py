@@ -1,0 +1,103 @@
+"""A project function that builds a torch container of a class it is handed
+(``_get_clones(Layer, n, d_model=d)`` returning ``nn.ModuleList([module_class(**kwargs)
+for _ in range(N)])``) holds items of that class: a pass over the whole object after it
+refills what the items' own constructions filled. Checked at runtime: each such weight is
+drawn again by the pass; a torch class handed so is filled once by the project."""
+
+from __future__ import annotations
+
+import importlib
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from initlint.api import check  # noqa: E402
+
+SOURCE = """
+from torch import nn
+
+
+def _get_clones(module_class, N, **kwargs):
+    return nn.ModuleList([module_class(**kwargs) for i in range(N)])
+
+
+class Attn(nn.Module):
+    def __init__(self, d_model=64):
+        super().__init__()
+        self.q = nn.Linear(d_model, d_model)
+        self.v = nn.Linear(d_model, d_model)
+        self._reset_parameters()
+
+    def _reset_parameters(self):
+        nn.init.xavier_uniform_(self.q.weight)
+        nn.init.xavier_uniform_(self.v.weight)
+
+
+class Layer(nn.Module):
+    def __init__(self, d_model=64):
+        super().__init__()
+        self.attn = Attn(d_model)
+
+
+class Encoder(nn.Module):
+    def __init__(self, num_layers=2):
+        super().__init__()
+        self.layers = _get_clones(Layer, num_layers, d_model=64)
+
+
+class Transformer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.encoder = Encoder(2)
+        for p in self.parameters():
+            if p.dim() > 1:
+                nn.init.xavier_uniform_(p)
+
+
+class TorchItems(nn.Module):
+    def __init__(self, n=2):
+        super().__init__()
+        self.layers = _get_clones(nn.Linear, n, in_features=64, out_features=64)
+        for p in self.parameters():
+            if p.dim() > 1:
+                nn.init.xavier_uniform_(p)
+"""
+
+
+def _draws(monkeypatch: pytest.MonkeyPatch, make: Callable[[], torch.nn.Module]) -> list[int]:
+    """How many times the project draws each 2-D weight of the object ``make`` builds."""
+    fills: Counter[int] = Counter()
+    real = torch.nn.init.xavier_uniform_
+
+    def counted(t: torch.Tensor, *args: object, **kwargs: object) -> torch.Tensor:
+        fills[id(t)] += 1
+        return real(t, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(torch.nn.init, "xavier_uniform_", counted)
+    obj = make()
+    monkeypatch.setattr(torch.nn.init, "xavier_uniform_", real)
+    return [fills[id(p)] for p in obj.parameters() if p.dim() == 2]
+
+
+def _pass_line(cls: str) -> int:
+    lines = SOURCE.splitlines()
+    start = lines.index(next(t for t in lines if t.startswith(f"class {cls}(")))
+    return next(i for i in range(start, len(lines)) if "nn.init.xavier_uniform_(p)" in lines[i]) + 1
+
+
+def test_items_of_a_handed_class_are_followed_into_their_construction(
+    source_module: Callable[[str, str], Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = source_module("handed_clones", SOURCE)
+    m = importlib.import_module("handed_clones")
+    assert set(_draws(monkeypatch, m.Transformer)) == {2}  # (Attn's own fill, then the pass)
+    assert set(_draws(monkeypatch, m.TorchItems)) == {1}  # (torch's default, then one fill)
+    found = {d.line: d for d in check([root], cwd=root, use_cache=False).diagnostics}
+    refill = found.get(_pass_line("Transformer"))
+    assert refill is not None and refill.code == "IL005" and refill.severity == "error"
+    assert "self.encoder.layers.*.attn.q.weight" in refill.message
+    assert _pass_line("TorchItems") not in found
