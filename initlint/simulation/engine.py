@@ -267,12 +267,14 @@ class Simulator:
         a call of a class, or of a factory whose every return constructs one), or of
         ``item``, a call in its value (an item of a container it stored), with the
         parameters the call leaves out at their defaults; None when there is none.
-        ``choice``: the class, one of ``holder.choices``, to construct."""
+        ``choice``: the class, one of ``holder.choices``, to construct (or the factory
+        that constructs it, called with the call's arguments)."""
         value = built_by(holder) if item is None else item
         if value is None or value.kind != "call" or not (value.name or choice):
             return None
         if choice:  # ``self.emb = Emb(...)``, ``Emb = A if warp else B``
-            target: Target | None = Target("class", choice)
+            builder = self.index.function_info(choice) is not None
+            target: Target | None = Target("function" if builder else "class", choice)
         elif holder.constructs and item is None:  # ``self.attn = attn_cls(...)``
             target = Target("class", holder.constructs)
         else:

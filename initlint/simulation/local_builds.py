@@ -48,7 +48,8 @@ class LocalEffects(BuildPricing):
         """The names that ``value`` calls and that hold one or several classes or builders
         (a local, ``Emb = A if warp else B``, then ``Emb(...)``; a self attribute,
         ``self.base_model = {...}[name]``, then ``self.base_model(...)``), each with the
-        qualified names of the classes they build, "" for one not known here; a name none of
+        qualified names of the classes or factories they build by, "" for one not known here;
+        a name none of
         whose choices is known is left out."""
         if value is None:
             return ()
@@ -78,12 +79,13 @@ class LocalEffects(BuildPricing):
         return tuple(out.items())
 
     def _class_made(self, choice: tuple[str, str]) -> str:
-        """The class a choice builds when called: the class itself, or the one class every
-        ``return`` of a function constructs; "" otherwise."""
+        """What a choice builds when called, as the simulation constructs it: the class
+        itself, or a function whose every ``return`` constructs one class (the function:
+        what it passes the class is its own); "" otherwise."""
         index = self.simulator.index
         target = index.resolve_value(*choice)
         if target is not None and target.kind == "function":
-            return self.simulator.class_built(target.name)
+            return target.name if self.simulator.class_built(target.name) else ""
         return target.name if target is not None and target.kind == "class" else ""
 
     def note_local_build(self, frame: Frame, ctx: EffectContext) -> None:

@@ -61,7 +61,7 @@ class PassEffects(StoreEffects):
                 for _, c, _ in self.items(e, events):
                     held.append(self.class_of(e.fn.module, c) or ())
                     chosen += self._item_choices(e, c, events)
-                held += [mro.classes for c in chosen if c and (mro := index.mro(c)).ok]
+                held += [self._choice_mro(c) for c in chosen]
         for classes in held:
             for name in ("load_state_dict", "_load_from_state_dict"):
                 fn = index.lookup_method(classes, name) if classes else None
@@ -480,13 +480,16 @@ class PassEffects(StoreEffects):
         classes = choices_of(e)
         return [(e.name, None, classes)] if self._project_classes(classes) else []
 
-    def _project_classes(self, classes: tuple[str, ...]) -> bool:
-        """Whether ``classes`` (the choices of a call) are all project module classes."""
-        index = self.simulator.index
-        return bool(classes) and all(
-            c and self._project_module(mro.classes if (mro := index.mro(c)).ok else ())
-            for c in classes
-        )
+    def _project_classes(self, choices: tuple[str, ...]) -> bool:
+        """Whether ``choices`` (of a call) all build project module classes."""
+        return bool(choices) and all(self._project_module(self._choice_mro(c)) for c in choices)
+
+    def _choice_mro(self, choice: str) -> tuple[str, ...]:
+        """The MRO of the class a choice builds (a class, or a factory of one); ()."""
+        if choice and self.simulator.index.function_info(choice) is not None:
+            choice = self.simulator.class_built(choice)
+        mro = self.simulator.index.mro(choice) if choice else None
+        return mro.classes if mro is not None and mro.ok else ()
 
     def _item_choices(self, holder: Event, item: Expr, events: list[Event]) -> tuple[str, ...]:
         """The classes an item of the container ``holder`` stored may be, when its call

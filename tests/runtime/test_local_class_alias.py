@@ -75,6 +75,26 @@ class Aliased(nn.Module):
         self.apply(init_linear)
 
 
+class CondFill(nn.Module):
+    def __init__(self, d, init=True):
+        super().__init__()
+        self.mlp = nn.Sequential(nn.Linear(d, d))
+        if init:
+            self.apply(init_linear)
+
+
+def make_nofill(d):
+    return CondFill(d, init=False)
+
+
+class FactoryAlias(nn.Module):
+    def __init__(self, d=64, depth=2):
+        super().__init__()
+        build = make_nofill
+        self.blocks = nn.ModuleList([build(d) for _ in range(depth)])
+        self.apply(init_linear)
+
+
 class OneFills(nn.Module):
     def __init__(self, d=64, depth=2, plain=False):
         super().__init__()
@@ -142,3 +162,14 @@ def test_a_choice_that_fills_nothing_keeps_the_pass_unreported(
     assert set(_fills(m, monkeypatch, lambda: m.OneFills())) == {2}
     found = check([root], cwd=root, use_cache=False).diagnostics
     assert not [d for d in found if d.line in _outer_pass_lines(("OneFills",))]
+
+
+def test_a_local_holding_a_factory_builds_what_the_factory_passes(
+    source_module: Callable[[str, str], Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = source_module("aliased_factory", SOURCE)
+    m = importlib.import_module("aliased_factory")
+    # (runtime: the factory turns CondFill's own pass off: the outer pass is the only fill)
+    assert set(_fills(m, monkeypatch, lambda: m.FactoryAlias())) == {1}
+    found = check([root], cwd=root, use_cache=False).diagnostics
+    assert not [d for d in found if d.line in _outer_pass_lines(("FactoryAlias",))]
