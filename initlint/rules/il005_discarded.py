@@ -87,7 +87,9 @@ read as the part itself, bound once and its part not stored again; or new number
 part's tensor, `self.ms.weight.data = torch.eye(n)`)
 before anything uses the object (reading how its
 parts are configured, `self.model.fc.in_features` or a weight's `shape`, or asking whether
-it has one, `hasattr(self.vlm, "language_model")`, is no use), throws
+it has one, `hasattr(self.vlm, "language_model")`, is no use, nor is a fill of that very
+part in place, `nn.init.normal_(self.tgt.weight)` before `self.tgt.weight = self.src.weight`,
+which goes with it), throws
 away the part that object's construction built: the severity is that part's. A use on some
 paths only (`if probe: self.norm = self.out.weight.norm()`) keeps it on those: `possibly`.
 Only a part the
@@ -268,7 +270,11 @@ anything read or replaced `self.attn`, and those of the project modules a contai
 (`self.blocks = nn.ModuleList([Block(d) for _ in range(n)])`:
 `self.blocks.*.attn.q.weight`, four levels down; also a container built from a local list
 given modules by `append` only, `nn.Sequential(*blocks)`, and one appended to in a loop:
-putting an item in reads none the container holds); a
+putting an item in reads none the container holds; items built through a local that holds a
+class, `build_block = SEBlock if se else Block`, or bound on the arms of an `if`, count the
+fills every class it may hold made; and the items of a container a project function returns,
+`_get_clones(Layer, n)` returning `nn.ModuleList([module_class() for _ in range(N)])`, are of
+the class it is handed); a
 library's module (torch's `nn.Linear`) fills only its defaults, which are not counted
 there. So are the fills of the project function that built and returned the object (`def
 linear(i, o): m = nn.Linear(i, o); nn.init.xavier_uniform_(m.weight); return m`, then
