@@ -847,15 +847,19 @@ def _no_fix(found: Discard) -> str:
 def _fills_only(touch: Event, name: str, part: str) -> bool:
     """Whether the statement ``touch`` heads reads nothing of ``self.<name>`` but fills
     its ``part`` in place (``nn.init.normal_(self.emb.weight)`` for ``emb.weight``): the
-    numbers it writes are thrown away with the part when the part is replaced."""
+    numbers it writes are thrown away with the part when the part is replaced. Any other
+    mention of the object in it (``std=self.emb.weight.std()``, ``self.emb.init_std()``)
+    reads it."""
     if touch.effect.reads - touch.passed_on != {name} or name not in _in_place(touch):
         return False
     body = touch.fn.facts.load()
     span = touch.effect.stmt_span
     if span is None or body is None or isinstance(body, BodyError):
         return False
+    # (``name`` set: a whole fill from nothing else the module holds, the arguments
+    # mentioning none of it)
     fills = [x for x in body.effects if x.stmt_span == span and x.kind == "init"]
-    return bool(fills) and all(x.detail == "self" and x.target == part for x in fills)
+    return bool(fills) and all(x.detail == "self" and x.name == part for x in fills)
 
 
 def _reads_configuration(touch: Event, name: str) -> bool:

@@ -13,14 +13,17 @@ from initlint.index.records import Module
 from initlint.simulation.containers import container_items, torch_container
 
 
-def factory_items(index: ProjectIndex, module: Module, call: Expr | None) -> list[tuple[str, Expr]]:
+def factory_items(
+    index: ProjectIndex, module: Module, call: Expr | None, own: frozenset[str] = frozenset()
+) -> list[tuple[str, Expr]]:
     """The items (each with the name the container holds it under) of the container the
     project function ``call`` runs (a plain function, read in ``module``) returns on every
     path: each item's call of a class the function was handed (a parameter it never
-    binds again) renamed to the caller's argument (a name or dotted path), and a call of a
-    class by name kept where the function is in the caller's module. [] for anything
-    else: a method, a return of anything but one container built in the return, an item
-    of a class given some other way, an argument not passed by position or keyword."""
+    binds again) renamed to the caller's argument (a name or dotted path, none of ``own``,
+    the names the caller's function binds itself), and a call of a class by name kept
+    where the function is in the caller's module. [] for anything else: a method, a return
+    of anything but one container built in the return, an item of a class given some
+    other way, an argument not passed by position or keyword."""
     if call is None or call.kind != "call" or not call.name or call.receiver is not None:
         return []
     target = index.resolve(module, call.name)
@@ -34,6 +37,8 @@ def factory_items(index: ProjectIndex, module: Module, call: Expr | None) -> lis
         return []
     params = {p.name for p in body.params}
     rebound = {e.name for e in body.effects if e.kind == "local"}
+    # (``[module_class(d) for module_class in kinds]``: the loop's own name)
+    rebound |= {n.attr for n in returned.nodes() if n.kind == "op" and n.name == "comp"}
     given = _arguments(body.params, call)
     out: list[tuple[str, Expr]] = []
     for key, item in container_items(returned):
@@ -42,10 +47,10 @@ def factory_items(index: ProjectIndex, module: Module, call: Expr | None) -> lis
             return []
         if head in params:
             named = _dotted(given.get(head)) if item.name == head else ""
-            if not named:
-                return []
+            if not named or named.partition(".")[0] in own:
+                return []  # (a class the caller's own name holds: not the module's)
             out.append((key, replace(item, name=named)))
-        elif fn.module is module:
+        elif fn.module is module and head not in own:
             out.append((key, item))
         else:
             return []  # (a name of the function's own module: another module's)

@@ -472,7 +472,7 @@ class PassEffects(StoreEffects):
         module is left out: its own fills are its defaults."""
         value = built_by(e)
         made = self.class_of(e.fn.module, value)
-        returned = factory_items(self.simulator.index, e.fn.module, value)
+        returned = factory_items(self.simulator.index, e.fn.module, value, _own(e))
         if (made and torch_container(made[0])) or returned:
             return self._contained_modules(e, e.name, self.sure_items(e, events), DEPTH, events)
         if self._project_module(self._built_class(e)):
@@ -594,7 +594,7 @@ class PassEffects(StoreEffects):
         empty = value is not None and value.kind == "op" and value.name == "tuple"
         empty = empty and value is not None and not value.children  # (``[]``)
         # (``_get_clones(Layer, n)``: a project function's container of what it is handed)
-        returned = factory_items(self.simulator.index, holder.fn.module, value)
+        returned = factory_items(self.simulator.index, holder.fn.module, value, _own(holder))
         if value is None or not (empty or returned or (made and torch_container(made[0]))):
             return []
         built = [] if empty else returned or container_items(value)
@@ -673,6 +673,16 @@ def _is_torch_kind(held: str, wanted: str) -> bool:
 
 # How many levels of held project modules below one a pass reaches are followed.
 DEPTH = 4
+
+
+def _own(e: Event) -> frozenset[str]:
+    """The names the function of ``e`` binds itself: its parameters and locals."""
+    body = e.fn.facts.load()
+    if body is None or isinstance(body, BodyError):
+        return frozenset()
+    return frozenset(p.name for p in body.params) | {
+        x.name for x in body.effects if x.kind == "local"
+    }
 
 
 def _under(prefix: str, store: Event, t: Tensor) -> Tensor:

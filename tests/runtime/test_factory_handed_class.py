@@ -58,6 +58,34 @@ class Transformer(nn.Module):
                 nn.init.xavier_uniform_(p)
 
 
+class Plain(nn.Module):
+    def __init__(self, d_model=64):
+        super().__init__()
+        self.fc = nn.Linear(d_model, d_model)
+
+
+def _own_kinds(module_class, N):
+    return nn.ModuleList([module_class() for module_class in [Plain] * N])
+
+
+class LoopName(nn.Module):
+    def __init__(self, n=2):
+        super().__init__()
+        self.layers = _own_kinds(Attn, n)
+        for p in self.parameters():
+            if p.dim() > 1:
+                nn.init.xavier_uniform_(p)
+
+
+class Shadowed(nn.Module):
+    def __init__(self, Attn=Plain, n=2):
+        super().__init__()
+        self.layers = _get_clones(Attn, n, d_model=64)
+        for p in self.parameters():
+            if p.dim() > 1:
+                nn.init.xavier_uniform_(p)
+
+
 class TorchItems(nn.Module):
     def __init__(self, n=2):
         super().__init__()
@@ -101,3 +129,16 @@ def test_items_of_a_handed_class_are_followed_into_their_construction(
     assert refill is not None and refill.code == "IL005" and refill.severity == "error"
     assert "self.encoder.layers.*.attn.q.weight" in refill.message
     assert _pass_line("TorchItems") not in found
+
+
+def test_items_of_the_handed_class_only_where_the_names_say_so(
+    source_module: Callable[[str, str], Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The function's own loop name, or the caller's own name for the class, is not the
+    module's class: Plain items, filled once, nothing refilled."""
+    root = source_module("handed_names", SOURCE)
+    m = importlib.import_module("handed_names")
+    assert set(_draws(monkeypatch, m.LoopName)) == {1}
+    assert set(_draws(monkeypatch, m.Shadowed)) == {1}
+    found = {d.line for d in check([root], cwd=root, use_cache=False).diagnostics}
+    assert _pass_line("LoopName") not in found and _pass_line("Shadowed") not in found
