@@ -24,8 +24,8 @@ def factory_items(
     where the function is in the caller's module. [] for anything else: a method, a return
     of anything but one container built in the return, an item of a class given some
     other way, an argument not passed by position or keyword."""
-    if call is None or call.kind != "call" or not call.name or call.receiver is not None:
-        return []
+    if call is None or call.kind != "call" or not call.name:
+        return []  # (``util.get_clones(...)``: a module's function, resolved as dotted)
     target = index.resolve(module, call.name)
     fn = index.function_info(target.name) if target and target.kind == "function" else None
     body = fn.facts.load() if fn is not None and fn.owner is None else None
@@ -58,11 +58,25 @@ def factory_items(
 
 
 def _one_return(body: Body) -> Expr | None:
-    """The call the function's one ``return``, on every path, gives; None otherwise."""
+    """The call the function's one ``return``, on every path, gives: written there, or
+    bound once to a local on every path that nothing else mentions (``layers =
+    nn.ModuleList(...)``, ``return layers``); None otherwise."""
     returns = [e for e in body.effects if e.kind == "return"]
     if len(returns) != 1 or returns[0].guard:
         return None
     value = returns[0].value
+    if value is not None and value.kind == "name":
+        local = value.name
+        bound = [e for e in body.effects if e.kind == "local" and e.name == local]
+        if len(bound) != 1 or bound[0].guard:
+            return None
+        ends = returns[0].stmt_span  # (the ``return`` statement's own use of it)
+        others = [e for e in body.effects if e is not bound[0] and e.stmt_span != ends]
+        if any(
+            e.name == local or (e.value is not None and e.value.mentions(local)) for e in others
+        ):
+            return None  # (``layers.append(...)``: the container changed before it is returned)
+        value = bound[0].value
     return value if value is not None and value.kind == "call" and value.name else None
 
 

@@ -25,6 +25,11 @@ def _get_clones(module_class, N, **kwargs):
     return nn.ModuleList([module_class(**kwargs) for i in range(N)])
 
 
+def _stack(module_class, N, **kwargs):
+    layers = nn.ModuleList([module_class(**kwargs) for _ in range(N)])
+    return layers
+
+
 class Attn(nn.Module):
     def __init__(self, d_model=64):
         super().__init__()
@@ -53,6 +58,15 @@ class Transformer(nn.Module):
     def __init__(self):
         super().__init__()
         self.encoder = Encoder(2)
+        for p in self.parameters():
+            if p.dim() > 1:
+                nn.init.xavier_uniform_(p)
+
+
+class Stacked(nn.Module):
+    def __init__(self, n=2):
+        super().__init__()
+        self.layers = _stack(Layer, n, d_model=64)
         for p in self.parameters():
             if p.dim() > 1:
                 nn.init.xavier_uniform_(p)
@@ -123,11 +137,14 @@ def test_items_of_a_handed_class_are_followed_into_their_construction(
     root = source_module("handed_clones", SOURCE)
     m = importlib.import_module("handed_clones")
     assert set(_draws(monkeypatch, m.Transformer)) == {2}  # (Attn's own fill, then the pass)
+    assert set(_draws(monkeypatch, m.Stacked)) == {2}  # (returned through a local)
     assert set(_draws(monkeypatch, m.TorchItems)) == {1}  # (torch's default, then one fill)
     found = {d.line: d for d in check([root], cwd=root, use_cache=False).diagnostics}
     refill = found.get(_pass_line("Transformer"))
     assert refill is not None and refill.code == "IL005" and refill.severity == "error"
     assert "self.encoder.layers.*.attn.q.weight" in refill.message
+    stacked = found.get(_pass_line("Stacked"))
+    assert stacked is not None and "self.layers.*.attn.q.weight" in stacked.message
     assert _pass_line("TorchItems") not in found
 
 
