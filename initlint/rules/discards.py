@@ -7,7 +7,7 @@ from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 
 from initlint.diagnostics import Confidence
-from initlint.facts.model import BodyError, Expr, handed_more_than
+from initlint.facts.model import BodyError, Effect, Expr, handed_more_than
 from initlint.records import dataclass
 from initlint.rules.base import RepeatFinding, confidence_of
 from initlint.rules.repeats import built_name, part_of, tested_absent
@@ -138,20 +138,22 @@ def _in_place(touch: Event) -> frozenset[str]:
     whole (``self.weight.data = w``) or sets a flag of (``self.weight.requires_grad =
     False``), or changes from its own numbers (``changed``): it writes into the value, which
     goes with it, and keeps nothing of it (what it reads of the value is its own use)."""
-    span = touch.effect.stmt_span
     changed = touch.effect.changed  # (``self.head.proj.weight.data.mul_(scale)``)
-    body = touch.fn.facts.load()
-    if span is None or body is None or isinstance(body, BodyError):
-        return changed
     return changed | frozenset(
         x.target.split(".")[0] if x.kind == "init" else x.name.split(".")[0]
-        for x in body.effects
-        if x.stmt_span == span
-        and (
-            (x.kind == "init" and x.detail == "self" and x.target)
-            or (x.kind == "nested" and x.detail in ("data", *TENSOR_FLAGS))
-        )
+        for x in _statement_effects(touch)
+        if (x.kind == "init" and x.detail == "self" and x.target)
+        or (x.kind == "nested" and x.detail in ("data", *TENSOR_FLAGS))
     )
+
+
+def _statement_effects(touch: Event) -> list[Effect]:
+    """The effects of the statement ``touch`` heads; [] where its body is not at hand."""
+    span = touch.effect.stmt_span
+    body = touch.fn.facts.load()
+    if span is None or body is None or isinstance(body, BodyError):
+        return []
+    return [x for x in body.effects if x.stmt_span == span]
 
 
 def _part_discards(sim: Simulation) -> Iterator[RepeatFinding]:
@@ -852,13 +854,9 @@ def _fills_only(touch: Event, name: str, part: str) -> bool:
     reads it."""
     if touch.effect.reads - touch.passed_on != {name} or name not in _in_place(touch):
         return False
-    body = touch.fn.facts.load()
-    span = touch.effect.stmt_span
-    if span is None or body is None or isinstance(body, BodyError):
-        return False
     # (``name`` set: a whole fill from nothing else the module holds, the arguments
     # mentioning none of it)
-    fills = [x for x in body.effects if x.stmt_span == span and x.kind == "init"]
+    fills = [x for x in _statement_effects(touch) if x.kind == "init"]
     return bool(fills) and all(x.detail == "self" and x.name == part for x in fills)
 
 

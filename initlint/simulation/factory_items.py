@@ -97,12 +97,6 @@ def _arguments(params: tuple[Param, ...], call: Expr) -> dict[str, Expr]:
 
 
 def _dotted(value: Expr | None) -> str:
-    """``Layer`` or ``layers.Layer`` as written; "" for any other value."""
-    if value is None:
-        return ""
-    if value.kind == "name":
-        return value.name
-    if value.kind == "attr" and value.receiver is not None:
-        head = _dotted(value.receiver)
-        return f"{head}.{value.attr}" if head else ""
-    return ""
+    """``Layer`` or ``layers.Layer`` as written (the dotted path a name or attribute
+    carries); "" for any other value."""
+    return value.name if value is not None and value.kind in ("name", "attr") else ""

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -40,6 +41,24 @@ def reported(project: Path) -> set[tuple[str, str, str, str]]:
         (d.class_name.rsplit(".", 1)[-1], d.code, d.severity, d.message.split("`")[1])
         for d in diagnostics(project)
     }
+
+
+def fills_per_tensor(init: str, build: Callable[[], Any]) -> tuple[Any, Counter[int]]:
+    """The object ``build`` makes while ``torch.nn.init.<init>`` is counted, and how many
+    times that function filled each tensor (keyed by ``id``)."""
+    counts: Counter[int] = Counter()
+    real = getattr(torch.nn.init, init)
+
+    def counted(t: Any, *args: Any, **kwargs: Any) -> Any:
+        counts[id(t)] += 1
+        return real(t, *args, **kwargs)
+
+    setattr(torch.nn.init, init, counted)
+    try:
+        made = build()
+    finally:
+        setattr(torch.nn.init, init, real)
+    return made, counts
 
 
 @contextmanager

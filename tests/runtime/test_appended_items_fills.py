@@ -6,13 +6,14 @@ weight of the blocks is filled twice, and the static check reports the pass."""
 from __future__ import annotations
 
 import importlib
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 torch = pytest.importorskip("torch")
+
+from registrations import fills_per_tensor  # noqa: E402
 
 from initlint.api import check  # noqa: E402
 
@@ -53,19 +54,11 @@ class Appended(nn.Module):
 
 
 def test_a_pass_after_appends_fills_the_items_again(
-    source_module: Callable[[str, str], Path], monkeypatch: pytest.MonkeyPatch
+    source_module: Callable[[str, str], Path],
 ) -> None:
     root = source_module("appended", SOURCE)
     m = importlib.import_module("appended")
-    fills: Counter[int] = Counter()
-    real = torch.nn.init.trunc_normal_
-
-    def counted(t: torch.Tensor, *args: object, **kwargs: object) -> torch.Tensor:
-        fills[id(t)] += 1
-        return real(t, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(torch.nn.init, "trunc_normal_", counted)
-    obj = m.Appended()
+    obj, fills = fills_per_tensor("trunc_normal_", m.Appended)
     weights = [p for n, p in obj.named_parameters() if n.endswith("weight")]
     assert weights and all(fills[id(w)] == 2 for w in weights)
     (found,) = check([root], cwd=root, use_cache=False).diagnostics

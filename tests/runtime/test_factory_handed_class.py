@@ -7,13 +7,14 @@ drawn again by the pass; a torch class handed so is filled once by the project."
 from __future__ import annotations
 
 import importlib
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 torch = pytest.importorskip("torch")
+
+from registrations import fills_per_tensor  # noqa: E402
 
 from initlint.api import check  # noqa: E402
 
@@ -110,18 +111,9 @@ class TorchItems(nn.Module):
 """
 
 
-def _draws(monkeypatch: pytest.MonkeyPatch, make: Callable[[], torch.nn.Module]) -> list[int]:
+def _draws(make: Callable[[], torch.nn.Module]) -> list[int]:
     """How many times the project draws each 2-D weight of the object ``make`` builds."""
-    fills: Counter[int] = Counter()
-    real = torch.nn.init.xavier_uniform_
-
-    def counted(t: torch.Tensor, *args: object, **kwargs: object) -> torch.Tensor:
-        fills[id(t)] += 1
-        return real(t, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(torch.nn.init, "xavier_uniform_", counted)
-    obj = make()
-    monkeypatch.setattr(torch.nn.init, "xavier_uniform_", real)
+    obj, fills = fills_per_tensor("xavier_uniform_", make)
     return [fills[id(p)] for p in obj.parameters() if p.dim() == 2]
 
 
@@ -132,13 +124,13 @@ def _pass_line(cls: str) -> int:
 
 
 def test_items_of_a_handed_class_are_followed_into_their_construction(
-    source_module: Callable[[str, str], Path], monkeypatch: pytest.MonkeyPatch
+    source_module: Callable[[str, str], Path],
 ) -> None:
     root = source_module("handed_clones", SOURCE)
     m = importlib.import_module("handed_clones")
-    assert set(_draws(monkeypatch, m.Transformer)) == {2}  # (Attn's own fill, then the pass)
-    assert set(_draws(monkeypatch, m.Stacked)) == {2}  # (returned through a local)
-    assert set(_draws(monkeypatch, m.TorchItems)) == {1}  # (torch's default, then one fill)
+    assert set(_draws(m.Transformer)) == {2}  # (Attn's own fill, then the pass)
+    assert set(_draws(m.Stacked)) == {2}  # (returned through a local)
+    assert set(_draws(m.TorchItems)) == {1}  # (torch's default, then one fill)
     found = {d.line: d for d in check([root], cwd=root, use_cache=False).diagnostics}
     refill = found.get(_pass_line("Transformer"))
     assert refill is not None and refill.code == "IL005" and refill.severity == "error"
@@ -149,13 +141,13 @@ def test_items_of_a_handed_class_are_followed_into_their_construction(
 
 
 def test_items_of_the_handed_class_only_where_the_names_say_so(
-    source_module: Callable[[str, str], Path], monkeypatch: pytest.MonkeyPatch
+    source_module: Callable[[str, str], Path],
 ) -> None:
     """The function's own loop name, or the caller's own name for the class, is not the
     module's class: Plain items, filled once, nothing refilled."""
     root = source_module("handed_names", SOURCE)
     m = importlib.import_module("handed_names")
-    assert set(_draws(monkeypatch, m.LoopName)) == {1}
-    assert set(_draws(monkeypatch, m.Shadowed)) == {1}
+    assert set(_draws(m.LoopName)) == {1}
+    assert set(_draws(m.Shadowed)) == {1}
     found = {d.line for d in check([root], cwd=root, use_cache=False).diagnostics}
     assert _pass_line("LoopName") not in found and _pass_line("Shadowed") not in found

@@ -8,13 +8,14 @@ one of them."""
 from __future__ import annotations
 
 import importlib
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 torch = pytest.importorskip("torch")
+
+from registrations import fills_per_tensor  # noqa: E402
 
 from initlint.api import check  # noqa: E402
 
@@ -106,19 +107,10 @@ class OneFills(nn.Module):
 """
 
 
-def _fills(m: object, monkeypatch: pytest.MonkeyPatch, make: Callable[[], object]) -> list[int]:
+def _fills(make: Callable[[], object]) -> list[int]:
     """How many times each weight of the object ``make`` builds is drawn."""
-    fills: Counter[int] = Counter()
-    real = torch.nn.init.trunc_normal_
-
-    def counted(t: torch.Tensor, *args: object, **kwargs: object) -> torch.Tensor:
-        fills[id(t)] += 1
-        return real(t, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(torch.nn.init, "trunc_normal_", counted)
-    obj = make()
-    monkeypatch.setattr(torch.nn.init, "trunc_normal_", real)
-    weights = [p for n, p in obj.named_parameters() if n.endswith("weight") and p.dim() == 2]  # type: ignore[attr-defined]
+    obj, fills = fills_per_tensor("trunc_normal_", make)
+    weights = [p for n, p in obj.named_parameters() if n.endswith("weight") and p.dim() == 2]
     return [fills[id(w)] for w in weights]
 
 
@@ -138,14 +130,14 @@ def _outer_pass_lines(names: tuple[str, ...]) -> set[int]:
 
 
 def test_items_built_through_a_local_class_are_followed(
-    source_module: Callable[[str, str], Path], monkeypatch: pytest.MonkeyPatch
+    source_module: Callable[[str, str], Path],
 ) -> None:
     root = source_module("aliased_blocks", SOURCE)
     m = importlib.import_module("aliased_blocks")
     # (runtime: every Mlp weight filled twice, on both choices and through the alias)
-    assert set(_fills(m, monkeypatch, lambda: m.Branches())) == {2}
-    assert set(_fills(m, monkeypatch, lambda: m.Branches(se=True))) == {2}
-    assert set(_fills(m, monkeypatch, lambda: m.Aliased())) == {2}
+    assert set(_fills(lambda: m.Branches())) == {2}
+    assert set(_fills(lambda: m.Branches(se=True))) == {2}
+    assert set(_fills(lambda: m.Aliased())) == {2}
     found = [d for d in check([root], cwd=root, use_cache=False).diagnostics if d.code == "IL005"]
     outer = {d.line for d in found if "self.blocks.*.mlp.fc1.weight" in d.message}
     assert outer == _outer_pass_lines(("Branches", "Aliased"))
@@ -153,23 +145,23 @@ def test_items_built_through_a_local_class_are_followed(
 
 
 def test_a_choice_that_fills_nothing_keeps_the_pass_unreported(
-    source_module: Callable[[str, str], Path], monkeypatch: pytest.MonkeyPatch
+    source_module: Callable[[str, str], Path],
 ) -> None:
     root = source_module("aliased_one_fills", SOURCE)
     m = importlib.import_module("aliased_one_fills")
     # (runtime: PlainBlock's weight is drawn once, by the pass: nothing thrown away there)
-    assert set(_fills(m, monkeypatch, lambda: m.OneFills(plain=True))) == {1}
-    assert set(_fills(m, monkeypatch, lambda: m.OneFills())) == {2}
+    assert set(_fills(lambda: m.OneFills(plain=True))) == {1}
+    assert set(_fills(lambda: m.OneFills())) == {2}
     found = check([root], cwd=root, use_cache=False).diagnostics
     assert not [d for d in found if d.line in _outer_pass_lines(("OneFills",))]
 
 
 def test_a_local_holding_a_factory_builds_what_the_factory_passes(
-    source_module: Callable[[str, str], Path], monkeypatch: pytest.MonkeyPatch
+    source_module: Callable[[str, str], Path],
 ) -> None:
     root = source_module("aliased_factory", SOURCE)
     m = importlib.import_module("aliased_factory")
     # (runtime: the factory turns CondFill's own pass off: the outer pass is the only fill)
-    assert set(_fills(m, monkeypatch, lambda: m.FactoryAlias())) == {1}
+    assert set(_fills(lambda: m.FactoryAlias())) == {1}
     found = check([root], cwd=root, use_cache=False).diagnostics
     assert not [d for d in found if d.line in _outer_pass_lines(("FactoryAlias",))]
