@@ -150,7 +150,7 @@ class EffectLog:
             # (no reads: nothing to be strict about; self passed on: nothing known)
             if self.strict and reads and EVERYTHING not in reads:
                 strict = strict_reads(nodes, self.self_name) & reads
-            tested, sized = shallow_reads(nodes, self.self_name)
+            tested, sized = shallow_reads(nodes, self.self_name, _precondition(stmt))
             tested, sized = tested & reads, sized & reads
             self.add(
                 "touch",
@@ -367,3 +367,15 @@ def _returns_only(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """Whether ``fn``'s body, its docstring aside, is one ``return`` of a value."""
     body = without_docstring(fn.body)
     return len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None
+
+
+def _precondition(stmt: ast.stmt) -> bool:
+    """Whether ``stmt`` only checks: an ``assert``, or an ``if`` with no ``else`` whose body
+    only raises (the construction goes on only where its test fails)."""
+    if isinstance(stmt, ast.Assert):
+        return True
+    return (
+        isinstance(stmt, ast.If)
+        and not stmt.orelse
+        and all(isinstance(s, ast.Raise) for s in stmt.body)
+    )

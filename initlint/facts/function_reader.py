@@ -23,7 +23,6 @@ from initlint.facts.model import Cond, Effect, Expr
 from initlint.facts.passes import (
     FILLING_METHODS,
     INIT_FILLS,
-    MODULE_WALKS,
     TENSOR_WALKS,
     VISIT,
     filled_tensor,
@@ -34,6 +33,7 @@ from initlint.facts.passes import (
     only_initialises,
     pass_fills,
 )
+from initlint.facts.reads import MODULE_WALKS
 from initlint.facts.strict import closes_over
 from initlint.facts.walk import SCOPES, children, own_nodes
 from initlint.records import dataclass

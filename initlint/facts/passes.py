@@ -14,7 +14,7 @@ from typing import Literal
 from initlint.facts.effect_log import names_loaded
 from initlint.facts.expressions import dotted, root_name
 from initlint.facts.model import ItemTest
-from initlint.facts.reads import SIZE_ATTRS
+from initlint.facts.reads import MODULE_WALKS, SIZE_ATTRS
 
 # Tensor methods that overwrite every number of the tensor they are called on: an
 # initialisation (``w.data.normal_(0, 0.02)``, ``b.zero_()``), as torch.nn.init's functions
@@ -22,11 +22,6 @@ from initlint.facts.reads import SIZE_ATTRS
 FILLING_METHODS = frozenset(
     """normal_ uniform_ zero_ fill_ copy_ random_ bernoulli_ exponential_ log_normal_
     cauchy_ geometric_ fill_diagonal_""".split()
-)
-# torch.nn.Module's methods that walk what a module holds: its parameters, buffers, modules.
-MODULE_WALKS = frozenset(
-    """parameters named_parameters buffers named_buffers modules named_modules children
-    named_children""".split()
 )
 # The detail of a visitor's fills (``pass`` effects ``apply`` runs, not the function's own
 # work): ``visit`` for the function's own, ``visit:<name>`` for those of a function defined

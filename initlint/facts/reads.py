@@ -127,6 +127,11 @@ def self_access(
 # What reading a value for what it is looks like, at the end of an attribute chain or as
 # its method: its shape, size, kind or place; its numbers stay unread.
 SIZE_ATTRS = frozenset("shape size dim ndim ndimension numel dtype device".split())
+# torch.nn.Module's methods that walk what a module holds: its parameters, buffers, modules.
+MODULE_WALKS = frozenset(
+    """parameters named_parameters buffers named_buffers modules named_modules children
+    named_children""".split()
+)
 
 
 # torch's tensor methods that change the tensor they are called on in place from its own
@@ -158,13 +163,18 @@ def changed_in_place(stmt: ast.stmt, self_name: str) -> frozenset[str]:
     return frozenset() if EVERYTHING in reads or root in reads else frozenset({root})
 
 
-def shallow_reads(nodes: list[ast.AST], self_name: str) -> tuple[frozenset[str], frozenset[str]]:
+def shallow_reads(
+    nodes: list[ast.AST], self_name: str, precondition: bool = False
+) -> tuple[frozenset[str], frozenset[str]]:
     """The ``self`` attributes that ``nodes`` mention only to ask what the value is, found
     in one walk: (those only tested against None, ``self.norm is not None``, or asked for,
     ``hasattr(self, "norm")``: whether there is an object; those only read so or for their
     length, a tensor's shape or kind down an attribute chain, ``len(self.ups)``,
     ``self.proj.weight.size(1)``, or whether a part has an attribute, ``hasattr(self.vlm,
-    "lm_head")``). Nothing of their numbers is read."""
+    "lm_head")``). Nothing of their numbers is read. In a ``precondition`` (the test of an
+    ``if`` that only raises, an ``assert``), so are torch's walks whose items are only
+    counted or asked their kind (``len(list(self.parameters(recurse=False)))``): the
+    construction goes on only where the test let it, and nothing it guards reads them."""
     if not self_name:
         return frozenset(), frozenset()
     tested: set[str] = set()
@@ -187,7 +197,11 @@ def shallow_reads(nodes: list[ast.AST], self_name: str) -> tuple[frozenset[str],
                 if isinstance(b, ast.Constant) and b.value is None:
                     none_operands.add(id(a))
         elif isinstance(node, ast.Call) and _asks_what(node):
-            chain = node.args[0]  # (``len(self.ups)``, ``hasattr(self.vlm, "lm_head")``)
+            # (``len(self.ups)``, ``hasattr(self.vlm, "lm_head")``, ``len(list(
+            # self.parameters(recurse=False)))``: how many, not what they hold)
+            chain = _counted(node.args[0]) if precondition else node.args[0]
+        elif precondition and isinstance(node, ast.GeneratorExp | ast.ListComp | ast.SetComp):
+            chain = _kinds_only(node)  # (``any(isinstance(c, X) for c in self.children())``)
         elif isinstance(node, ast.Attribute) and node.attr in SIZE_ATTRS:
             chain = node.value
         elif (
@@ -223,6 +237,68 @@ def shallow_reads(nodes: list[ast.AST], self_name: str) -> tuple[frozenset[str],
             continue
         stack.extend(children(node))  # (a parent comes before its children)
     return frozenset(tested - untested), frozenset((sized | tested) - other)
+
+
+def _counted(node: ast.expr) -> ast.expr:
+    """What ``len`` counts: through ``list(...)`` or ``tuple(...)`` of one argument, and
+    through a walk of a module (``self.parameters(recurse=False)``: its items are counted,
+    not read)."""
+    while (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in ("list", "tuple")
+        and len(node.args) == 1
+        and not node.keywords
+    ):
+        node = node.args[0]
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if node.func.attr in MODULE_WALKS:
+            return node.func
+    return node
+
+
+def _kinds_only(node: ast.GeneratorExp | ast.ListComp | ast.SetComp) -> ast.expr | None:
+    """The walk (``MODULE_WALKS``) a comprehension of one loop goes over when it asks of
+    each item only its kind or presence (``isinstance(c, X)``, ``hasattr(c, "w")``, ``c is
+    None``): the items' numbers stay unread. None for any other comprehension."""
+    if len(node.generators) != 1:
+        return None
+    loop = node.generators[0]
+    head = loop.iter
+    if loop.is_async or not isinstance(head, ast.Call):
+        return None
+    if not isinstance(head.func, ast.Attribute) or head.func.attr not in MODULE_WALKS:
+        return None
+    item = _walked_item(loop.target, head.func.attr)
+    if item is None:
+        return None
+    asked: set[int] = set()
+    for part in [node.elt, *loop.ifs]:
+        for sub in ast.walk(part):
+            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.args:
+                if sub.func.id in ("isinstance", "hasattr", "type"):
+                    asked.add(id(sub.args[0]))
+            elif isinstance(sub, ast.Compare) and len(sub.ops) == 1:
+                if isinstance(sub.ops[0], ast.Is | ast.IsNot):
+                    asked.update(id(side) for side in (sub.left, sub.comparators[0]))
+    for part in [node.elt, *loop.ifs]:
+        for sub in ast.walk(part):
+            if isinstance(sub, ast.Name) and sub.id == item and id(sub) not in asked:
+                return None
+    return head.func
+
+
+def _walked_item(target: ast.expr, walk: str) -> str | None:
+    """The name a comprehension's loop binds each module or tensor of the walk ``walk`` to:
+    the target, or the second of ``name, item`` for a ``named_*`` walk (the name is a
+    string); None for any other target."""
+    if isinstance(target, ast.Name) and not walk.startswith("named_"):
+        return target.id
+    if isinstance(target, ast.Tuple) and len(target.elts) == 2 and walk.startswith("named_"):
+        name, item = target.elts
+        if isinstance(name, ast.Name) and isinstance(item, ast.Name):
+            return item.id
+    return None
 
 
 def _asks_what(call: ast.Call) -> bool:

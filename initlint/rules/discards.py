@@ -8,6 +8,7 @@ from collections.abc import Iterator, Sequence
 
 from initlint.diagnostics import Confidence
 from initlint.facts.model import BodyError, Effect, Expr, handed_more_than
+from initlint.facts.passes import TENSOR_READERS
 from initlint.records import dataclass
 from initlint.rules.base import RepeatFinding, confidence_of
 from initlint.rules.repeats import built_name, part_of, tested_absent
@@ -541,6 +542,9 @@ def used_between(
         }
     reruns = {(x.frame, x.effect.stmt) for x in sim.events if x.kind == "rerun" and x.inner_fills}
     walking = walk_machinery(sim.events)
+    # (the statements that run a pass or a method again over the modules: their walk's
+    # reads are the pass's own)
+    passes = {(x.frame, x.effect.stmt_span) for x in sim.events if x.kind in ("pass", "rerun")}
     for x in sim.events[holder.index + 1 : e.index]:
         if x.shadow or (x.kind in ("touch", "mutate") and (x.frame, x.effect.stmt_span) in parts):
             continue  # (the statement itself: a read on another branch of it is a use)
@@ -565,11 +569,21 @@ def used_between(
         uses = set(attribute_uses(x, sim.mro))
         if x.kind == "touch":  # (``hasattr(self.vlm, "lm")``, ``len(self.layers)``: what it is)
             uses -= x.effect.sized | x.effect.tested
+        if _walks_self(x) and (x.frame, x.effect.stmt_span) not in passes:
+            uses.add("*")  # (``sum(m.weight.sum() for m in self.children())``: any it holds)
         if name in uses or "*" in uses:
             if some is None or runs_whenever(x, e):
                 return True
             some.append(x)
     return False
+
+
+def _walks_self(e: Event) -> bool:
+    """Whether ``e`` is a call of one of torch's walks over the object, its state or its
+    move (``self.children()``, ``self.state_dict()``, ``self.to(device)``): what it yields
+    reaches every module the object holds. A walk whose items are only counted is walk
+    machinery (``walk_machinery``), not such a call."""
+    return e.kind == "call" and e.effect.detail == "self" and e.name in TENSOR_READERS
 
 
 def _appended_build(e: Event, name: str) -> bool:

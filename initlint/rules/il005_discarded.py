@@ -185,19 +185,23 @@ object, builds anew the parts that first run built on every path: the first ones
 away. The finding names the heaviest. A method that fills rather than builds is the same
 (`self.fc.reset_parameters()` right after `self.fc = nn.Linear(a, b)`, whose construction
 ran it), and so is a loop that runs it over held modules (`for layer in self.layers:
-layer.reset_parameters()`, the layers built in the container or appended to it, also
-through a local, `layer = Block(d)` then `self.layers.append(layer)`; `for m in
-self.modules(): if isinstance(m, Block): m.init_weights()`): the tensors each module's own
-run filled on every path, unread since, are filled again, and those fills are thrown away
-(torch's own `reset_parameters` is known when torch's sources are read). It is no repeat
-when the module's construction changed, after its own run, anything that run read
-(`self.loaded = True` after a `reset_parameters` that fills only when it is false), nor when
-the class set a part of the module, filled one of its tensors, or moved or cast it in
-between; an item appended on some paths only (`if extra: self.layers.append(Block())`) makes
-the finding `possibly`, and an append whose arguments read what the container holds is a
-use. A test of the item initlint cannot decide, arguments to the method, an object that is
-no module (walks reach modules only), or a walk of `self.modules()` that reaches the object
-itself first claim nothing. No fix is offered: which run to keep is a choice.
+layer.reset_parameters()`, the layers built in the container or appended to it, also through
+a local, `layer = Block(d)` then `self.layers.append(layer)`; `for m in self.modules(): if
+isinstance(m, Block): m.init_weights()`): the tensors each module's own run filled on every
+path, unread since, are filled again, and those fills are thrown away (torch's own
+`reset_parameters` is known when torch's sources are read). It is no repeat when the
+module's construction changed, after its own run, anything that run read (`self.loaded =
+True` after a `reset_parameters` that fills only when it is false), nor when the class set a
+part of the module, filled one of its tensors, moved or cast it, or walked the object in a
+way that may read its numbers (`sum(c.weight.sum() for c in self.children())`) in between; a
+walk whose items are only counted or asked their kind
+(`len(list(self.parameters(recurse=False)))`, `any(isinstance(c, nn.ParameterList) for c in
+self.children())`) reads none of them; an item appended on some paths only (`if extra:
+self.layers.append(Block())`) makes the finding `possibly`, and an append whose arguments
+read what the container holds is a use. A test of the item initlint cannot decide, arguments
+to the method, an object that is no module (walks reach modules only), or a walk of
+`self.modules()` that reaches the object itself first claim nothing. No fix is offered:
+which run to keep is a choice.
 
 The numbers of a tensor are a value too: a tensor of `self` that an ancestor's code
 initialised in place (`init.kaiming_uniform_(self.weight)` in torch's

@@ -19,7 +19,7 @@ from typing import Literal
 from initlint.facts.expressions import UNKNOWN_COND, test_of
 from initlint.facts.function_reader import LOOP_COND, loop_bindings, loop_entries
 from initlint.facts.model import Body, BodyError, Cond, Const, Effect, Expr, Param, import_of
-from initlint.facts.passes import MODULE_WALKS
+from initlint.facts.reads import MODULE_WALKS
 from initlint.index.project import ProjectIndex
 from initlint.index.records import NO_BINDINGS, ClassInfo, FunctionInfo, Module, Target
 from initlint.records import dataclass

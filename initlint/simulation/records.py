@@ -10,6 +10,7 @@ from itertools import product
 
 from initlint.facts.function_reader import LOOP_COND
 from initlint.facts.model import Effect, EffectKind, Expr, Param
+from initlint.facts.reads import MODULE_WALKS
 from initlint.index.records import ClassInfo, FunctionInfo
 from initlint.records import dataclass
 from initlint.simulation.assumptions import Assumption, exclusive, other_values
@@ -334,18 +335,40 @@ class Simulation:
 def walk_machinery(events: list[Event]) -> frozenset[int]:
     """The events torch's ``apply`` (or ``modules()``) made while it ran a pass (``Event.kind``
     ``pass``, whose fills are recorded at the call) or walked modules to run a method of
-    each again (a ``rerun`` with fills): its walk over the modules, not work of the
-    object's."""
+    each again (a ``rerun`` with fills), or while one of torch's walks ran whose items the
+    statement only counts or asks the kind of (``len(list(self.parameters()))``, the walk
+    among the touch's ``sized``): its walk over the modules, not work of the object's."""
     passes = {
         (e.frame, e.effect.stmt_span)
         for e in events
         if e.kind == "pass" or (e.kind == "rerun" and e.inner_fills)
     }
+    counted = {
+        (e.frame, e.effect.stmt_span, name)
+        for e in events
+        if e.kind == "touch"
+        for name in e.effect.sized & MODULE_WALKS
+    }
     out: set[int] = set()
     for e in events:
-        if e.kind == "call" and (e.frame, e.effect.stmt_span) in passes:
+        if e.kind != "call":
+            continue
+        if (e.frame, e.effect.stmt_span) in passes:
+            out.update(x.index for x in events_inside(events, e))
+        elif (e.frame, e.effect.stmt_span, e.name) in counted and _torch_walk(e):
+            out.add(e.index)  # (the call too: what it yields is counted, not used)
             out.update(x.index for x in events_inside(events, e))
     return frozenset(out)
+
+
+def _torch_walk(call: Event) -> bool:
+    """Whether the call ran torch's own ``nn.Module`` walk (not a class's override)."""
+    callee = call.callee
+    return (
+        callee is not None
+        and callee.module.is_dependency
+        and callee.qualname.startswith("torch.nn.modules.module.Module.")
+    )
 
 
 def events_inside(events: list[Event], call: Event) -> Iterator[Event]:
