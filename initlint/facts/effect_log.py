@@ -165,6 +165,7 @@ class EffectLog:
                 handed=handed_reads(nodes, self.self_name) & reads,
                 names=names or frozenset(),
                 passes=handed_names(nodes, names, self.self_name) if names else frozenset(),
+                decides=_decides(stmt, nodes),
             )
 
     def self_attr(self, node: ast.AST) -> str:
@@ -322,6 +323,7 @@ class EffectLog:
         passes: frozenset[str] = frozenset(),
         fan: bool = False,
         tests: tuple[ItemTest, ...] = (),
+        decides: bool = False,
     ) -> int:
         """Record one effect of the statement ``stmt`` (at ``node`` within it); its index."""
         self.effects.append(
@@ -351,6 +353,7 @@ class EffectLog:
                 fan=fan,
                 tests=tests,
                 loops=self.loops,
+                decides=decides,
             )
         )
         return len(self.effects) - 1
@@ -379,3 +382,14 @@ def _precondition(stmt: ast.stmt) -> bool:
         and not stmt.orelse
         and all(isinstance(s, ast.Raise) for s in stmt.body)
     )
+
+
+def _decides(stmt: ast.stmt, nodes: list[ast.AST]) -> bool:
+    """Whether ``nodes`` are the test that decides the path at ``stmt``: an ``if``'s or a
+    ``while``'s test, an ``assert``, a ``match`` subject (not a loop's iterable, whose items
+    a run goes through whatever they are)."""
+    if isinstance(stmt, ast.Assert):
+        return True
+    if isinstance(stmt, ast.If | ast.While):
+        return nodes[:1] == [stmt.test]
+    return isinstance(stmt, ast.Match) and nodes[:1] == [stmt.subject]

@@ -194,7 +194,13 @@ def to_expr(node: ast.AST, depth: int = 0) -> Expr:
         # ``A if cond else B``: the test, then the two values it picks from
         picks = (node.test, node.body, node.orelse)
         return _expr("op", name="if", children=tuple(to_expr(c, d) for c in picks))
-    if isinstance(node, ast.UnaryOp | ast.BoolOp):
+    if isinstance(node, ast.BoolOp):
+        # (``attr``: ``and`` / ``or``, to decide it where the operands are known)
+        kids = [to_expr(c, d) for c in node.values]
+        return _expr(
+            "op", attr="and" if isinstance(node.op, ast.And) else "or", children=tuple(kids)
+        )
+    if isinstance(node, ast.UnaryOp):
         kids = [to_expr(c, d) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)]
         return _expr("op", children=tuple(kids))
     if isinstance(node, ast.Tuple | ast.List):

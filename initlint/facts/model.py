@@ -315,6 +315,9 @@ class Effect:
     # Inside a ``try`` (body, handlers, else) or a ``with`` body: an exception raised here may
     # be caught, so it does not end the construction for sure.
     protected: bool = False
+    # A touch of a test that decides what runs next (an ``if``'s or ``while``'s test, an
+    # ``assert``, a ``match`` subject): its reads choose the path, not just values on it.
+    decides: bool = False
     # An ``init`` that computes fans (``kaiming_normal_``, ``xavier_uniform_``,
     # ``orthogonal_``): torch raises for a tensor of fewer than two dimensions, so what it
     # fills is a 2-D weight or larger.

@@ -41,10 +41,11 @@ their defaults: the base calls `self._build(4)`, the class `self._build(size)` w
 (a caller may pass another size).
 A call to a memoised function (`functools.cache`, `lru_cache`, or one that returns an entry
 of a module-level cache dict, directly or through a helper that looks it up) builds nothing
-the second time and is never reported; nor is torch's own move, cast or mode method of the
-module (`self.to(device)`, `self.half()`, `self.eval()`), which, called again with the same
-arguments, leaves where it is what the first call moved and moves only what was built
-since.
+the second time and is never reported, nor is a call that returns at once on what the first
+run set (`if self.ready: return` ... `self.ready = True`); nor is torch's own move, cast or
+mode method of the module (`self.to(device)`, `self.half()`, `self.eval()`), which, called
+again with the same arguments, leaves where it is what the first call moved and moves only
+what was built since.
 
 An ancestor's `__init__` that the class's own code runs a second time (`super().__init__()`
 called twice, or `A.__init__(self)` then `B.__init__(self)` where both reach one base's

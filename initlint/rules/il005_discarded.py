@@ -191,17 +191,18 @@ isinstance(m, Block): m.init_weights()`): the tensors each module's own run fill
 path, unread since, are filled again, and those fills are thrown away (torch's own
 `reset_parameters` is known when torch's sources are read). It is no repeat when the
 module's construction changed, after its own run, anything that run read (`self.loaded =
-True` after a `reset_parameters` that fills only when it is false), nor when the class set a
-part of the module, filled one of its tensors, moved or cast it, or walked the object in a
-way that may read its numbers (`sum(c.weight.sum() for c in self.children())`) in between; a
-walk whose items are only counted or asked their kind
-(`len(list(self.parameters(recurse=False)))`, `any(isinstance(c, nn.ParameterList) for c in
-self.children())`) reads none of them; an item appended on some paths only (`if extra:
-self.layers.append(Block())`) makes the finding `possibly`, and an append whose arguments
-read what the container holds is a use. A test of the item initlint cannot decide, arguments
-to the method, an object that is no module (walks reach modules only), or a walk of
-`self.modules()` that reaches the object itself first claim nothing. No fix is offered:
-which run to keep is a choice.
+True` after a `reset_parameters` that fills only when it is false), or the run itself set
+what an earlier statement of it read (`if self.built: return` ... `self.built = True`: a
+second run does nothing), nor when the class set a part of the module, filled one of its
+tensors, moved or cast it, or walked the object in a way that may read its numbers
+(`sum(c.weight.sum() for c in self.children())`) in between; a walk whose items are only
+counted or asked their kind (`len(list(self.parameters(recurse=False)))`, `any(isinstance(c,
+nn.ParameterList) for c in self.children())`) reads none of them; an item appended on some
+paths only (`if extra: self.layers.append(Block())`) makes the finding `possibly`, and an
+append whose arguments read what the container holds is a use. A test of the item initlint
+cannot decide, arguments to the method, an object that is no module (walks reach modules
+only), or a walk of `self.modules()` that reaches the object itself first claim nothing. No
+fix is offered: which run to keep is a choice.
 
 The numbers of a tensor are a value too: a tensor of `self` that an ancestor's code
 initialised in place (`init.kaiming_uniform_(self.weight)` in torch's
@@ -361,16 +362,15 @@ walk yields first and whose own method may read anything), and torch's own regis
 (`self.add_module(name, m)`), which looks a name up only to refuse a clash.
 
 A placeholder is never reported: a constant such as `None`, a value that costs nothing,
-`nn.Identity()`, or a tensor given a size of 0 (`torch.empty(0)`) or made from an empty
-list (`torch.tensor([])`). Two stores under conditions that exclude each other
-(`if`/`else`, or two tests of one argument against values that do not meet: `mode == "a"`
-and `mode in ("b", "c")`; or two `if`s whose tests an earlier `assert not (a and b)` says
-never hold together) are not a repeat. When the replacement happens on some paths only (the
-first value survives when the condition is false), the finding is `possibly`; when branches
-that together cover every path each replace it (an `if` and its `else`), it is definite. A
-path that ends in a `raise` (not inside a `try` or `with`) builds no object, so it needs no
-replacement: a store on each arm of `if`/`elif`/`else: raise` replaces the value on every
-path.
+`nn.Identity()`, or a tensor given a size of 0 (`torch.empty(0)`) or made from an empty list
+(`torch.tensor([])`). Two stores under conditions that exclude each other (`if`/`else`, or
+two tests of one argument against values that do not meet: `mode == "a"` and `mode in ("b",
+"c")`; or two `if`s whose tests an earlier `assert not (a and b)` says never hold together)
+are not a repeat. When the replacement happens on some paths only (the first value survives
+when the condition is false), the finding is `possibly`; when branches that together cover
+every path each replace it (an `if` and its `else`), it is definite. A path that ends in a
+`raise` (not inside a `try` or `with`) builds no object, so it needs no replacement: a store
+on each arm of `if`/`elif`/`else: raise` replaces the value on every path.
 
 The control flow between the two stores is read from the function that holds both (or the
 calls they run under): an early `return` after the first build ends the frame on its paths

@@ -45,6 +45,7 @@ from initlint.simulation.records import (
     Simulation,
     SimulationLimit,
     built_by,
+    changed_since,
     choices_of,
     events_inside,
 )
@@ -240,7 +241,7 @@ class Simulator:
             ),
             None,
         )
-        if call is None or call.callee is None:
+        if call is None or call.callee is None or changed_since(inner.events, call):
             return ()
         inside = list(events_inside(inner.events, call))
         after = inner.events[inside[-1].index + 1 :] if inside else []
@@ -598,9 +599,11 @@ class _Run(CallEffects):
 
     def _effects(self, frame: Frame) -> Iterator[Call | BodyError]:
         loops = loop_bindings(frame.body.effects)
+        cut = False  # (it returned, or a read of an unset attribute raised, before its end)
         for i, eff in enumerate(frame.body.effects):
             if frame.dead:
-                return  # a read of an unset attribute raised: the rest does not run
+                cut = True
+                break
             if loops and eff.loops:
                 self._enter_loops(frame, eff, loops)
             call = self._effect(frame, i, eff)
@@ -608,6 +611,8 @@ class _Run(CallEffects):
                 yield call
         if not frame.ran and frame.body.effects and frame.call.parent is not None:
             self.sim.events[frame.call.parent].idle = True
+        if cut:
+            return
         if frame.built or frame.shelved or frame.released:
             error = self.close_locals(frame)
             if error is not None:
@@ -647,8 +652,8 @@ class _Run(CallEffects):
         ctx = self._effect_context(frame, i, eff)
         if ctx is None:
             return None
-        if eff.kind not in ("touch", "local_use"):  # (a mention alone does no work)
-            frame.ran = True
+        if eff.kind not in ("touch", "local_use") and not _bare_return(eff):
+            frame.ran = True  # (a mention, or a ``return`` of nothing, does no work)
         if eff.kind == "assign" and eff.value is not None and self._setter(eff.name):
             # ``self.x = v`` on a property runs its setter: the call ``setter(self, v)``
             arg = Arg(eff.value, eff.name)
@@ -832,6 +837,14 @@ def _only_passes_on(cls: ClassInfo, init: FunctionInfo) -> bool:
         return False
     eff = effects[0]
     return eff.kind == "super_init" and eff.detail == "super" and not eff.args and not eff.guard
+
+
+def _bare_return(eff: Effect) -> bool:
+    """Whether ``eff`` is a ``return`` that makes nothing: of nothing (``if self.built:
+    return``), a constant or a value already held (``return self.cache``)."""
+    if eff.kind != "return":
+        return False
+    return eff.value is None or eff.value.kind in ("const", "name", "attr")
 
 
 def _state_test(cond: Cond) -> bool:

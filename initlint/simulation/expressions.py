@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from initlint.facts.model import Arg, Expr
 from initlint.index.records import Module
+from initlint.simulation.folding import compare
 from initlint.simulation.levels import Priced
 from initlint.simulation.run_state import Frame, RunState
 from initlint.simulation.torch_knowledge import Bound, written_bound
@@ -58,6 +59,8 @@ class ExpressionEval(RunState):
             if inner.kind == "sym":
                 return Val("sym", inner.value, positive=inner.positive == positive)
             return Val("sym", f"{frame.id}:{text}", positive=positive)
+        if expr.kind == "op" and (expr.name == "test" or expr.attr in ("and", "or")):
+            return self._test_value(frame, expr)
         if expr.kind == "attr" and expr.receiver is not None and expr.receiver.name == "self":
             return self.self_attrs.get(expr.attr, UNKNOWN)
         if expr.kind == "attr" and expr.name:
@@ -67,6 +70,26 @@ class ExpressionEval(RunState):
                 if ref is not None:
                     return Val("unknown", ref=ref)
             return self.dotted_value(frame, expr.name)
+        return UNKNOWN
+
+    def _test_value(self, frame: Frame, expr: Expr) -> Val:
+        """A test's truth where its operands are known (``transform is not None`` with
+        ``transform`` None: False; ``a or b`` as Python picks the operand); unknown
+        otherwise."""
+        if expr.name == "test":
+            if len(expr.children) != 2:
+                return UNKNOWN
+            left, right = (self.eval_arg(frame, c, None) for c in expr.children)
+            if left.kind != "const" or right.kind != "const":
+                return UNKNOWN
+            same = compare(expr.attr, left.value, right.value)
+            return UNKNOWN if same is None else const(same)
+        for child in expr.children:  # (``and``: the first false operand, else the last)
+            value = self.eval_arg(frame, child, None)
+            if value.kind != "const":
+                return UNKNOWN
+            if bool(value.value) == (expr.attr == "or") or child is expr.children[-1]:
+                return value
         return UNKNOWN
 
     def dotted_value(self, frame: Frame, dotted: str) -> Val:

@@ -371,6 +371,51 @@ def _torch_walk(call: Event) -> bool:
     )
 
 
+def changed_since(events: list[Event], call: Event) -> bool:
+    """Whether a second run of the method ``call`` ran may take another path than the first:
+    an attribute one of the run's tests read (``Effect.decides``) that the run set after it
+    (``if self.built: return`` ... ``self.built = True``), or that the construction changed
+    after the call (``self.pretrained = True`` after a ``reset_parameters`` that fills only
+    when it is false). A second run is then another computation, which may build or fill
+    nothing. What no test reads (a counter, a log, a size) decides nothing; a fill inside
+    the run changes numbers, not the path."""
+    inside = list(events_inside(events, call))
+    filling = {(e.frame, e.effect.stmt_span) for e in inside if e.kind in ("init", "pass")}
+    decided: set[str] = set()
+    for e in inside:
+        if e.shadow:
+            continue
+        if e.kind != "touch":
+            written = _state_written(e)
+        elif (e.frame, e.effect.stmt_span) in filling:
+            written = set()  # (``w.data.normal_()``: the tensor's numbers, not its place)
+        else:
+            written = set(e.effect.writes - e.effect.changed)
+        if decided and ("*" in written or "*" in decided) or written & decided:
+            return True  # (set after a test read it)
+        if e.kind == "touch" and e.effect.decides:
+            decided |= e.effect.reads
+    if not decided:
+        return False
+    if "*" in decided:
+        return True
+    last = inside[-1].index if inside else call.index
+    for e in events[last + 1 :]:
+        if e.shadow:
+            continue
+        written = set(e.effect.writes) if e.kind == "touch" else _state_written(e)
+        if "*" in written or written & decided:
+            return True
+    return False
+
+
+def _state_written(e: Event) -> set[str]:
+    """The attribute an event other than a touch sets, replaces or changes the contents of."""
+    if e.kind in ("assign", "buffer", "delete", "nested", "mutate"):
+        return {e.name.split(".")[0]}
+    return set()
+
+
 def events_inside(events: list[Event], call: Event) -> Iterator[Event]:
     """The events among ``events`` that ``call`` made, at any depth, in order (while the
     run is still recording them too)."""

@@ -16,7 +16,14 @@ from initlint.index.records import Module
 from initlint.simulation.coverage import CLASS_TESTS, ITEMS, covered, drawn_tensor, tested_classes
 from initlint.simulation.levels import UNKNOWN
 from initlint.simulation.pass_effects import DEPTH, PassEffects, last_fills
-from initlint.simulation.records import Event, Simulation, built_by, choices_of, events_inside
+from initlint.simulation.records import (
+    Event,
+    Simulation,
+    built_by,
+    changed_since,
+    choices_of,
+    events_inside,
+)
 from initlint.simulation.run_state import EffectContext, Frame
 from initlint.simulation.torch_knowledge import drawn_value, tensor_list
 from initlint.simulation.values import TRUE
@@ -215,7 +222,7 @@ class RerunEffects(PassEffects):
             if handed:
                 return handed
             return self._method_fills(inner, holder, method, prefix)
-        if _changed_after(inner, call):
+        if changed_since(inner.events, call):
             return ()
         inside = {e.index for e in events_inside(inner.events, call)}
         filled = {n: e for n, e in last_fills(inner, own_only=False).items() if e.index in inside}
@@ -362,27 +369,6 @@ def _kept_part(sim: Simulation, name: str) -> Event | None:
         if e.kind in ("pass", "rerun"):
             return None  # (a walk over the object may reach it)
     return store
-
-
-def _changed_after(sim: Simulation, call: Event) -> bool:
-    """Whether the construction changed, after its ``call``, an attribute the call read
-    (``self.pretrained = True`` after a ``reset_parameters`` that fills only when it is
-    false): a second run is then another computation, which may fill nothing."""
-    inside = list(events_inside(sim.events, call))
-    read = {n for e in inside if e.kind == "touch" for n in e.effect.reads}
-    last = max((e.index for e in inside), default=call.index)
-    for e in sim.events[last + 1 :]:
-        if e.shadow:
-            continue
-        if e.kind == "touch":
-            written = set(e.effect.writes)
-        elif e.kind in ("assign", "buffer", "delete", "nested", "mutate"):
-            written = {e.name.split(".")[0]}
-        else:
-            continue
-        if "*" in written or written & read:
-            return True
-    return "*" in read
 
 
 def _own_call(sim: Simulation, method: str) -> Event | None:

@@ -95,7 +95,9 @@ class StoreEffects(FallbackEffects):
             frame.local_cost.pop(eff.name, None)
         if status != TRUE:  # the branch may or may not run: what it held, or this
             frame.call.env[eff.name] = self._either(frame, eff)
-        elif eff.value is not None and eff.value.kind in ("const", "name", "attr"):
+        elif eff.value is not None and (
+            eff.value.kind in ("const", "name", "attr") or _test(eff.value)
+        ):
             frame.call.env[eff.name] = self.eval_arg(frame, eff.value, None)
         elif _small_display(eff.value):
             # ``offsets = [0, shard]``: a pack of its items, as ``*offsets`` passes them
@@ -812,3 +814,10 @@ def _self_root(e: Expr, me: str) -> str:
 def _size_number(value: object) -> bool:
     """Whether a constant is a number a size can be (an int, not a bool)."""
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _test(value: Expr) -> bool:
+    """Whether ``value`` is a test (``transform is not None``, ``a or b``): a local bound to
+    one holds its truth where its operands are known (``has_transform = ...``, then ``if
+    has_transform:``)."""
+    return value.kind == "op" and (value.name == "test" or value.attr in ("and", "or"))
