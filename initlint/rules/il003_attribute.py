@@ -45,8 +45,11 @@ Severity follows the ancestor's build that is thrown away:
   code writes out as a number, or a torch module whose weight is such, under a mebibyte
   (`torch.zeros(64, 64)`, `nn.Conv2d(3, 64, 7)`, also `nn.Conv2d(3, self.inplanes, 7)`
   after `self.inplanes = 64`: a size read from an attribute set to a number is written
-  out), one of at most one element, or none (a size of 0, an `UninitializedParameter`), a
-  copy of an object initlint cannot see into. A
+  out; several such builds in one value add up, `nn.Sequential(nn.Linear(192, 768),
+  nn.GELU(), nn.Linear(768, 192))` holding more than a mebibyte is heavy, and the items of
+  a comprehension count as often as a `range` written out runs: over another count, the
+  total is unknown), one of at most one element, or none (a size of 0, an
+  `UninitializedParameter`), a copy of an object initlint cannot see into. A
   module that keeps one tensor stays heavy (`nn.Linear(a, b, bias=False)` still owns its
   weight).
 - `warning` (unknown): a tensor of one dimension whose size is not known

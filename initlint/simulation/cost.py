@@ -47,6 +47,7 @@ from initlint.simulation.torch_knowledge import (
     LOADERS,
     METADATA_METHODS,
     NO_BOUND,
+    WRITTEN_NUMEL,
     Bound,
     legacy_sized,
     library_cost,
@@ -54,6 +55,7 @@ from initlint.simulation.torch_knowledge import (
     tensor_cost,
     torch_params,
     torch_vector,
+    written_numel,
 )
 from initlint.simulation.values import UNKNOWN as UNKNOWN_VALUE
 from initlint.simulation.values import Val
@@ -205,7 +207,46 @@ class CostModel:
                 best = c
                 if best == HEAVY:
                     return HEAVY
+        if best == LIGHT:  # (builds of a few numbers each: together they may be many)
+            total = self._written_total(e, module, bound)
+            if total is None:
+                return UNKNOWN
+            if total >= WRITTEN_NUMEL:
+                return HEAVY
         return best
+
+    def _written_total(self, e: Expr, module: Module, bound: Bound) -> int | None:
+        """How many numbers the torch builds of written-out sizes in ``e`` hold together
+        (``written_numel``): each item of a comprehension as often as its ``range`` written
+        out runs (None, a total not known, for any other count); the larger arm of ``A if c
+        else B``."""
+        if e.kind == "call":
+            public = self.index.public_name(module, e.name) if e.name else None
+            total = written_numel(public, e, bound) if public is not None else 0
+        elif e.kind == "op" and e.name == "if" and len(e.children) == 3:
+            arms = [self._written_total(c, module, bound) for c in e.children[1:]]
+            return None if None in arms else max(a for a in arms if a is not None)
+        elif e.kind == "op" and e.name == "comp" and e.children:
+            walked, *items = e.children
+            each = 0
+            for item in items:
+                n = self._written_total(item, module, bound)
+                if n is None:
+                    return None
+                each += n
+            if not each:
+                return self._written_total(walked, module, bound)
+            count = _range_count(walked)
+            return None if count is None else count * each
+        else:
+            total = 0
+        for part in (*e.children, e.receiver):
+            if part is not None:
+                n = self._written_total(part, module, bound)
+                if n is None:
+                    return None
+                total += n
+        return total
 
     def _call(
         self,
@@ -1404,3 +1445,15 @@ def _flat_values(data: Expr) -> bool:
         and bool(data.children)
         and all(c.kind in ("const", "name", "attr") for c in data.children)
     )
+
+
+def _range_count(walked: Expr) -> int | None:
+    """How many items ``range(n)``, ``range(a, b)`` written out gives; None otherwise."""
+    if walked.kind != "call" or walked.name != "range" or walked.keywords:
+        return None
+    ends = [c.value for c in walked.children]
+    if not ends or len(ends) > 2 or not all(type(v) is int for v in ends):
+        return None
+    start, stop = (0, ends[0]) if len(ends) == 1 else (ends[0], ends[1])
+    assert isinstance(start, int) and isinstance(stop, int)
+    return max(stop - start, 0)

@@ -408,6 +408,28 @@ def _few_weights(last: str, call: Expr, bound: Bound = NO_BOUND) -> bool:
     return n is not None and n < WRITTEN_NUMEL
 
 
+def written_numel(name: str, call: Expr, bound: Bound = NO_BOUND) -> int:
+    """How many numbers the torch build ``call`` of ``name`` holds when every size of it is
+    written out as a number (``nn.Linear(192, 768)``'s weight, ``torch.zeros(64, 64)``), what
+    the light price of each such build is given for; 0 for any other call. Several of them
+    in one value add up (``nn.Sequential(nn.Linear(192, 768), nn.Linear(768, 192))``)."""
+    head, _, last = name.rpartition(".")
+    written = _written(bound)
+    if head == "torch" and last in SIZED_FACTORIES:
+        args = positional_values(call)
+        first = args[0] if args else None
+        if first is not None and (last == "full" or (first.kind == "op" and first.name == "tuple")):
+            args = args[:1]
+        n = numel(args, written) if args else None
+        return n if n is not None else 0
+    if head.startswith("torch.nn") and (sizes := _weight_sizes(last, call)) is not None:
+        if any(s is None for s in sizes):
+            return 0
+        n = numel(tuple(s for s in sizes if s is not None), written)
+        return n if n is not None else 0
+    return 0
+
+
 def _weight_sizes(last: str, call: Expr) -> list[Expr | None] | None:
     """The sizes of the weight the torch module ``call`` builds, as its arguments give them
     (None for one not given); None for a module whose weight is not a matrix or a
