@@ -49,6 +49,7 @@ from initlint.simulation.torch_knowledge import (
     NO_BOUND,
     WRITTEN_NUMEL,
     Bound,
+    int_value,
     legacy_sized,
     library_cost,
     positional_values,
@@ -207,26 +208,42 @@ class CostModel:
                 best = c
                 if best == HEAVY:
                     return HEAVY
-        if best == LIGHT:  # (builds of a few numbers each: together they may be many)
-            total = self._written_total(e, module, bound)
-            if total is None:
-                return UNKNOWN
-            if total >= WRITTEN_NUMEL:
+        if best in (LIGHT, UNKNOWN):  # (builds of a few numbers each: together, many?)
+            total = self._written_total(e, module, bound, root=True)
+            if total is not None and total >= WRITTEN_NUMEL:
                 return HEAVY
+            if total is None and best == LIGHT:
+                return UNKNOWN
         return best
 
-    def _written_total(self, e: Expr, module: Module, bound: Bound) -> int | None:
+    def _written_total(
+        self, e: Expr, module: Module, bound: Bound, root: bool = False
+    ) -> int | None:
         """How many numbers the torch builds of written-out sizes in ``e`` hold together
-        (``written_numel``): each item of a comprehension as often as its ``range`` written
-        out runs (None, a total not known, for any other count); the larger arm of ``A if c
-        else B``."""
+        (``written_numel``); None when that is not known. The items of a comprehension count
+        as often as its loop runs, known when it walks a ``range`` of numbers or a display;
+        a comprehension with several loops or a condition (an op with no name, as a set or a
+        dict display is too) makes the total not known. Of ``A if c else B`` the arm
+        ``expr_cost`` prices. A lambda's body has not run. The items of a tuple stored
+        whole (``self.a, self.b = A, B`` gives each target one): the largest."""
         if e.kind == "call":
             public = self.index.public_name(module, e.name) if e.name else None
             total = written_numel(public, e, bound) if public is not None else 0
-        elif e.kind == "op" and e.name == "if" and len(e.children) == 3:
-            arms = [self._written_total(c, module, bound) for c in e.children[1:]]
-            return None if None in arms else max(a for a in arms if a is not None)
-        elif e.kind == "op" and e.name == "comp" and e.children:
+        elif e.kind != "op":
+            total = 0
+        elif e.name == "lambda":
+            return 0
+        elif e.name == "if" and len(e.children) == 3:
+            test, picked, other = e.children
+            truth = _bound_truth(test, bound)
+            if truth is not None:
+                return self._written_total(picked if truth else other, module, bound)
+            arms = [self._written_total(c, module, bound) for c in (picked, other)]
+            if None in arms:
+                return None
+            sizes = [a for a in arms if a is not None]
+            return min(sizes) if self.least else max(sizes)
+        elif e.name == "comp" and e.children:
             walked, *items = e.children
             each = 0
             for item in items:
@@ -236,8 +253,11 @@ class CostModel:
                 each += n
             if not each:
                 return self._written_total(walked, module, bound)
-            count = _range_count(walked)
+            count = _loop_count(walked, bound)
             return None if count is None else count * each
+        elif root and e.name == "tuple":
+            parts = [self._written_total(c, module, bound) for c in e.children]
+            return None if None in parts else max((p for p in parts if p is not None), default=0)
         else:
             total = 0
         for part in (*e.children, e.receiver):
@@ -246,6 +266,8 @@ class CostModel:
                 if n is None:
                     return None
                 total += n
+        if total and e.kind == "op" and not e.name:
+            return None  # (maybe a comprehension whose count is not followed)
         return total
 
     def _call(
@@ -1447,13 +1469,18 @@ def _flat_values(data: Expr) -> bool:
     )
 
 
-def _range_count(walked: Expr) -> int | None:
-    """How many items ``range(n)``, ``range(a, b)`` written out gives; None otherwise."""
+def _loop_count(walked: Expr, bound: Bound) -> int | None:
+    """How many items a loop over ``walked`` gives, where that is written out: ``range``
+    of numbers (or of names holding numbers), or a display; None otherwise."""
+    if walked.kind == "op" and walked.name == "tuple":
+        starred = any(c.kind == "op" and c.name == "*" for c in walked.children)
+        return None if starred else len(walked.children)
     if walked.kind != "call" or walked.name != "range" or walked.keywords:
         return None
-    ends = [c.value for c in walked.children]
-    if not ends or len(ends) > 2 or not all(type(v) is int for v in ends):
+    ends = [int_value(c, bound) for c in walked.children]
+    if not 1 <= len(ends) <= 3 or None in ends:
         return None
-    start, stop = (0, ends[0]) if len(ends) == 1 else (ends[0], ends[1])
-    assert isinstance(start, int) and isinstance(stop, int)
-    return max(stop - start, 0)
+    numbers = [n for n in ends if n is not None]
+    if len(numbers) == 1:
+        numbers = [0, *numbers]
+    return len(range(*numbers)) if numbers[2:3] != [0] else None

@@ -468,6 +468,15 @@ _ARITH: dict[str, Callable[[int, int], int]] = {
 }
 
 
+def int_value(e: Expr, bound: Bound = NO_BOUND) -> int | None:
+    """The integer ``e`` is, written out or held by a name ``bound`` holds (``-64``,
+    ``n`` after ``n = 128``); None when not known."""
+    if e.kind == "op" and not e.name and len(e.children) == 1:
+        inner = _int(e.children[0], bound)  # (a unary minus)
+        return None if inner is None else -inner
+    return _int(e, bound)
+
+
 def _int(e: Expr, bound: Bound) -> int | None:
     """The integer ``e`` evaluates to over the bound constants, or None if not known."""
     v: object
