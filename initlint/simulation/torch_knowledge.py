@@ -401,11 +401,17 @@ def _few_weights(last: str, call: Expr, bound: Bound = NO_BOUND) -> bool:
     from an attribute set to one: ``nn.Conv2d(3, self.inplanes, 7)`` after ``self.inplanes
     = 64``), as a factory's of written-out sizes is (``tensor_cost``). A size from an
     argument's value stands for any size."""
+    n = _written_weight_numel(last, call, bound)
+    return n is not None and n < WRITTEN_NUMEL
+
+
+def _written_weight_numel(last: str, call: Expr, bound: Bound) -> int | None:
+    """How many numbers the weight the torch module ``call`` builds holds, every size of it
+    written out as a number; None when a size is not (or the module has no such weight)."""
     sizes = _weight_sizes(last, call)
     if sizes is None or any(s is None for s in sizes):
-        return False
-    n = numel(tuple(s for s in sizes if s is not None), _written(bound))
-    return n is not None and n < WRITTEN_NUMEL
+        return None
+    return numel(tuple(s for s in sizes if s is not None), _written(bound))
 
 
 def written_numel(name: str, call: Expr, bound: Bound = NO_BOUND) -> int:
@@ -414,20 +420,28 @@ def written_numel(name: str, call: Expr, bound: Bound = NO_BOUND) -> int:
     the light price of each such build is given for; 0 for any other call. Several of them
     in one value add up (``nn.Sequential(nn.Linear(192, 768), nn.Linear(768, 192))``)."""
     head, _, last = name.rpartition(".")
-    written = _written(bound)
-    if head == "torch" and last in SIZED_FACTORIES:
-        args = positional_values(call)
-        first = args[0] if args else None
-        if first is not None and (last == "full" or (first.kind == "op" and first.name == "tuple")):
-            args = args[:1]
-        n = numel(args, written) if args else None
-        return n if n is not None else 0
-    if head.startswith("torch.nn") and (sizes := _weight_sizes(last, call)) is not None:
-        if any(s is None for s in sizes):
-            return 0
-        n = numel(tuple(s for s in sizes if s is not None), written)
-        return n if n is not None else 0
-    return 0
+    n: int | None = None
+    if head == "torch" and last in SIZED_FACTORIES and (args := positional_values(call)):
+        n = numel(_shape_args(last, args, bound)[0], _written(bound))
+    elif head.startswith("torch.nn"):
+        n = _written_weight_numel(last, call, bound)
+    return n or 0
+
+
+def _shape_args(
+    last: str, args: tuple[Expr, ...], bound: Bound
+) -> tuple[tuple[Expr, ...], bool, Val | None]:
+    """The size arguments of a call of the sized factory ``last`` (``args`` its positional
+    ones): its one shape argument (a tuple display, a local holding a pack of sizes, or
+    ``full``'s first), or every positional one; whether they are one shape written as a
+    tuple or held in a local; the pack that local holds."""
+    first = args[0]
+    shaped = first.kind == "op" and first.name == "tuple"
+    v = bound.get(first.name) if first.kind == "name" else None
+    packed = v is not None and v.kind == "args"  # a shape held in a local
+    if last == "full" or shaped or packed:
+        args = args[:1]  # one shape argument
+    return args, shaped or packed, v
 
 
 def _weight_sizes(last: str, call: Expr) -> list[Expr | None] | None:
@@ -601,15 +615,11 @@ def tensor_cost(last: str, call: Expr, bound: Bound = NO_BOUND) -> int:
             return UNKNOWN  # a copy of data the caller holds, of a size not known here
         return HEAVY
     if last in SIZED_FACTORIES:
-        shaped = first.kind == "op" and first.name == "tuple"
-        v = bound.get(first.name) if first.kind == "name" else None
-        packed = v is not None and v.kind == "args"  # a shape held in a local
-        if last == "full" or shaped or packed:
-            args = args[:1]  # one shape argument
+        args, one_shape, v = _shape_args(last, args, bound)
         n = numel(args, bound)
         if n is not None and (n <= 1 or (n < WRITTEN_NUMEL and numel(args, _written(bound)) == n)):
             return LIGHT  # (at most one element, or a few whose every size is written out)
-        one = _one_dimension(first, v, bound) if shaped or packed else _one_size(args, bound)
+        one = _one_dimension(first, v, bound) if one_shape else _one_size(args, bound)
         if n is None and one:
             # one dimension of a size not known here: a bias or a norm's weight (light), or
             # a table of vocabulary or positions (heavy)
