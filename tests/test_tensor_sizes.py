@@ -96,9 +96,13 @@ def _cost(source: str, **bound: Val) -> int:
         # False is a constant, not the size 0
         ("torch.empty(flag)", {"flag": const(False)}, UNSIZED),
         ("torch.nn.parameter.UninitializedParameter()", {}, LIGHT),
-        # a range is one dimension: unknown unless its bounds are known
+        # a range is one dimension: unknown unless its bounds are known; bounds written out
+        # count its numbers, as a factory's written-out sizes do; a bound an argument gives
+        # stands for any size
         ("torch.arange(0, dim, 2)", {"dim": UNKNOWN}, UNSIZED),
-        ("torch.arange(0, 8, 2)", {}, HEAVY),
+        ("torch.arange(0, 8, 2)", {}, LIGHT),
+        ("torch.arange(0, n, 2)", {"n": const(8)}, HEAVY),
+        ("torch.arange(300_000)", {}, HEAVY),
         ("numpy.arange(0, n)", {"n": UNKNOWN}, UNSIZED),
         ("numpy.zeros((n, n))", {}, HEAVY),
         # every size written out: what it holds, known whatever the arguments

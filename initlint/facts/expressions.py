@@ -169,6 +169,9 @@ def to_expr(node: ast.AST, depth: int = 0) -> Expr:
             return _expr("subscript", name="slice", attr=bounds, receiver=to_expr(node.value, d))
         # a written-out index keeps it (``blocks[1]``: which item of a table is picked)
         index = node.slice
+        axes = _added_axes(index)
+        if axes:  # (``t[:, None]``: a view with a dimension more, ``attr`` ":,N")
+            return _expr("subscript", name="newaxis", attr=axes, receiver=to_expr(node.value, d))
         if isinstance(index, ast.Constant) and type(index.value) is int:
             return _expr("subscript", value=index.value, receiver=to_expr(node.value, d))
         return _expr("subscript", receiver=to_expr(node.value, d))
@@ -288,6 +291,25 @@ def slice_bounds(e: Expr) -> tuple[int | None, int | None]:
     (``_slice_bounds``): ``[:-2]`` -> (None, -2)."""
     lo, _, hi = e.attr.partition(":")
     return (None if lo == "None" else int(lo)), (None if hi == "None" else int(hi))
+
+
+def _added_axes(index: ast.expr) -> str:
+    """The items of an index that gives a tensor new dimensions (``[:, None]``: ":,N";
+    ``[None, ...]``: "N,..."), written as ``:`` for a whole slice, ``N`` for ``None`` and
+    ``...``; "" for an index with no ``None``, or with any other item (an integer, a bound,
+    a tensor: it picks)."""
+    items = index.elts if isinstance(index, ast.Tuple) else [index]
+    out: list[str] = []
+    for i in items:
+        if isinstance(i, ast.Slice) and i.lower is None and i.upper is None and i.step is None:
+            out.append(":")
+        elif isinstance(i, ast.Constant) and i.value is None:
+            out.append("N")
+        elif isinstance(i, ast.Constant) and i.value is ...:
+            out.append("...")
+        else:
+            return ""
+    return ",".join(out) if "N" in out else ""
 
 
 def _slice_bounds(node: ast.expr) -> str | None:

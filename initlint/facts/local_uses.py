@@ -36,7 +36,8 @@ def followed_names(
 
     - the locals it binds only by plain assignments of a call to that name alone
       (``net = resnet50()``; once, or once on each branch), of a part of what it holds
-      (``net = net.features``: the object it held is dropped there), or of another name
+      (``net = net.features``: the object it held is dropped there) or of an object made
+      there (``net = densenet121().features`` on another branch), or of another name
       (``out = layer`` on one branch, ``out = nn.Linear(...)`` on another: each binding
       is followed from where it is made), and nowhere else, and the
       parameters it rebinds so (``if vgg is None: vgg = vgg16()``): not a loop or ``with``
@@ -74,7 +75,9 @@ def followed_names(
         elif isinstance(node, ast.Assign) and len(node.targets) == 1:
             target = node.targets[0]
             if isinstance(target, ast.Name) and (
-                isinstance(node.value, ast.Call | ast.Name) or _own_part(node.value, target.id)
+                isinstance(node.value, ast.Call | ast.Name)
+                or _own_part(node.value, target.id)
+                or _new_part(node.value)
             ):
                 by_call[target.id] = by_call.get(target.id, 0) + 1
         elif isinstance(node, SCOPES) and not isinstance(node, ast.Lambda):
@@ -93,6 +96,15 @@ def _own_part(value: ast.expr, name: str) -> bool:
     while isinstance(value, ast.Attribute):
         value = value.value
     return isinstance(value, ast.Name) and value.id == name
+
+
+def _new_part(value: ast.expr) -> bool:
+    """Whether ``value`` is a part of an object made there (``densenet121().features``):
+    the name holds no object of its own that a later use could mean, so the objects its
+    other bindings build are still followed."""
+    while isinstance(value, ast.Attribute):
+        value = value.value
+    return isinstance(value, ast.Call)
 
 
 def uses_in(node: ast.AST, names: frozenset[str], statement: bool = False) -> Iterator[LocalUse]:

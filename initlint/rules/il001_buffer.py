@@ -43,14 +43,16 @@ Severity: `error` when the discarded tensor was computed or allocated (a tensor 
 math op, a project helper that makes one; a size read from an argument or attribute,
 `torch.zeros(max_num_tokens)` or `torch.ones(hidden)`, is not known to be small; every size
 written out as a number, or read from an attribute the construction set to one (`self.width
-= 512`), it is when it holds a mebibyte of float32 numbers or more, `torch.zeros(512,
-512)`, or several such tensors in one value that together do); `warning` when every size is
-written out and it holds less (`torch.zeros(64, 64)`), and when the code writes out its
-numbers, at most 16 of them: a scalar (`torch.tensor(1.0)`), a literal list of numbers
+= 512`), it is when it holds a mebibyte of float32 numbers or more, `torch.zeros(512, 512)`,
+or several such tensors in one value that together do; a table broadcast from a column and
+a row, `t[:, None] * f[None, :]`, holds the product of their sizes, heavy where one is a
+vector of a size not known here); `warning` when every size is written out
+and it holds less (`torch.zeros(64, 64)`, `torch.arange(512)`), and when the code writes out
+its numbers, at most 16 of them: a scalar (`torch.tensor(1.0)`), a literal list of numbers
 (`torch.tensor([0, shard])`, also through a local `offsets = [0, shard]`: a list with a
 number among its items is a vector of its length, as torch allows no ragged data; a starred
-item makes the length unknown); when it holds at most one element (`torch.zeros(1)`) or
-none (`torch.empty(0)`, a shape whose size argument the super call passes as 0, like the
+item makes the length unknown); when it holds at most one element (`torch.zeros(1)`) or none
+(`torch.empty(0)`, a shape whose size argument the super call passes as 0, like the
 `nn.Linear(0, 0)` base of torch's `Lazy*` modules, an `UninitializedParameter`), or is a
 value passed in, which is only registered; also when it is a vector over one feature
 dimension that a torch module's own `__init__` registered (a `Linear`/`Conv` bias, a norm's

@@ -116,7 +116,9 @@ needs an argument of that class, where it has one (`num_classes`).
 The same holds for an object the class's own code builds into a local (`net =
 resnet50()`, also moved or cast in place, `Attn(d).to(dtype)`): a part of it replaced or
 deleted before the object is used (`net.fc = nn.Linear(d, n)`, `del net.fc`; `possible`
-when the build runs on some paths only, as in a loop's body), and, for a build on
+when the build runs on some paths only, as in a loop's body, or when the local holds a part
+of an object made on another branch, `net = densenet121().features`, which is followed no
+further), and, for a build on
 every path (or on branches that never both run, each: `if fid: net = make() else: net =
 Other()`), the parts left behind when the code takes some (`self.body = net.layer4`,
 `nn.Sequential(net.stem, net.body)`, or a slice of its children with bounds written out,

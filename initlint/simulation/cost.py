@@ -46,13 +46,16 @@ from initlint.simulation.torch_knowledge import (
     KNOWN_LIBRARIES,
     LOADERS,
     METADATA_METHODS,
+    NEW_FACTORIES,
     NO_BOUND,
+    RANGES,
     WRITTEN_NUMEL,
     Bound,
     int_value,
     legacy_sized,
     library_cost,
     positional_values,
+    repeated_numel,
     tensor_cost,
     torch_params,
     torch_vector,
@@ -64,6 +67,7 @@ from initlint.simulation.values import Val
 # Operators whose value is a bool (``x is None``, ``not x``, ``bool(x)``): the cost of the
 # names they test is not carried into it.
 _TESTS = frozenset({"test", "not", "bool"})
+_ARITHMETIC = frozenset({"+", "-", "*", "/", "//", "%", "**"})
 # Builtins whose result is a new plain value (a string, a number, a bool, a type).
 _PLAIN_RESULTS = frozenset(
     """str repr int float bool len hash id type isinstance issubclass callable format round
@@ -179,6 +183,14 @@ class CostModel:
                 if isinstance(a, BodyError) or isinstance(b, BodyError):
                     return highest(a, b)
                 c = min(a, b)  # the cheaper pick
+            elif kind == "op" and cur.name in _ARITHMETIC and len(cur.children) == 2:
+                grown = self._outer(cur, module, mro, locals_, attrs, bound)
+                stack.extend(cur.children)
+                if grown is None:
+                    continue
+                if isinstance(grown, BodyError):
+                    return grown
+                c = grown
             elif kind == "op":
                 if cur.name in _TESTS:  # a bool: naming a costly local builds nothing
                     stack.extend(c for c in cur.children if c.kind != "name")
@@ -215,6 +227,64 @@ class CostModel:
             if total is None and best == LIGHT:
                 return UNKNOWN
         return best
+
+    def _outer(
+        self,
+        op: Expr,
+        module: Module,
+        mro: tuple[str, ...],
+        locals_: Costs,
+        attrs: Costs,
+        bound: Bound,
+    ) -> Priced | None:
+        """``t[:, None] * f[None, :]``: arithmetic on a column view of one tensor and a row
+        view of another (``t.unsqueeze(1)``, ``f.view(1, -1)`` alike) broadcasts them into a
+        table as big as the product of their sizes, as ``torch.outer(t, f)`` builds. HEAVY
+        where a side is heavy, or a vector of a size not known here (as a factory of two
+        sizes not known is); by their product against the same mebibyte for two ranges of
+        bounds written out; UNKNOWN for any other side (a tensor handed in, an alias, a local
+        holding a light build: its numbers are not carried). None for any other arithmetic:
+        an elementwise result no bigger than its operands."""
+        left, right = (_oriented(c) for c in op.children)
+        if left is None or right is None or left[0] == right[0]:
+            return None
+        sizes: list[int | None] = []
+        heavy = False
+        for _, base in (left, right):
+            if base.kind == "name":
+                made, total = locals_.get(base.name, NONE), None
+            elif base.kind == "attr" and base.receiver is not None and base.receiver.name == "self":
+                made, total = attrs.get(base.attr, NONE), None
+            else:
+                priced = self.expr_cost(base, module, mro, locals_, attrs, bound)
+                if isinstance(priced, BodyError):
+                    return priced
+                made, total = priced, self._vector_total(base, module, bound)
+            sizes.append(total if made == LIGHT else None)
+            if total is not None and total <= 1:
+                return None  # (a view of one number: no table)
+            if made in (UNKNOWN, HEAVY):  # (a vector of a size not known here, or more)
+                heavy = True
+        if heavy:
+            return HEAVY
+        first, second = sizes
+        if not first or not second:
+            return UNKNOWN
+        return HEAVY if first * second >= WRITTEN_NUMEL else LIGHT
+
+    def _vector_total(self, e: Expr, module: Module, bound: Bound) -> int | None:
+        """The numbers a torch vector of sizes written out holds (``torch.arange(64)``,
+        ``torch.ones(512)``, also cast, ``torch.arange(64).float()``); None for any other
+        value."""
+        while e.kind == "call" and e.attr in _CASTS and e.receiver is not None:
+            e = e.receiver
+        public = self.index.public_name(module, e.name) if e.kind == "call" and e.name else None
+        if public is None:
+            return None
+        head, _, last = public.rpartition(".")
+        if head != "torch" or not (last in RANGES or (last in _VECTORS and len(e.children) == 1)):
+            return None
+        return written_numel(public, e, bound) or None
 
     def _written_total(
         self, e: Expr, module: Module, bound: Bound, root: bool = False
@@ -301,6 +371,16 @@ class CostModel:
                 best = self.expr_cost(recv, module, mro, locals_, attrs, bound)
                 if isinstance(best, BodyError) or best == HEAVY:
                     return say(best, "what it is called on is heavy work")
+            if call.attr in NEW_FACTORIES:
+                made = tensor_cost(NEW_FACTORIES[call.attr], call, bound)
+                text = "`.{}` makes a tensor of the sizes it is given"
+                return say(highest(best, made), text, call.attr)
+            times = repeated_numel(call, bound) if call.attr in ("repeat", "tile") else None
+            if times is not None and recv.kind == "call":  # (of a build written out: its size)
+                times *= self._written_total(recv, module, bound) or 1
+            if times is not None and times >= WRITTEN_NUMEL:
+                # (``row.repeat(1024, 1024)``: at least as many numbers as it is repeated)
+                return say(HEAVY, "`.{}` repeats a tensor {} times", call.attr, times)
             if call.attr in GROWING_METHODS and best == UNKNOWN:
                 # ``t.outer(f)``, ``row.repeat(n, 1)``: more dimensions than the tensor
                 # it is called on, which is of a size not known here
@@ -1169,6 +1249,34 @@ class CostModel:
 
 # What a construction stores on ``self``.
 _STORES = ("assign", "buffer", "mutate")
+
+
+# How a view of a vector gives it a new dimension: as a column (``t[:, None]``,
+# ``t.unsqueeze(1)``, ``t.view(-1, 1)``) or as a row (``t[None, :]``, ``t.unsqueeze(0)``).
+_COLUMNS = frozenset({":,N", "...,N"})
+# Casts that keep a tensor's size; torch factories of one size (a vector).
+_CASTS = frozenset("float double half bfloat16 long int to type type_as contiguous".split())
+_VECTORS = frozenset("zeros ones empty rand randn".split())
+_ROWS = frozenset({"N,:", "N,...", "N", "...,N,:"})
+
+
+def _oriented(e: Expr) -> tuple[str, Expr] | None:
+    """("column" or "row", the tensor viewed) for a view of one of those shapes; None for
+    any other value."""
+    base = e.receiver
+    if base is None:
+        return None
+    if e.kind == "subscript" and e.name == "newaxis":
+        way = "column" if e.attr in _COLUMNS else "row" if e.attr in _ROWS else ""
+        return (way, base) if way else None
+    if e.kind != "call" or e.keywords or len(e.children) != (1 if e.attr == "unsqueeze" else 2):
+        return None
+    given = tuple(int_value(c) for c in e.children)
+    if e.attr == "unsqueeze" and given in ((1,), (-1,), (0,)):
+        return ("row" if given == (0,) else "column", base)
+    if e.attr in ("view", "reshape") and given in ((-1, 1), (1, -1)):
+        return ("column" if given == (-1, 1) else "row", base)
+    return None
 
 
 def _walk(value: Expr | None) -> tuple[str, str] | None:

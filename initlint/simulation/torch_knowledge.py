@@ -240,6 +240,21 @@ SCALAR_FACTORIES = frozenset("tensor as_tensor scalar_tensor".split())
 RANDOM_FACTORIES = frozenset("rand randn randint rand_like randn_like normal".split())
 # Tensor methods whose result has more dimensions than the tensor they are called on.
 GROWING_METHODS = frozenset("outer ger kron repeat tile".split())
+# A tensor's own factories: a new tensor of the sizes they are given (the tensor they are
+# called on gives only its dtype and device), and the torch factory that takes them alike.
+NEW_FACTORIES = {"new_zeros": "zeros", "new_ones": "ones", "new_empty": "empty", "new_full": "full"}
+
+
+def repeated_numel(call: Expr, bound: Bound) -> int | None:
+    """How many times ``t.repeat(a, b)`` or ``t.tile((a, b))`` repeats the tensor it is
+    called on, where every count is written out (at least that many numbers, whatever the
+    tensor holds); None otherwise."""
+    args = positional_values(call)
+    if len(args) == 1 and args[0].kind == "op" and args[0].name == "tuple":
+        args = args[0].children
+    return numel(args, _written(bound)) if args else None
+
+
 # Factories whose result always has one dimension, of a length their arguments give.
 RANGES = frozenset("arange linspace logspace randperm".split())
 # Calls that make an array of the values they are given, without sizes of their own: an
@@ -423,6 +438,8 @@ def written_numel(name: str, call: Expr, bound: Bound = NO_BOUND) -> int:
     n: int | None = None
     if head == "torch" and last in SIZED_FACTORIES and (args := positional_values(call)):
         n = numel(_shape_args(last, args, bound)[0], _written(bound))
+    elif head == "torch" and last in RANGES and (args := positional_values(call)):
+        n = range_numel(last, call, _written(bound))
     elif head.startswith("torch.nn"):
         n = _written_weight_numel(last, call, bound)
     return n or 0
@@ -602,7 +619,12 @@ def tensor_cost(last: str, call: Expr, bound: Bound = NO_BOUND) -> int:
     (``torch.zeros(64, 64)``). UNKNOWN for one dimension of a size not known here
     (``torch.ones(hidden)``, ``torch.zeros(max_num_tokens)``, ``torch.arange(0, dim, 2)``).
     Any other size (``torch.empty(rows, cols)``, ``torch.zeros(1024, 1024)``,
-    ``torch.zeros(n)`` with ``n`` bound to 4) is HEAVY."""
+    ``torch.zeros(n)`` with ``n`` bound to 4) is HEAVY. A range of bounds written out
+    (``torch.arange(512)``, by position or keyword) is priced by what it counts."""
+    if last in RANGES:
+        n = range_numel(last, call, _written(bound))
+        if n is not None and n < WRITTEN_NUMEL:
+            return LIGHT
     args = positional_values(call)
     if not args:
         return HEAVY
@@ -627,6 +649,39 @@ def tensor_cost(last: str, call: Expr, bound: Bound = NO_BOUND) -> int:
     if last in RANGES and not all(_int(a, bound) is not None for a in args):
         return UNKNOWN  # a range has one dimension too
     return HEAVY
+
+
+def range_numel(last: str, call: Expr, bound: Bound) -> int | None:
+    """How many float32 numbers' room the range factory ``last`` takes (``arange(end)``,
+    ``arange(start, end, step)``, ``linspace(start, end, steps)``, ``randperm(n)``, each
+    bound by position or by keyword) where its counts are integers known over ``bound``;
+    an integer range (int64, torch's default for integer bounds) takes two per number.
+    None otherwise (a float bound or step, a spread argument)."""
+    if any(k.startswith("*") for k in call.keywords):
+        return None
+    args = positional_values(call)
+    given = keyword_values(call)
+    dtype = given.get("dtype")
+    wide = dtype.name.endswith(("64", "long", "double")) if dtype is not None else None
+    if last in ("linspace", "logspace"):
+        steps = given.get("steps") or (args[2] if len(args) >= 3 else None)
+        n = _int(steps, bound) if steps is not None else None
+        return None if n is None else n * (2 if wide else 1)
+    if last == "randperm":
+        size = given.get("n") or (args[0] if args else None)
+        n = _int(size, bound) if size is not None else None
+        return None if n is None else n * (1 if wide is False else 2)
+    names = ("end",) if len(args) == 1 else ("start", "end", "step")
+    bounds = dict(zip(names, args, strict=False)) | {
+        k: given[k] for k in ("start", "end", "step") if k in given
+    }
+    start, end, step = (
+        _int(bounds[k], bound) if k in bounds else default
+        for k, default in (("start", 0), ("end", None), ("step", 1))
+    )
+    if start is None or end is None or step is None or step == 0:
+        return None
+    return max(0, -((start - end) // step)) * (1 if wide is False else 2)
 
 
 def _numpy_random_cost(last: str, call: Expr, bound: Bound) -> int:
