@@ -43,6 +43,20 @@ class Table(nn.Module):
         ("torch.arange(512).view(-1, 1) - torch.arange(512).view(1, -1)", "error"),
         ("torch.ones(512).unsqueeze(1) - torch.ones(512).unsqueeze(0)", "error"),
         ("torch.arange(2048).float()[:, None] * torch.arange(2048).float()[None, :]", "error"),
+        # views along any two different axes; a view scaled, cast or taken by a method
+        ("t[:, None, None] * inv[None, :]", "error"),
+        ("t[..., None] * inv[None, ...]", "error"),
+        ("2.0 * t[:, None] * inv[None, :]", "error"),
+        ("t[:, None].mul(inv[None, :])", "error"),
+        ("t.unsqueeze(dim=1) * inv.unsqueeze(dim=0)", "error"),
+        # a comparison makes a table of bools, a byte each: a causal mask
+        ("torch.arange(2048)[:, None] >= torch.arange(2048)[None, :]", "error"),
+        ("torch.arange(512)[:, None] >= torch.arange(512)[None, :]", "warning"),
+        # numbers counted in the room they take: int64 twice a float32, a cast's own
+        ("torch.arange(256)[:, None] - torch.arange(256)[None, :]", "warning"),
+        ("torch.arange(512)[:, None] - torch.arange(512)[None, :]", "error"),
+        ("torch.arange(256).float()[:, None] * torch.arange(256).float()[None, :]", "warning"),
+        ("torch.linspace(0, 1, 500).double()[:, None] * torch.ones(500).double()[None]", "error"),
         # the same new dimension on both sides, or one side a number: no table
         ("t[:, None] * inv[:, None]", "warning"),
         ("t[:, None] * 2.0", "warning"),
@@ -50,6 +64,7 @@ class Table(nn.Module):
         # a side of one number
         ("torch.arange(1024)[None, None] * torch.arange(1024)[None]", "warning"),
         ("torch.ones(512, 64)[:, None] * torch.ones(64)[None, :]", "warning"),
+        ("torch.zeros((512, 64))[:, None] * torch.ones(64)[None, :]", "warning"),
         ("torch.ones(1)[:, None] * t[None, :]", "warning"),
         # a side whose size is not carried here (a slice, a handed-in value): not known
         ("torch.arange(64)[:16][:, None] * torch.arange(64)[None, :]", "warning"),
@@ -63,6 +78,10 @@ class Table(nn.Module):
         # an integer range is int64: 200,000 of them hold 1.5 MiB; bounds by keyword count
         ("torch.arange(200_000)", "error"),
         ("torch.arange(200_000, dtype=torch.float16)", "warning"),
+        ("torch.arange(200_000, dtype=torch.float64)", "error"),
+        ("torch.arange(200_000, dtype=max_pos)", "error"),
+        ("torch.arange(0, -300_000, -1)", "error"),
+        ("torch.arange(64, 0, step=-1)", "warning"),
         ("torch.arange(0, 1_000_000, step=1000)", "warning"),
         ("torch.arange(start=0, end=64)", "warning"),
         ("torch.linspace(0, 1, steps=100)", "warning"),
@@ -77,6 +96,9 @@ class Table(nn.Module):
         ("torch.ones(2).repeat(1024, 1024)", "error"),
         ("torch.ones(2).tile((1024, 512))", "error"),
         ("torch.ones(2).repeat(4, 4)", "warning"),
+        ("torch.arange(32).float().repeat(4096)", "warning"),
+        ("torch.empty(0).repeat(1000, 1000)", "warning"),
+        ("torch.randn(2048, 2048).new_zeros(16)", "error"),
     ],
 )
 def test_a_buffer_replaced_is_priced_by_what_its_value_holds(

@@ -55,11 +55,13 @@ from initlint.simulation.torch_knowledge import (
     legacy_sized,
     library_cost,
     positional_values,
+    range_count,
     repeated_numel,
     tensor_cost,
     torch_params,
     torch_vector,
     written_numel,
+    written_only,
 )
 from initlint.simulation.values import UNKNOWN as UNKNOWN_VALUE
 from initlint.simulation.values import Val
@@ -191,6 +193,15 @@ class CostModel:
                 if isinstance(grown, BodyError):
                     return grown
                 c = grown
+            elif kind == "op" and cur.name == "test" and len(cur.children) == 2:
+                # (``t[:, None] >= t[None, :]``: a table of bools, a causal mask)
+                grown = self._outer(cur, module, mro, locals_, attrs, bound, bools=True)
+                stack.extend(c for c in cur.children if c.kind != "name")
+                if grown is None:
+                    continue
+                if isinstance(grown, BodyError):
+                    return grown
+                c = grown
             elif kind == "op":
                 if cur.name in _TESTS:  # a bool: naming a costly local builds nothing
                     stack.extend(c for c in cur.children if c.kind != "name")
@@ -204,6 +215,24 @@ class CostModel:
                     stack.append(cur.receiver)
                 continue
             elif kind == "call":
+                if (
+                    cur.attr in _ARITHMETIC_METHODS
+                    and cur.receiver is not None
+                    and len(cur.children) == 1
+                    and not cur.keywords
+                ):  # (``a.mul(b)``: ``a * b``)
+                    as_op = Expr(
+                        "op",
+                        name=_ARITHMETIC_METHODS[cur.attr],
+                        children=(cur.receiver, *cur.children),
+                    )
+                    grown = self._outer(as_op, module, mro, locals_, attrs, bound)
+                    if isinstance(grown, BodyError):
+                        return grown
+                    if grown is not None and grown > best:
+                        best = grown
+                        if best == HEAVY:
+                            return HEAVY
                 priced = self._call(cur, module, mro, locals_, attrs, bound)
                 if isinstance(priced, BodyError):
                     return priced
@@ -236,19 +265,22 @@ class CostModel:
         locals_: Costs,
         attrs: Costs,
         bound: Bound,
+        bools: bool = False,
     ) -> Priced | None:
-        """``t[:, None] * f[None, :]``: arithmetic on a column view of one tensor and a row
-        view of another (``t.unsqueeze(1)``, ``f.view(1, -1)`` alike) broadcasts them into a
-        table as big as the product of their sizes, as ``torch.outer(t, f)`` builds. HEAVY
-        where a side is heavy, or a vector of a size not known here (as a factory of two
-        sizes not known is); by their product against the same mebibyte for two ranges of
-        bounds written out; UNKNOWN for any other side (a tensor handed in, an alias, a local
-        holding a light build: its numbers are not carried). None for any other arithmetic:
-        an elementwise result no bigger than its operands."""
+        """``t[:, None] * f[None, :]``: arithmetic on views of two vectors along different
+        axes (``_oriented``: a column and a row, ``t.unsqueeze(1)``, ``f.view(1, -1)``
+        alike) broadcasts them into a table as big as the product of their sizes, as
+        ``torch.outer(t, f)`` builds. HEAVY where a side is heavy, or a vector of a size not
+        known here (as a factory of two sizes not known is); by their product against the
+        same mebibyte for two vectors of sizes written out in the expression
+        (``_vector_total``); UNKNOWN for any other side (a tensor handed in, an alias, a
+        local holding a light build: its numbers are not carried). None where no table
+        forms: views along the same axis, a side of one number, anything else.
+        ``bools``: a comparison, whose table holds a byte per pair."""
         left, right = (_oriented(c) for c in op.children)
         if left is None or right is None or left[0] == right[0]:
             return None
-        sizes: list[int | None] = []
+        sizes: list[tuple[int, int] | None] = []
         heavy = False
         for _, base in (left, right):
             if base.kind == "name":
@@ -261,7 +293,7 @@ class CostModel:
                     return priced
                 made, total = priced, self._vector_total(base, module, bound)
             sizes.append(total if made == LIGHT else None)
-            if total is not None and total <= 1:
+            if total is not None and total[0] <= 1:
                 return None  # (a view of one number: no table)
             if made in (UNKNOWN, HEAVY):  # (a vector of a size not known here, or more)
                 heavy = True
@@ -270,21 +302,34 @@ class CostModel:
         first, second = sizes
         if not first or not second:
             return UNKNOWN
-        return HEAVY if first * second >= WRITTEN_NUMEL else LIGHT
+        # (numbers of two kinds meet in the narrower's room: int64 times float32 is float32)
+        room = min(first[1], second[1])
+        made = first[0] * second[0] * room // (4 if bools else 1)  # (a bool takes a byte)
+        return HEAVY if made >= WRITTEN_NUMEL else LIGHT
 
-    def _vector_total(self, e: Expr, module: Module, bound: Bound) -> int | None:
-        """The numbers a torch vector of sizes written out holds (``torch.arange(64)``,
-        ``torch.ones(512)``, also cast, ``torch.arange(64).float()``); None for any other
-        value."""
+    def _vector_total(self, e: Expr, module: Module, bound: Bound) -> tuple[int, int] | None:
+        """How many numbers a torch vector of sizes written out holds (``torch.arange(64)``,
+        ``torch.ones(512)``, also cast, ``torch.arange(64).float()``) and the room of each in
+        float32 numbers (``dtype_room``); None for any other value."""
+        room = 0  # (set by the outermost cast that says it)
         while e.kind == "call" and e.attr in _CASTS and e.receiver is not None:
+            room = room or _CASTS[e.attr]
             e = e.receiver
         public = self.index.public_name(module, e.name) if e.kind == "call" and e.name else None
-        if public is None:
+        head, _, last = (public or "").rpartition(".")
+        if head != "torch":
             return None
-        head, _, last = public.rpartition(".")
-        if head != "torch" or not (last in RANGES or (last in _VECTORS and len(e.children) == 1)):
+        written = written_only(bound)
+        if last in RANGES:
+            counted = range_count(last, e, written)
+        elif last in _VECTORS and len(e.children) == 1 and not _shape_tuple(e.children[0]):
+            n = int_value(e.children[0], written)
+            counted = None if n is None else (n, 1)
+        else:
+            counted = None
+        if counted is None:
             return None
-        return written_numel(public, e, bound) or None
+        return counted[0], room or counted[1]
 
     def _written_total(
         self, e: Expr, module: Module, bound: Bound, root: bool = False
@@ -366,18 +411,26 @@ class CostModel:
         if call.attr in LOADERS:
             return say(HEAVY, "`.{}` loads a model or its weights", call.attr)
         best: Priced = NONE
+        if recv is not None and call.attr in NEW_FACTORIES:
+            # (what the tensor it is called on holds is not copied: a named one is no work
+            # here; one built in the call is)
+            made: Priced = tensor_cost(NEW_FACTORIES[call.attr], call, bound)
+            if recv.kind not in ("name", "attr"):
+                made = highest(made, self.expr_cost(recv, module, mro, locals_, attrs, bound))
+            return say(made, "`.{}` makes a tensor of the sizes it is given", call.attr)
         if recv is not None and call.attr not in METADATA_METHODS:
             if recv.kind in ("call", "name", "op", "subscript"):
                 best = self.expr_cost(recv, module, mro, locals_, attrs, bound)
                 if isinstance(best, BodyError) or best == HEAVY:
                     return say(best, "what it is called on is heavy work")
-            if call.attr in NEW_FACTORIES:
-                made = tensor_cost(NEW_FACTORIES[call.attr], call, bound)
-                text = "`.{}` makes a tensor of the sizes it is given"
-                return say(highest(best, made), text, call.attr)
             times = repeated_numel(call, bound) if call.attr in ("repeat", "tile") else None
             if times is not None and recv.kind == "call":  # (of a build written out: its size)
-                times *= self._written_total(recv, module, bound) or 1
+                vector = self._vector_total(recv, module, bound)
+                times *= (
+                    vector[0] * vector[1]
+                    if vector is not None
+                    else self._written_total(recv, module, bound) or 1
+                )
             if times is not None and times >= WRITTEN_NUMEL:
                 # (``row.repeat(1024, 1024)``: at least as many numbers as it is repeated)
                 return say(HEAVY, "`.{}` repeats a tensor {} times", call.attr, times)
@@ -385,6 +438,10 @@ class CostModel:
                 # ``t.outer(f)``, ``row.repeat(n, 1)``: more dimensions than the tensor
                 # it is called on, which is of a size not known here
                 return say(HEAVY, "`.{}` adds dimensions to a tensor of unknown size", call.attr)
+            if call.attr in ("repeat", "tile") and times is None and best == LIGHT:
+                return say(
+                    UNKNOWN, "`.{}` repeats a tensor a number of times not known here", call.attr
+                )
         if not name:
             # ``REGISTRY[kind](d)``, ``getattr(nn, name)(d)``: a callable computed at run time
             if recv is not None:
@@ -1251,32 +1308,59 @@ class CostModel:
 _STORES = ("assign", "buffer", "mutate")
 
 
-# How a view of a vector gives it a new dimension: as a column (``t[:, None]``,
-# ``t.unsqueeze(1)``, ``t.view(-1, 1)``) or as a row (``t[None, :]``, ``t.unsqueeze(0)``).
-_COLUMNS = frozenset({":,N", "...,N"})
-# Casts that keep a tensor's size; torch factories of one size (a vector).
-_CASTS = frozenset("float double half bfloat16 long int to type type_as contiguous".split())
+# Casts that keep a tensor's numbers, with the room each number takes after them (in
+# float32 numbers; 0: not said, the tensor's own); torch factories of one size (a vector).
+_CASTS = {
+    **dict.fromkeys(("float", "half", "bfloat16", "int", "short", "bool"), 1),
+    **dict.fromkeys(("double", "long"), 2),
+    **dict.fromkeys(("to", "type", "type_as", "contiguous", "clone"), 0),
+}
 _VECTORS = frozenset("zeros ones empty rand randn".split())
-_ROWS = frozenset({"N,:", "N,...", "N", "...,N,:"})
+# Tensor methods that do an arithmetic op with their argument (``a.mul(b)``: ``a * b``).
+_ARITHMETIC_METHODS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "subtract": "-"}
+_ARITHMETIC_METHODS |= {"multiply": "*", "divide": "/", "true_divide": "/", "pow": "**"}
 
 
-def _oriented(e: Expr) -> tuple[str, Expr] | None:
-    """("column" or "row", the tensor viewed) for a view of one of those shapes; None for
-    any other value."""
+def _oriented(e: Expr) -> tuple[int, Expr] | None:
+    """The axis, counted from the end, along which a view of a vector lays its numbers
+    (``t[:, None]``, ``t.unsqueeze(1)``, ``t.view(-1, 1)``: -2, a column; ``t[None, :]``,
+    ``t.unsqueeze(0)``: -1, a row; ``t[:, None, None]``: -3), also cast
+    (``t[:, None].float()``) or scaled by a number (``2.0 * t[:, None]``), and the tensor
+    viewed; None for any other value."""
+    while e.kind == "call" and e.attr in _CASTS and e.receiver is not None:
+        e = e.receiver
+    if e.kind == "op" and e.name in _ARITHMETIC and len(e.children) == 2:
+        left, right = e.children
+        if right.kind == "const":
+            return _oriented(left)
+        return _oriented(right) if left.kind == "const" else None
     base = e.receiver
     if base is None:
         return None
     if e.kind == "subscript" and e.name == "newaxis":
-        way = "column" if e.attr in _COLUMNS else "row" if e.attr in _ROWS else ""
-        return (way, base) if way else None
-    if e.kind != "call" or e.keywords or len(e.children) != (1 if e.attr == "unsqueeze" else 2):
+        items = e.attr.split(",")
+        if items.count(":") > 1 or items.count("...") > 1:
+            return None  # (a view of more than one dimension, or no index Python takes)
+        # (the vector's one dimension is where ``:`` is, else where ``...`` is, else after
+        # the index, as torch leaves the dimensions an index does not name)
+        whole = ":" if ":" in items else "..." if "..." in items else ""
+        return (items.index(whole) - len(items) if whole else -1), base
+    if e.kind != "call" or len(e.children) != (1 if e.attr == "unsqueeze" else 2):
+        return None
+    if e.keywords and (e.attr != "unsqueeze" or e.keywords != ("dim",)):
         return None
     given = tuple(int_value(c) for c in e.children)
     if e.attr == "unsqueeze" and given in ((1,), (-1,), (0,)):
-        return ("row" if given == (0,) else "column", base)
+        return (-1 if given == (0,) else -2), base
     if e.attr in ("view", "reshape") and given in ((-1, 1), (1, -1)):
-        return ("column" if given == (-1, 1) else "row", base)
+        return (-2 if given == (-1, 1) else -1), base
     return None
+
+
+def _shape_tuple(e: Expr) -> bool:
+    """Whether ``e`` is a shape written as a tuple of more than one size, or a pack of
+    them (``(512, 64)``, ``*shape``)."""
+    return e.kind == "op" and (e.name == "*" or (e.name == "tuple" and len(e.children) != 1))
 
 
 def _walk(value: Expr | None) -> tuple[str, str] | None:

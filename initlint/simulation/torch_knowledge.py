@@ -299,9 +299,12 @@ def written_bound(attrs: Mapping[str, Val], written: Iterable[str]) -> dict[str,
     return {f"self.{a}": attrs[a] for a in written if a in attrs}
 
 
-def _written(bound: Bound) -> Bound:
+def written_only(bound: Bound) -> Bound:
     """The entries of ``bound`` that hold numbers written in the code (its dotted keys)."""
     return {k: v for k, v in bound.items() if "." in k} if bound else bound
+
+
+_written = written_only
 
 
 def positional_values(call: Expr) -> tuple[Expr, ...]:
@@ -652,36 +655,63 @@ def tensor_cost(last: str, call: Expr, bound: Bound = NO_BOUND) -> int:
 
 
 def range_numel(last: str, call: Expr, bound: Bound) -> int | None:
-    """How many float32 numbers' room the range factory ``last`` takes (``arange(end)``,
+    """How many float32 numbers' room the range factory ``last`` takes (``range_count``
+    times the room of each number); None when its count is not known."""
+    counted = range_count(last, call, bound)
+    return None if counted is None else counted[0] * counted[1]
+
+
+def range_count(last: str, call: Expr, bound: Bound) -> tuple[int, int] | None:
+    """How many numbers the range factory ``last`` makes (``arange(end)``,
     ``arange(start, end, step)``, ``linspace(start, end, steps)``, ``randperm(n)``, each
-    bound by position or by keyword) where its counts are integers known over ``bound``;
-    an integer range (int64, torch's default for integer bounds) takes two per number.
-    None otherwise (a float bound or step, a spread argument)."""
+    bound by position or by keyword) where its counts are integers known over ``bound``,
+    and the room of each in float32 numbers (``dtype_room``: an integer range is int64,
+    torch's default for integer bounds). None otherwise (a float bound or step, a spread
+    argument)."""
     if any(k.startswith("*") for k in call.keywords):
         return None
     args = positional_values(call)
     given = keyword_values(call)
     dtype = given.get("dtype")
-    wide = dtype.name.endswith(("64", "long", "double")) if dtype is not None else None
     if last in ("linspace", "logspace"):
         steps = given.get("steps") or (args[2] if len(args) >= 3 else None)
-        n = _int(steps, bound) if steps is not None else None
-        return None if n is None else n * (2 if wide else 1)
+        n = int_value(steps, bound) if steps is not None else None
+        return None if n is None else (n, dtype_room(dtype, integers=False))
     if last == "randperm":
         size = given.get("n") or (args[0] if args else None)
-        n = _int(size, bound) if size is not None else None
-        return None if n is None else n * (1 if wide is False else 2)
+        n = int_value(size, bound) if size is not None else None
+        return None if n is None else (n, dtype_room(dtype, integers=True))
     names = ("end",) if len(args) == 1 else ("start", "end", "step")
     bounds = dict(zip(names, args, strict=False)) | {
         k: given[k] for k in ("start", "end", "step") if k in given
     }
     start, end, step = (
-        _int(bounds[k], bound) if k in bounds else default
+        int_value(bounds[k], bound) if k in bounds else default
         for k, default in (("start", 0), ("end", None), ("step", 1))
     )
     if start is None or end is None or step is None or step == 0:
         return None
-    return max(0, -((start - end) // step)) * (1 if wide is False else 2)
+    return max(0, -((start - end) // step)), dtype_room(dtype, integers=True)
+
+
+# How many float32 numbers' room one number of a dtype takes, by the end of its name.
+_NARROW = ("8", "16", "32", "float", "half", "int", "bool", "short")
+_WIDE = ("64", "long", "double", "cfloat")
+
+
+def dtype_room(dtype: Expr | None, integers: bool) -> int:
+    """How many float32 numbers' room one number of ``dtype`` takes (the dtype a factory
+    is given; when none, torch's default: int64 for ``integers``, float32 otherwise):
+    1 for 32 bits or fewer, 2 for 64, 4 for complex128; 2 for a dtype not known here (a
+    local or an argument: not known to be narrow)."""
+    if dtype is None:
+        return 2 if integers else 1
+    name = dtype.name if dtype.kind in ("attr", "name") else ""
+    if name.endswith(("complex128", "cdouble")):
+        return 4
+    if dtype.kind == "attr" and name.endswith(_NARROW) and not name.endswith(_WIDE):
+        return 1
+    return 2
 
 
 def _numpy_random_cost(last: str, call: Expr, bound: Bound) -> int:
