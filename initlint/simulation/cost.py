@@ -70,6 +70,8 @@ from initlint.simulation.values import Val
 # names they test is not carried into it.
 _TESTS = frozenset({"test", "not", "bool"})
 _ARITHMETIC = frozenset({"+", "-", "*", "/", "//", "%", "**"})
+# Operators that may broadcast two views into a table (``CostModel._outer``).
+_TABLE_OPS = _ARITHMETIC | {"test"}
 # Builtins whose result is a new plain value (a string, a number, a bool, a type).
 _PLAIN_RESULTS = frozenset(
     """str repr int float bool len hash id type isinstance issubclass callable format round
@@ -185,18 +187,12 @@ class CostModel:
                 if isinstance(a, BodyError) or isinstance(b, BodyError):
                     return highest(a, b)
                 c = min(a, b)  # the cheaper pick
-            elif kind == "op" and cur.name in _ARITHMETIC and len(cur.children) == 2:
-                grown = self._outer(cur, module, mro, locals_, attrs, bound)
-                stack.extend(cur.children)
-                if grown is None:
-                    continue
-                if isinstance(grown, BodyError):
-                    return grown
-                c = grown
-            elif kind == "op" and cur.name == "test" and len(cur.children) == 2:
-                # (``t[:, None] >= t[None, :]``: a table of bools, a causal mask)
-                grown = self._outer(cur, module, mro, locals_, attrs, bound, bools=True)
-                stack.extend(c for c in cur.children if c.kind != "name")
+            elif kind == "op" and len(cur.children) == 2 and cur.name in _TABLE_OPS:
+                # (``t[:, None] >= t[None, :]``, a comparison: a table of bools, a causal
+                # mask; naming a costly local there builds nothing)
+                bools = cur.name == "test"
+                grown = self._outer(cur, module, mro, locals_, attrs, bound, bools=bools)
+                stack.extend(c for c in cur.children if not (bools and c.kind == "name"))
                 if grown is None:
                     continue
                 if isinstance(grown, BodyError):
@@ -311,10 +307,7 @@ class CostModel:
         """How many numbers a torch vector of sizes written out holds (``torch.arange(64)``,
         ``torch.ones(512)``, also cast, ``torch.arange(64).float()``) and the room of each in
         float32 numbers (``dtype_room``); None for any other value."""
-        room = 0  # (set by the outermost cast that says it)
-        while e.kind == "call" and e.attr in _CASTS and e.receiver is not None:
-            room = room or _CASTS[e.attr]
-            e = e.receiver
+        e, room = _uncast(e)
         public = self.index.public_name(module, e.name) if e.kind == "call" and e.name else None
         head, _, last = (public or "").rpartition(".")
         if head != "torch":
@@ -1321,14 +1314,23 @@ _ARITHMETIC_METHODS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "subtract
 _ARITHMETIC_METHODS |= {"multiply": "*", "divide": "/", "true_divide": "/", "pow": "**"}
 
 
+def _uncast(e: Expr) -> tuple[Expr, int]:
+    """``e`` without the casts around it (``t.float().contiguous()``: ``t``), and the room
+    in float32 numbers the outermost cast that says one gives each number (0: none does)."""
+    room = 0
+    while e.kind == "call" and e.attr in _CASTS and e.receiver is not None:
+        room = room or _CASTS[e.attr]
+        e = e.receiver
+    return e, room
+
+
 def _oriented(e: Expr) -> tuple[int, Expr] | None:
     """The axis, counted from the end, along which a view of a vector lays its numbers
     (``t[:, None]``, ``t.unsqueeze(1)``, ``t.view(-1, 1)``: -2, a column; ``t[None, :]``,
     ``t.unsqueeze(0)``: -1, a row; ``t[:, None, None]``: -3), also cast
     (``t[:, None].float()``) or scaled by a number (``2.0 * t[:, None]``), and the tensor
     viewed; None for any other value."""
-    while e.kind == "call" and e.attr in _CASTS and e.receiver is not None:
-        e = e.receiver
+    e = _uncast(e)[0]
     if e.kind == "op" and e.name in _ARITHMETIC and len(e.children) == 2:
         left, right = e.children
         if right.kind == "const":

@@ -252,7 +252,7 @@ def repeated_numel(call: Expr, bound: Bound) -> int | None:
     args = positional_values(call)
     if len(args) == 1 and args[0].kind == "op" and args[0].name == "tuple":
         args = args[0].children
-    return numel(args, _written(bound)) if args else None
+    return numel(args, written_only(bound)) if args else None
 
 
 # Factories whose result always has one dimension, of a length their arguments give.
@@ -302,9 +302,6 @@ def written_bound(attrs: Mapping[str, Val], written: Iterable[str]) -> dict[str,
 def written_only(bound: Bound) -> Bound:
     """The entries of ``bound`` that hold numbers written in the code (its dotted keys)."""
     return {k: v for k, v in bound.items() if "." in k} if bound else bound
-
-
-_written = written_only
 
 
 def positional_values(call: Expr) -> tuple[Expr, ...]:
@@ -429,7 +426,7 @@ def _written_weight_numel(last: str, call: Expr, bound: Bound) -> int | None:
     sizes = _weight_sizes(last, call)
     if sizes is None or any(s is None for s in sizes):
         return None
-    return numel(tuple(s for s in sizes if s is not None), _written(bound))
+    return numel(tuple(s for s in sizes if s is not None), written_only(bound))
 
 
 def written_numel(name: str, call: Expr, bound: Bound = NO_BOUND) -> int:
@@ -440,9 +437,9 @@ def written_numel(name: str, call: Expr, bound: Bound = NO_BOUND) -> int:
     head, _, last = name.rpartition(".")
     n: int | None = None
     if head == "torch" and last in SIZED_FACTORIES and (args := positional_values(call)):
-        n = numel(_shape_args(last, args, bound)[0], _written(bound))
+        n = numel(_shape_args(last, args, bound)[0], written_only(bound))
     elif head == "torch" and last in RANGES and (args := positional_values(call)):
-        n = range_numel(last, call, _written(bound))
+        n = range_numel(last, call, written_only(bound))
     elif head.startswith("torch.nn"):
         n = _written_weight_numel(last, call, bound)
     return n or 0
@@ -625,7 +622,7 @@ def tensor_cost(last: str, call: Expr, bound: Bound = NO_BOUND) -> int:
     ``torch.zeros(n)`` with ``n`` bound to 4) is HEAVY. A range of bounds written out
     (``torch.arange(512)``, by position or keyword) is priced by what it counts."""
     if last in RANGES:
-        n = range_numel(last, call, _written(bound))
+        n = range_numel(last, call, written_only(bound))
         if n is not None and n < WRITTEN_NUMEL:
             return LIGHT
     args = positional_values(call)
@@ -642,7 +639,9 @@ def tensor_cost(last: str, call: Expr, bound: Bound = NO_BOUND) -> int:
     if last in SIZED_FACTORIES:
         args, one_shape, v = _shape_args(last, args, bound)
         n = numel(args, bound)
-        if n is not None and (n <= 1 or (n < WRITTEN_NUMEL and numel(args, _written(bound)) == n)):
+        if n is not None and (
+            n <= 1 or (n < WRITTEN_NUMEL and numel(args, written_only(bound)) == n)
+        ):
             return LIGHT  # (at most one element, or a few whose every size is written out)
         one = _one_dimension(first, v, bound) if one_shape else _one_size(args, bound)
         if n is None and one:
@@ -691,7 +690,7 @@ def range_count(last: str, call: Expr, bound: Bound) -> tuple[int, int] | None:
     )
     if start is None or end is None or step is None or step == 0:
         return None
-    return max(0, -((start - end) // step)), dtype_room(dtype, integers=True)
+    return len(range(start, end, step)), dtype_room(dtype, integers=True)
 
 
 # How many float32 numbers' room one number of a dtype takes, by the end of its name.
