@@ -90,6 +90,7 @@ WRITING_NAMES = frozenset(
     urlretrieve""".split()
 )
 IN_PLACE = MUTATORS | frozenset("pop popitem clear remove discard __setitem__".split())
+IN_PLACE |= frozenset({"resize_", "resize_as_", "set_"})  # (a tensor given another size)
 # torch's initialisations that compute a tensor's fans, and raise for one of fewer than two
 # dimensions.
 FAN_INITS = frozenset(

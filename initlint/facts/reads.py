@@ -21,6 +21,8 @@ EVERYTHING = "*"
 # spell them (``self.__delattr__("x")``): a deletion needs the attribute, so it reads it too.
 _BY_NAME = {"getattr": "read", "hasattr": "read", "setattr": "write", "delattr": "delete"}
 _BY_DUNDER = {"__getattribute__": "read", "__setattr__": "write", "__delattr__": "delete"}
+# The builtins that run code given as text, which may name ``self``.
+_RUNS_TEXT = frozenset({"exec", "eval"})
 # torch.nn.init's helpers that look only at a tensor's shape (``fan_in`` for a bias's
 # bound): no read of the numbers it holds.
 SHAPE_ONLY = frozenset({"_calculate_fan_in_and_fan_out", "_calculate_correct_fan"})
@@ -38,6 +40,18 @@ def _by_name(how: str | None, args: list[ast.expr], reads: set[str], writes: set
     if how == "delete":
         reads.add(name)  # (like ``del self.x``: x must exist)
     return True
+
+
+def _fetched_from(call: ast.Call, self_name: str) -> bool:
+    """Whether ``call`` is ``getattr(self, ...)``: what it gives, called, runs a method."""
+    func, args = call.func, call.args
+    return (
+        isinstance(func, ast.Name)
+        and func.id == "getattr"
+        and bool(args)
+        and isinstance(args[0], ast.Name)
+        and args[0].id == self_name
+    )
 
 
 def _root_attr(node: ast.AST, self_name: str) -> str | None:
@@ -110,7 +124,14 @@ def self_access(
                     first = node.args[0]
                     if isinstance(first, ast.Name) and first.id == self_name:
                         handled.add(id(first))
+            elif isinstance(func, ast.Call) and _fetched_from(func, self_name):
+                # ``getattr(self, "_resize")(n)``: a method of the object run by its name
+                reads.add(EVERYTHING)
+                writes.add(EVERYTHING)
             elif isinstance(func, ast.Name):
+                if func.id in _RUNS_TEXT:  # (code in a string reaches ``self`` by name)
+                    reads.add(EVERYTHING)
+                    writes.add(EVERYTHING)
                 if func.id == "super":
                     handled.update(id(a) for a in node.args if isinstance(a, ast.Name))
                 elif func.id in ("isinstance", "type", "id"):

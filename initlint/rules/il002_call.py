@@ -55,7 +55,11 @@ away. No fix is offered: which call's arguments the class needs is its author's 
 
 Severity: `error` when the method does heavy work (it allocates tensors, builds modules that
 own parameters, reads files or checkpoints, including work it only keeps in a local);
-`warning` when it only builds light objects (parameterless modules, plain objects).
+`warning` when it only builds light objects (parameterless modules, plain objects). The
+work weighed is the earlier run's, which the later one throws away, with the sizes the
+object's attributes hold as that run starts (`self.max_pos = 64`, then `torch.arange(
+self.max_pos)` in the method: 64 numbers; set to 8192 for the first run and to 64 before
+the second, the first run's 8192 count).
 """,
         "Why is this bad": """
 The work runs twice on every construction. Different arguments are a different computation

@@ -162,7 +162,7 @@ def find_repeats(sim: Simulation) -> list[RepeatFinding]:
         others: tuple[Event, ...] = ()
         if code != "IL002":
             nearest, others = discarded_build(before)
-        cost = e.cost if code == "IL002" else nearest.cost
+        cost = nearest.cost  # (the work thrown away; a run again may be priced lower)
         if code == "IL001":
             cost = max(cost, LIGHT)
         confidence = confidence_of(e, nearest)

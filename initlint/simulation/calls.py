@@ -27,7 +27,12 @@ from initlint.simulation.part_refs import part_named
 from initlint.simulation.records import Event, FlagRef
 from initlint.simulation.rerun_effects import RerunEffects
 from initlint.simulation.run_state import Call, EffectContext, Frame, KeyArgs
-from initlint.simulation.torch_knowledge import torch_params, torch_shape, torch_vector
+from initlint.simulation.torch_knowledge import (
+    torch_params,
+    torch_shape,
+    torch_vector,
+    written_bound,
+)
 from initlint.simulation.values import TRUE, UNKNOWN, Origin, Val
 
 
@@ -43,18 +48,26 @@ class CallEffects(RerunEffects):
             named = eff.args[0].expr if eff.name == "__setattr__" and eff.args else None
             if named is not None and named.kind == "const" and isinstance(named.value, str):
                 self.set_names.add(named.value)  # super().__setattr__("training", True)
+                self.forget_numbers((named.value,))
             else:
                 self.apply_pass(frame, ctx, None)
                 self.opaque = True
                 self.note_writes(all_=True)
+                self.forget_numbers()
                 self.note_unfollowed(eff)
             return None
-        priced = self.simulator.cost.method_cost(frame.call.fn.module, eff, callee, self.sim.mro)
-        if isinstance(priced, BodyError):
-            return priced
         callee_body = callee.facts.load()
         if isinstance(callee_body, BodyError):
             return callee_body
+        # (priced with the numbers the attributes it reads hold as it starts: a run again
+        # is reported at the cost of the earlier run's work, which it throws away)
+        read = {n for e in callee_body.effects for n in e.reads}
+        written = written_bound(self.self_attrs, self.written_attrs & read)
+        priced = self.simulator.cost.method_cost(
+            frame.call.fn.module, eff, callee, self.sim.mro, tuple(sorted(written.items()))
+        )
+        if isinstance(priced, BodyError):
+            return priced
         key = ", ".join(a.text for a in eff.args)
         ev = self.emit(
             frame,
@@ -81,6 +94,7 @@ class CallEffects(RerunEffects):
             ev.unfollowed = True
             self.opaque = self.blind = True
             self.note_writes(all_=True)
+            self.forget_numbers()
             return None
         key_args = frame, eff.args, callee_body.params, skip_self
         arg_keys = None
@@ -318,6 +332,7 @@ class CallEffects(RerunEffects):
         if env is None:
             self.opaque = self.blind = True
             self.note_writes(all_=True)
+            self.forget_numbers()
             return None
         lent = self.lend_builds(frame, ctx, callee_body)
         passed: KeyArgs | None = frame, eff.args, callee_body.params, True

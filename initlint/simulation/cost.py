@@ -19,7 +19,7 @@ from typing import Literal
 from initlint.facts.expressions import UNKNOWN_COND, test_of
 from initlint.facts.function_reader import LOOP_COND, loop_bindings, loop_entries
 from initlint.facts.model import Body, BodyError, Cond, Const, Effect, Expr, Param, import_of
-from initlint.facts.reads import MODULE_WALKS
+from initlint.facts.reads import EVERYTHING, MODULE_WALKS
 from initlint.index.project import ProjectIndex
 from initlint.index.records import NO_BINDINGS, ClassInfo, FunctionInfo, Module, Target
 from initlint.records import dataclass
@@ -51,7 +51,10 @@ from initlint.simulation.torch_knowledge import (
     RANGES,
     WRITTEN_NUMEL,
     Bound,
+    dtype_integer,
+    dtype_room,
     int_value,
+    keyword_values,
     legacy_sized,
     library_cost,
     positional_values,
@@ -72,6 +75,8 @@ _TESTS = frozenset({"test", "not", "bool"})
 _ARITHMETIC = frozenset({"+", "-", "*", "/", "//", "%", "**"})
 # Operators that may broadcast two views into a table (``CostModel._outer``).
 _TABLE_OPS = _ARITHMETIC | {"test"}
+# torch's functions (and tensor methods) that make the table of two vectors.
+_OUTER = frozenset({"outer", "ger"})
 # Builtins whose result is a new plain value (a string, a number, a bool, a type).
 _PLAIN_RESULTS = frozenset(
     """str repr int float bool len hash id type isinstance issubclass callable format round
@@ -211,6 +216,18 @@ class CostModel:
                     stack.append(cur.receiver)
                 continue
             elif kind == "call":
+                pair = self._outer_pair(cur, module, bound)
+                table = pair and self._table(pair, module, mro, locals_, attrs, bound)
+                if isinstance(table, BodyError):
+                    return table
+                if table is not None:
+                    # (``torch.outer(t, f)``: the table of the two vectors, light when both
+                    # are of sizes known here and it is small; else heavy, as a table of
+                    # sizes not known is)
+                    if table != LIGHT:
+                        return HEAVY
+                    best = max(best, LIGHT)
+                    continue
                 if (
                     cur.attr in _ARITHMETIC_METHODS
                     and cur.receiver is not None
@@ -268,26 +285,40 @@ class CostModel:
         alike) broadcasts them into a table as big as the product of their sizes, as
         ``torch.outer(t, f)`` builds. HEAVY where a side is heavy, or a vector of a size not
         known here (as a factory of two sizes not known is); by their product against the
-        same mebibyte for two vectors of sizes written out in the expression
-        (``_vector_total``); UNKNOWN for any other side (a tensor handed in, an alias, a
-        local holding a light build: its numbers are not carried). None where no table
+        same mebibyte for two vectors of sizes written out in the expression or bound to a
+        local (``vector_total``); UNKNOWN for any other side (a tensor handed in, an alias,
+        a local holding another light build: its numbers are not carried). None where no table
         forms: views along the same axis, a side of one number, anything else.
         ``bools``: a comparison, whose table holds a byte per pair."""
         left, right = (_oriented(c) for c in op.children)
         if left is None or right is None or left[0] == right[0]:
             return None
-        sizes: list[tuple[int, int] | None] = []
+        return self._table((left[1], right[1]), module, mro, locals_, attrs, bound, bools)
+
+    def _table(
+        self,
+        vectors: tuple[Expr, Expr],
+        module: Module,
+        mro: tuple[str, ...],
+        locals_: Costs,
+        attrs: Costs,
+        bound: Bound,
+        bools: bool = False,
+    ) -> Priced | None:
+        """What the table of every pair of the numbers of two ``vectors`` costs (``_outer``),
+        None where a side holds one number (no table)."""
+        sizes: list[Vector | None] = []
         heavy = False
-        for _, base in (left, right):
+        for base in vectors:
             if base.kind == "name":
-                made, total = locals_.get(base.name, NONE), None
+                made, total = locals_.get(base.name, NONE), self.vector_total(base, module, bound)
             elif base.kind == "attr" and base.receiver is not None and base.receiver.name == "self":
                 made, total = attrs.get(base.attr, NONE), None
             else:
                 priced = self.expr_cost(base, module, mro, locals_, attrs, bound)
                 if isinstance(priced, BodyError):
                     return priced
-                made, total = priced, self._vector_total(base, module, bound)
+                made, total = priced, self.vector_total(base, module, bound)
             sizes.append(total if made == LIGHT else None)
             if total is not None and total[0] <= 1:
                 return None  # (a view of one number: no table)
@@ -298,16 +329,57 @@ class CostModel:
         first, second = sizes
         if not first or not second:
             return UNKNOWN
-        # (numbers of two kinds meet in the narrower's room: int64 times float32 is float32)
-        room = min(first[1], second[1])
-        made = first[0] * second[0] * room // (4 if bools else 1)  # (a bool takes a byte)
-        return HEAVY if made >= WRITTEN_NUMEL else LIGHT
+        count = first[0] * second[0]
+        if bools:
+            return HEAVY if count // 4 >= WRITTEN_NUMEL else LIGHT  # (a bool takes a byte)
+        # (an integer and a float meet in the float's room, int64 times float32 is float32;
+        # two of one kind in the wider's)
+        (_, room, integer), (_, other, other_integer) = first, second
+        if integer != other_integer:
+            room = other if integer else room
+        else:
+            room = max(room, other)
+        return HEAVY if count * room >= WRITTEN_NUMEL else LIGHT
 
-    def _vector_total(self, e: Expr, module: Module, bound: Bound) -> tuple[int, int] | None:
+    def _outer_pair(self, call: Expr, module: Module, bound: Bound) -> tuple[Expr, Expr] | None:
+        """The two vectors ``torch.outer(a, b)`` (``torch.ger``; ``a.outer(b)`` where ``a``
+        is a torch vector, ``vector_total``) makes the table of; None for any other call."""
+        if call.attr not in _OUTER or call.keywords or call.value is not None:
+            return None
+        public = self.index.public_name(module, call.name) if call.name else None
+        if public is not None and public.rpartition(".")[0] == "torch":
+            return (call.children[0], call.children[1]) if len(call.children) == 2 else None
+        recv = call.receiver
+        if recv is not None and len(call.children) == 1:
+            known = self.vector_total(recv, module, bound) is not None
+            return (recv, call.children[0]) if known else None
+        return None
+
+    def sized_vector(self, value: Expr | None, module: Module, bound: Bound) -> Val | None:
+        """What a name bound to ``value`` holds where that is a torch vector of sizes written
+        out (``vector_total``): an unknown carrying how many numbers; None otherwise."""
+        if value is None or value.kind != "call":
+            return None
+        total = self.vector_total(value, module, bound)
+        return None if total is None else Val("unknown", numel=total)
+
+    def vector_total(self, e: Expr, module: Module, bound: Bound) -> Vector | None:
         """How many numbers a torch vector of sizes written out holds (``torch.arange(64)``,
-        ``torch.ones(512)``, also cast, ``torch.arange(64).float()``) and the room of each in
-        float32 numbers (``dtype_room``); None for any other value."""
-        e, room = _uncast(e)
+        ``torch.ones(512)``, a name ``bound`` holds one in, also cast,
+        ``torch.arange(64).float()``), the room of each in float32 numbers
+        (``dtype_room``) and whether they are integers; None for any other value."""
+        e, cast = _uncast(e)
+        if e.kind == "name":
+            held = bound.get(e.name)
+            counted = held.numel if held is not None else None
+        else:
+            counted = self._made_vector(e, module, bound)
+        if counted is None:
+            return None
+        return counted if cast is None else (counted[0], *cast)
+
+    def _made_vector(self, e: Expr, module: Module, bound: Bound) -> Vector | None:
+        """``vector_total`` of a call of torch's that makes a vector."""
         public = self.index.public_name(module, e.name) if e.kind == "call" and e.name else None
         head, _, last = (public or "").rpartition(".")
         if head != "torch":
@@ -315,14 +387,13 @@ class CostModel:
         written = written_only(bound)
         if last in RANGES:
             counted = range_count(last, e, written)
-        elif last in _VECTORS and len(e.children) == 1 and not _shape_tuple(e.children[0]):
+            dtype = keyword_values(e).get("dtype")
+            integer = dtype_integer(dtype, last not in ("linspace", "logspace"))
+            return None if counted is None else (*counted, integer)
+        if last in _VECTORS and len(e.children) == 1 and not _shape_tuple(e.children[0]):
             n = int_value(e.children[0], written)
-            counted = None if n is None else (n, 1)
-        else:
-            counted = None
-        if counted is None:
-            return None
-        return counted[0], room or counted[1]
+            return None if n is None else (n, 1, False)
+        return None
 
     def _written_total(
         self, e: Expr, module: Module, bound: Bound, root: bool = False
@@ -418,7 +489,7 @@ class CostModel:
                     return say(best, "what it is called on is heavy work")
             times = repeated_numel(call, bound) if call.attr in ("repeat", "tile") else None
             if times is not None and recv.kind == "call":  # (of a build written out: its size)
-                vector = self._vector_total(recv, module, bound)
+                vector = self.vector_total(recv, module, bound)
                 times *= (
                     vector[0] * vector[1]
                     if vector is not None
@@ -957,6 +1028,14 @@ class CostModel:
         # not known, whatever module-level name they shadow)
         held: dict[str, Val] = dict.fromkeys((p.name for p in body.params), UNKNOWN_VALUE)
         held.update(shapes)
+        # (the object's attributes holding numbers written in the code: ``self.max_pos``;
+        # not those a loop may write, whose later passes read what an earlier one wrote)
+        written = {k for k, _ in shapes if k.startswith("self.")}
+        for eff in body.effects if written else ():
+            if eff.loops and eff.kind in ("touch", "call"):
+                gone = _written_gone(eff, written)
+                held = {k: v for k, v in held.items() if k not in gone}
+                written -= gone
         if fn.facts.is_classmethod and body.params and mro:
             # ``cls`` is the class the method was looked up on (``Text._from_config(c)``
             # runs ``cls(c)`` as ``Text(c)``), the first of the MRO it is priced with
@@ -987,9 +1066,18 @@ class CostModel:
             runs = _guard_truth(eff.guard, fixed, none_test) if fixed else None
             if runs is False:
                 continue
+            if written and (kind == "touch" or kind == "call"):
+                # (a number the object's attribute held on entry, until the body or a
+                # method it runs may write the attribute: ``self.n *= 128``)
+                gone = _written_gone(eff, written)
+                held = {k: v for k, v in held.items() if k not in gone}
+                written -= gone
             # (the constants standing when the effect's statement starts: what the tests
             # around it were made with, before it rebinds a name)
             opening = standing
+            if kind == "objattr" and (head := eff.name.partition(".")[0]) in held:
+                if held[head].numel is not None:  # (``t.resize_(n)``, ``t.data = u``)
+                    held[head] = UNKNOWN_VALUE
             if kind in ("local", "objattr"):
                 # (``n += 1`` is an ``objattr`` of ``n``: rebound, no longer the constant)
                 fixed.pop(eff.name, None)
@@ -1004,8 +1092,11 @@ class CostModel:
                 local_cost[eff.name] = c  # (NONE too: a local made here, ``_made_here``)
                 holds = self.choices.held(fn.module, eff.value, held)
                 before = held.get(eff.name)
-                if eff.guard and before is not None and not runs:  # some paths: either value
+                either = eff.guard and before is not None and not runs  # some paths
+                if either:
                     holds = merge([before, holds])
+                elif holds is None:
+                    holds = self.sized_vector(eff.value, fn.module, held)
                 held[eff.name] = UNKNOWN_VALUE if holds is None else holds
                 walks.pop(eff.name, None)
                 given.discard(eff.name)
@@ -1167,17 +1258,24 @@ class CostModel:
         return found
 
     def method_cost(
-        self, module: Module, eff: Effect, callee: FunctionInfo | None, mro: tuple[str, ...]
+        self,
+        module: Module,
+        eff: Effect,
+        callee: FunctionInfo | None,
+        mro: tuple[str, ...],
+        written: Shapes = (),
     ) -> Priced:
         """What the call effect ``eff`` (in ``module``) on the object costs: the work of the
-        method it runs, ``callee``. torch's own ``apply(fn)`` runs ``fn`` on every module
-        the object holds; torch's walks over it (``self.parameters()``) build nothing."""
+        method it runs, ``callee``, where the object's attributes ``written`` names hold
+        the numbers written in the code it gives (``self.max_pos``, as the call starts).
+        torch's own ``apply(fn)`` runs ``fn`` on every module the object holds; torch's
+        walks over it (``self.parameters()``) build nothing."""
         if eff.detail == "self" and _torch_or_none(callee):
             if eff.name == "apply":
                 return self._apply_cost(module, eff, mro)
             if eff.name in MODULE_WALKS:
                 return NONE
-        return NONE if callee is None else self.function_cost(callee, mro)
+        return NONE if callee is None else self.function_cost(callee, mro, shapes=written)
 
     def _apply_cost(self, module: Module, eff: Effect, mro: tuple[str, ...]) -> Priced:
         """``self.apply(init)`` runs ``init`` on every module the object holds: a pass that
@@ -1303,25 +1401,49 @@ _STORES = ("assign", "buffer", "mutate")
 
 # Casts that keep a tensor's numbers, with the room each number takes after them (in
 # float32 numbers; 0: not said, the tensor's own); torch factories of one size (a vector).
-_CASTS = {
-    **dict.fromkeys(("float", "half", "bfloat16", "int", "short", "bool"), 1),
-    **dict.fromkeys(("double", "long"), 2),
-    **dict.fromkeys(("to", "type", "type_as", "contiguous", "clone"), 0),
+_CASTS: dict[str, tuple[int, bool] | None] = {
+    **dict.fromkeys(("float", "half", "bfloat16"), (1, False)),
+    **dict.fromkeys(("int", "short", "bool"), (1, True)),
+    "double": (2, False),
+    "long": (2, True),
+    **dict.fromkeys(("to", "type", "type_as", "contiguous", "clone"), None),
 }
+# Methods that cast to a dtype they are given (``t.to(torch.float64)``, ``t.type(dtype)``).
+_DTYPE_CASTS = frozenset({"to", "type", "type_as"})
+# A vector's count of numbers, the room of each in float32 numbers, whether integers.
+Vector = tuple[int, int, bool]
 _VECTORS = frozenset("zeros ones empty rand randn".split())
 # Tensor methods that do an arithmetic op with their argument (``a.mul(b)``: ``a * b``).
 _ARITHMETIC_METHODS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "subtract": "-"}
 _ARITHMETIC_METHODS |= {"multiply": "*", "divide": "/", "true_divide": "/", "pow": "**"}
 
 
-def _uncast(e: Expr) -> tuple[Expr, int]:
+def _uncast(e: Expr) -> tuple[Expr, tuple[int, bool] | None]:
     """``e`` without the casts around it (``t.float().contiguous()``: ``t``), and the room
-    in float32 numbers the outermost cast that says one gives each number (0: none does)."""
-    room = 0
+    in float32 numbers and kind (integers or not) the outermost cast that says one gives
+    each number (None: none does)."""
+    cast: tuple[int, bool] | None = None
     while e.kind == "call" and e.attr in _CASTS and e.receiver is not None:
-        room = room or _CASTS[e.attr]
+        said = _dtype_cast(e) if e.attr in _DTYPE_CASTS else _CASTS[e.attr]
+        cast = cast or said
         e = e.receiver
-    return e, room
+    return e, cast
+
+
+def _dtype_cast(call: Expr) -> tuple[int, bool] | None:
+    """What ``t.to(...)``, ``t.type(...)``, ``t.type_as(u)`` make each number: the dtype it
+    is given (``torch.float64``), wide where that may be a dtype not known here (a name, an
+    attribute, ``u``'s); None where it is given only a place (``"cuda"``, ``device=d``)."""
+    given = dict(zip(call.keywords, call.children[len(call.positional()) :], strict=False))
+    dtype = given.get("dtype")
+    if dtype is None and call.attr != "type_as":
+        places = [c for c in call.positional() if c.kind != "const"]
+        if not places or "device" in given:
+            return None  # (``t.to("cuda")``, ``t.to(device=d)``)
+        dtype = places[-1] if len(places) > 1 else places[0]
+    if dtype is None or not (dtype.kind == "attr" and dtype.name.startswith("torch.")):
+        return 2, False  # (a dtype not known here counts wide)
+    return dtype_room(dtype, False), dtype_integer(dtype, False)
 
 
 def _oriented(e: Expr) -> tuple[int, Expr] | None:
@@ -1521,6 +1643,16 @@ def _call_values(call: Expr, params: tuple[Param, ...]) -> Given | None:
         zip(call.keywords, call.children[len(positional) :], strict=False)
     )
     return bind_args(positional, keywords, params, _default_of, None)[0]
+
+
+def _written_gone(eff: Effect, written: AbstractSet[str]) -> set[str]:
+    """The ``self.<attr>`` keys of ``written`` whose numbers the effect ``eff`` may change:
+    the attributes a statement writes (all, where it hands ``self`` on or writes its
+    ``__dict__``); all, for a method the object runs (it may write any)."""
+    writes = eff.writes if eff.kind == "touch" else frozenset({EVERYTHING})
+    if EVERYTHING in writes or "__dict__" in writes:
+        return set(written)
+    return {k for k in written if k[len("self.") :] in writes}
 
 
 def _call_shapes(call: Expr, values: Given | None, bound: Bound, names: Bound) -> Shapes:

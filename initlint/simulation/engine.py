@@ -28,6 +28,7 @@ from initlint.facts.model import (
     Expr,
     Param,
 )
+from initlint.facts.reads import EVERYTHING
 from initlint.index.project import ProjectIndex
 from initlint.index.records import ClassInfo, FunctionInfo, Module, Target
 from initlint.simulation.arguments import kwarg_name
@@ -563,6 +564,7 @@ class _Run(CallEffects):
                 self.sim.events[call.parent].unfollowed = True
                 self.blind = True  # (a recursion not followed: it may set anything)
                 self.note_writes(all_=True)
+                self.forget_numbers()
         return None
 
     def _enter(self, call: Call) -> tuple[Frame, Iterator[Call | BodyError]] | BodyError | None:
@@ -624,6 +626,8 @@ class _Run(CallEffects):
         no value known here (one it only changes in place: no constant). A binding under a
         test that is false here, of names the loop leaves alone, never happens."""
         for loop, outer in loop_entries(eff):
+            if self.written_attrs:  # (a later pass reads what an earlier one wrote)
+                self.forget_numbers(_written_in(frame.body.effects, loop))
             binds = loops.pop(loop, None)
             if not binds or any(self.eval_cond(frame, c)[0] == FALSE for c in outer):
                 continue
@@ -928,3 +932,18 @@ def _passed_on(
         else:
             named[k] = v
     return positional, named
+
+
+def _written_in(effects: tuple[Effect, ...], loop: int) -> set[str]:
+    """The ``self`` attributes the statements of ``loop`` may write (``EVERYTHING`` where
+    one hands ``self`` on or runs a method of the object, which may write any)."""
+    names: set[str] = set()
+    for e in effects:
+        if loop in e.loops:
+            if e.kind == "touch":
+                names |= e.writes
+            elif e.kind in ("assign", "buffer", "mutate", "delete", "nested"):
+                names.add(e.name.partition(".")[0])
+            elif e.kind in ("call", "helper", "super_init"):
+                names.add(EVERYTHING)
+    return names

@@ -92,8 +92,12 @@ class EventLog(ArgumentBinding):
             if EVERYTHING in writes or "__dict__" in writes:
                 self.wild = True
                 self.epoch += 1
+            # (``self.n *= 128``; ``self`` handed on or its ``__dict__`` written: any)
+            self.forget_numbers(writes)
         elif kind in _SETTERS:
             root = name.partition(".")[0]
+            if kind == "delete":
+                self.forget_numbers((root,))
             self.ever_set.add(root)
             count = self.attr_writes.get(root, 0)
             if kind == "assign" and root == name:
@@ -204,6 +208,37 @@ class EventLog(ArgumentBinding):
             self.attr_writes[n] = self.attr_writes.get(n, 0) + 1
         if all_:
             self.epoch += 1
+
+    def plain_slot(self, name: str) -> bool:
+        """Whether ``self.<name> = v`` surely leaves ``v`` there for a later read: no class
+        of the MRO binds the name other than to a constant (a method, a property, another
+        descriptor), or writes attributes its own way (``__setattr__``; torch's Module's
+        stores a number as it is), every class of the MRO is known, and ``self`` was never
+        handed on (what holds it may write)."""
+        if self.wild:
+            return False
+        for qual in self.sim.mro:
+            info = self.simulator.index.class_info(qual)
+            if info is None:
+                if qual in MODULE_CLASSES or qual in PLAIN_BASES:
+                    continue
+                return False
+            facts = info.facts
+            own = ("__setattr__", "__getattribute__") if qual not in MODULE_CLASSES else ()
+            if facts.dynamic_bases or any(facts.method(m) for m in (name, *own)):
+                return False
+            if name in facts.attrs and name not in dict(facts.consts):
+                return False
+        return True
+
+    def forget_numbers(self, names: Iterable[str] = (EVERYTHING,)) -> None:
+        """The attributes ``names`` may no longer hold the number written in the code they
+        were last set to (``written_attrs``): something else may have written them
+        (``EVERYTHING`` or ``__dict__`` among them: any attribute)."""
+        if EVERYTHING in names or "__dict__" in names:
+            self.written_attrs.clear()
+        else:
+            self.written_attrs.difference_update(names)
 
     def getter_of(self, frame: Frame, dotted: str) -> str:
         """The function an argument-free call ``dotted()`` in ``frame`` names: a project

@@ -113,17 +113,22 @@ class ExpressionEval(RunState):
         """What evaluating ``value`` in ``frame`` costs: its locals, the object's attributes
         and the arguments the frame was called with, and the attributes it set to numbers
         written in the code (``written_bound``)."""
-        bound: Bound = frame.call.env
-        if self.written_attrs:
-            bound = {**bound, **written_bound(self.self_attrs, self.written_attrs)}
         return self.simulator.cost.expr_cost(
             value,
             frame.call.fn.module,
             self.sim.mro,
             frame.local_cost,
             self.attr_cost,
-            bound,
+            self.value_bound(frame),
         )
+
+    def value_bound(self, frame: Frame) -> Bound:
+        """What the names a value in ``frame`` reads hold: its locals and arguments, and the
+        object's attributes set to numbers written in the code (``written_bound``)."""
+        bound: Bound = frame.call.env
+        if self.written_attrs:
+            bound = {**bound, **written_bound(self.self_attrs, self.written_attrs)}
+        return bound
 
     def self_reads(self, frame: Frame, value: Expr | None) -> frozenset[str]:
         """The ``self`` attributes ``value`` reads, directly or through the frame's locals."""

@@ -223,6 +223,7 @@ class RunState:
         self.self_attrs: dict[str, Val] = {}
         # The attributes the construction last set to a number written in the code
         # (``self.inplanes = 64``): a size read from one is written out too.
+        # A number stands only while nothing else may have written the attribute.
         self.written_attrs: set[str] = set()
         self.attr_cost: dict[str, int] = {}  # what each self attribute's value cost to build
         self.last_assign: dict[str, Event] = {}  # the latest assignment of each attribute

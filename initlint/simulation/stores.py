@@ -107,7 +107,10 @@ class StoreEffects(FallbackEffects):
             frame.call.env[eff.name] = Val("args", items=items)
         else:
             # ``conv = get_conv_layer(dim)``, ``A if cond else B``: the classes it may hold
-            held = self.simulator.cost.choices.held(frame.call.fn.module, eff.value, frame.call.env)
+            module, cost = frame.call.fn.module, self.simulator.cost
+            held = cost.choices.held(module, eff.value, frame.call.env)
+            if held is None:  # (``t = torch.arange(self.max_pos)``: how many numbers)
+                held = cost.sized_vector(eff.value, module, self.value_bound(frame))
             frame.call.env[eff.name] = UNKNOWN if held is None else held
         return self.factory_call(frame, ctx)
 
@@ -243,6 +246,9 @@ class StoreEffects(FallbackEffects):
         self._note_rebinding(frame, ctx)
         self.note_writes(all_=True)  # (the object may be one a self attribute holds)
         head, _, rest = eff.name.partition(".")
+        held = frame.call.env.get(head)
+        if held is not None and held.numel is not None:  # (``t.resize_(n)``, ``t.data = u``)
+            frame.call.env[head] = UNKNOWN
         if eff.value is not None:
             # ``wrapper.conv = conv``, ``convs.append(wrapper)``: the object the name holds
             # now holds what the value was computed from (a rebuild made of the old parts
@@ -441,7 +447,7 @@ class StoreEffects(FallbackEffects):
         value_const = eff.value is not None and eff.value.kind == "const"
         if not shadow:
             number = value_const and eff.value is not None and _size_number(eff.value.value)
-            if kind == "assign" and number and stored.status == TRUE:
+            if kind == "assign" and number and stored.status == TRUE and self.plain_slot(eff.name):
                 self.written_attrs.add(eff.name)
             else:
                 self.written_attrs.discard(eff.name)

@@ -713,6 +713,19 @@ def dtype_room(dtype: Expr | None, integers: bool) -> int:
     return 2
 
 
+# The ends of the names of torch's integer dtypes (bool among them: it promotes as one).
+_INTEGERS = ("int", "int8", "int16", "int32", "int64", "long", "short", "bool")
+
+
+def dtype_integer(dtype: Expr | None, integers: bool) -> bool:
+    """Whether numbers of ``dtype`` are integers (when none is given: ``integers``, torch's
+    default for what is made); a dtype not known here is taken as a float's, which wins
+    when numbers of the two kinds meet."""
+    if dtype is None:
+        return integers
+    return dtype.kind == "attr" and dtype.name.endswith(_INTEGERS)
+
+
 def _numpy_random_cost(last: str, call: Expr, bound: Bound) -> int:
     """A draw of numpy's: sized by its ``size`` (``uniform(-b, b, size=shape)``, or the
     positional place ``_SIZE_AT`` gives it), or by the positional sizes of ``rand`` and

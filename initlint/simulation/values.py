@@ -62,6 +62,10 @@ class Val:
     # A value that is one of several such names (``A if cond else B``, an item of a tuple
     # of classes, what a function returning one of them gave): calling it builds one.
     choices: tuple[tuple[str, str], ...] = ()
+    # A name bound to a torch vector of sizes written in the code (``t = torch.arange(64)``):
+    # how many numbers it holds, the room of each in float32 numbers, and whether they are
+    # integers (``CostModel.vector_total``).
+    numel: tuple[int, int, bool] | None = None
 
     def field(self, name: str) -> Val | None:
         for k, v in self.fields:
@@ -101,7 +105,9 @@ def const(value: Const) -> Val:
 def forgotten(held: Val | None, rebound: bool) -> Val:
     """What a name holds once a binding not followed may have run: a value not known here
     where it was bound again; where only changed in place, the same pack or object, but
-    no constant (``n += 1``)."""
+    no constant (``n += 1``), nor a known count of numbers (``t.resize_(n)``)."""
     if held is None or rebound or held.kind in ("const", "sym") or held.sym:
+        return UNKNOWN
+    if held.numel is not None:
         return UNKNOWN
     return held
