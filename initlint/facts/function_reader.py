@@ -25,7 +25,9 @@ from initlint.facts.passes import (
     INIT_FILLS,
     TENSOR_WALKS,
     VISIT,
+    fill_helpers,
     filled_tensor,
+    inline_fills,
     integer_literal,
     item_calls,
     nested_visit,
@@ -550,6 +552,9 @@ class FunctionReader(EffectLog):
         """The ``pass`` effects (of ``detail``) of ``fn`` where it does nothing but fill parts
         of its argument ``item``."""
         body = without_docstring(fn.body)
+        helpers = fill_helpers(body)  # (``def normal_(data): ...`` defined in it)
+        if helpers:
+            body = inline_fills(body, helpers)
         if not body or not only_initialises(body, {item}, self.self_name, True, relaxed=True):
             return
         for fill, part, tests in pass_fills(body, item, ""):

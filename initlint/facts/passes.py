@@ -8,10 +8,10 @@ holds (``simulation/coverage.py``)."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Literal
 
-from initlint.facts.effect_log import names_loaded
+from initlint.facts.effect_log import names_loaded, without_docstring
 from initlint.facts.expressions import dotted, root_name
 from initlint.facts.model import ItemTest
 from initlint.facts.reads import MODULE_WALKS, SIZE_ATTRS
@@ -63,6 +63,88 @@ def filled_tensor(call: ast.Call) -> ast.expr | None:
         if func.attr in FILLING_METHODS:
             return func.value
     return None
+
+
+# Methods that leave a tensor's own numbers as they are while giving a copy or a view
+# (``data.cpu()``, ``w.detach().clone()``): a fill of what they give overwrites it all.
+_COPIES = frozenset("cpu cuda clone detach to contiguous float half double bfloat16".split())
+
+
+def fill_helpers(body: Sequence[ast.stmt]) -> dict[str, str]:
+    """The functions ``body`` defines that do nothing but fill their one argument whole, in
+    place, from none of its numbers (``def normal_(data): data.copy_(data.cpu().normal_(
+    std=0.02).to(data.device))``), by name, with the fill each does (``normal_``; the fill
+    of a copy a ``copy_`` writes back, else ``copy_``): a call of one is that fill of what
+    it is given."""
+    found: dict[str, str] = {}
+    for stmt in body:
+        if not isinstance(stmt, ast.FunctionDef) or stmt.decorator_list:
+            continue
+        args = stmt.args
+        if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults:
+            continue
+        own = without_docstring(stmt.body)
+        if len(args.args) != 1 or len(own) != 1 or not isinstance(own[0], ast.Expr):
+            continue
+        call, param = own[0].value, args.args[0].arg
+        if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute):
+            continue
+        tensor = filled_tensor(call)
+        if tensor is None or numbered_path(tensor) not in ([param], [param, "data"]):
+            continue
+        fill = call.func.attr
+        given = [*call.args, *(k.value for k in call.keywords)]
+        if fill == "copy_" and len(given) == 1:
+            fill = _overwritten_copy(given[0], param) or fill
+        if fill == "fill_diagonal_" or not _no_numbers_read(given, param):
+            continue
+        found[stmt.name] = fill
+    return found
+
+
+def _overwritten_copy(value: ast.expr, param: str) -> str | None:
+    """The fill of ``param``'s copy ``value`` is (``data.cpu().normal_(...).to(dev)``:
+    ``normal_``), where the fill overwrites every number the copy took; None otherwise."""
+    node = value
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if node.func.attr in FILLING_METHODS - {"copy_", "fill_diagonal_"}:
+            inner = node.func.value
+            while isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute):
+                if inner.func.attr not in _COPIES:
+                    return None
+                inner = inner.func.value
+            if isinstance(inner, ast.Attribute) and inner.attr == "data":
+                inner = inner.value
+            return node.func.attr if _is(inner, param) else None
+        if node.func.attr not in _COPIES:
+            return None
+        node = node.func.value
+    return None
+
+
+def _no_numbers_read(given: Sequence[ast.expr], param: str) -> bool:
+    """Whether ``given`` reads none of ``param``'s numbers: each mention is of its metadata
+    (``data.device``, ``data.shape``) or of a copy a fill overwrites (``_overwritten_copy``)."""
+    parents: dict[int, ast.AST] = {}
+    for root in given:
+        for node in ast.walk(root):
+            for child in ast.iter_child_nodes(node):
+                parents[id(child)] = node
+    for root in given:
+        for node in ast.walk(root):
+            if not _is(node, param):
+                continue
+            up = parents.get(id(node))
+            if isinstance(up, ast.Attribute) and up.attr in _METADATA:
+                continue
+            top: ast.AST = node
+            while id(top) in parents and isinstance(parents[id(top)], ast.Attribute | ast.Call):
+                top = parents[id(top)]
+                if isinstance(top, ast.Call) and _overwritten_copy(top, param):
+                    break
+            else:
+                return False
+    return True
 
 
 def only_initialises(
@@ -343,6 +425,28 @@ def _fills(
         # holds alone: ``isinstance(m.proj, nn.Linear)`` before ``init(m.proj.weight)``)
         if part is not None and all(t.part in ("", part.rpartition(".")[0]) for t in tests):
             yield stmt, part, tests
+
+
+def inline_fills(body: Sequence[ast.stmt], helpers: Mapping[str, str]) -> list[ast.stmt]:
+    """``body`` with each call of a fill helper (``fill_helpers``: ``normal_(m.weight)``)
+    written as the fill it does (``m.weight.normal_()``), and the helpers' ``def``s left
+    out; the statements keep their places in the source."""
+    out: list[ast.stmt] = []
+    for stmt in body:
+        if isinstance(stmt, ast.FunctionDef) and stmt.name in helpers:
+            continue
+        if isinstance(stmt, ast.If):
+            body, orelse = inline_fills(stmt.body, helpers), inline_fills(stmt.orelse, helpers)
+            stmt = ast.copy_location(ast.If(stmt.test, body, orelse), stmt)
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+            call = stmt.value
+            func = call.func
+            if isinstance(func, ast.Name) and func.id in helpers and len(call.args) == 1:
+                method = ast.Attribute(call.args[0], helpers[func.id], ast.Load())
+                fill = ast.copy_location(ast.Call(ast.copy_location(method, func), [], []), call)
+                stmt = ast.copy_location(ast.Expr(fill), stmt)
+        out.append(stmt)
+    return out
 
 
 def _filled_part(call: ast.Call, item: str) -> str | None:
