@@ -10,7 +10,7 @@ import ast
 from collections.abc import Iterator
 
 from initlint.facts.expressions import dotted
-from initlint.facts.passes import integer_literal
+from initlint.facts.passes import filled_tensor, integer_literal, is_fill_diagonal
 from initlint.facts.walk import SCOPES
 
 # How a mention of a built local uses it (``Effect.target`` of a ``local_use`` effect):
@@ -22,6 +22,8 @@ from initlint.facts.walk import SCOPES
 # may be the object's only user, then it follows the object under its parameter's name),
 # "children" (a slice of the modules it holds, in the order it registered them,
 # ``list(net.children())[:-2]``: ``detail`` the slice's bounds written out, ``:-2``),
+# "fill" (a part filled whole in place, ``nn.init.normal_(net.weight)``: ``detail`` the
+# part; it stays in the object, and its fill goes where the object is stored),
 # "copy" (``copy.deepcopy(net)``: a new object made from it; it goes nowhere itself),
 # "hand" (an argument of a call of a name, ``Wrapper(net)``: ``detail`` the callee as
 # written, a colon, and the argument's place or keyword, ``Wrapper:0``; what a class's
@@ -149,6 +151,11 @@ def _call(call: ast.Call, names: frozenset[str], statement: bool) -> Iterator[Lo
     if copied:
         yield (copied, "copy", "")
         return
+    filled = _filled_part(call, names)
+    if filled is not None:
+        # (the part stays in the object, refilled: the fill goes where the object does)
+        yield filled[0], "fill", filled[1]
+        return
     if isinstance(func, ast.Attribute) and func.attr == "__init__":
         # (an ancestor's construction, ``super().__init__(net)``: it may take the object over)
         yield from uses_in(func, names)
@@ -178,6 +185,25 @@ def _call(call: ast.Call, names: frozenset[str], statement: bool) -> Iterator[Lo
             yield (k.value.id, "hand", f"{callee}:{k.arg}")
         else:
             yield from uses_in(k.value, names)
+
+
+def _filled_part(call: ast.Call, names: frozenset[str]) -> tuple[str, str] | None:
+    """The local of ``names`` and its own part that ``call`` fills whole, in place, from
+    nothing the object holds (``nn.init.normal_(fc.weight)``, ``fc.bias.data.zero_()``): a
+    fill the object carries to wherever it is stored (``FunctionReader._carry_fills``), no
+    part taken out of it; None for any other call."""
+    tensor = filled_tensor(call)
+    if tensor is None or not isinstance(tensor, ast.Attribute) or is_fill_diagonal(call):
+        return None
+    path, root = _path(tensor)
+    if not isinstance(root, ast.Name) or root.id not in names:
+        return None
+    if [p for p in path if p != "data"] != [path[0]] or path[0] == "data":
+        return None
+    rest = [a for a in call.args if a is not tensor] + [k.value for k in call.keywords]
+    if any(isinstance(n, ast.Name) and n.id == root.id for a in rest for n in ast.walk(a)):
+        return None
+    return root.id, path[0]
 
 
 def _copied(call: ast.Call, names: frozenset[str]) -> str:

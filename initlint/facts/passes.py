@@ -147,6 +147,11 @@ def _no_numbers_read(given: Sequence[ast.expr], param: str) -> bool:
     return True
 
 
+def is_fill_diagonal(call: ast.Call) -> bool:
+    """Whether ``call`` is ``t.fill_diagonal_(v)``, which fills only some numbers."""
+    return isinstance(call.func, ast.Attribute) and call.func.attr == "fill_diagonal_"
+
+
 def only_initialises(
     body: Sequence[ast.stmt],
     loop_names: set[str],

@@ -519,6 +519,6 @@ def _new_may_set(new: FunctionFacts | None, name: str) -> bool:
             return True
         if e.kind != "local_use" or e.stmt in returned:
             continue
-        if e.target != "part" or e.detail.startswith("__dict__"):
+        if e.target not in ("part", "fill") or e.detail.startswith("__dict__"):
             return True  # (a method run on it, the object handed on, its ``__dict__``)
     return False

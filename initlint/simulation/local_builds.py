@@ -245,17 +245,21 @@ class LocalEffects(BuildPricing):
         eff = ctx.effect
         head = eff.detail.partition(".")[0]
         for held in self._all_built(frame, eff.name):
-            if eff.target == "part":
+            if eff.target == "fill":
+                held.taken.add(eff.detail)  # (filled in place: still the object's)
+            elif eff.target == "part":
                 part = _part_used(eff.detail)
                 if part is None:
                     held.whole = True
                 elif part:
                     held.taken.add(part)
+                    held.kept_out.add(part)
             elif eff.target == "call":
                 held.called = True
                 held.whole = held.whole or head not in SELF_METHODS
             elif eff.target == "hand" and (taken := self._parts_a_class_takes(frame, eff, held)):
                 held.taken.update(taken)
+                held.kept_out.update(taken)
             elif eff.target == "hand" and self._copying_hand(frame, ctx):
                 pass  # (its deep copies are kept, not it: ``note_copied_builds``)
             elif eff.target in ("whole", "hand"):
@@ -333,7 +337,7 @@ class LocalEffects(BuildPricing):
         at = int(place) if place.isdigit() else -1
         param = param_at(without_self(body.params), at, "" if place.isdigit() else place)
         uses = [e for e in body.effects if param and e.kind == "local_use" and e.name == param.name]
-        if not uses or any(e.target != "part" for e in uses):
+        if not uses or any(e.target not in _PART_USES for e in uses):
             return frozenset()
         parts = [_part_used(e.detail) for e in uses]
         call = held.event.effect.value
@@ -748,6 +752,11 @@ def _same_path(e: Expr, path: Expr) -> bool:
     return _same_path(e.receiver, path.receiver)
 
 
+# The mentions of a built local that use one part of it: read or taken, or filled whole in
+# place (``facts/local_uses.py``).
+_PART_USES = ("part", "fill")
+
+
 def _works_on_parts(body: Body) -> bool:
     """Whether a function replaces or deletes a part of an object it built into a local
     (``net.fc = ...``, ``del net.fc``), or takes parts of one and may drop the rest: what a
@@ -756,7 +765,7 @@ def _works_on_parts(body: Body) -> bool:
     followed = {e.name for e in body.effects if e.kind == "local_use"}
     if any(e.kind == "objattr" and e.name.partition(".")[0] in followed for e in body.effects):
         return True
-    parts = ("part", "children", "copy")
+    parts = (*_PART_USES, "children", "copy")
     taken = {e.name for e in body.effects if e.kind == "local_use" and e.target in parts}
     whole = {e.name for e in body.effects if e.kind == "local_use" and e.target not in parts}
     return bool(taken - whole)
@@ -779,7 +788,7 @@ def parts_read_elsewhere(frame: Frame, ctx: EffectContext, name: str) -> frozens
     for e in _uses_while_held(frame, ctx, name):
         if e.stmt_span == here:
             continue
-        part = _part_used(e.detail) if e.target == "part" else None
+        part = _part_used(e.detail) if e.target in _PART_USES else None
         if part is None:
             return None
         if part:

@@ -170,6 +170,8 @@ class LocalBuild:
 
     event: Event
     taken: set[str] = field(default_factory=set)
+    # the parts among those taken that a use other than a whole fill in place took
+    kept_out: set[str] = field(default_factory=set)
     patched: set[str] = field(default_factory=set)
     called: bool = False
     whole: bool = False
@@ -186,6 +188,12 @@ class LocalBuild:
         or replaced, a method run, a copy or a slice of its children made, lent."""
         done = (self.taken, self.patched, self.called, self.lending, self.copied, self.children)
         return any(done)
+
+    def stored_as_built(self) -> bool:
+        """Whether the object is still as its build made it, but for fills of its parts in
+        place (``nn.init.normal_(net.weight)``), which go where it is stored."""
+        done = (self.kept_out, self.patched, self.called, self.lending, self.copied)
+        return not any(done) and not self.children
 
 
 # What a frame's parameter keys are bound from (``Call.key_args``): the caller's frame, the

@@ -572,13 +572,14 @@ class StoreEffects(FallbackEffects):
     def _stored_build(self, frame: Frame, value: Expr | None) -> Event | None:
         """For ``self.x = lm``: the ``local`` event of the object ``lm`` holds, when the
         frame built it on every path and did nothing else with it (no part taken or
-        replaced, no method run, not copied or lent)."""
+        replaced, no method run, not copied or lent; its parts filled in place, it is still
+        the object built)."""
         if value is None or value.kind != "name":
             return None
         held = frame.built.get(value.name)
         if held is None or held.event.status != TRUE or built_by(held.event) is None:
             return None
-        return None if held.used_otherwise() else held.event
+        return held.event if held.stored_as_built() else None
 
     def _handed_as_is(self, frame: Frame, value: Expr | None) -> frozenset[str]:
         """The attributes of the object that ``value``, a constructor's call, mentions only
