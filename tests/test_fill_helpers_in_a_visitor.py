@@ -49,6 +49,9 @@ NOT_FILLS = [
     # more than one statement, or a part of what it is given
     "data.normal_()\n        data.mul_(0.5)",
     "data[0].normal_()",
+    # a fill whose arguments read the numbers, or what the visitor holds
+    "data.copy_(data.cpu().normal_(data.mean().item(), 0.02))",
+    "data.copy_(module.weight.data * 0.5)",
 ]
 
 
@@ -68,22 +71,38 @@ def test_a_helper_that_reads_what_it_fills_is_no_fill(
 
 
 def test_which_functions_are_fill_helpers() -> None:
-    body = ast.parse(
+    visitor = ast.parse(
         textwrap.dedent(
             """
-            def normal_(data):
-                data.copy_(data.cpu().normal_(std=0.02).to(data.device))
-            def zero(t):
-                t.data.zero_()
-            def scaled(t, s):
-                t.normal_(std=s)
-            def twice(t):
-                t.normal_()
-                t.normal_()
+            def init(module):
+                def normal_(data):
+                    data.copy_(data.cpu().normal_(std=0.02).to(data.device))
+                def zero(t):
+                    t.data.zero_()
+                def scaled(t, s):
+                    t.normal_(std=s)
+                def twice(t):
+                    t.normal_()
+                    t.normal_()
+                def centred(t):
+                    t.copy_(t.cpu().normal_(t.mean().item(), 0.02))
+                def borrowed(t):
+                    t.copy_(module.weight.data[:, 0])
+                def drawn(t):
+                    t.bernoulli_(t.sigmoid())
+                def again(t):
+                    t.normal_()
+                again = None
+                if module is None:
+                    def maybe(t):
+                        t.zero_()
+                def maybe(t):
+                    t.normal_()
             """
         )
-    ).body
-    assert fill_helpers(body) == {"normal_": "normal_", "zero": "zero_"}
+    ).body[0]
+    assert isinstance(visitor, ast.FunctionDef)
+    assert fill_helpers(visitor) == {"normal_": "normal_", "zero": "zero_"}
 
 
 def test_the_copy_a_fill_overwrites_holds_none_of_the_old_numbers() -> None:

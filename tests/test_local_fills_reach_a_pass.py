@@ -60,6 +60,9 @@ def test_a_local_fill_is_thrown_away_by_the_pass(
         "if dim > 4:\n    nn.init.normal_(proj.weight)",
         # the module used before it is stored: its numbers were read
         "proj(torch.ones(1, dim))",
+        "proj = nn.utils.parametrizations.weight_norm(proj)",
+        "self.other = nn.Linear(vocab, dim)\nnn.init.normal_(proj.weight)\n"
+        "self.other.weight.data.copy_(proj.weight.data.t())",
     ],
 )
 def test_no_fill_is_carried_where_the_part_was_used_or_not_filled_whole(
@@ -67,6 +70,43 @@ def test_no_fill_is_carried_where_the_part_was_used_or_not_filled_whole(
 ) -> None:
     source = SOURCE.format(between="        " + between.replace("\n", "\n        "))
     found = check_source(source).diagnostics
+    assert not [d for d in found if "`self.proj.weight`" in d.message]
+
+
+AFTER_STORE = """
+import torch
+from torch import nn
+
+
+class Encoder(nn.Module):
+    def __init__(self, dim, vocab):
+        super().__init__()
+        proj = nn.Linear(dim, vocab)
+        nn.init.normal_(proj.weight, std=dim**-0.5)
+        self.proj = proj
+{after}
+        self.apply(self._init)
+
+    def _init(self, module):
+        if isinstance(module, nn.Linear):
+            nn.init.normal_(module.weight, std=0.02)
+"""
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        # read through the local after the store: the fill was used
+        'self.register_buffer("w0", proj.weight.detach().clone())',
+        "proj(torch.ones(1, dim))",
+        # filled again through the local: that fill, not the pass, throws the first away
+        "nn.init.zeros_(proj.weight)",
+    ],
+)
+def test_no_fill_is_carried_where_the_local_is_used_after_the_store(
+    check_source: Callable[..., Report], after: str
+) -> None:
+    found = check_source(AFTER_STORE.format(after="        " + after)).diagnostics
     assert not [d for d in found if "`self.proj.weight`" in d.message]
 
 

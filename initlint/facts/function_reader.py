@@ -18,7 +18,7 @@ from initlint.facts.aliases import (
 )
 from initlint.facts.effect_log import EffectLog, is_name, names_loaded, without_docstring
 from initlint.facts.expressions import UNKNOWN_COND, dotted, root_name, span_of, to_cond, to_expr
-from initlint.facts.local_uses import followed_names, uses_in
+from initlint.facts.local_uses import followed_names, uses_in, whole_part_fill
 from initlint.facts.model import Cond, Effect, Expr
 from initlint.facts.passes import (
     FILLING_METHODS,
@@ -223,6 +223,7 @@ class FunctionReader(EffectLog):
         # (``lm = self.vlm.language_model``, then ``del lm.model.decoder``: read as the part)
         self.fn = without_part_aliases(self.fn, self.self_name)
         nodes = own_nodes(self.fn)
+        self.nodes = nodes
         self.built = followed_names(self.fn, self.self_name, nodes)
         self.part_names = part_name_candidates(self.self_name, nodes)
         self.defined_once = _defined_once(nodes)
@@ -552,7 +553,7 @@ class FunctionReader(EffectLog):
         """The ``pass`` effects (of ``detail``) of ``fn`` where it does nothing but fill parts
         of its argument ``item``."""
         body = without_docstring(fn.body)
-        helpers = fill_helpers(body)  # (``def normal_(data): ...`` defined in it)
+        helpers = fill_helpers(fn)  # (``def normal_(data): ...`` defined in it)
         if helpers:
             body = inline_fills(body, helpers)
         if not body or not only_initialises(body, {item}, self.self_name, True, relaxed=True):
@@ -973,7 +974,7 @@ class FunctionReader(EffectLog):
                     )
                 else:
                     idx = self.add("assign", stmt, guard, name=target.attr, value=vexpr)
-                    self._carry_fills(target.attr, value, guard)
+                    self._carry_fills(target.attr, value, guard, stmt)
                 for origin in carried:
                     self.feeds.setdefault(origin, []).append(idx)
             elif isinstance(target, ast.Name):
@@ -1028,12 +1029,17 @@ class FunctionReader(EffectLog):
                 return f"{at.id}#{bound}"
         return ""  # (a global may change under any call; other bindings are not numbered)
 
-    def _carry_fills(self, attr: str, value: ast.expr, guard: tuple[Cond, ...]) -> None:
+    def _carry_fills(
+        self, attr: str, value: ast.expr, guard: tuple[Cond, ...], store: ast.stmt
+    ) -> None:
         """``nn.init.normal_(fc.weight)`` and then ``self.fc = fc``, or ``self.body =
         nn.Sequential(fc, act)``: the local's fills are fills of the part it becomes
         (``fc.weight``, ``body.0.weight``), as if made there. An ``init`` effect for each,
-        after the store, at the fill's line; only fills that ran wherever the store does."""
+        after the store, at the fill's line; only fills that ran wherever the store does,
+        of a local the function mentions nowhere else (``_only_filled_then_stored``)."""
         for key, local in _stored_locals(value):
+            if not self._only_filled_then_stored(local, store):
+                continue
             for fill in self.local_fills.get(local, []):
                 if guard[: len(fill.guard)] != fill.guard:
                     continue
@@ -1041,6 +1047,33 @@ class FunctionReader(EffectLog):
                 self.effects.append(
                     replace(fill, guard=guard, detail="self", name=name, target=name)
                 )
+
+    def _only_filled_then_stored(self, local: str, store: ast.stmt) -> bool:
+        """Whether the function mentions the local ``local`` only to fill its parts whole
+        before ``store`` and in ``store`` itself: no forward run, no part read, no other
+        hand-off before the store (a fill used), none after it (a read through the local
+        of what the store holds, or a fill after the one carried)."""
+        allowed: set[int] = set()  # (the mentions that fill it, or store it on the object)
+        for node in self.nodes:
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+                filled = whole_part_fill(node.value, frozenset({local}))
+                if filled is not None and _before(node, store):
+                    allowed.add(id(filled[2]))
+            elif isinstance(node, ast.Assign) and self._stores_on_self(node, local):
+                allowed.update(id(n) for n in ast.walk(node.value))  # (``if``/``else`` arms)
+        return all(
+            id(node) in allowed
+            for node in self.nodes
+            if isinstance(node, ast.Name) and node.id == local and isinstance(node.ctx, ast.Load)
+        )
+
+    def _stores_on_self(self, stmt: ast.Assign, local: str) -> bool:
+        """Whether ``stmt`` stores ``local`` (or a container of it) on an attribute of the
+        object, and mentions it nowhere else."""
+        if len(stmt.targets) != 1 or not self.self_attr(stmt.targets[0]):
+            return False
+        stored = [name for _, name in _stored_locals(stmt.value)].count(local)
+        return stored == 1 and sum(is_name(n, local) for n in ast.walk(stmt.value)) == 1
 
     def _storage_owner(self, target: ast.expr) -> ast.expr:
         """``self.fc.weight`` for ``self.fc.weight.data`` (``net.fc.weight`` for a local's):
@@ -1164,6 +1197,12 @@ def _state_read(node: ast.AST) -> bool:
         and isinstance(node.func, ast.Attribute)
         and node.func.attr == "state_dict"
     )
+
+
+def _before(node: ast.stmt, other: ast.stmt) -> bool:
+    """Whether the statement ``node`` ends before ``other`` starts in the source."""
+    end = (node.end_lineno or node.lineno, node.end_col_offset or 0)
+    return end <= (other.lineno, other.col_offset)
 
 
 def _stored_locals(value: ast.expr) -> list[tuple[str, str]]:

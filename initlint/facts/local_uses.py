@@ -151,7 +151,7 @@ def _call(call: ast.Call, names: frozenset[str], statement: bool) -> Iterator[Lo
     if copied:
         yield (copied, "copy", "")
         return
-    filled = _filled_part(call, names)
+    filled = whole_part_fill(call, names)
     if filled is not None:
         # (the part stays in the object, refilled: the fill goes where the object does)
         yield filled[0], "fill", filled[1]
@@ -187,11 +187,11 @@ def _call(call: ast.Call, names: frozenset[str], statement: bool) -> Iterator[Lo
             yield from uses_in(k.value, names)
 
 
-def _filled_part(call: ast.Call, names: frozenset[str]) -> tuple[str, str] | None:
-    """The local of ``names`` and its own part that ``call`` fills whole, in place, from
-    nothing the object holds (``nn.init.normal_(fc.weight)``, ``fc.bias.data.zero_()``): a
-    fill the object carries to wherever it is stored (``FunctionReader._carry_fills``), no
-    part taken out of it; None for any other call."""
+def whole_part_fill(call: ast.Call, names: frozenset[str]) -> tuple[str, str, ast.Name] | None:
+    """The local of ``names``, its own part that ``call`` fills whole, in place, from
+    nothing the object holds (``nn.init.normal_(fc.weight)``, ``fc.bias.data.zero_()``),
+    and the mention of the local there: a fill the object carries to wherever it is stored
+    (``FunctionReader._carry_fills``), no part taken out of it; None for any other call."""
     tensor = filled_tensor(call)
     if tensor is None or not isinstance(tensor, ast.Attribute) or is_fill_diagonal(call):
         return None
@@ -203,7 +203,7 @@ def _filled_part(call: ast.Call, names: frozenset[str]) -> tuple[str, str] | Non
     rest = [a for a in call.args if a is not tensor] + [k.value for k in call.keywords]
     if any(isinstance(n, ast.Name) and n.id == root.id for a in rest for n in ast.walk(a)):
         return None
-    return root.id, path[0]
+    return root.id, path[0], root
 
 
 def _copied(call: ast.Call, names: frozenset[str]) -> str:

@@ -70,16 +70,20 @@ def filled_tensor(call: ast.Call) -> ast.expr | None:
 _COPIES = frozenset("cpu cuda clone detach to contiguous float half double bfloat16".split())
 
 
-def fill_helpers(body: Sequence[ast.stmt]) -> dict[str, str]:
-    """The functions ``body`` defines that do nothing but fill their one argument whole, in
-    place, from none of its numbers (``def normal_(data): data.copy_(data.cpu().normal_(
-    std=0.02).to(data.device))``), by name, with the fill each does (``normal_``; the fill
-    of a copy a ``copy_`` writes back, else ``copy_``): a call of one is that fill of what
-    it is given."""
+def fill_helpers(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
+    """The functions ``fn`` defines in its body that do nothing but fill their one argument
+    whole, in place, from none of its numbers nor anything of ``fn``'s own (``def
+    normal_(data): data.copy_(data.cpu().normal_(std=0.02).to(data.device))``), bound by
+    that ``def`` alone, by name, with the fill each does (``normal_``; the fill of a copy a
+    ``copy_`` writes back, else ``copy_``): a call of one is that fill of what it is
+    given."""
     found: dict[str, str] = {}
-    for stmt in body:
+    bindings = _bindings(fn)
+    for stmt in without_docstring(fn.body):
         if not isinstance(stmt, ast.FunctionDef) or stmt.decorator_list:
             continue
+        if bindings.count(stmt.name) != 1:
+            continue  # (bound again: which function a call runs depends on the path)
         args = stmt.args
         if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults:
             continue
@@ -98,8 +102,28 @@ def fill_helpers(body: Sequence[ast.stmt]) -> dict[str, str]:
             fill = _overwritten_copy(given[0], param) or fill
         if fill == "fill_diagonal_" or not _no_numbers_read(given, param):
             continue
+        named = {n.id for a in given for n in ast.walk(a) if isinstance(n, ast.Name)}
+        if named & (set(bindings) - {param}):
+            continue  # (it reads what ``fn`` holds: ``module.weight`` into the bias)
         found[stmt.name] = fill
     return found
+
+
+def _bindings(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    """Every binding of a name in ``fn`` and the functions in it: its parameters, stores,
+    ``def``s, classes and imports, each as often as it is bound."""
+    out: list[str] = []
+    for node in ast.walk(fn):
+        if isinstance(node, ast.arg):
+            out.append(node.arg)
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            out.append(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            if node is not fn:
+                out.append(node.name)
+        elif isinstance(node, ast.alias):
+            out.append((node.asname or node.name).partition(".")[0])
+    return out
 
 
 def _overwritten_copy(value: ast.expr, param: str) -> str | None:
@@ -125,11 +149,15 @@ def _overwritten_copy(value: ast.expr, param: str) -> str | None:
 def _no_numbers_read(given: Sequence[ast.expr], param: str) -> bool:
     """Whether ``given`` reads none of ``param``'s numbers: each mention is of its metadata
     (``data.device``, ``data.shape``) or of a copy a fill overwrites (``_overwritten_copy``)."""
+    # (each node's parent where the node is what the parent is taken from or called on:
+    # the receiver chain ``data.cpu().normal_()``, not an argument)
     parents: dict[int, ast.AST] = {}
     for root in given:
         for node in ast.walk(root):
-            for child in ast.iter_child_nodes(node):
-                parents[id(child)] = node
+            if isinstance(node, ast.Attribute):
+                parents[id(node.value)] = node
+            elif isinstance(node, ast.Call):
+                parents[id(node.func)] = node
     for root in given:
         for node in ast.walk(root):
             if not _is(node, param):
@@ -138,7 +166,7 @@ def _no_numbers_read(given: Sequence[ast.expr], param: str) -> bool:
             if isinstance(up, ast.Attribute) and up.attr in _METADATA:
                 continue
             top: ast.AST = node
-            while id(top) in parents and isinstance(parents[id(top)], ast.Attribute | ast.Call):
+            while id(top) in parents:
                 top = parents[id(top)]
                 if isinstance(top, ast.Call) and _overwritten_copy(top, param):
                     break
