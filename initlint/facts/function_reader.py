@@ -1038,9 +1038,10 @@ class FunctionReader(EffectLog):
         after the store, at the fill's line; only fills that ran wherever the store does,
         of a local the function mentions nowhere else (``_only_filled_then_stored``)."""
         for key, local in _stored_locals(value):
-            if not self._only_filled_then_stored(local, store):
+            fills = self.local_fills.get(local)
+            if not fills or not self._only_filled_then_stored(local, store):
                 continue
-            for fill in self.local_fills.get(local, []):
+            for fill in fills:
                 if guard[: len(fill.guard)] != fill.guard:
                     continue
                 name = ".".join(p for p in (attr, key, fill.target) if p)

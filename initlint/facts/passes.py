@@ -78,10 +78,9 @@ def fill_helpers(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
     ``copy_`` writes back, else ``copy_``): a call of one is that fill of what it is
     given."""
     found: dict[str, str] = {}
-    bindings = _bindings(fn)
-    for stmt in without_docstring(fn.body):
-        if not isinstance(stmt, ast.FunctionDef) or stmt.decorator_list:
-            continue
+    defs = [s for s in fn.body if isinstance(s, ast.FunctionDef) and not s.decorator_list]
+    bindings = _bindings(fn) if defs else []
+    for stmt in defs:
         if bindings.count(stmt.name) != 1:
             continue  # (bound again: which function a call runs depends on the path)
         args = stmt.args
