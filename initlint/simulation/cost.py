@@ -1034,10 +1034,8 @@ class CostModel:
         # not those a loop may write, whose later passes read what an earlier one wrote)
         written = {k for k, _ in shapes if k.startswith("self.")}
         for eff in body.effects if written else ():
-            if eff.loops and eff.kind in ("touch", "call"):
-                gone = _written_gone(eff, written)
-                held = {k: v for k, v in held.items() if k not in gone}
-                written -= gone
+            if eff.loops:
+                _forget_written(eff, written, held)
         if fn.facts.is_classmethod and body.params and mro:
             # ``cls`` is the class the method was looked up on (``Text._from_config(c)``
             # runs ``cls(c)`` as ``Text(c)``), the first of the MRO it is priced with
@@ -1068,12 +1066,8 @@ class CostModel:
             runs = _guard_truth(eff.guard, fixed, none_test) if fixed else None
             if runs is False:
                 continue
-            if written and (kind == "touch" or kind == "call"):
-                # (a number the object's attribute held on entry, until the body or a
-                # method it runs may write the attribute: ``self.n *= 128``)
-                gone = _written_gone(eff, written)
-                held = {k: v for k, v in held.items() if k not in gone}
-                written -= gone
+            if written:
+                _forget_written(eff, written, held)
             # (the constants standing when the effect's statement starts: what the tests
             # around it were made with, before it rebinds a name)
             opening = standing
@@ -1648,14 +1642,24 @@ def _call_values(call: Expr, params: tuple[Param, ...]) -> Given | None:
     return bind_args(positional, keywords, params, _default_of, None)[0]
 
 
-def _written_gone(eff: Effect, written: AbstractSet[str]) -> set[str]:
-    """The ``self.<attr>`` keys of ``written`` whose numbers the effect ``eff`` may change:
-    the attributes a statement writes (all, where it hands ``self`` on or writes its
-    ``__dict__``); all, for a method the object runs (it may write any)."""
-    writes = eff.writes if eff.kind == "touch" else frozenset({EVERYTHING})
+def _forget_written(eff: Effect, written: set[str], held: dict[str, Val]) -> None:
+    """Drop from ``written`` and ``held`` the ``self.<attr>`` numbers the effect ``eff`` may
+    change (a number the attribute held on entry stands until then): the attributes a
+    statement writes (all, where it hands ``self`` on or writes its ``__dict__``); all, for
+    a method the object runs (it may write any)."""
+    if eff.kind == "touch":
+        writes = eff.writes
+    elif eff.kind == "call":
+        writes = frozenset({EVERYTHING})
+    else:
+        return
     if EVERYTHING in writes or "__dict__" in writes:
-        return set(written)
-    return {k for k in written if k[len("self.") :] in writes}
+        gone = set(written)
+    else:
+        gone = {k for k in written if k[len("self.") :] in writes}
+    written -= gone
+    for k in gone:
+        held.pop(k, None)
 
 
 def _call_shapes(call: Expr, values: Given | None, bound: Bound, names: Bound) -> Shapes:
