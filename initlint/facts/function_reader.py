@@ -29,6 +29,7 @@ from initlint.facts.passes import (
     filled_tensor,
     inline_fills,
     integer_literal,
+    is_fill_diagonal,
     item_calls,
     nested_visit,
     numbered_path,
@@ -826,7 +827,7 @@ class FunctionReader(EffectLog):
                 # rows picked out, ``self.weight[0].zero_()``; not the diagonal only; not
                 # from its own numbers, ``self.weight.copy_(normalize(self.weight))``)
                 rest = [a for a in call.args if a is not tensor] + [k.value for k in call.keywords]
-                whole = whole and _method_name(call) != "fill_diagonal_"
+                whole = whole and not is_fill_diagonal(call)
                 held = attr.split(".")[0]  # (``self.fc.weight.copy_(f(self.fc.weight))``)
                 whole = whole and not any(
                     self.self_attr(n) == held for a in rest for n in ast.walk(a)
@@ -836,12 +837,10 @@ class FunctionReader(EffectLog):
                     "init", stmt, guard, name=name, detail="self", target=attr, node=call, fan=fan
                 )
         else:
+            filled = whole_part_fill(call, frozenset({root}))
+            part = filled[1] if filled is not None else ""
             path = [p for p in dotted(tensor).split(".")[1:] if p != "data"]
-            whole = isinstance(tensor, ast.Attribute) and len(path) == 1 and path[0] != "data"
-            whole = whole and _method_name(call) != "fill_diagonal_"
             rest = [a for a in call.args if a is not tensor] + [k.value for k in call.keywords]
-            whole = whole and not any(is_name(n, root) for a in rest for n in ast.walk(a))
-            part = path[0] if whole else ""
             # (detail ``whole``: torch's fill of every number of the local itself, from
             # nothing it holds: ``nn.init.normal_(emb)``, ``emb.data.uniform_(-a, a)``)
             itself = not path and not isinstance(tensor, ast.Subscript) and _torch_fill(call)

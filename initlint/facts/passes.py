@@ -175,8 +175,11 @@ def _no_numbers_read(given: Sequence[ast.expr], param: str) -> bool:
 
 
 def is_fill_diagonal(call: ast.Call) -> bool:
-    """Whether ``call`` is ``t.fill_diagonal_(v)``, which fills only some numbers."""
-    return isinstance(call.func, ast.Attribute) and call.func.attr == "fill_diagonal_"
+    """Whether ``call`` is ``t.fill_diagonal_(v)`` (by the last part of its name), which
+    fills only some numbers."""
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return name == "fill_diagonal_"
 
 
 def only_initialises(
@@ -494,7 +497,7 @@ def _filled_part(call: ast.Call, item: str) -> str | None:
     if not path or path[0] != item:
         return None
     rest = [p for p in path[1:] if p != "data"]
-    if isinstance(call.func, ast.Attribute) and call.func.attr == "fill_diagonal_":
+    if is_fill_diagonal(call):
         return None
     return ".".join(rest)
 

@@ -14,6 +14,7 @@ import ast
 from collections.abc import Callable, Iterator
 
 from initlint.facts.aliases import self_method_call
+from initlint.facts.model import Effect
 from initlint.facts.walk import children
 
 EVERYTHING = "*"
@@ -143,6 +144,23 @@ def self_access(
                         handled.add(id(node.args[0]))
         stack.extend(children(node))  # order is free: `handled` is set by a parent
     return frozenset(reads), frozenset(writes)
+
+
+# The effects that store on the object under the name they carry, and those that run work
+# that may write any attribute (a method of the object, a function handed it, an
+# ancestor's construction).
+_STORES = frozenset({"assign", "buffer", "mutate", "delete", "nested"})
+_RUNS = frozenset({"call", "helper", "super_init"})
+
+
+def may_write(eff: Effect) -> frozenset[str]:
+    """The ``self`` attributes the effect ``eff`` may write: a statement's writes, a store's
+    attribute, ``EVERYTHING`` for work that may write any; none for anything else."""
+    if eff.kind == "touch":
+        return eff.writes
+    if eff.kind in _STORES:
+        return frozenset({eff.name.partition(".")[0]})
+    return frozenset({EVERYTHING}) if eff.kind in _RUNS else frozenset()
 
 
 # What reading a value for what it is looks like, at the end of an attribute chain or as

@@ -52,8 +52,7 @@ class CallEffects(RerunEffects):
             else:
                 self.apply_pass(frame, ctx, None)
                 self.opaque = True
-                self.note_writes(all_=True)
-                self.forget_numbers()
+                self.note_unfollowed_writes()
                 self.note_unfollowed(eff)
             return None
         callee_body = callee.facts.load()
@@ -93,8 +92,7 @@ class CallEffects(RerunEffects):
         if env is None:
             ev.unfollowed = True
             self.opaque = self.blind = True
-            self.note_writes(all_=True)
-            self.forget_numbers()
+            self.note_unfollowed_writes()
             return None
         key_args = frame, eff.args, callee_body.params, skip_self
         arg_keys = None
@@ -331,8 +329,7 @@ class CallEffects(RerunEffects):
         )
         if env is None:
             self.opaque = self.blind = True
-            self.note_writes(all_=True)
-            self.forget_numbers()
+            self.note_unfollowed_writes()
             return None
         lent = self.lend_builds(frame, ctx, callee_body)
         passed: KeyArgs | None = frame, eff.args, callee_body.params, True

@@ -19,7 +19,7 @@ from typing import Literal
 from initlint.facts.expressions import UNKNOWN_COND, test_of
 from initlint.facts.function_reader import LOOP_COND, loop_bindings, loop_entries
 from initlint.facts.model import Body, BodyError, Cond, Const, Effect, Expr, Param, import_of
-from initlint.facts.reads import EVERYTHING, MODULE_WALKS
+from initlint.facts.reads import EVERYTHING, MODULE_WALKS, may_write
 from initlint.index.project import ProjectIndex
 from initlint.index.records import NO_BINDINGS, ClassInfo, FunctionInfo, Module, Target
 from initlint.records import dataclass
@@ -1644,14 +1644,10 @@ def _call_values(call: Expr, params: tuple[Param, ...]) -> Given | None:
 
 def _forget_written(eff: Effect, written: set[str], held: dict[str, Val]) -> None:
     """Drop from ``written`` and ``held`` the ``self.<attr>`` numbers the effect ``eff`` may
-    change (a number the attribute held on entry stands until then): the attributes a
-    statement writes (all, where it hands ``self`` on or writes its ``__dict__``); all, for
-    a method the object runs (it may write any)."""
-    if eff.kind == "touch":
-        writes = eff.writes
-    elif eff.kind == "call":
-        writes = frozenset({EVERYTHING})
-    else:
+    change (``may_write``; a number the attribute held on entry stands until then): all,
+    where it hands ``self`` on, writes its ``__dict__`` or runs work that may write any."""
+    writes = may_write(eff)
+    if not writes:
         return
     if EVERYTHING in writes or "__dict__" in writes:
         gone = set(written)

@@ -28,7 +28,7 @@ from initlint.facts.model import (
     Expr,
     Param,
 )
-from initlint.facts.reads import EVERYTHING
+from initlint.facts.reads import may_write
 from initlint.index.project import ProjectIndex
 from initlint.index.records import ClassInfo, FunctionInfo, Module, Target
 from initlint.simulation.arguments import kwarg_name
@@ -563,8 +563,7 @@ class _Run(CallEffects):
             elif call.parent is not None:
                 self.sim.events[call.parent].unfollowed = True
                 self.blind = True  # (a recursion not followed: it may set anything)
-                self.note_writes(all_=True)
-                self.forget_numbers()
+                self.note_unfollowed_writes()
         return None
 
     def _enter(self, call: Call) -> tuple[Frame, Iterator[Call | BodyError]] | BodyError | None:
@@ -937,13 +936,4 @@ def _passed_on(
 def _written_in(effects: tuple[Effect, ...], loop: int) -> set[str]:
     """The ``self`` attributes the statements of ``loop`` may write (``EVERYTHING`` where
     one hands ``self`` on or runs a method of the object, which may write any)."""
-    names: set[str] = set()
-    for e in effects:
-        if loop in e.loops:
-            if e.kind == "touch":
-                names |= e.writes
-            elif e.kind in ("assign", "buffer", "mutate", "delete", "nested"):
-                names.add(e.name.partition(".")[0])
-            elif e.kind in ("call", "helper", "super_init"):
-                names.add(EVERYTHING)
-    return names
+    return {n for e in effects if loop in e.loops for n in may_write(e)}

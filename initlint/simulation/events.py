@@ -231,6 +231,12 @@ class EventLog(ArgumentBinding):
                 return False
         return True
 
+    def note_unfollowed_writes(self) -> None:
+        """Work the simulation did not follow ran: it may have written any attribute, the
+        numbers written before too."""
+        self.note_writes(all_=True)
+        self.forget_numbers()
+
     def forget_numbers(self, names: Iterable[str] = (EVERYTHING,)) -> None:
         """The attributes ``names`` may no longer hold the number written in the code they
         were last set to (``written_attrs``): something else may have written them
