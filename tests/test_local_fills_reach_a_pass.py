@@ -22,12 +22,20 @@ class Encoder(nn.Module):
         proj = nn.Linear(dim, vocab)
 {between}
         self.proj = proj
+{after}
         self.apply(self._init)
 
     def _init(self, module):
         if isinstance(module, nn.Linear):
             nn.init.normal_(module.weight, std=0.02)
 """
+
+
+def _source(between: str, after: str = "") -> str:
+    """``SOURCE`` with statements before the store and after it (each line indented)."""
+    indent = "\n".join(f"        {line}" for line in between.split("\n"))
+    later = "\n".join(f"        {line}" for line in after.split("\n")) if after else ""
+    return SOURCE.format(between=indent, after=later)
 
 
 @pytest.mark.parametrize(
@@ -41,7 +49,7 @@ class Encoder(nn.Module):
 def test_a_local_fill_is_thrown_away_by_the_pass(
     check_source: Callable[..., Report], between: str
 ) -> None:
-    source = SOURCE.format(between="        " + between.replace("\n", "\n        "))
+    source = _source(between)
     found = check_source(source).diagnostics
     assert [d.code for d in found] == ["IL005"]
     assert "`self.proj.weight`" in found[0].message
@@ -68,29 +76,9 @@ def test_a_local_fill_is_thrown_away_by_the_pass(
 def test_no_fill_is_carried_where_the_part_was_used_or_not_filled_whole(
     check_source: Callable[..., Report], between: str
 ) -> None:
-    source = SOURCE.format(between="        " + between.replace("\n", "\n        "))
+    source = _source(between)
     found = check_source(source).diagnostics
     assert not [d for d in found if "`self.proj.weight`" in d.message]
-
-
-AFTER_STORE = """
-import torch
-from torch import nn
-
-
-class Encoder(nn.Module):
-    def __init__(self, dim, vocab):
-        super().__init__()
-        proj = nn.Linear(dim, vocab)
-        nn.init.normal_(proj.weight, std=dim**-0.5)
-        self.proj = proj
-{after}
-        self.apply(self._init)
-
-    def _init(self, module):
-        if isinstance(module, nn.Linear):
-            nn.init.normal_(module.weight, std=0.02)
-"""
 
 
 @pytest.mark.parametrize(
@@ -106,13 +94,13 @@ class Encoder(nn.Module):
 def test_no_fill_is_carried_where_the_local_is_used_after_the_store(
     check_source: Callable[..., Report], after: str
 ) -> None:
-    found = check_source(AFTER_STORE.format(after="        " + after)).diagnostics
+    found = check_source(_source("nn.init.normal_(proj.weight, std=dim**-0.5)", after)).diagnostics
     assert not [d for d in found if "`self.proj.weight`" in d.message]
 
 
 def test_the_pass_overwrites_the_local_fill_at_runtime() -> None:
     torch = pytest.importorskip("torch")
     namespace: dict[str, object] = {}
-    exec(SOURCE.format(between="        nn.init.constant_(proj.weight, 5.0)"), namespace)
+    exec(_source("nn.init.constant_(proj.weight, 5.0)"), namespace)
     encoder = namespace["Encoder"](8, 16)  # type: ignore[operator]
     assert not torch.any(encoder.proj.weight == 5.0)
