@@ -380,9 +380,7 @@ class CostModel:
 
     def _made_vector(self, e: Expr, module: Module, bound: Bound) -> Vector | None:
         """``vector_total`` of a call of torch's that makes a vector."""
-        if e.kind != "call" or e.name.rpartition(".")[2] not in _MADE_VECTORS:
-            return None  # (the name as written ends as torch's does: no lookup otherwise)
-        public = self.index.public_name(module, e.name)
+        public = self.index.public_name(module, e.name) if e.kind == "call" and e.name else None
         head, _, last = (public or "").rpartition(".")
         if head != "torch":
             return None
@@ -1409,7 +1407,6 @@ _DTYPE_CASTS = frozenset({"to", "type", "type_as"})
 # A vector's count of numbers, the room of each in float32 numbers, whether integers.
 Vector = tuple[int, int, bool]
 _VECTORS = frozenset("zeros ones empty rand randn".split())
-_MADE_VECTORS = _VECTORS | RANGES
 # Tensor methods that do an arithmetic op with their argument (``a.mul(b)``: ``a * b``).
 _ARITHMETIC_METHODS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "subtract": "-"}
 _ARITHMETIC_METHODS |= {"multiply": "*", "divide": "/", "true_divide": "/", "pow": "**"}
