@@ -135,6 +135,79 @@ def _names_written_out(stmt: ast.stmt) -> tuple[str, ...] | None:
     return tuple(i.value for i in items if isinstance(i, ast.Constant) and isinstance(i.value, str))
 
 
+# What may rebind a name, change a test's outcome, or write through an alias of what the
+# object holds: a body holding one of these is not written out once per item.
+_BRANCHES = (ast.If, ast.IfExp, ast.While, ast.Assert, ast.Match, ast.BoolOp, ast.Try)
+_EXITS = (ast.Break, ast.Continue, ast.Return, ast.Raise, ast.Global, ast.Nonlocal)
+_WRITING_CALLS = frozenset(
+    """setattr delattr __setattr__ __delattr__ exec eval vars update __setitem__ __delitem__
+    pop popitem setdefault clear""".split()
+)
+
+
+def _held_written_out(stmt: ast.stmt, self_name: str) -> list[ast.expr] | None:
+    """The items a plain ``for`` walks when its head is a tuple or list written out of what
+    the object holds, by attribute (``for m in (self.blocks, self.head): m.apply(init)``),
+    its target one name, and its body can make no item's turn differ from writing it out:
+    no test or branch of any kind (the item's class is not decided there), no early exit,
+    no binding of the loop's name (by a store, ``except ... as``, an import or a ``match``
+    capture), no function, lambda or class, no mention of the object or ``super``, no store
+    to an attribute or item of anything, no call that writes through a name
+    (``_WRITING_CALLS``), and no loop it would write out too. The loop is then those items'
+    bodies in order (``_unrolled``). None for any other loop."""
+    if not self_name or not isinstance(stmt, ast.For) or stmt.orelse:
+        return None
+    if not isinstance(stmt.target, ast.Name) or not isinstance(stmt.iter, ast.Tuple | ast.List):
+        return None
+    items = stmt.iter.elts
+    if not items or len(items) > MAX_NAMES_WRITTEN_OUT:
+        return None
+    if not all(self_path(i, self_name) and dotted(i) for i in items):
+        return None
+    target = stmt.target.id
+    for node in (n for part in stmt.body for n in ast.walk(part)):
+        if isinstance(node, _BRANCHES + _EXITS):
+            return None
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            return None  # (a closure sees the name's last value, not each)
+        if isinstance(node, ast.Name):
+            if node.id in (self_name, "super") or (
+                node.id == target and not isinstance(node.ctx, ast.Load)
+            ):
+                return None
+        elif isinstance(node, ast.Attribute | ast.Subscript | ast.Starred):
+            if not isinstance(node.ctx, ast.Load):
+                return None
+        elif isinstance(node, ast.Delete | ast.Import | ast.ImportFrom | ast.ExceptHandler):
+            return None
+        elif isinstance(node, ast.MatchAs | ast.MatchStar | ast.MatchMapping):
+            return None
+        elif isinstance(node, ast.For) and isinstance(node.iter, ast.Tuple | ast.List):
+            return None  # (written out too, its copies would multiply)
+        elif isinstance(node, ast.Call) and _called_name(node) in _WRITING_CALLS:
+            return None
+    return list(items)
+
+
+def _called_name(call: ast.Call) -> str:
+    """The last name a call is made by (``update`` for ``d.update(x)``)."""
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return func.id if isinstance(func, ast.Name) else ""
+
+
+def _unrolled(stmt: ast.For, items: list[ast.expr]) -> list[ast.stmt]:
+    """The statements a loop over ``items`` written out runs (``_held_written_out``): for
+    each item, the body with the loop's name read as it."""
+    assert isinstance(stmt.target, ast.Name)  # (``_held_written_out``)
+    out: list[ast.stmt] = []
+    for item in items:
+        named = ReplaceNames({stmt.target.id: item})
+        out.extend(named.visit(copy.deepcopy(b)) for b in stmt.body)
+    return out
+
+
 class _Inline(ast.NodeTransformer):
     """Each statement ``inline`` gives a body for replaced by that body (not in nested
     functions or classes: their statements run when they are called). ``inline`` is told
@@ -280,6 +353,13 @@ class FunctionReader(EffectLog):
             self.touch([stmt.iter], guard, stmt, None)
             for name in names:
                 self._block(_with_constant(stmt.body, stmt.target, name), guard)
+            return
+        held = _held_written_out(stmt, self.self_name)
+        if held is not None:
+            # ``for m in (self.blocks, self.head): m.apply(init)``: the body runs once per
+            # item, in order, as if written out with each
+            assert isinstance(stmt, ast.For)  # (``_held_written_out``)
+            self._block(_unrolled(stmt, held), guard)
             return
         if isinstance(stmt, ast.For | ast.AsyncFor | ast.While):
             head = stmt.iter if isinstance(stmt, ast.For | ast.AsyncFor) else stmt.test
