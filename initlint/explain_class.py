@@ -148,6 +148,8 @@ def render_events(analysis: Analysis, sim: Simulation) -> list[str]:
             f"  #{num[ev.index]:<3} {indent}{_label(ev)}  {_where(analysis, ev)}  "
             f"in {'.'.join(owner[-2:])}  [{'; '.join(bits)}]"
         )
+        if ev.index in raised:
+            out.append(_raise_line(analysis, sim, ev, raised[ev.index]))
     return out
 
 
@@ -172,16 +174,22 @@ def _cost_source(analysis: Analysis, sim: Simulation, ev: Event) -> str:
 
 
 def _raise_line(analysis: Analysis, sim: Simulation, ev: Event, r: Raise) -> str:
-    """A read of an attribute nothing has set yet: that path raises AttributeError."""
+    """Where a path raises: a read of an attribute nothing has set yet (AttributeError), a
+    call Python refuses (TypeError)."""
     owner = ev.fn.qualname.rsplit(".", 2)
     rest = (
         "every construction stops here"
         if r.certain
         else "the path under its undecided guards stops here: what follows on it is not done"
     )
+    why = (
+        f"self.{r.what} is read before anything sets it"
+        if r.error == "AttributeError"
+        else f"the call's arguments do not bind to {r.what}'s parameters"
+    )
     return (
-        f"  !    {'  ' * _depth(sim, ev)}raises AttributeError: self.{r.attr} is read before "
-        f"anything sets it  {_where(analysis, ev)}  in {'.'.join(owner[-2:])}  [{rest}]"
+        f"  !    {'  ' * _depth(sim, ev)}raises {r.error}: {why}  {_where(analysis, ev)}  "
+        f"in {'.'.join(owner[-2:])}  [{rest}]"
     )
 
 

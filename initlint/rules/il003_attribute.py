@@ -159,7 +159,11 @@ override, by virtual dispatch) reads an attribute of the object that nothing can
 yet (the subclass sets it only after `super().__init__()`; no class attribute, property or
 `__getattr__` provides it; the read is not under `getattr`/`hasattr`, a `try` or a `with`),
 that path raises AttributeError, so what follows on it is never built, and a rebuild only
-reached on the other paths is no repeat. `initlint explain-class` shows where a path stops.
+reached on the other paths is no repeat. So does a super call Python refuses (a required
+parameter of the ancestor's `__init__` left out, a surplus positional or a keyword it does
+not take, with no `*args`/`**kwargs` pack passed that might make up for it): that path
+raises TypeError before the ancestor builds anything. `initlint explain-class` shows where
+a path stops.
 """,
         "Why is this bad": """
 The ancestor's object is built and immediately discarded: a submodule's weights are allocated

@@ -11,7 +11,15 @@ from typing import TypeVar
 
 from initlint.facts.model import Arg, Expr, Param
 from initlint.index.records import Module
-from initlint.simulation.binding import DEFAULTED, SYM, Key, bind_args, default_key, expr_key
+from initlint.simulation.binding import (
+    DEFAULTED,
+    SYM,
+    Key,
+    bind_args,
+    default_key,
+    expr_key,
+    fits,
+)
 from initlint.simulation.expressions import ExpressionEval
 from initlint.simulation.run_state import Frame
 from initlint.simulation.values import OPEN_ARGS, OPEN_KWARGS, UNKNOWN, Val, const
@@ -171,6 +179,21 @@ class ArgumentBinding(ExpressionEval):
             )
         return env
 
+    def refused(
+        self, frame: Frame, args: tuple[Arg, ...], params: tuple[Param, ...], skip_self: bool
+    ) -> bool:
+        """Whether Python surely refuses the call (``binding.fits``): a required parameter
+        left out, a surplus positional or an unknown keyword, with no ``*``/``**`` pack of
+        unknown length passed that might make up for it."""
+        spread = self._spread(frame, args, _nothing, _nothing, False)
+        if spread is None:
+            return False
+        positional, keywords, open_tail, open_kw, _, _ = spread
+        if open_tail or open_kw:
+            return False
+        bound = bind_args(positional, keywords, without_self(params, skip_self), _nothing, None)
+        return not fits(bound)
+
     def bind_keys(
         self, frame: Frame, args: tuple[Arg, ...], params: tuple[Param, ...], skip_self: bool
     ) -> dict[str, Key | None] | None:
@@ -234,6 +257,10 @@ class ArgumentBinding(ExpressionEval):
             return _val_key(v)
 
         return expr_key(e, name_key, me, exact=True)
+
+
+def _nothing(*_: object) -> None:
+    """No value: ``refused`` asks only how the arguments bind."""
 
 
 def _as_is(v: Val) -> Val:

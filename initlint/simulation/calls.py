@@ -6,11 +6,14 @@ them."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 
 from initlint.facts.model import (
     Arg,
     BodyError,
+    Cond,
     Const,
     Effect,
     Expr,
@@ -19,12 +22,12 @@ from initlint.facts.model import (
     import_of,
 )
 from initlint.facts.passes import from_end
-from initlint.index.records import FunctionInfo
+from initlint.index.records import NO_BINDINGS, FunctionInfo, Module
 from initlint.simulation.arguments import kwarg_name, param_of, without_self
 from initlint.simulation.levels import HEAVY, LIGHT, NONE
 from initlint.simulation.local_draws import drawn_then_filled
 from initlint.simulation.part_refs import part_named
-from initlint.simulation.records import Event, FlagRef
+from initlint.simulation.records import ATTRIBUTE_WRITES, Event, FlagRef
 from initlint.simulation.rerun_effects import RerunEffects
 from initlint.simulation.run_state import Call, EffectContext, Frame, KeyArgs
 from initlint.simulation.torch_knowledge import (
@@ -34,6 +37,12 @@ from initlint.simulation.torch_knowledge import (
     written_bound,
 )
 from initlint.simulation.values import TRUE, UNKNOWN, Origin, Val
+
+# Decorators that run the function they wrap with the arguments they are given, so that a
+# call its parameters refuse raises as the undecorated one would (by their last name).
+SIGNATURE_KEEPING = frozenset(
+    {"no_grad", "inference_mode", "enable_grad", "beartype", "typechecked"}
+)
 
 
 class CallEffects(RerunEffects):
@@ -259,13 +268,21 @@ class CallEffects(RerunEffects):
         fills whole on every path (``kaiming_uniform_(linear.weight)``) are filled as if
         the class filled them (``self.lin.weight``); handed a tensor of one
         (``glorot_orthogonal(self.lin.weight, 2.0)``), so is that tensor where the function
-        fills it whole. A fill under no test but that the tensor is there (``if tensor is
-        not None:``) is on every path for a tensor the object holds."""
+        fills it whole, and a tensor of its own the object surely holds (``glorot(self.weight)``
+        after ``self.weight = nn.Parameter(...)``). A fill under no test but that the tensor
+        is there (``if tensor is not None:``; for a tensor of its own, also ``if
+        isinstance(tensor, Tensor):``) is on every path for a tensor the object holds."""
         eff = ctx.effect
-        fn = self.simulator.cost.helper_of(frame.call.fn.module, eff) if eff.target else None
+        if not eff.target or eff.name in frame.call.env:
+            return None  # (nothing held handed, or a local of that name called)
+        fn = self.simulator.cost.helper_of(frame.call.fn.module, eff)
         body = fn.facts.load() if fn is not None else None
-        if body is None or isinstance(body, BodyError):
+        if fn is None or body is None or isinstance(body, BodyError):
             return None
+        if not self._bound_once(frame.call.fn.module, eff.name) or not self._bound_once(
+            fn.module, fn.facts.name
+        ):
+            return None  # (which function the name runs depends on what ran before)
         handed = [
             (at, path)
             for at, a in enumerate(eff.args)
@@ -278,13 +295,24 @@ class CallEffects(RerunEffects):
         param = param_of(body.params, eff.args, at)
         if param is None:
             return None
-        for fill in body.effects:
-            if fill.kind != "init" or fill.name != param.name or not _unless_none(fill, param):
+        tensor = "." not in path and self.holds_tensor(path)
+        module = fn.module
+        # (a class the function names is the module's unless the function binds that name)
+        own = {p.name for p in body.params} | {e.name for e in body.effects if e.kind == "local"}
+        is_tensor = partial(self.names_torch_tensor, module, frozenset(own)) if tensor else None
+        for i, fill in enumerate(body.effects):
+            if fill.kind != "init" or fill.name != param.name:
+                continue
+            if any(e.kind in ("return", "raise") for e in body.effects[:i]):
+                break  # (the function may end before it fills)
+            if not _unless_none(fill, param, is_tensor):
                 continue
             if fill.target:
                 name = f"{path}.{fill.target}"  # (a module handed: a tensor of it filled)
-            elif fill.detail == "whole" and "." in path:
-                name = path  # (a tensor handed, ``glorot(self.lin.weight)``: filled whole)
+            elif fill.detail == "whole" and ("." in path or tensor):
+                # (a tensor handed, ``glorot(self.lin.weight)``, ``glorot(self.weight)``:
+                # filled whole)
+                name = path
             else:
                 continue
             given = replace(eff, kind="init", detail="self", name=name, target=name)
@@ -292,6 +320,32 @@ class CallEffects(RerunEffects):
             if found is not None:
                 return found
         return None
+
+    def _bound_once(self, module: Module, name: str) -> bool:
+        """Whether ``module`` binds ``name`` at its top level once: by one ``def``, class or
+        import, and no assignment."""
+        classes, functions, imports = self.simulator.index.name_table(module).named.get(
+            name, NO_BINDINGS
+        )
+        return len(classes) + len(functions) + len(imports) == 1 and name not in module.facts.names
+
+    def holds_tensor(self, attr: str) -> bool:
+        """Whether ``self.<attr>`` surely holds a tensor: the last write of it in the
+        construction so far, on every path, registers one (a buffer or a parameter)."""
+        for e in reversed(self.sim.events):
+            if e.shadow or e.name.partition(".")[0] != attr or e.kind not in ATTRIBUTE_WRITES:
+                continue
+            value = e.effect.value
+            none = value is None or (value.kind == "const" and value.value is None)
+            return e.kind == "buffer" and e.name == attr and e.status == TRUE and not none
+        return False
+
+    def names_torch_tensor(self, module: Module, own: frozenset[str], text: str) -> bool:
+        """Whether ``text``, a class as a function of ``module`` that binds the names ``own``
+        itself writes it, is torch's ``Tensor``."""
+        if text.partition(".")[0] in own:
+            return False
+        return self.simulator.index.public_name(module, text) == "torch.Tensor"
 
     def on_import(self, frame: Frame, ctx: EffectContext) -> None:
         """An import inside the function binds its name there, before the module's names
@@ -324,6 +378,11 @@ class CallEffects(RerunEffects):
         callee_body = callee.facts.load()
         if isinstance(callee_body, BodyError):
             return callee_body
+        if self._init_as_written(callee) and self.refused(
+            frame, eff.args, callee_body.params, True
+        ):
+            self.raise_type_error(frame, callee.qualname)
+            return None
         env = self.bind_call(
             frame, eff.args, callee_body.params, skip_self=True, module=callee.module
         )
@@ -353,6 +412,40 @@ class CallEffects(RerunEffects):
             unkeyed=self.unkeyed,
             lent=lent,
         )
+
+    def _init_as_written(self, callee: FunctionInfo) -> bool:
+        """Whether the ancestor ``__init__`` Python runs is surely the ``def`` initlint read,
+        so that its parameters say which calls it refuses: undecorated (but for decorators
+        that call it with what they are given, ``SIGNATURE_KEEPING``), the one binding of
+        ``__init__`` in its class's body, and none made outside it in its module, that class
+        undecorated, bound once at the top of its module, and no class of the project from it
+        up the MRO naming a metaclass or defining ``__init_subclass__`` (either may wrap or
+        replace it)."""
+        owner = callee.owner
+        decorators = (d.rpartition(".")[2] for d in callee.facts.decorators)
+        if owner is None or not all(d in SIGNATURE_KEEPING for d in decorators):
+            return False
+        facts = owner.facts
+        if facts.decorators or facts.fallback or "__init__" in facts.attrs:
+            return False
+        if "__init__" in owner.module.facts.foreign_stores:
+            return False  # (``Base.__init__ = patched`` in its module)
+        if sum(m.name == "__init__" for m in facts.methods) != 1 or "." in facts.qualname:
+            return False
+        table = self.simulator.index.name_table(owner.module)
+        classes, functions, imports = table.named.get(facts.name, NO_BINDINGS)
+        if len(classes) + len(functions) + len(imports) != 1:
+            return False
+        start = self.position.get(owner.qualname)
+        if start is None:
+            return False
+        for qualname in self.sim.mro[start:]:
+            info = self.simulator.index.class_info(qualname)
+            if info is not None and (
+                info.facts.metaclass or info.facts.method("__init_subclass__") is not None
+            ):
+                return False
+        return True
 
     def _torch_init(
         self,
@@ -516,15 +609,17 @@ def _part_path(e: Expr, self_name: str) -> str:
     return part_named(e, self_name, {})
 
 
-def _unless_none(fill: Effect, param: Param) -> bool:
+def _unless_none(fill: Effect, param: Param, tensor: Callable[[str], bool] | None) -> bool:
     """Whether the fill ``fill`` of the parameter ``param`` runs on every path on which the
-    parameter holds a value: unguarded, or guarded only by ``param is not None``."""
-    return all(
-        c.op == "isnot"
-        and len(c.args) == 2
-        and c.args[0].op == "name"
-        and c.args[0].name == param.name
-        and c.args[1].op == "const"
-        and c.args[1].value is None
-        for c in fill.guard
-    )
+    parameter holds a value: unguarded, or guarded only by ``param is not None``; handed a
+    tensor, also by ``isinstance(param, Tensor)`` (``tensor`` says whether the classes, as
+    written, are torch's ``Tensor``)."""
+    return all(_lets_a_value_through(c, param.name, tensor) for c in fill.guard)
+
+
+def _lets_a_value_through(c: Cond, name: str, tensor: Callable[[str], bool] | None) -> bool:
+    if not c.args or c.args[0].op != "name" or c.args[0].name != name:
+        return False
+    if c.op == "isnot":
+        return len(c.args) == 2 and c.args[1].op == "const" and c.args[1].value is None
+    return tensor is not None and c.op == "isinstance" and tensor(str(c.value))

@@ -1,8 +1,9 @@
 """The raise model: a read of an attribute that is surely unset raises AttributeError
-(``raise_attribute_error``). The frames up to the nearest undecided guard end; the guarded
-block that raised never runs again while what its guard reads is unchanged
-(``in_dead_block``); and when one undecided guard alone led there, every later effect
-assumes it was false. A ``return`` ends its frame the same way (``return_from``)."""
+(``raise_attribute_error``), a call Python refuses raises TypeError (``raise_type_error``).
+The frames up to the nearest undecided guard end; the guarded block that raised never runs
+again while what its guard reads is unchanged (``in_dead_block``); and when one undecided
+guard alone led there, every later effect assumes it was false. A ``return`` ends its frame
+the same way (``return_from``)."""
 
 from __future__ import annotations
 
@@ -10,19 +11,26 @@ from initlint.facts.model import Cond, Effect
 from initlint.facts.reads import EVERYTHING
 from initlint.simulation.events import writes_any
 from initlint.simulation.guards import GuardEval, cond_inputs, is_dotted
-from initlint.simulation.records import Event, Raise
+from initlint.simulation.records import ATTRIBUTE_WRITES, Event, Raise, RaisedError
 from initlint.simulation.run_state import Frame
 from initlint.simulation.values import TRUE
-
-# The events that write the attribute they name.
-_WRITES = frozenset({"assign", "buffer", "delete", "mutate", "nested"})
 
 
 class RaiseModel(GuardEval):
     """Where a read of an unset attribute ends the construction's paths."""
 
     def raise_attribute_error(self, frame: Frame, eff: Effect, attr: str) -> None:
-        """The read of ``self.<attr>`` (definitely unset) in ``frame`` raises AttributeError.
+        """The read of ``self.<attr>`` (definitely unset) in ``frame`` raises AttributeError
+        (``raise_here``)."""
+        self.raise_here(frame, attr, "AttributeError")
+
+    def raise_type_error(self, frame: Frame, callee: str) -> None:
+        """A call Python refuses (a required parameter left out, a surplus positional or an
+        unknown keyword) raises TypeError before ``callee`` runs (``raise_here``)."""
+        self.raise_here(frame, callee, "TypeError")
+
+    def raise_here(self, frame: Frame, what: str, error: RaisedError) -> None:
+        """The effect running in ``frame`` (its event the last one) raises ``error``.
         The frames from there up to the nearest one whose running effect sits under an
         undecided guard end; in that one, the rest of that guarded block does not run, and
         when that guard is the only undecided one, every later effect runs only where it was
@@ -36,7 +44,7 @@ class RaiseModel(GuardEval):
         if any(f.shadowed or f.current is None or f.current.protected for f in levels):
             return
         d = next((j for j, f in enumerate(levels) if f.maybe), None)
-        self.sim.raises.append(Raise(len(self.sim.events) - 1, attr, certain=d is None))
+        self.sim.raises.append(Raise(len(self.sim.events) - 1, what, d is None, error))
         for f in levels if d is None else levels[:d]:
             f.dead = True
         if d is None:
@@ -138,7 +146,7 @@ def _only_store(events: list[Event], name: str, deleting: tuple[int, int]) -> Ev
         if ev.kind == "touch":
             if name in ev.effect.writes or EVERYTHING in ev.effect.writes:
                 writers.add((ev.frame, ev.effect.stmt))
-        elif ev.name.partition(".")[0] == name and ev.kind in _WRITES:
+        elif ev.name.partition(".")[0] == name and ev.kind in ATTRIBUTE_WRITES:
             stores.append(ev)
     if len(stores) != 1 or stores[0].kind not in ("assign", "buffer"):
         return None

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import field, replace
 from itertools import product
+from typing import Literal
 
 from initlint.facts.function_reader import LOOP_COND
 from initlint.facts.model import Effect, EffectKind, Expr, Param
@@ -275,16 +276,21 @@ class Builder:
     shape: BuilderShape
 
 
+RaisedError = Literal["AttributeError", "TypeError"]
+
+
 @dataclass(frozen=True)
 class Raise:
-    """A read of ``self.<attr>`` (in the ``touch`` event numbered ``event``) while nothing
-    can have set it: that path of the construction raises AttributeError. ``certain``:
-    every path does (the class cannot be constructed); else only the paths under the
-    undecided guards then."""
+    """Where a path of the construction raises, at the event numbered ``event``: an
+    AttributeError, a read of ``self.<what>`` (a ``touch`` event) while nothing can have
+    set it; a TypeError, a call of ``what`` (a ``super_init`` event) Python refuses.
+    ``certain``: every path does (the class cannot be constructed); else only the paths
+    under the undecided guards then."""
 
     event: int
-    attr: str
+    what: str
     certain: bool
+    error: RaisedError = "AttributeError"
 
 
 Literals = tuple[tuple[str, bool], ...]
@@ -511,6 +517,8 @@ def ended_paths(sim: Simulation, known: set[tuple[str, bool]]) -> list[set[tuple
 # The events that make a tensor of random draws where a fill is looked for: a store, or an
 # item appended to a tensor list (``torch_knowledge.drawn_value``).
 DRAW_KINDS = frozenset({"assign", "buffer", "mutate"})
+# The events that write the attribute they name (or a part of it).
+ATTRIBUTE_WRITES = frozenset({"assign", "buffer", "delete", "mutate", "nested"})
 
 
 def first_run(e: Event) -> bool:
