@@ -35,6 +35,8 @@ def _keeps(index: ProjectIndex, module: Module, call: Handed, depth: int) -> boo
     body = init.facts.load() if init is not None else None
     if init is None or body is None or isinstance(body, BodyError):
         return False
+    if init.facts.decorators:
+        return False  # (its wrapper may read what it is given; the source read has no lines of it)
     param = param_at(body.params[1:], place, keyword)
     kept = _kept(init) if param is not None else None
     if param is None or kept is None or param.name not in kept:
