@@ -54,6 +54,12 @@ def sometimes(value, flag):
         value.data.normal_()
 
 
+def none_first(value):
+    if value is None:
+        return
+    nn.init.xavier_uniform_(value)
+
+
 def parameters_only(value):
     if not isinstance(value, nn.Parameter):
         return
@@ -97,6 +103,7 @@ FOUND = {
     "isinstance_tensor": (PARAM, "glorot(self.weight)"),
     "unguarded": (PARAM, "plain(self.weight)"),
     "unless_none": (PARAM, "unless_none(self.weight)"),
+    "none_returns_first": (PARAM, "none_first(self.weight)"),
     "registered": (
         '        self.register_parameter("weight", Parameter(torch.empty(a, b)))',
         "glorot(self.weight)",

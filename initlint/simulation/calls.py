@@ -303,7 +303,7 @@ class CallEffects(RerunEffects):
         for i, fill in enumerate(body.effects):
             if fill.kind != "init" or fill.name != param.name:
                 continue
-            if any(e.kind in ("return", "raise") for e in body.effects[:i]):
+            if any(_ends_early(e, param) for e in body.effects[:i]):
                 break  # (the function may end before it fills)
             if not _unless_none(fill, param, is_tensor):
                 continue
@@ -432,9 +432,7 @@ class CallEffects(RerunEffects):
             return False  # (``Base.__init__ = patched`` in its module)
         if sum(m.name == "__init__" for m in facts.methods) != 1 or "." in facts.qualname:
             return False
-        table = self.simulator.index.name_table(owner.module)
-        classes, functions, imports = table.named.get(facts.name, NO_BINDINGS)
-        if len(classes) + len(functions) + len(imports) != 1:
+        if not self._bound_once(owner.module, facts.name):
             return False
         start = self.position.get(owner.qualname)
         if start is None:
@@ -615,6 +613,22 @@ def _unless_none(fill: Effect, param: Param, tensor: Callable[[str], bool] | Non
     tensor, also by ``isinstance(param, Tensor)`` (``tensor`` says whether the classes, as
     written, are torch's ``Tensor``)."""
     return all(_lets_a_value_through(c, param.name, tensor) for c in fill.guard)
+
+
+def _ends_early(e: Effect, param: Param) -> bool:
+    """Whether ``e`` may end the function where ``param`` holds a value: a ``return`` or
+    ``raise`` under any test but ``param is None`` alone."""
+    if e.kind not in ("return", "raise"):
+        return False
+    return not (
+        len(e.guard) == 1
+        and (c := e.guard[0]).op == "is"
+        and len(c.args) == 2
+        and c.args[0].op == "name"
+        and c.args[0].name == param.name
+        and c.args[1].op == "const"
+        and c.args[1].value is None
+    )
 
 
 def _lets_a_value_through(c: Cond, name: str, tensor: Callable[[str], bool] | None) -> bool:
