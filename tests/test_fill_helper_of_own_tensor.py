@@ -60,6 +60,16 @@ def none_first(value):
     nn.init.xavier_uniform_(value)
 
 
+def rebinds(value):
+    value = torch.empty(4, 4)
+    nn.init.xavier_uniform_(value)
+
+
+def generator(value):
+    yield value
+    nn.init.xavier_uniform_(value)
+
+
 def parameters_only(value):
     if not isinstance(value, nn.Parameter):
         return
@@ -120,6 +130,8 @@ SILENT = {
     "another_class_tested": (PARAM, "modules_only(self.weight)"),
     "its_own_numbers_read": (PARAM, "doubled(self.weight)"),
     "a_fill_on_some_paths": (PARAM, "sometimes(self.weight, True)"),
+    "the_name_rebound": (PARAM, "rebinds(self.weight)"),
+    "a_generator": (PARAM, "generator(self.weight)"),
     "a_return_before_the_fill": (
         '        self.register_buffer("weight", torch.empty(a, b))',
         "parameters_only(self.weight)",

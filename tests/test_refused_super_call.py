@@ -76,8 +76,9 @@ BINDS = {
     ),
 }
 
-# An ancestor whose ``__init__`` may not be the ``def`` as written: a call its parameters
-# refuse may bind at runtime, so the construction goes on (the repeat is reported).
+# An ancestor whose ``__init__`` may not be the ``def`` as written, or a pack changed in ways
+# not followed: a call that looks refused may bind at runtime, so the construction goes on
+# (the repeat is reported).
 REWRITTEN = {
     "decorated": """
 def flexible(init):
@@ -147,6 +148,38 @@ if torch.cuda.is_available():
 class C(Twice):
     def __init__(self):
         super().__init__()""",
+    "assigned_in_a_class_between": """
+def loose(self, *args, **kw):
+    Base.__init__(self, 1)
+
+
+class Between(Base):
+    __init__ = loose
+
+
+class C(Between):
+    def __init__(self):
+        super().__init__()""",
+    "a_pack_updated_between": """
+class Mid(Base):
+    def __init__(self, **kw):
+        kw.update(cfg=1)
+        super().__init__(**kw)
+
+
+class C(Mid):
+    def __init__(self):
+        super().__init__()""",
+    "a_pack_cleared_between": """
+class Mid(Base):
+    def __init__(self, **kw):
+        kw.clear()
+        super().__init__(1, **kw)
+
+
+class C(Mid):
+    def __init__(self):
+        super().__init__(extra=2)""",
     "subclass_hook": """
 class Root(nn.Module):
     def __init_subclass__(cls, **kw):

@@ -184,7 +184,11 @@ class ArgumentBinding(ExpressionEval):
     ) -> bool:
         """Whether Python surely refuses the call (``binding.fits``): a required parameter
         left out, a surplus positional or an unknown keyword, with no ``*``/``**`` pack of
-        unknown length passed that might make up for it."""
+        unknown length passed that might make up for it, nor one changed in ways not followed
+        (``kw.update(...)``, ``kw.clear()``: ``Val.filled``)."""
+        for a in args:
+            if a.star == 2 and self.eval_arg(frame, a.expr, a).filled:
+                return False
         spread = self._spread(frame, args, _nothing, _nothing, False)
         if spread is None:
             return False

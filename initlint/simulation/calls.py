@@ -24,6 +24,7 @@ from initlint.facts.model import (
 from initlint.facts.passes import from_end
 from initlint.index.records import NO_BINDINGS, FunctionInfo, Module
 from initlint.simulation.arguments import kwarg_name, param_of, without_self
+from initlint.simulation.handed import runs_when_called
 from initlint.simulation.levels import HEAVY, LIGHT, NONE
 from initlint.simulation.local_draws import drawn_then_filled
 from initlint.simulation.part_refs import part_named
@@ -300,11 +301,15 @@ class CallEffects(RerunEffects):
         # (a class the function names is the module's unless the function binds that name)
         own = {p.name for p in body.params} | {e.name for e in body.effects if e.kind == "local"}
         is_tensor = partial(self.names_torch_tensor, module, frozenset(own)) if tensor else None
+        if not runs_when_called(fn):
+            return None  # (a generator or a coroutine: the call runs none of its body)
         for i, fill in enumerate(body.effects):
             if fill.kind != "init" or fill.name != param.name:
                 continue
             if any(_ends_early(e, param) for e in body.effects[:i]):
                 break  # (the function may end before it fills)
+            if any(e.kind == "local" and e.name == param.name for e in body.effects[:i]):
+                break  # (the name rebound: what it fills is not what it was handed)
             if not _unless_none(fill, param, is_tensor):
                 continue
             if fill.target:
@@ -437,9 +442,13 @@ class CallEffects(RerunEffects):
         start = self.position.get(owner.qualname)
         if start is None:
             return False
-        for qualname in self.sim.mro[start:]:
+        for i, qualname in enumerate(self.sim.mro):
             info = self.simulator.index.class_info(qualname)
-            if info is not None and (
+            if info is None:
+                continue
+            if i < start and "__init__" in info.facts.attrs:
+                return False  # (``__init__ = other`` in a class the lookup passed over)
+            if i >= start and (
                 info.facts.metaclass or info.facts.method("__init_subclass__") is not None
             ):
                 return False

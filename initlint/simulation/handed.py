@@ -51,3 +51,22 @@ def _kept(init: FunctionInfo) -> dict[str, tuple[Handed, ...]] | None:
     if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
         return None
     return kept_params(fn)
+
+
+def runs_when_called(fn: FunctionInfo) -> bool:
+    """Whether calling ``fn`` runs its body: not a generator (a ``yield`` makes the call
+    return one, running nothing) nor a coroutine; False where its source cannot be read."""
+    span = fn.facts.span
+    tree = source_tree(fn.module.path, span.line, span.end_line)
+    node = tree.body[0] if tree is not None and tree.body else None
+    if not isinstance(node, ast.FunctionDef):
+        return False
+    inner = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+    todo: list[ast.AST] = list(node.body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Yield | ast.YieldFrom):
+            return False
+        if not isinstance(n, inner):
+            todo.extend(ast.iter_child_nodes(n))
+    return True

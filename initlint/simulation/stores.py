@@ -265,9 +265,9 @@ class StoreEffects(FallbackEffects):
         held = frame.call.env.get(eff.name)
         if held is not None and held.kind in ("args", "const"):
             frame.call.env[eff.name] = UNKNOWN  # ``offsets.append(n)``, ``n += 1``
-        elif held is not None and held.kind == "kwargs" and eff.value is not None:
-            # ``kwargs.update(...)``, ``kwargs.setdefault(k, v)``: keys not followed, whose
-            # values are not the caller's (``Val.filled``)
+        elif held is not None and held.kind == "kwargs":
+            # ``kwargs.update(...)``, ``kwargs.setdefault(k, v)``, ``kwargs.clear()``: keys
+            # not followed, whose values are not the caller's (``Val.filled``)
             frame.call.env[eff.name] = replace(held, filled=True)
         self._set_field(frame, eff, ctx.status)
         return self.note_part_replaced(frame, ctx)
