@@ -184,17 +184,9 @@ def _held_written_out(stmt: ast.stmt, self_name: str) -> list[ast.expr] | None:
             return None
         elif isinstance(node, ast.For) and isinstance(node.iter, ast.Tuple | ast.List):
             return None  # (written out too, its copies would multiply)
-        elif isinstance(node, ast.Call) and _called_name(node) in _WRITING_CALLS:
+        elif isinstance(node, ast.Call) and _method_name(node) in _WRITING_CALLS:
             return None
     return list(items)
-
-
-def _called_name(call: ast.Call) -> str:
-    """The last name a call is made by (``update`` for ``d.update(x)``)."""
-    func = call.func
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    return func.id if isinstance(func, ast.Name) else ""
 
 
 def _unrolled(stmt: ast.For, items: list[ast.expr]) -> list[ast.stmt]:

@@ -629,20 +629,22 @@ def _ends_early(e: Effect, param: Param) -> bool:
     ``raise`` under any test but ``param is None`` alone."""
     if e.kind not in ("return", "raise"):
         return False
-    return not (
-        len(e.guard) == 1
-        and (c := e.guard[0]).op == "is"
-        and len(c.args) == 2
-        and c.args[0].op == "name"
-        and c.args[0].name == param.name
-        and c.args[1].op == "const"
-        and c.args[1].value is None
-    )
+    return not (len(e.guard) == 1 and _none_test(e.guard[0], param.name) == "is")
+
+
+def _none_test(c: Cond, name: str) -> str:
+    """``is`` for ``name is None``, ``isnot`` for ``name is not None``; "" for any other."""
+    if c.op not in ("is", "isnot") or len(c.args) != 2:
+        return ""
+    subject, other = c.args
+    if subject.op != "name" or subject.name != name:
+        return ""
+    return c.op if other.op == "const" and other.value is None else ""
 
 
 def _lets_a_value_through(c: Cond, name: str, tensor: Callable[[str], bool] | None) -> bool:
+    if _none_test(c, name) == "isnot":
+        return True
     if not c.args or c.args[0].op != "name" or c.args[0].name != name:
         return False
-    if c.op == "isnot":
-        return len(c.args) == 2 and c.args[1].op == "const" and c.args[1].value is None
     return tensor is not None and c.op == "isinstance" and tensor(str(c.value))

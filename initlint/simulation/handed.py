@@ -45,20 +45,23 @@ def _keeps(index: ProjectIndex, module: Module, call: Handed, depth: int) -> boo
 
 
 def _kept(init: FunctionInfo) -> dict[str, tuple[Handed, ...]] | None:
-    span = init.facts.span
-    tree = source_tree(init.module.path, span.line, span.end_line)
-    fn = tree.body[0] if tree is not None and tree.body else None
-    if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
-        return None
-    return kept_params(fn)
+    fn = _def_of(init)
+    return kept_params(fn) if fn is not None else None
+
+
+def _def_of(fn: FunctionInfo) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The ``def`` statement of ``fn``, read from its source (from the ``def`` line: its
+    decorators are not part of it); None where it cannot be read."""
+    span = fn.facts.span
+    tree = source_tree(fn.module.path, span.line, span.end_line)
+    node = tree.body[0] if tree is not None and tree.body else None
+    return node if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) else None
 
 
 def runs_when_called(fn: FunctionInfo) -> bool:
     """Whether calling ``fn`` runs its body: not a generator (a ``yield`` makes the call
     return one, running nothing) nor a coroutine; False where its source cannot be read."""
-    span = fn.facts.span
-    tree = source_tree(fn.module.path, span.line, span.end_line)
-    node = tree.body[0] if tree is not None and tree.body else None
+    node = _def_of(fn)
     if not isinstance(node, ast.FunctionDef):
         return False
     inner = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
