@@ -35,7 +35,7 @@ class Flat(Tower):
 
 
 class Given(nn.Module):
-    def __init__(self, d=8, encoder=None):
+    def __init__(self, d=4096, encoder=None):
         super().__init__()
         self.encoder = encoder if encoder is not None else nn.Linear(d, d)
 
@@ -43,7 +43,7 @@ class Given(nn.Module):
 class Passed(Given):
     \"\"\"Stores again the encoder it was given: maybe the very object, nothing built.\"\"\"
 
-    def __init__(self, encoder, d=8):
+    def __init__(self, encoder, d=4096):
         super().__init__(d, encoder=encoder)
         self.encoder = encoder
 
@@ -53,7 +53,7 @@ def get_group():
 
 
 class Head(nn.Module):
-    def __init__(self, config, d=8):
+    def __init__(self, config, d=4096):
         super().__init__()
         self.group = get_group()
         self.config = config
@@ -67,7 +67,7 @@ class Head(nn.Module):
 class Again(Head):
     \"\"\"Stores the same config, then the same if/else: the alias arm drops only an alias.\"\"\"
 
-    def __init__(self, config, d=8):
+    def __init__(self, config, d=4096):
         super().__init__(config, d)
         self.group = get_group()
         self.config = config

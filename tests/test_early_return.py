@@ -15,7 +15,7 @@ from torch import nn
 
 
 class Base(nn.Module):
-    def __init__(self, d=8, lazy=False):
+    def __init__(self, d=4096, lazy=False):
         super().__init__()
         self.lazy = lazy
         self.setup(d)
@@ -27,13 +27,13 @@ class Base(nn.Module):
 
 
 class Child(Base):
-    def __init__(self, d=8, lazy=False):
+    def __init__(self, d=4096, lazy=False):
         super().__init__(d, lazy)
         self.register_buffer("table", torch.ones(d, d))
 
 
 class Early(nn.Module):
-    def __init__(self, d=8):
+    def __init__(self, d=4096):
         super().__init__()
         self.prepare(d)
 
@@ -44,7 +44,7 @@ class Early(nn.Module):
 
 
 class EarlyChild(Early):
-    def __init__(self, d=8):
+    def __init__(self, d=4096):
         super().__init__(d)
         self.register_buffer("table", torch.ones(d, d))
 """
@@ -67,7 +67,7 @@ import torch.nn as nn
 
 
 class Base(nn.Module):
-    def __init__(self, d=8, tiny=False):
+    def __init__(self, d=4096, tiny=False):
         super().__init__()
         if tiny:
             self.head = nn.Linear(2, 2)
@@ -76,7 +76,7 @@ class Base(nn.Module):
 
 
 class Sub(Base):
-    def __init__(self, d=8, tiny=False):
+    def __init__(self, d=4096, tiny=False):
         super().__init__(d, tiny)
         self.head = nn.Linear(d, 4 * d)
 """

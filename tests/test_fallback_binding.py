@@ -13,12 +13,12 @@ import torch.nn as nn
 
 
 class Plain(nn.Module):
-    def __init__(self, d=8):
+    def __init__(self, d=4096):
         super().__init__()
 
 
 class WithHead(nn.Module):
-    def __init__(self, d=8):
+    def __init__(self, d=4096):
         super().__init__()
         self.head = nn.Linear(d, d)
 
@@ -31,7 +31,7 @@ except ImportError:
 
 
 class Model(Base):
-    def __init__(self, d=8):
+    def __init__(self, d=4096):
         super().__init__(d)
         self.head = nn.Linear(d, 2 * d)
 """

@@ -15,14 +15,14 @@ from torch import nn
 
 
 class Huge(nn.Module):
-    def __init__(self, d=8, n=HUGE):
+    def __init__(self, d=4096, n=HUGE):
         super().__init__()
         if n * 1.5 > 2:
             self.head = nn.Linear(d, d)
 
 
 class HugeChild(Huge):
-    def __init__(self, d=8):
+    def __init__(self, d=4096):
         super().__init__(d)
         self.head = nn.Linear(d, d)
 

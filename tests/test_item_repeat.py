@@ -16,7 +16,7 @@ import torch.nn as nn
 
 
 class Head(nn.Module):
-    def __init__(self, c=8, n=2):
+    def __init__(self, c=512, n=2):
         super().__init__()
         convs = []
         for _ in range(n):
@@ -28,7 +28,7 @@ class Head(nn.Module):
 
 
 class SepHead(Head):
-    def __init__(self, c=8, n=2):
+    def __init__(self, c=512, n=2):
         super().__init__(c, n)
         for i in range(n):
             self.convs[i] = nn.Conv2d(c, c, 3, groups=c)
@@ -70,5 +70,5 @@ def test_the_ancestors_item_is_really_replaced() -> None:
     namespace: dict[str, object] = {}
     exec(compile(SOURCE, "heads.py", "exec"), namespace)  # noqa: S102 (the test's own source)
     head = namespace["SepHead"]()  # type: ignore[operator]
-    assert isinstance(head.blocks[0], torch.nn.Linear) and head.blocks[0].out_features == 16
-    assert head.convs[0].groups == 8
+    assert isinstance(head.blocks[0], torch.nn.Linear) and head.blocks[0].out_features == 1024
+    assert head.convs[0].groups == 512

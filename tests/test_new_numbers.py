@@ -16,7 +16,7 @@ from torch import nn
 
 
 class Given(nn.Module):
-    def __init__(self, i=64, r=8, init=None):
+    def __init__(self, i=4096, r=64, init=None):
         super().__init__()
         self.lora_a = nn.Parameter(torch.empty(i, r))
         if init is not None:
@@ -26,21 +26,21 @@ class Given(nn.Module):
 
 
 class Always(nn.Module):
-    def __init__(self, table, i=64, r=8):
+    def __init__(self, table, i=4096, r=64):
         super().__init__()
         self.lora_a = nn.Parameter(torch.zeros(i, r))
         self.lora_a.data = table
 
 
 class Halved(nn.Module):
-    def __init__(self, i=64, r=8):
+    def __init__(self, i=4096, r=64):
         super().__init__()
         self.lora_a = nn.Parameter(torch.zeros(i, r))
         self.lora_a.data = self.lora_a.data.half()
 
 
 class ReadFirst(nn.Module):
-    def __init__(self, table, i=64, r=8):
+    def __init__(self, table, i=4096, r=64):
         super().__init__()
         self.lora_a = nn.Parameter(torch.zeros(i, r))
         self.saved = self.lora_a.detach().clone()

@@ -23,7 +23,7 @@ from torch import nn
 
 
 class Base(nn.Module):
-    def __init__(self, d=8, table=None):
+    def __init__(self, d=4096, table=None):
         super().__init__()
         if table is None:
             self.table = nn.Parameter(torch.zeros(d, d))
@@ -32,25 +32,25 @@ class Base(nn.Module):
 
 
 class Packed(Base):
-    def __init__(self, d=8, **kwargs):
+    def __init__(self, d=4096, **kwargs):
         super().__init__(d, **kwargs)
         self.register_parameter("table", nn.Parameter(torch.ones(d, d)))
 
 
 class Plain(Base):
-    def __init__(self, d=8):
+    def __init__(self, d=4096):
         super().__init__(d)
         self.register_parameter("table", nn.Parameter(torch.ones(d, d)))
 
 
 class Consumed(Base):
-    def __init__(self, d=8, table=None, **kwargs):
+    def __init__(self, d=4096, table=None, **kwargs):
         super().__init__(d, **kwargs)
         self.register_parameter("table", nn.Parameter(torch.ones(d, d)))
 
 
 class Popped(Base):
-    def __init__(self, d=8, **kwargs):
+    def __init__(self, d=4096, **kwargs):
         kwargs.pop("table", None)
         super().__init__(d, **kwargs)
         self.register_parameter("table", nn.Parameter(torch.ones(d, d)))

@@ -19,7 +19,7 @@ from torch import nn
 
 
 class Base(nn.Module):
-    def __init__(self, d=8):
+    def __init__(self, d=4096):
         super().__init__()
         self.weight = nn.Parameter(torch.empty(d, d))
         self.bias = nn.Parameter(torch.empty(d))
@@ -32,49 +32,49 @@ class Base(nn.Module):
 
 
 class Refilled(Base):
-    def __init__(self, d=8):
+    def __init__(self, d=4096):
         super().__init__(d)
         nn.init.xavier_uniform_(self.weight)
         self.bias.data.zero_()
 
 
 class ReadFirst(Base):
-    def __init__(self, d=8):
+    def __init__(self, d=4096):
         super().__init__(d)
         self.saved = self.weight.detach().clone()
         nn.init.xavier_uniform_(self.weight)
 
 
 class PartOnly(Base):
-    def __init__(self, d=8):
+    def __init__(self, d=4096):
         super().__init__(d)
         with torch.no_grad():
             self.weight[0].zero_()
 
 
 class Normalised(Base):
-    def __init__(self, d=8):
+    def __init__(self, d=4096):
         super().__init__(d)
         with torch.no_grad():
             self.weight.copy_(nn.functional.normalize(self.weight, dim=1))
 
 
 class Diagonal(Base):
-    def __init__(self, d=8):
+    def __init__(self, d=4096):
         super().__init__(d)
         with torch.no_grad():
             self.weight.fill_diagonal_(1.0)
 
 
 class Rebuilt(Base):
-    def __init__(self, d=8):
+    def __init__(self, d=4096):
         super().__init__(d)
         self.weight = nn.Parameter(torch.empty(d, 2 * d))
         nn.init.xavier_uniform_(self.weight)
 
 
 class FromTorch(nn.Linear):
-    def __init__(self, a=8, b=8):
+    def __init__(self, a=4096, b=4096):
         super().__init__(a, b)
         nn.init.orthogonal_(self.weight)
 """

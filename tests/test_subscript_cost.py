@@ -51,7 +51,7 @@ import torch
 
 
 class Scheduler(torch.nn.Module):
-    def __init__(self, n=1000, steps=50):
+    def __init__(self, n, steps=50):
         super().__init__()
         self.n = n
         self.timesteps = torch.from_numpy(np.arange(0, self.n)[::-1].astype(np.int64))

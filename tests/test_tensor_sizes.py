@@ -15,6 +15,10 @@ from initlint.simulation.levels import UNKNOWN as UNSIZED
 from initlint.simulation.torch_knowledge import numel
 from initlint.simulation.values import UNKNOWN, Val, const
 
+# the constructed class's own argument whose default is that number
+AT_64 = Val("unknown", sym="n", default=64)
+AT_512 = Val("unknown", sym="n", default=512)
+
 
 def _cost(source: str, **bound: Val) -> int:
     call = to_expr(ast.parse(source, mode="eval").body)
@@ -61,24 +65,41 @@ def _cost(source: str, **bound: Val) -> int:
         # a size of 1 adds no dimension: one row of an unknown width is a vector
         ("torch.zeros(1, n)", {}, UNSIZED),
         ("torch.zeros((1, n, 1))", {}, UNSIZED),
-        ("torch.zeros(2, n)", {}, HEAVY),
+        # a few rows written out of one width an argument gives are as many vectors:
+        # unknown; of a name the frame does not hold (a module's constant), or of a number
+        # an argument gives, heavy as any other table
+        ("torch.zeros(2, n)", {"n": UNKNOWN}, UNSIZED),
+        ("torch.randn(n, 2)", {"n": UNKNOWN}, UNSIZED),
+        ("torch.zeros(n, 4, 4)", {"n": UNKNOWN}, UNSIZED),
+        ("torch.zeros(2 * n, 2)", {"n": UNKNOWN}, UNSIZED),
+        ("torch.zeros(n, 17)", {"n": UNKNOWN}, HEAVY),
+        ("torch.zeros(n, 4, 5)", {"n": UNKNOWN}, HEAVY),
+        ("torch.zeros(n, k, 2)", {"n": UNKNOWN, "k": UNKNOWN}, HEAVY),
+        ("torch.zeros(VOCAB, 2)", {}, HEAVY),
+        ("torch.zeros(n, 2)", {"n": const(300_000)}, HEAVY),
         # a weight matrix with a size of 1 is a vector: a scoring head is light
         ("torch.nn.Linear(d, 1)", {}, LIGHT),
         ("torch.nn.Linear(in_features=d, out_features=1, bias=False)", {}, LIGHT),
         ("torch.nn.Linear(d, k)", {"k": const(1)}, LIGHT),
         ("torch.nn.Embedding(n, 1)", {}, LIGHT),
-        ("torch.nn.Linear(d, 2)", {}, HEAVY),
-        ("torch.nn.Conv2d(c, 1, 3)", {}, HEAVY),
+        ("torch.nn.Linear(d, 2)", {"d": UNKNOWN}, UNSIZED),
+        ("torch.nn.Linear(d, 16)", {"d": UNKNOWN}, UNSIZED),
+        ("torch.nn.Linear(d, 17)", {"d": UNKNOWN}, HEAVY),
+        ("torch.nn.Linear(d, k)", {"d": UNKNOWN, "k": UNKNOWN}, HEAVY),
+        ("torch.nn.Linear(VOCAB, 2)", {}, HEAVY),
+        ("torch.nn.Conv2d(c, 1, 3)", {"c": UNKNOWN}, UNSIZED),
+        ("torch.nn.Conv2d(c, 2, 3)", {"c": UNKNOWN}, HEAVY),
         ("torch.nn.Conv2d(c, 1, 1)", {}, LIGHT),
         ("torch.nn.Conv2d(c, 1, kernel_size=(1, 1))", {}, LIGHT),
-        ("torch.nn.Conv2d(c, 2, 1)", {}, HEAVY),
+        ("torch.nn.Conv2d(c, 2, 1)", {"c": UNKNOWN}, UNSIZED),
         ("torch.nn.Conv2d(c, 1, k)", {}, HEAVY),
-        # a filter of one channel in and out is a vector over its taps; a 2-D kernel is not
+        # a filter of one channel in and out is a vector over its taps; a few taps over
+        # channels not known here, a few vectors of that width: unknown
         ("torch.nn.Conv1d(1, 1, 3, bias=False, padding=1)", {}, LIGHT),
         ("torch.nn.Conv1d(1, 1, kernel_size=taps)", {}, LIGHT),
         ("torch.nn.ConvTranspose1d(1, 1, kernel_size=(5,))", {}, LIGHT),
-        ("torch.nn.Conv1d(c, 1, 3)", {}, HEAVY),
-        ("torch.nn.Conv2d(c, 1, 3)", {}, HEAVY),
+        ("torch.nn.Conv1d(c, 1, 3)", {"c": UNKNOWN}, UNSIZED),
+        ("torch.nn.Conv1d(c, c, 3)", {}, HEAVY),
         # a weight of every size written out is priced by what it holds, as a factory's is:
         # light below a mebibyte of float32 numbers (2 ** 18), heavy from there
         ("torch.nn.Linear(2, 2)", {}, LIGHT),
@@ -115,12 +136,22 @@ def _cost(source: str, **bound: Val) -> int:
         ("torch.zeros((1024, 1024))", {}, HEAVY),
         # a size an argument gives stands for any size, even where it is known
         ("torch.zeros(n, 2)", {"n": const(2)}, HEAVY),
+        # but the constructed class's own argument at its default holds that number
+        ("torch.zeros(n, n)", {"n": AT_64}, LIGHT),
+        ("torch.zeros(n, n)", {"n": AT_512}, HEAVY),
+        ("torch.randn(9, 1, n)", {"n": AT_64}, LIGHT),
+        ("torch.zeros(n, m)", {"n": AT_64}, HEAVY),
+        ("torch.nn.Linear(3 * n, n)", {"n": AT_64}, LIGHT),
+        ("torch.nn.Linear(n, n)", {"n": AT_512}, HEAVY),
+        ("torch.nn.Embedding(n, 64)", {"n": AT_64}, LIGHT),
+        ("torch.arange(n)", {"n": AT_64}, LIGHT),
         # numpy's shape is one argument: what follows it is a dtype, not a size
         ("numpy.zeros(n, numpy.float32)", {"n": UNKNOWN}, UNSIZED),
         ("numpy.ones((1,), dtype)", {}, LIGHT),
         ("numpy.full((n, d), 0.5)", {}, HEAVY),
         ("torch.zeros((n,))", {"n": UNKNOWN}, UNSIZED),
-        ("torch.zeros((n, 2))", {"n": UNKNOWN}, HEAVY),
+        ("torch.zeros((n, 2))", {"n": UNKNOWN}, UNSIZED),
+        ("torch.zeros((n, m))", {"n": UNKNOWN}, HEAVY),
         # a numpy draw is sized by its ``size`` (a shape a call passed in, too), or by the
         # positional sizes of ``rand`` and ``randn``; with neither written, heavy
         (

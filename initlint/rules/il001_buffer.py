@@ -42,13 +42,15 @@ value afresh, or only looks at the current one's device or shape, makes a repeat
 Severity: `error` when the discarded tensor was computed or allocated (a tensor factory or
 math op, a project helper that makes one; a size read from an argument or attribute,
 `torch.zeros(max_num_tokens)` or `torch.ones(hidden)`, is not known to be small; every size
-written out as a number, or read from an attribute the construction set to one (`self.width
-= 512`), it is when it holds a mebibyte of float32 numbers or more, `torch.zeros(512, 512)`,
-or several such tensors in one value that together do; a table broadcast from a column and
-a row, `t[:, None] * f[None, :]`, holds the product of their sizes, heavy where one is a
-vector of a size not known here); `warning` when every size is written out
-and it holds less (`torch.zeros(64, 64)`, `torch.arange(512)`), and when the code writes out
-its numbers, at most 16 of them: a scalar (`torch.tensor(1.0)`), a literal list of numbers
+written out as a number, read from an attribute the construction set to one (`self.width =
+512`), or from the reported class's own argument whose default is a number (read at that
+default: what the class built from its defaults holds), it is when it holds a mebibyte of
+float32 numbers or more, `torch.zeros(512, 512)`, or several such tensors in one value that
+together do; a table broadcast from a column and a row, `t[:, None] * f[None, :]`, holds the
+product of their sizes, heavy where one is a vector of a size not known here); `warning`
+when every size is written out and it holds less (`torch.zeros(64, 64)`,
+`torch.arange(512)`), and when the code writes out its numbers, at most 16 of them: a
+scalar (`torch.tensor(1.0)`), a literal list of numbers
 (`torch.tensor([0, shard])`, also through a local `offsets = [0, shard]`: a list with a
 number among its items is a vector of its length, as torch allows no ragged data; a starred
 item makes the length unknown); when it holds at most one element (`torch.zeros(1)`) or none

@@ -29,7 +29,10 @@ stores is what counts.
 Severity follows the ancestor's build that is thrown away:
 - `error` (heavy): a tensor of two or more dimensions, or of one whose size is known and
   larger than one, where an argument gives a size (every size written out as a number: a
-  mebibyte of float32 numbers or more); a module that owns a matrix-sized parameter or buffer
+  mebibyte of float32 numbers or more; so too a size the reported class's own argument
+  gives whose default is a number, `hidden=128`, read at that default: what the class
+  built from its defaults holds, though a class that builds it larger throws more away);
+  a module that owns a matrix-sized parameter or buffer
   (`nn.Linear`, `nn.Embedding`, a project module whose construction is heavy, a
   `ModuleList` of such); file I/O; `from_pretrained`/`from_config`/`torch.load`-style
   loading; `copy.deepcopy` of any of these.
@@ -53,7 +56,9 @@ Severity follows the ancestor's build that is thrown away:
   module that keeps one tensor stays heavy (`nn.Linear(a, b, bias=False)` still owns its
   weight).
 - `warning` (unknown): a tensor of one dimension whose size is not known
-  (`torch.ones(hidden)`: a bias or a norm's weight, or a table of positions), or a project
+  (`torch.ones(hidden)`: a bias or a norm's weight, or a table of positions), or a few
+  such vectors of a width an argument gives (`torch.randn(dim, 2)`, `nn.Linear(width, 2)`:
+  the other sizes written out, at most 16 numbers together), or a project
   module whose heaviest part is one; what initlint cannot follow. A module whose weights a
   method of an object it holds creates (`self.quant_method.create_weights(self, ...)`) costs
   what that method builds.

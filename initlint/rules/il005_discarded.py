@@ -390,7 +390,12 @@ cache: shared, not thrown away, and not reported. When one store replaces severa
 
 Severity follows the discarded build: `error` for heavy work (a tensor, a module with
 parameters or buffers, loaded data), `warning` for light work (a parameterless module such
-as `nn.GELU`). See IL003 for the cost classes.
+as `nn.GELU`). A fill run again is priced as the tensor it fills, which costs no more than
+building the torch module that holds it did, its sizes as written where it was built:
+`self.fc.reset_parameters()` after `self.fc = nn.Linear(2, 2)` is light (a module light for
+its kind, a norm layer or `nn.Linear(width, 1)`, holds vectors of a length not known here:
+unknown; an item a comprehension repeats is as many as it makes). See IL003 for the cost
+classes.
 """,
         "Why is this bad": """
 The first value is built, initialised and thrown away on every construction: a full

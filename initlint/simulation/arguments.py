@@ -31,12 +31,16 @@ class ArgumentBinding(ExpressionEval):
     """Binding a call's arguments to the callee's parameters, as values and as value keys."""
 
     # -- binding ---------------------------------------------------------------------------
-    def bind_top(self, params: tuple[Param, ...], module: Module) -> dict[str, Val]:
+    def bind_top(
+        self, params: tuple[Param, ...], module: Module, at_defaults: bool = False
+    ) -> dict[str, Val]:
         """The constructed class's own parameters come from callers initlint does not see:
         every one is unknown, a default included (docs/design.md, "Guards"), so a guard on one is
         a "possibly" rather than dead code. Ancestors' defaults still count (bind_call). A
         default that names a class (``attn_cls=Attention``) is what the argument possibly
-        is: what calling it builds is a "possibly" too."""
+        is: what calling it builds is a "possibly" too. With ``at_defaults`` (the class a
+        report is about, not an object another builds with arguments of its own), a
+        default that is a number sizes what the argument sizes (``Val.default``)."""
         env: dict[str, Val] = {}
         for i, p in enumerate(params):
             if i == 0 and p.kind in ("pos", "posonly"):
@@ -47,7 +51,10 @@ class ArgumentBinding(ExpressionEval):
                 env[p.name] = replace(OPEN_KWARGS, absent=_named(params))
             else:
                 ref = self.class_ref(module, p.default) if p.default is not None else None
-                env[p.name] = Val("unknown", sym=p.name, ref=ref, maybe_ref=ref is not None)
+                number = size_default(p) if at_defaults else None
+                env[p.name] = Val(
+                    "unknown", sym=p.name, ref=ref, maybe_ref=ref is not None, default=number
+                )
                 if p.annotation:
                     self.own_types[p.name] = (module, p.annotation)
         return env
@@ -371,3 +378,11 @@ def param_at(params: Sequence[Param], place: int, keyword: str) -> Param | None:
 def kwarg_name(params: tuple[Param, ...]) -> str:
     """The name of the ``**`` parameter among ``params``; "" when there is none."""
     return next((p.name for p in params if p.kind == "kwarg"), "")
+
+
+def size_default(p: Param) -> int | None:
+    """The default of ``p`` when it is a whole number written in the code (not a bool)."""
+    d = p.default
+    if d is None or d.kind != "const" or isinstance(d.value, bool):
+        return None
+    return d.value if isinstance(d.value, int) and d.value >= 0 else None

@@ -22,7 +22,12 @@ from initlint.simulation.memo import Binding, MemoRoute, View, compare, route_bi
 from initlint.simulation.raises import RaiseModel
 from initlint.simulation.run_state import EffectContext, Frame
 from initlint.simulation.specs import direct_keys, field_of, keys_of, spec_rewritten
-from initlint.simulation.torch_knowledge import keyword_values, torch_params, torch_vector
+from initlint.simulation.torch_knowledge import (
+    keyword_values,
+    torch_params,
+    torch_vector,
+    unshadowed,
+)
 from initlint.simulation.values import MAYBE, TRUE, Val, const
 
 # Why a build priced heavy is only possibly that (the finding's message says it).
@@ -107,7 +112,7 @@ class BuildPricing(RaiseModel):
         initlint does not see pass them) at their constant defaults, as the cheapest path
         takes them; not a name ``value`` binds itself (a comprehension's loop, or any name
         under a lambda, whose parameters the facts do not keep)."""
-        env = dict(frame.call.env)
+        env = dict(unshadowed(value, frame.call.env))
         if value is None:
             return env
         inner = list(value.nodes())

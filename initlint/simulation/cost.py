@@ -432,7 +432,7 @@ class CostModel:
                 each += n
             if not each:
                 return self._written_total(walked, module, bound)
-            count = _loop_count(walked, bound)
+            count = _loop_count(walked, {**bound, **written_only(bound)})
             return None if count is None else count * each
         elif root and e.name == "tuple":
             parts = [self._written_total(c, module, bound) for c in e.children]

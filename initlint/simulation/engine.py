@@ -31,7 +31,7 @@ from initlint.facts.model import (
 from initlint.facts.reads import may_write
 from initlint.index.project import ProjectIndex
 from initlint.index.records import ClassInfo, FunctionInfo, Module, Target
-from initlint.simulation.arguments import kwarg_name
+from initlint.simulation.arguments import kwarg_name, size_default
 from initlint.simulation.assumptions import exclusive
 from initlint.simulation.calls import CallEffects
 from initlint.simulation.cost import CostModel
@@ -79,6 +79,7 @@ class Simulator:
         self.cost = cost
         # One simulation per (class, bound constant): the checker and the fixer share them.
         self._memo: dict[tuple[str, str], Simulation | None] = {}
+        self._defaults_size: dict[str, bool] = {}
         self._building: set[str] = set()  # classes whose simulation is running (parts_built)
         self._built_cost: dict[tuple[str, str], int] = {}  # construction_cost's results
         self._builders: dict[tuple[str, str], Builder | None] = {}  # builder_of's results
@@ -110,10 +111,13 @@ class Simulator:
         cls: ClassInfo,
         inject: tuple[str, Const] | None = None,
         left_out: frozenset[str] = frozenset(),
+        held: bool = False,
     ) -> Simulation | BodyError | None:
         """Simulate constructing ``cls``. ``inject`` adds ``name=value`` to C's super call;
         the parameters of C's ``__init__`` in ``left_out`` take their defaults (a caller
-        initlint sees did not pass them), the others stay unknown.
+        initlint sees did not pass them), the others stay unknown. Unless ``held`` (an
+        object another construction builds, with arguments of its own), a parameter whose
+        default is a number sizes what it sizes at that default (``bind_top``).
 
         Memoised: the result is shared and must not be changed by its readers. Raises
         SimulationLimit (every time) when the simulation stopped at a limit. A body the
@@ -124,10 +128,12 @@ class Simulator:
         key = (cls.qualname, "" if inject is None else f"{inject[0]}={inject[1]!r}")
         if left_out:
             key = (key[0], f"{key[1]};defaults {','.join(sorted(left_out))}")
+        if held and self._sized_by_defaults(cls):
+            key = (key[0], f"{key[1]};held")
         if key in self._memo:
             result = self._memo[key]
         else:
-            simulated = self._simulate(cls, inject, left_out)
+            simulated = self._simulate(cls, inject, left_out, held)
             if isinstance(simulated, BodyError):
                 return simulated
             result = self._memo[key] = simulated
@@ -135,8 +141,27 @@ class Simulator:
             raise SimulationLimit(result.stopped)
         return result
 
+    def _sized_by_defaults(self, cls: ClassInfo) -> bool:
+        """Whether a parameter of the ``__init__`` ``cls`` runs has a number for its default
+        (its simulation as the class a report is about differs from a held object's)."""
+        known = self._defaults_size.get(cls.qualname)
+        if known is None:
+            mro = self.index.mro(cls.qualname)
+            init = self.index.lookup_method(mro.classes, "__init__") if mro.ok else None
+            body = init.facts.load() if init is not None else None
+            known = self._defaults_size[cls.qualname] = (
+                body is not None
+                and not isinstance(body, BodyError)
+                and any(size_default(p) is not None for p in body.params)
+            )
+        return known
+
     def _simulate(
-        self, cls: ClassInfo, inject: tuple[str, Const] | None, left_out: frozenset[str]
+        self,
+        cls: ClassInfo,
+        inject: tuple[str, Const] | None,
+        left_out: frozenset[str],
+        held: bool,
     ) -> Simulation | BodyError | None:
         mro_res = self.index.mro(cls.qualname)
         if not mro_res.ok:
@@ -151,7 +176,7 @@ class Simulator:
         sim = Simulation(cls, mro, top_fn=init)
         run = _Run(self, sim)
         run.inject = inject
-        env = run.bind_top(body.params, init.module)
+        env = run.bind_top(body.params, init.module, at_defaults=not held)
         run.bind_defaults(env, body.params, left_out, init.module)
         error = run.execute(init, env, ancestor=False, parent=None, status=TRUE, flags=(), depth=0)
         return sim if error is None else error
@@ -298,7 +323,7 @@ class Simulator:
             left_out = self._factory_left_out(info, factory, value) if factory else frozenset()
         self._building.add(info.qualname)
         try:
-            return self.simulate(info, left_out=left_out)
+            return self.simulate(info, left_out=left_out, held=True)
         except SimulationLimit:
             return None
         finally:

@@ -9,7 +9,7 @@ from initlint.index.records import Module
 from initlint.simulation.folding import compare
 from initlint.simulation.levels import Priced
 from initlint.simulation.run_state import Frame, RunState
-from initlint.simulation.torch_knowledge import Bound, written_bound
+from initlint.simulation.torch_knowledge import Bound, unshadowed, written_bound
 from initlint.simulation.values import UNKNOWN, Origin, Val, const
 
 
@@ -119,7 +119,7 @@ class ExpressionEval(RunState):
             self.sim.mro,
             frame.local_cost,
             self.attr_cost,
-            self.value_bound(frame),
+            unshadowed(value, self.value_bound(frame)),
         )
 
     def value_bound(self, frame: Frame) -> Bound:

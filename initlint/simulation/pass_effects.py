@@ -15,7 +15,7 @@ from initlint.simulation.containers import container_items, torch_container
 from initlint.simulation.coverage import LOAD, Tensor, covered, held_tensors, module_params
 from initlint.simulation.factory_fills import returned_fills
 from initlint.simulation.factory_items import factory_items
-from initlint.simulation.levels import UNKNOWN
+from initlint.simulation.levels import HEAVY, LIGHT, UNKNOWN, Priced
 from initlint.simulation.records import (
     READ_ON_SOME,
     SHARED_KEY,
@@ -32,7 +32,7 @@ from initlint.simulation.records import (
 )
 from initlint.simulation.run_state import EffectContext, Frame
 from initlint.simulation.stores import StoreEffects
-from initlint.simulation.torch_knowledge import TENSOR_LISTS, TORCH_PARAMS
+from initlint.simulation.torch_knowledge import TENSOR_LISTS, TORCH_PARAMS, light_by_kind
 from initlint.simulation.values import FALSE, MAYBE, TRUE
 
 
@@ -624,6 +624,29 @@ class PassEffects(StoreEffects):
         if len(classes) == 1 and self.simulator.index.class_info(classes[0]) is None:
             return classes if _torch_nn_class(classes[0]) else ()  # (read from the tables)
         return classes
+
+    def built_price(self, holder: Event, item: Expr | None, prefix: str) -> int:
+        """What building the torch module the store ``holder`` holds (or ``item``, a call in
+        its value: an item of a container it stored, reached as ``prefix``) was priced at
+        where it was built, by its sizes as written there (``nn.Linear(2, 2)``: light):
+        none of its tensors costs more to fill again than building it did. A module light
+        for its kind, whatever its sizes (a norm layer, ``nn.Linear(width, 1)``), holds
+        vectors of a length not known here: unknown. HEAVY (no bound) for any other
+        object, and for an item a comprehension repeats (``blocks.*``: as many as it
+        makes)."""
+        value = built_by(holder) if item is None else item
+        classes = self.class_of(holder.fn.module, value) if value is not None else None
+        if not classes or not _torch_nn_class(classes[0]) or choices_of(holder, item):
+            return HEAVY
+        if value is None or "*" in prefix:
+            return HEAVY
+        if item is None:
+            price: Priced = holder.cost
+        else:
+            price = self.simulator.cost.expr_cost(item, holder.fn.module, self.sim.mro)
+        if not isinstance(price, int) or not LIGHT <= price < HEAVY:
+            return HEAVY
+        return UNKNOWN if light_by_kind(classes[0].rpartition(".")[2], value) else price
 
     def is_a_class(self, classes: tuple[str, ...], module: Module, name: str) -> bool | None:
         """Whether a module of MRO ``classes`` is an instance of the class ``name`` names in

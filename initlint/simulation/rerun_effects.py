@@ -232,8 +232,11 @@ class RerunEffects(PassEffects):
         if isinstance(tensors, BodyError):
             return tensors
         cost = {t.name: t.cost for t in tensors}
+        # (the construction simulated for the object leaves its arguments unknown; the
+        # build's own price read the sizes written where it was called)
+        most = self.built_price(holder, item, prefix)
         return tuple(
-            (holder.index, f"{prefix}.{n}", cost.get(n, UNKNOWN), e)
+            (holder.index, f"{prefix}.{n}", min(cost.get(n, UNKNOWN), most), e)
             for n, e in sorted(filled.items())
         )
 

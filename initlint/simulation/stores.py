@@ -29,6 +29,7 @@ from initlint.simulation.torch_knowledge import (
     SMALL_NUMEL,
     keyword_values,
     positional_values,
+    unshadowed,
 )
 from initlint.simulation.values import FALSE, TRUE, UNKNOWN, Val
 
@@ -110,7 +111,8 @@ class StoreEffects(FallbackEffects):
             module, cost = frame.call.fn.module, self.simulator.cost
             held = cost.choices.held(module, eff.value, frame.call.env)
             if held is None:  # (``t = torch.arange(self.max_pos)``: how many numbers)
-                held = cost.sized_vector(eff.value, module, self.value_bound(frame))
+                bound = unshadowed(eff.value, self.value_bound(frame))
+                held = cost.sized_vector(eff.value, module, bound)
             frame.call.env[eff.name] = UNKNOWN if held is None else held
         return self.factory_call(frame, ctx)
 
@@ -249,6 +251,8 @@ class StoreEffects(FallbackEffects):
         held = frame.call.env.get(head)
         if held is not None and held.numel is not None:  # (``t.resize_(n)``, ``t.data = u``)
             frame.call.env[head] = UNKNOWN
+        elif held is not None and held.default is not None:  # (``dim *= 4``: rebound)
+            frame.call.env[head] = replace(held, default=None)
         if eff.value is not None:
             # ``wrapper.conv = conv``, ``convs.append(wrapper)``: the object the name holds
             # now holds what the value was computed from (a rebuild made of the old parts
@@ -447,6 +451,9 @@ class StoreEffects(FallbackEffects):
         value_const = eff.value is not None and eff.value.kind == "const"
         if not shadow:
             number = value_const and eff.value is not None and _size_number(eff.value.value)
+            if eff.value is not None and eff.value.kind == "name":
+                # (``self.hidden = hidden``: the class's own argument, at its default)
+                number = frame.call.env.get(eff.value.name, UNKNOWN).default is not None
             if kind == "assign" and number and stored.status == TRUE and self.plain_slot(eff.name):
                 self.written_attrs.add(eff.name)
             else:

@@ -6,12 +6,12 @@ arguments make (docs/design.md, "Cost classes")."""
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from initlint.facts.model import Const, Expr
 from initlint.simulation.levels import HEAVY, LIGHT, NONE, UNKNOWN
-from initlint.simulation.values import Val
+from initlint.simulation.values import Val, sized
 
 # The libraries whose own callables built-in knowledge judges even where they are installed.
 KNOWN_LIBRARIES = frozenset({"torch", "numpy"})
@@ -277,9 +277,11 @@ SMALL_NUMEL = 16
 # A tensor, or a torch module's weight, whose every size the code writes out as a number is
 # priced by what it holds, known exactly: LIGHT below a mebibyte of float32 numbers
 # (``nn.Conv2d(3, 64, 7)``, 37 KiB; ``torch.zeros(64, 64)``), HEAVY from there
-# (``nn.Embedding(1024, 768)``, 3 MiB). A size that comes from an argument's value, even a
-# known default, stands for any size (a model size the caller sets): such a tensor is
-# LIGHT only when it holds at most one element.
+# (``nn.Embedding(1024, 768)``, 3 MiB). A size the constructed class's own argument gives,
+# whose default is a number written in the code (``hidden=128``), is that number: the
+# class built from its defaults holds what it says (``Val.default``). Any other size that
+# comes from an argument's value stands for any size (a model size the caller sets): such a
+# tensor is LIGHT only when it holds at most one element.
 WRITTEN_NUMEL = 1 << 18
 
 # torch classes whose instances hold no data yet: the placeholders of torch's ``Lazy*``
@@ -295,13 +297,40 @@ NO_BOUND: Bound = {}
 
 
 def written_bound(attrs: Mapping[str, Val], written: Iterable[str]) -> dict[str, Val]:
-    """The ``self.<attr>`` entries of a bound for the attributes ``written`` names."""
+    """The ``self.<attr>`` entries of a bound for the attributes ``written`` names (one set
+    from an argument of the class's own read at its default by ``written_only``)."""
     return {f"self.{a}": attrs[a] for a in written if a in attrs}
 
 
+def unshadowed(value: Expr | None, bound: Bound) -> Bound:
+    """``bound`` for pricing ``value``, less the arguments read at their defaults
+    (``Val.default``) that a comprehension or a lambda in it binds anew (``[nn.Linear(d, d)
+    for d in sizes]``): every one where a comprehension with several loops or a lambda does
+    (their names are not kept)."""
+    if value is None or not any(v.default is not None for v in bound.values()):
+        return bound
+    names: set[str] = set()
+    stack = [value]
+    while stack:
+        e = stack.pop()
+        if e.kind == "op" and e.name == "comp":
+            names.add(e.attr)
+        elif e.kind == "op" and (e.name == "lambda" or not e.name):
+            return {k: v for k, v in bound.items() if v.default is None}
+        stack.extend(e.children)
+        if e.receiver is not None:
+            stack.append(e.receiver)
+    if not names:
+        return bound
+    return {k: v for k, v in bound.items() if k not in names or v.default is None}
+
+
 def written_only(bound: Bound) -> Bound:
-    """The entries of ``bound`` that hold numbers written in the code (its dotted keys)."""
-    return {k: v for k, v in bound.items() if "." in k} if bound else bound
+    """The entries of ``bound`` that hold numbers written in the code (its dotted keys), and
+    the constructed class's own arguments at their defaults (``Val.default``)."""
+    if not bound:
+        return bound
+    return {k: sized(v) for k, v in bound.items() if "." in k or v.default is not None}
 
 
 def positional_values(call: Expr) -> tuple[Expr, ...]:
@@ -388,6 +417,9 @@ def torch_module_cost(last: str, call: Expr | None, bound: Bound = NO_BOUND) -> 
         return LIGHT  # ``nn.Linear(width, 1)``: a weight of one row is a vector
     if call is not None and _few_weights(last, call, bound):
         return LIGHT  # ``nn.Linear(2, 2)``: a few numbers, every size written out
+    sizes = _weight_sizes(last, call) if call is not None else None
+    if sizes is not None and _one_size(sizes, bound):
+        return UNKNOWN  # ``nn.Linear(width, 2)``: a few vectors of a width not known here
     if not params or call is None or not call.keywords:
         return HEAVY
     keywords = _kw_consts(call, bound)
@@ -399,6 +431,18 @@ def torch_module_cost(last: str, call: Expr | None, bound: Bound = NO_BOUND) -> 
 # Classes whose weight has exactly the dimensions of its two size arguments.
 _MATRIX_WEIGHTS = frozenset({"Linear", "Embedding", "EmbeddingBag"})
 _CONVS = frozenset(f"{kind}{d}d" for kind in ("Conv", "ConvTranspose") for d in (1, 2, 3))
+
+
+def light_by_kind(last: str, call: Expr) -> bool:
+    """Whether the torch module ``call`` builds is light for its kind, whatever its sizes:
+    a norm layer (it owns only vectors), or one whose weight is a vector (``nn.Linear(width,
+    1)``), not for what its sizes, written out, hold."""
+    params = TORCH_PARAMS.get(last)
+    if params and all(p in TORCH_VECTORS.get(last, ()) for p in params):
+        return True
+    return (
+        _vector_weight(last, call, NO_BOUND) and _written_weight_numel(last, call, NO_BOUND) is None
+    )
 
 
 def _vector_weight(last: str, call: Expr, bound: Bound) -> bool:
@@ -414,8 +458,9 @@ def _few_weights(last: str, call: Expr, bound: Bound = NO_BOUND) -> bool:
     """Whether the weight ``call`` builds holds fewer than WRITTEN_NUMEL numbers, every size
     of it written out as a number (``nn.Linear(2, 2)``, ``nn.Conv2d(3, 64, 7)``, or read
     from an attribute set to one: ``nn.Conv2d(3, self.inplanes, 7)`` after ``self.inplanes
-    = 64``), as a factory's of written-out sizes is (``tensor_cost``). A size from an
-    argument's value stands for any size."""
+    = 64``, or the constructed class's own argument at its default), as a factory's of
+    written-out sizes is (``tensor_cost``). A size from another argument's value stands
+    for any size."""
     n = _written_weight_numel(last, call, bound)
     return n is not None and n < WRITTEN_NUMEL
 
@@ -639,8 +684,9 @@ def tensor_cost(last: str, call: Expr, bound: Bound = NO_BOUND) -> int:
     if last in SIZED_FACTORIES:
         args, one_shape, v = _shape_args(last, args, bound)
         n = numel(args, bound)
-        if n is not None and (
-            n <= 1 or (n < WRITTEN_NUMEL and numel(args, written_only(bound)) == n)
+        written = numel(args, written_only(bound))
+        if (n is not None and n <= 1) or (
+            written is not None and written < WRITTEN_NUMEL and n in (None, written)
         ):
             return LIGHT  # (at most one element, or a few whose every size is written out)
         one = _one_dimension(first, v, bound) if one_shape else _one_size(args, bound)
@@ -783,10 +829,38 @@ _SIZE_AT = {
 }
 
 
-def _one_size(sizes: tuple[Expr, ...], bound: Bound) -> bool:
+def _one_size(sizes: Sequence[Expr | None], bound: Bound) -> bool:
     """Whether the sizes have one dimension besides those of size 1 (``(1, n)`` holds the n
-    numbers of a vector)."""
-    return sum(_int(s, bound) != 1 for s in sizes) == 1
+    numbers of a vector), or besides a few written out as numbers where that one is what an
+    argument gives (``(n, 2)``, two such vectors): its numbers grow with one width, as a
+    vector's do, whatever that width is."""
+    # (the few rows a number written in the code, not a default a caller may change)
+    written = {k: v for k, v in bound.items() if "." in k and v.default is None}
+    widths, times, given = 0, 1, False
+    for s in sizes:
+        if s is not None and _int(s, bound) == 1:
+            continue
+        n = None if s is None else _int(s, written)
+        if n is None:
+            widths += 1
+            given = s is not None and _given_size(s, bound)
+        else:
+            times *= n
+    return widths == 1 and (times == 1 or (given and times <= SMALL_NUMEL))
+
+
+def _given_size(e: Expr, bound: Bound) -> bool:
+    """Whether the size ``e`` is what the frame's arguments or locals hold, not known here
+    (``n``, ``2 * n``), rather than a name of the module (a constant it may write out)."""
+    if e.kind == "name" or (e.kind == "attr" and e.name.startswith("self.")):
+        held = bound.get(e.name)
+        return held is not None and held.kind != "const"
+    if e.kind == "op" and len(e.children) == 2 and e.name in _ARITH:
+        given = [_given_size(c, bound) for c in e.children]  # (each once: trees run deep)
+        if not any(given):
+            return False
+        return all(g or _int(c, bound) is not None for g, c in zip(given, e.children, strict=True))
+    return False
 
 
 def _one_dimension(shape: Expr, held: Val | None, bound: Bound) -> bool:

@@ -66,6 +66,10 @@ class Val:
     # how many numbers it holds, the room of each in float32 numbers, and whether they are
     # integers (``CostModel.vector_total``).
     numel: tuple[int, int, bool] | None = None
+    # An unknown that is the constructed class's own argument whose default is a number
+    # written in the code (``hidden=128``): what a size it gives holds when the class is
+    # built with its defaults (``sized``). Any other binding of the name drops it.
+    default: int | None = None
 
     def field(self, name: str) -> Val | None:
         for k, v in self.fields:
@@ -100,6 +104,12 @@ TRUE, FALSE, MAYBE = "true", "false", "unknown"
 
 def const(value: Const) -> Val:
     return Val("const", value)
+
+
+def sized(v: Val) -> Val:
+    """What ``v`` holds as a size read at the constructed class's defaults: the number its
+    ``default`` is, or ``v`` itself."""
+    return const(v.default) if v.default is not None else v
 
 
 def forgotten(held: Val | None, rebound: bool) -> Val:

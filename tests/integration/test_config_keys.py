@@ -124,7 +124,7 @@ from core.base import Base
 
 
 class Child(Base):
-    def __init__(self, n=8):
+    def __init__(self, n=4096):
         super().__init__(n)
         self.register_buffer("cache", self._build(), persistent=False)
 """
@@ -134,7 +134,7 @@ from torch import nn
 
 
 class Base(nn.Module):
-    def __init__(self, n=8):
+    def __init__(self, n=4096):
         super().__init__()
 
     def _build(self):
@@ -226,13 +226,13 @@ from torch import nn
 
 
 class Base(nn.Module):
-    def __init__(self, n=8):
+    def __init__(self, n=4096):
         super().__init__()
         self.register_buffer("table", torch.zeros(n, n))
 
 
 class Child(Base):
-    def __init__(self, n=8):
+    def __init__(self, n=4096):
         super().__init__(n)
         self.register_buffer("table", torch.ones(n, n))
 """

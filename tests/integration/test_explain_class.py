@@ -187,7 +187,7 @@ def test_a_held_module_s_method_run_again_that_builds_and_fills(project: Project
                 self.reset()
 
             def reset(self):
-                self.gate = nn.Linear(self.d, 4)
+                self.gate = nn.Linear(self.d, 64)
                 nn.init.orthogonal_(self.big.weight)
 
 

@@ -58,13 +58,13 @@ class Shape:
     identical: bool  # C's redo computes what the ancestor's did (given the same self.n)
 
     def source(self) -> str:
-        value = "torch.arange(self.n, dtype=torch.float32).outer(torch.ones(2))"
+        value = "torch.arange(self.n, dtype=torch.float32).outer(torch.ones(64))"
         work = {
             "buffer": f'self.register_buffer("cache", {value})',
             "attr": f"self.cache = {value}",
             "call": "self._build()",
         }[self.mode]
-        base_params = "self, n=3, init_cache=True" if self.base_flag else "self, n=3"
+        base_params = "self, n=4096, init_cache=True" if self.base_flag else "self, n=4096"
         body = ["super().__init__()", "self.n = n"]
         if self.base_flag:
             body.append("if init_cache:")
@@ -83,13 +83,13 @@ class Shape:
             redo = work
         else:
             size = "w" if self.child_reads else "self.n"
-            new = f"torch.ones({size}, 2) * 3"
+            new = f"torch.ones({size}, 64) * 3"
             redo = (
                 f'self.register_buffer("cache", {new})'
                 if self.mode != "attr"
                 else f"self.cache = {new}"
             )
-        child_params = "self, n=3, *, big" if self.cond == "param" else "self, n=3"
+        child_params = "self, n=4096, *, big" if self.cond == "param" else "self, n=4096"
         lines = ["super().__init__(n)"]
         if self.between == "assign":
             lines.append("self.n = n * 2")

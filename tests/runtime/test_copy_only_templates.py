@@ -34,33 +34,33 @@ def clones_keeping(module, n):
 
 
 class Block(nn.Module):
-    def __init__(self, d=8):
+    def __init__(self, d=512):
         super().__init__()
         self.fc = nn.Linear(d, d)
 
 
 class ByFunction(nn.Module):
-    def __init__(self, n=3, d=8):
+    def __init__(self, n=3, d=512):
         super().__init__()
         layer = Block(d)
         self.layers = clones(layer, n)
 
 
 class BuiltInTheCall(nn.Module):
-    def __init__(self, n=3, d=8):
+    def __init__(self, n=3, d=512):
         super().__init__()
         self.layers = clones(Block(d), n)
 
 
 class FunctionKeepsIt(nn.Module):
-    def __init__(self, n=3, d=8):
+    def __init__(self, n=3, d=512):
         super().__init__()
         layer = Block(d)
         self.layers = clones_keeping(layer, n)
 
 
 class WhereNoneGiven(nn.Module):
-    def __init__(self, d=8, mlp=None):
+    def __init__(self, d=512, mlp=None):
         super().__init__()
         if mlp is None:
             mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.ReLU(), nn.Linear(4 * d, d))
@@ -69,7 +69,7 @@ class WhereNoneGiven(nn.Module):
 
 
 class Container(nn.Module):
-    def __init__(self, d=8):
+    def __init__(self, d=512):
         super().__init__()
         mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.ReLU(), nn.Linear(4 * d, d))
         self.k = copy.deepcopy(mlp)
@@ -77,7 +77,7 @@ class Container(nn.Module):
 
 
 class ContainerKeptToo(nn.Module):
-    def __init__(self, d=8):
+    def __init__(self, d=512):
         super().__init__()
         mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.ReLU(), nn.Linear(4 * d, d))
         self.k = mlp
@@ -106,13 +106,13 @@ def test_templates_only_copied_are_thrown_away(module: Path) -> None:
         "Container": "definite",
     }
     m = importlib.import_module("copied_templates")
-    fc = {("weight", (8, 8)), ("bias", (8,))}
+    fc = {("weight", (512, 512)), ("bias", (512,))}
     assert lost(m.ByFunction) == fc
     assert lost(m.BuiltInTheCall) == fc
     assert lost(m.FunctionKeepsIt) == set()
-    mlp = {("weight", (32, 8)), ("bias", (32,)), ("weight", (8, 32)), ("bias", (8,))}
+    mlp = {("weight", (2048, 512)), ("bias", (2048,)), ("weight", (512, 2048)), ("bias", (512,))}
     assert lost(m.WhereNoneGiven) == mlp
     assert lost(m.Container) == mlp
     assert lost(m.ContainerKeptToo) == set()
-    given = torch.nn.Linear(8, 8)
+    given = torch.nn.Linear(512, 512)
     assert lost(lambda: m.WhereNoneGiven(mlp=given)) == set()  # (the caller's to keep)

@@ -27,7 +27,7 @@ from torch import nn
 
 
 class Block(nn.Module):
-    def __init__(self, d=16):
+    def __init__(self, d=512):
         super().__init__()
         self.attn = nn.Linear(d, d)
         self.ada = nn.Linear(d, 6 * d)
@@ -39,7 +39,7 @@ def init(m):
 
 
 class Held(nn.Module):
-    def __init__(self, d=16):
+    def __init__(self, d=512):
         super().__init__()
         self.block = Block(d)
         self.apply(init)
@@ -47,13 +47,13 @@ class Held(nn.Module):
 
 
 class Embedder(nn.Module):
-    def __init__(self, d=16):
+    def __init__(self, d=512):
         super().__init__()
         self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.SiLU(), nn.Linear(4 * d, d))
 
 
 class Numbered(nn.Module):
-    def __init__(self, d=16):
+    def __init__(self, d=512):
         super().__init__()
         self.t = Embedder(d)
         self.apply(init)
@@ -62,7 +62,7 @@ class Numbered(nn.Module):
 
 
 class Rows(nn.Module):
-    def __init__(self, d=16):
+    def __init__(self, d=512):
         super().__init__()
         self.t = Embedder(d)
         self.apply(init)
@@ -70,14 +70,14 @@ class Rows(nn.Module):
 
 
 class Final(nn.Module):
-    def __init__(self, d=16):
+    def __init__(self, d=512):
         super().__init__()
         self.linear = nn.Linear(d, d)
         self.adaLN_modulation = nn.Sequential(nn.SiLU(), nn.Linear(d, 2 * d))
 
 
 class FromEnd(nn.Module):
-    def __init__(self, d=16):
+    def __init__(self, d=512):
         super().__init__()
         self.final_layer = Final(d)
         self.head = nn.Sequential(nn.Linear(d, d), nn.GELU(), nn.Linear(d, d))
@@ -87,7 +87,7 @@ class FromEnd(nn.Module):
 
 
 class UnsizedEnd(nn.Module):
-    def __init__(self, d=16, extra=()):
+    def __init__(self, d=512, extra=()):
         super().__init__()
         self.head = nn.Sequential(*extra, nn.Linear(d, d))
         self.apply(init)
@@ -95,7 +95,7 @@ class UnsizedEnd(nn.Module):
 
 
 class ReadBetween(nn.Module):
-    def __init__(self, d=16):
+    def __init__(self, d=512):
         super().__init__()
         self.block = Block(d)
         self.apply(init)

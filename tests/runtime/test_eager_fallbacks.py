@@ -35,7 +35,7 @@ def default(val, d):
 
 
 class Head(nn.Module):
-    def __init__(self, d=8, proj=None, act=None):
+    def __init__(self, d=512, proj=None, act=None):
         super().__init__()
         self.proj = default(proj, nn.Linear(d, 2 * d))
         self.act = default(act, nn.GELU())
@@ -43,13 +43,13 @@ class Head(nn.Module):
 
 
 class Plain(Head):
-    def __init__(self, d=8):
+    def __init__(self, d=512):
         super().__init__(d)
         self.out = default(None, nn.Linear(d, d))
 
 
 class Local(nn.Module):
-    def __init__(self, d=8, out=None, kept=None):
+    def __init__(self, d=512, out=None, kept=None):
         super().__init__()
         proj = nn.Linear(d, 5 * d)
         self.out = default(out, proj)
@@ -59,13 +59,13 @@ class Local(nn.Module):
 
 
 class Keyed(nn.Module):
-    def __init__(self, d=8, **kw):
+    def __init__(self, d=512, **kw):
         super().__init__()
         self.q = kw.get("q", nn.Linear(d, 4 * d))
 
 
 class Rebound(nn.Module):
-    def __init__(self, d=8, window=None, size=4):
+    def __init__(self, d=512, window=None, size=4):
         super().__init__()
         window = default(window, size)
         self.proj = nn.Linear(d, size * d)  # (the rebinding is never read)
@@ -97,13 +97,16 @@ def test_a_fallback_built_before_the_pick_is_lost_when_the_caller_gives_its_own(
     assert all("possibly" not in d.message for d in report.diagnostics)
     assert all("whenever" in d.message for d in report.diagnostics)
     m = importlib.import_module("eager_fallbacks")
-    given = torch.nn.Linear(8, 5)
-    assert lost(lambda: m.Head(proj=given)) == {("weight", (16, 8)), ("bias", (16,))}
+    given = torch.nn.Linear(512, 5)
+    assert lost(lambda: m.Head(proj=given)) == {("weight", (1024, 512)), ("bias", (1024,))}
     assert lost(lambda: m.Head()) == set()
     assert lost(lambda: m.Plain()) == set()
     # (a local built for the call alone; not one the object keeps as well)
-    assert lost(lambda: m.Local(out=given)) == {("weight", (40, 8)), ("bias", (40,))}
-    assert lost(lambda: m.Local(out=given, kept=given)) == {("weight", (40, 8)), ("bias", (40,))}
-    assert lost(lambda: m.Keyed(q=given)) == {("weight", (32, 8)), ("bias", (32,))}
+    assert lost(lambda: m.Local(out=given)) == {("weight", (2560, 512)), ("bias", (2560,))}
+    assert lost(lambda: m.Local(out=given, kept=given)) == {
+        ("weight", (2560, 512)),
+        ("bias", (2560,)),
+    }
+    assert lost(lambda: m.Keyed(q=given)) == {("weight", (2048, 512)), ("bias", (2048,))}
     assert lost(lambda: m.Keyed()) == set()
     assert lost(lambda: m.Rebound(window=2)) == set()

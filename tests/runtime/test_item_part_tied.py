@@ -23,7 +23,7 @@ import torch.nn as nn
 
 
 class Tied(nn.Module):
-    def __init__(self, d=8, n=50):
+    def __init__(self, d=512, n=1000):
         super().__init__()
         self.token_emb = nn.Embedding(n, d)
         self.to_logits = nn.Sequential(nn.LayerNorm(d), nn.Linear(d, n, bias=False))
@@ -45,5 +45,5 @@ def test_a_tied_items_weight_is_lost(module: Path, monkeypatch: pytest.MonkeyPat
     assert (found.code, found.severity) == ("IL005", "error")
     assert found.message.startswith("`self.to_logits.1.weight`")
     m = importlib.import_module("item_part_tied")
-    # the (50, 8) weight the Linear registered is not held: the embedding's is
-    assert lost(lambda: m.Tied()) == {("weight", (50, 8))}
+    # the (1000, 512) weight the Linear registered is not held: the embedding's is
+    assert lost(lambda: m.Tied()) == {("weight", (1000, 512))}

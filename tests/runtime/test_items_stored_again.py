@@ -21,7 +21,7 @@ from torch import nn
 
 
 class Keyed(nn.Module):
-    def __init__(self, d=8):
+    def __init__(self, d=512):
         super().__init__()
         self.heads = nn.ModuleDict()
         self.heads["a"] = nn.Linear(d, d)
@@ -29,7 +29,7 @@ class Keyed(nn.Module):
 
 
 class OtherKey(nn.Module):
-    def __init__(self, d=8):
+    def __init__(self, d=512):
         super().__init__()
         self.heads = nn.ModuleDict()
         self.heads["a"] = nn.Linear(d, d)
@@ -48,7 +48,7 @@ class Skipped(nn.Module):
 
 
 class Called(nn.Module):
-    def __init__(self, d=8):
+    def __init__(self, d=512):
         super().__init__()
         self.heads = nn.ModuleDict()
         self.add("a", d)
@@ -59,7 +59,7 @@ class Called(nn.Module):
 
 
 class ReadBetween(nn.Module):
-    def __init__(self, d=8):
+    def __init__(self, d=512):
         super().__init__()
         self.heads = nn.ModuleDict()
         self.heads["a"] = nn.Linear(d, d)
@@ -76,7 +76,7 @@ def module(source_module: Callable[[str, str], Path]) -> Path:
 def test_items_stored_again_at_construction(module: Path) -> None:
     assert reported(module) == {("Keyed", "IL005", "error", "self.heads['a']")}
     m = importlib.import_module("items_stored_again")
-    first = {("weight", (8, 8)), ("bias", (8,))}
+    first = {("weight", (512, 512)), ("bias", (512,))}
     assert lost(m.Keyed) == first
     assert lost(m.OtherKey) == set()
     assert lost(m.Skipped) == set()

@@ -22,14 +22,14 @@ from torch import nn
 
 
 class Moved(nn.Module):
-    def __init__(self, proj_weight, d=16, n=64):
+    def __init__(self, proj_weight, d=512, n=1024):
         super().__init__()
         self.fc = nn.Linear(d, n, bias=False).to("cpu")
         self.fc.weight = proj_weight
 
 
 class Cast(nn.Module):
-    def __init__(self, proj_weight, d=16, n=64):
+    def __init__(self, proj_weight, d=512, n=1024):
         super().__init__()
         self.fc = nn.Linear(d, n, bias=False)
         if proj_weight.dtype == torch.float64:
@@ -38,7 +38,7 @@ class Cast(nn.Module):
 
 
 class Used(nn.Module):
-    def __init__(self, proj_weight, d=16, n=64):
+    def __init__(self, proj_weight, d=512, n=1024):
         super().__init__()
         self.fc = nn.Linear(d, n, bias=False)
         self.fc = self.fc.double() if proj_weight.dtype == torch.float64 else self.fc
@@ -59,7 +59,7 @@ def test_a_part_of_a_moved_or_cast_module_replaced(module: Path) -> None:
     assert found == {("Moved", 10, "error"), ("Cast", 19, "error")}
     import moved_parts as m
 
-    weight = torch.nn.Parameter(torch.zeros(64, 16, dtype=torch.float64))
+    weight = torch.nn.Parameter(torch.zeros(1024, 512, dtype=torch.float64))
     for cls in ("Moved", "Cast"):
         made = getattr(m, cls)
         trace = trace_model(lambda made=made: made(weight), project_roots=[module])

@@ -27,14 +27,14 @@ from torch import nn
 
 
 class Block(nn.Module):
-    def __init__(self, d=16):
+    def __init__(self, d=512):
         super().__init__()
         self.attn = nn.Linear(d, d)
         self.ada = nn.Linear(d, 6 * d)
 
 
 class DiT(nn.Module):
-    def __init__(self, d=16, depth=2):
+    def __init__(self, d=512, depth=2):
         super().__init__()
         self.blocks = nn.ModuleList([Block(d) for _ in range(depth)])
         self.initialize_weights()
@@ -50,20 +50,20 @@ class DiT(nn.Module):
 
 
 class Modulated(nn.Module):
-    def __init__(self, d=16):
+    def __init__(self, d=512):
         super().__init__()
         self.attn = nn.Linear(d, d)
         self.adaLN_modulation = nn.Sequential(nn.SiLU(), nn.Linear(d, 6 * d))
 
 
 class Unsized(nn.Module):
-    def __init__(self, d=16, layers=()):
+    def __init__(self, d=512, layers=()):
         super().__init__()
         self.adaLN_modulation = nn.Sequential(*layers, nn.Linear(d, 6 * d))
 
 
 class DiTLast(nn.Module):
-    def __init__(self, d=16, depth=2):
+    def __init__(self, d=512, depth=2):
         super().__init__()
         self.blocks = nn.ModuleList([Modulated(d) for _ in range(depth)])
 
@@ -77,7 +77,7 @@ class DiTLast(nn.Module):
 
 
 class UnsizedLast(nn.Module):
-    def __init__(self, d=16, depth=2):
+    def __init__(self, d=512, depth=2):
         super().__init__()
         self.blocks = nn.ModuleList([Unsized(d) for _ in range(depth)])
 
@@ -91,7 +91,7 @@ class UnsizedLast(nn.Module):
 
 
 class Flat(nn.Module):
-    def __init__(self, d=16):
+    def __init__(self, d=512):
         super().__init__()
         self.ada = nn.Linear(d, 6 * d)
 
@@ -104,7 +104,7 @@ class Flat(nn.Module):
 
 
 class Reads(nn.Module):
-    def __init__(self, d=16):
+    def __init__(self, d=512):
         super().__init__()
         self.ada = nn.Linear(d, 6 * d)
         self.total = []
@@ -119,7 +119,7 @@ class Reads(nn.Module):
 
 
 class BoundAgain(nn.Module):
-    def __init__(self, d=16, plain=False):
+    def __init__(self, d=512, plain=False):
         super().__init__()
         self.ada = nn.Linear(d, 6 * d)
 

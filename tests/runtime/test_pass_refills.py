@@ -25,7 +25,7 @@ from torch import nn
 
 
 class Before(nn.Module):
-    def __init__(self, n=64, d=32):
+    def __init__(self, n=1024, d=512):
         super().__init__()
         self.embed = nn.Embedding(n, d)
         nn.init.normal_(self.embed.weight.data)
@@ -40,9 +40,9 @@ class Before(nn.Module):
 
 
 class After(nn.Module):
-    def __init__(self, d=32):
+    def __init__(self, d=512):
         super().__init__()
-        self.level = nn.Parameter(torch.empty(4, d))
+        self.level = nn.Parameter(torch.empty(1024, d))
         self.scale = nn.Parameter(torch.empty(d))
         for name, p in self.named_parameters():
             if "scale" not in name:
@@ -52,7 +52,7 @@ class After(nn.Module):
 
 
 class Applied(nn.Module):
-    def __init__(self, d=32):
+    def __init__(self, d=512):
         super().__init__()
         self.proj = nn.Linear(d, d)
         self.conv = nn.Conv2d(3, 3, 3)
@@ -69,13 +69,13 @@ class Applied(nn.Module):
 
 
 class Scaled(nn.Module):
-    def __init__(self, d=32):
+    def __init__(self, d=512):
         super().__init__()
         self.scale = nn.Parameter(torch.empty(d, d))
 
 
 class Held(nn.Module):
-    def __init__(self, d=32):
+    def __init__(self, d=512):
         super().__init__()
         self.block = Scaled(d)
         nn.init.normal_(self.block.scale)
@@ -85,7 +85,7 @@ class Held(nn.Module):
 
 
 class Attention(nn.Module):
-    def __init__(self, d=32):
+    def __init__(self, d=512):
         super().__init__()
         self.q = nn.Linear(d, d)
         self.apply(self._init)
@@ -99,7 +99,7 @@ class Attention(nn.Module):
 
 
 class Block(nn.Module):
-    def __init__(self, d=32):
+    def __init__(self, d=512):
         super().__init__()
         self.attn = Attention(d)
         self.apply(self._init)
@@ -112,7 +112,7 @@ class Block(nn.Module):
 
 
 class Blanket(nn.Module):
-    def __init__(self, d=32):
+    def __init__(self, d=512):
         super().__init__()
         self.attn = Attention(d)
         for p in self.parameters():
@@ -121,7 +121,7 @@ class Blanket(nn.Module):
 
 
 class ReadDeep(nn.Module):
-    def __init__(self, d=32):
+    def __init__(self, d=512):
         super().__init__()
         self.attn = Attention(d)
         self.saved = self.attn.q.weight.detach().clone()
@@ -131,7 +131,7 @@ class ReadDeep(nn.Module):
 
 
 class ReadBetween(nn.Module):
-    def __init__(self, d=32):
+    def __init__(self, d=512):
         super().__init__()
         self.proj = nn.Linear(d, d)
         nn.init.normal_(self.proj.weight)
@@ -142,7 +142,7 @@ class ReadBetween(nn.Module):
 
 
 class Undecided(nn.Module):
-    def __init__(self, d=32):
+    def __init__(self, d=512):
         super().__init__()
         self.proj = nn.Linear(d, d)
         nn.init.normal_(self.proj.weight)
@@ -152,7 +152,7 @@ class Undecided(nn.Module):
 
 
 class TwoPasses(nn.Module):
-    def __init__(self, d=32):
+    def __init__(self, d=512):
         super().__init__()
         self.proj = nn.Linear(d, d)
         self.norm = nn.LayerNorm(d)
@@ -169,7 +169,7 @@ class TwoPasses(nn.Module):
 
 
 class Disjoint(nn.Module):
-    def __init__(self, d=32):
+    def __init__(self, d=512):
         super().__init__()
         self.proj = nn.Linear(d, d)
         self.norm = nn.LayerNorm(d)
@@ -184,7 +184,7 @@ class Disjoint(nn.Module):
 
 
 class Stacked(nn.Module):
-    def __init__(self, d=32, n=3):
+    def __init__(self, d=512, n=3):
         super().__init__()
         self.blocks = nn.ModuleList([Attention(d) for _ in range(n)])
         for p in self.parameters():
@@ -193,7 +193,7 @@ class Stacked(nn.Module):
 
 
 class Tower(nn.Module):
-    def __init__(self, d=32, n=2):
+    def __init__(self, d=512, n=2):
         super().__init__()
         self.layers = nn.ModuleList([Block(d) for _ in range(n)])
         self.apply(self._init)
@@ -209,7 +209,7 @@ def fresh_state(d):
 
 
 class Loaded(nn.Module):
-    def __init__(self, d=32, pretrained=True):
+    def __init__(self, d=512, pretrained=True):
         super().__init__()
         self.proj = nn.Linear(d, d)
         nn.init.orthogonal_(self.proj.weight)
@@ -218,7 +218,7 @@ class Loaded(nn.Module):
 
 
 class Bare(nn.Module):
-    def __init__(self, d=32):
+    def __init__(self, d=512):
         super().__init__()
         self.fc = nn.Linear(d, d, bias=False)
 
@@ -228,7 +228,7 @@ def blocks_state(d, n):
 
 
 class DeepLoaded(nn.Module):
-    def __init__(self, d=32, n=2, pretrained=True):
+    def __init__(self, d=512, n=2, pretrained=True):
         super().__init__()
         self.blocks = nn.ModuleList([Bare(d) for _ in range(n)])
         self.apply(self._init)
@@ -241,7 +241,7 @@ class DeepLoaded(nn.Module):
 
 
 class Scoped(nn.Module):
-    def __init__(self, d=32):
+    def __init__(self, d=512):
         super().__init__()
         self.proj = nn.Linear(d, d)
         self.out = nn.Linear(d, d)
@@ -252,7 +252,7 @@ class Scoped(nn.Module):
 
 
 class Chain(nn.Module):
-    def __init__(self, d=32):
+    def __init__(self, d=512):
         super().__init__()
         self.body = nn.Sequential(Attention(d), nn.ReLU(), Scaled(d))
         self.apply(self._init)
@@ -276,7 +276,7 @@ def by_class_name(m):
 
 
 class Listed(nn.Module):
-    def __init__(self, d=32, n=3, pretrained=True):
+    def __init__(self, d=512, n=3, pretrained=True):
         super().__init__()
         blocks = []
         for _ in range(n):
@@ -288,7 +288,7 @@ class Listed(nn.Module):
 
 
 class Named(nn.Module):
-    def __init__(self, d=32):
+    def __init__(self, d=512):
         super().__init__()
         self.body = nn.Sequential(nn.Linear(d, d), nn.Conv2d(3, 3, 3))
         self.apply(self._init)
@@ -303,7 +303,7 @@ class Named(nn.Module):
 
 
 class NamedNot(nn.Module):
-    def __init__(self, d=32):
+    def __init__(self, d=512):
         super().__init__()
         self.body = nn.Sequential(nn.Linear(d, d), nn.Conv2d(3, 3, 3))
         self.apply(self._init)
@@ -319,25 +319,25 @@ class NamedNot(nn.Module):
 
 
 class Qkv(nn.Module):
-    def __init__(self, d=32):
+    def __init__(self, d=512):
         super().__init__()
         self.qkv = nn.Linear(d, d)
 
 
 class Blk(nn.Module):
-    def __init__(self, d=32):
+    def __init__(self, d=512):
         super().__init__()
         self.attn = Qkv(d)
 
 
 class Group(nn.Module):
-    def __init__(self, d=32, n=2):
+    def __init__(self, d=512, n=2):
         super().__init__()
         self.blocks = nn.ModuleList([Blk(d) for _ in range(n)])
 
 
 class Stage(nn.Module):
-    def __init__(self, d=32):
+    def __init__(self, d=512):
         super().__init__()
         self.group = Group(d)
 
@@ -351,7 +351,7 @@ def deep_state(d, n):
 
 
 class Deep(nn.Module):
-    def __init__(self, d=32, n=2, pretrained=True):
+    def __init__(self, d=512, n=2, pretrained=True):
         super().__init__()
         self.layers = nn.ModuleList()
         for _ in range(n):
@@ -367,7 +367,7 @@ class Deep(nn.Module):
 
 
 class NamedMiss(nn.Module):
-    def __init__(self, d=32):
+    def __init__(self, d=512):
         super().__init__()
         self.body = nn.Sequential(nn.Linear(d, d), nn.Conv2d(3, 3, 3))
         self.apply(self._init)

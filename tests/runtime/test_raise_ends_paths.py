@@ -25,7 +25,7 @@ from torch import nn
 
 
 class Block(nn.Module):
-    def __init__(self, d=16, rank=4, mode="random"):
+    def __init__(self, d=512, rank=4, mode="random"):
         super().__init__()
         self.dt = nn.Linear(rank, d)
         std = rank ** -0.5
@@ -38,7 +38,7 @@ class Block(nn.Module):
 
 
 class Open(nn.Module):
-    def __init__(self, d=16, rank=4, mode="random"):
+    def __init__(self, d=512, rank=4, mode="random"):
         super().__init__()
         self.dt = nn.Linear(rank, d)
         std = rank ** -0.5
@@ -49,7 +49,7 @@ class Open(nn.Module):
 
 
 class Caught(nn.Module):
-    def __init__(self, d=16, rank=4, mode="random"):
+    def __init__(self, d=512, rank=4, mode="random"):
         super().__init__()
         self.dt = nn.Linear(rank, d)
         std = rank ** -0.5
@@ -91,7 +91,7 @@ def init(module):
 
 
 class Head(nn.Module):
-    def __init__(self, d=16, kind="wide"):
+    def __init__(self, d=512, kind="wide"):
         super().__init__()
         self.proj = nn.Linear(d, 4 * d)
         if kind == "wide":
@@ -103,7 +103,7 @@ class Head(nn.Module):
 
 
 class OpenHead(nn.Module):
-    def __init__(self, d=16, kind="wide"):
+    def __init__(self, d=512, kind="wide"):
         super().__init__()
         self.proj = nn.Linear(d, 4 * d)
         if kind == "wide":
@@ -151,8 +151,9 @@ def test_work_on_every_arm_that_does_not_raise(
     assert filled_twice(lambda: m.CaughtNet(mode="other"), path) == set()
     with pytest.raises(NotImplementedError):
         m.Net(mode="other")
+    first = {("weight", (2048, 512)), ("bias", (2048,))}
     for kind in ("wide", "narrow"):
-        assert lost(lambda kind=kind: m.Head(kind=kind)) == {("weight", (64, 16)), ("bias", (64,))}
+        assert lost(lambda kind=kind: m.Head(kind=kind)) == first
     assert lost(lambda: m.OpenHead(kind="other")) == set()
 
 
@@ -171,4 +172,4 @@ def test_the_fix_keeps_what_every_path_ends_with(
         assert lost(lambda kind=kind: fixed.Head(kind=kind)) == set()
     with pytest.raises(ValueError):
         fixed.Head(kind="other")
-    assert fixed.OpenHead(kind="other").proj.weight.shape == (64, 16)
+    assert fixed.OpenHead(kind="other").proj.weight.shape == (2048, 512)

@@ -26,7 +26,7 @@ def wn_conv(*args, **kwargs):
 
 
 class Block(nn.Module):
-    def __init__(self, n=4):
+    def __init__(self, n=512):
         super().__init__()
         self.legacy = weight_norm(nn.Conv1d(n, n, 3))
         self.through = wn_conv(n, n, 3)
@@ -42,7 +42,7 @@ class Block(nn.Module):
 
 
 class Removed(nn.Module):
-    def __init__(self, n=4):
+    def __init__(self, n=512):
         super().__init__()
         self.conv = weight_norm(nn.Conv1d(n, n, 3))
         remove_weight_norm(self.conv)
@@ -50,14 +50,14 @@ class Removed(nn.Module):
 
 
 class Bias(nn.Module):
-    def __init__(self, n=4):
+    def __init__(self, n=512):
         super().__init__()
         self.conv = weight_norm(nn.Conv1d(n, n, 3), name="bias", dim=None)
         nn.init.constant_(self.conv.bias, 0.5)
 
 
 class Rewrapped(nn.Module):
-    def __init__(self, n=4):
+    def __init__(self, n=512):
         super().__init__()
         self.conv = weight_norm(nn.Conv1d(n, n, 3))
         self.conv = nn.Conv1d(n, n, 3)

@@ -24,13 +24,13 @@ from torch import nn
 
 
 class Base(nn.Module):
-    def __init__(self, n=4):
+    def __init__(self, n=512):
         super().__init__()
         self.table = nn.Parameter(torch.randn(n, n))
 
 
 class Twice(Base):
-    def __init__(self, n=4):
+    def __init__(self, n=512):
         super().__init__(n)
         super().__init__(n)
 
@@ -52,7 +52,7 @@ class Diamond(Left, Right):
 
 
 class Arms(Base):
-    def __init__(self, n=4, wide=False):
+    def __init__(self, n=512, wide=False):
         if wide:
             super().__init__(2 * n)
         else:
@@ -65,7 +65,7 @@ def drawn_like(tensor, scale):
 
 
 class Residual(nn.Module):
-    def __init__(self, n=4):
+    def __init__(self, n=512):
         super().__init__()
         self.lin = nn.Linear(n, n)
         self.reset_parameters()
@@ -75,7 +75,7 @@ class Residual(nn.Module):
 
 
 class Stack(nn.Module):
-    def __init__(self, n=4):
+    def __init__(self, n=512):
         super().__init__()
         self.layers = nn.ModuleList([Residual(n) for _ in range(2)])
         self.reset_parameters()
@@ -103,8 +103,8 @@ def test_what_runs_twice_is_what_the_tracer_sees_twice(module: Path) -> None:
         ("Stack", "IL005", "error", "self.layers.*.lin.weight"),
     }
     m = importlib.import_module("run_twice")
-    assert lost(m.Twice) == {("table", (4, 4))}
-    assert lost(m.Diamond) == {("table", (4, 4))}
+    assert lost(m.Twice) == {("table", (512, 512))}
+    assert lost(m.Diamond) == {("table", (512, 512))}
     assert lost(m.Arms) == set()
     path = str(module / "run_twice.py")
     assert filled_twice(m.Stack, path, same_line=True) == {"layers.*.lin.weight"}

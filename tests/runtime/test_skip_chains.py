@@ -27,7 +27,7 @@ def init(m):
 
 
 class Chain(nn.Module):
-    def __init__(self, d=16):
+    def __init__(self, d=512):
         super().__init__()
         self.emb = nn.Embedding(32, d)
         self.fc = nn.Linear(d, d)
@@ -46,7 +46,7 @@ class Chain(nn.Module):
 
 
 class SkipsLinear(nn.Module):
-    def __init__(self, d=16):
+    def __init__(self, d=512):
         super().__init__()
         self.emb = nn.Embedding(32, d)
         self.fc = nn.Linear(d, d)

@@ -4,7 +4,7 @@ the code writes out is an error exactly when the tracer sees a mebibyte or more 
 and a block built with its ``conv_block=None`` default, which builds a ``BasicConv``, is
 priced by that convolution (an error, as the bytes wasted say). A size read from an
 attribute the construction set to a number written out is written out too; one set from an
-argument stands for any size."""
+argument with no number for its default stands for any size."""
 
 from __future__ import annotations
 
