@@ -19,7 +19,7 @@ from initlint.simulation.values import TRUE
 class RaiseModel(GuardEval):
     """Where a read of an unset attribute ends the construction's paths."""
 
-    def raise_attribute_error(self, frame: Frame, eff: Effect, attr: str) -> None:
+    def raise_attribute_error(self, frame: Frame, attr: str) -> None:
         """The read of ``self.<attr>`` (definitely unset) in ``frame`` raises AttributeError
         (``raise_here``)."""
         self.raise_here(frame, attr, "AttributeError")
@@ -72,7 +72,7 @@ class RaiseModel(GuardEval):
         set by one store alone, under undecided guards, the paths where that store did not
         run raise, so every later effect assumes what the store assumed."""
         if self.surely_unset(name):
-            self.raise_attribute_error(frame, eff, name)
+            self.raise_attribute_error(frame, name)
             return
         if eff.protected or frame.shadowed or self.wild or self.blind:
             return

@@ -302,7 +302,7 @@ class StoreEffects(FallbackEffects):
             unset = next((n for n in sorted(eff.strict) if self.surely_unset(n)), "")
         self.emit(frame, ctx.effect_index, eff, "touch", "", ctx.status, ctx.flags, ctx.shadow)
         if unset:
-            self.raise_attribute_error(frame, eff, unset)
+            self.raise_attribute_error(frame, unset)
 
     def on_write(self, frame: Frame, ctx: EffectContext) -> None:
         """``torch.save(obj, self.processed_paths[0])``: a file written at a path the object
