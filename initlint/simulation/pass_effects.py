@@ -635,10 +635,10 @@ class PassEffects(StoreEffects):
         object, and for an item a comprehension repeats (``blocks.*``: as many as it
         makes)."""
         value = built_by(holder) if item is None else item
-        classes = self.class_of(holder.fn.module, value) if value is not None else None
-        if not classes or not _torch_nn_class(classes[0]) or choices_of(holder, item):
-            return HEAVY
         if value is None or "*" in prefix:
+            return HEAVY
+        classes = self.class_of(holder.fn.module, value)
+        if not classes or not _torch_nn_class(classes[0]) or choices_of(holder, item):
             return HEAVY
         if item is None:
             price: Priced = holder.cost

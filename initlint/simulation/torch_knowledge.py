@@ -310,16 +310,11 @@ def unshadowed(value: Expr | None, bound: Bound) -> Bound:
     if value is None or not any(v.default is not None for v in bound.values()):
         return bound
     names: set[str] = set()
-    stack = [value]
-    while stack:
-        e = stack.pop()
+    for e in value.nodes():
         if e.kind == "op" and e.name == "comp":
             names.add(e.attr)
         elif e.kind == "op" and (e.name == "lambda" or not e.name):
             return {k: v for k, v in bound.items() if v.default is None}
-        stack.extend(e.children)
-        if e.receiver is not None:
-            stack.append(e.receiver)
     if not names:
         return bound
     return {k: v for k, v in bound.items() if k not in names or v.default is None}
@@ -411,7 +406,7 @@ def torch_module_cost(last: str, call: Expr | None, bound: Bound = NO_BOUND) -> 
     elementwise_affine=False)``, ``nn.BatchNorm1d(d, affine=False,
     track_running_stats=False)``): a module that owns no parameter or buffer."""
     params = TORCH_PARAMS.get(last)
-    if params and all(p in TORCH_VECTORS.get(last, ()) for p in params):
+    if _vectors_only(last):
         return LIGHT  # a norm layer: it owns only vectors (weight, bias, running stats)
     if call is not None and _vector_weight(last, call, bound):
         return LIGHT  # ``nn.Linear(width, 1)``: a weight of one row is a vector
@@ -437,12 +432,16 @@ def light_by_kind(last: str, call: Expr) -> bool:
     """Whether the torch module ``call`` builds is light for its kind, whatever its sizes:
     a norm layer (it owns only vectors), or one whose weight is a vector (``nn.Linear(width,
     1)``), not for what its sizes, written out, hold."""
-    params = TORCH_PARAMS.get(last)
-    if params and all(p in TORCH_VECTORS.get(last, ()) for p in params):
-        return True
-    return (
+    return _vectors_only(last) or (
         _vector_weight(last, call, NO_BOUND) and _written_weight_numel(last, call, NO_BOUND) is None
     )
+
+
+def _vectors_only(last: str) -> bool:
+    """Whether the torch module ``last`` registers only vectors (a norm layer's weight,
+    bias and running statistics)."""
+    params = TORCH_PARAMS.get(last, {})
+    return bool(params) and all(p in TORCH_VECTORS.get(last, ()) for p in params)
 
 
 def _vector_weight(last: str, call: Expr, bound: Bound) -> bool:
