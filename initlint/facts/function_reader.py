@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 import copy
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 
 from initlint.facts.aliases import (
@@ -189,6 +189,52 @@ def _held_written_out(stmt: ast.stmt, self_name: str) -> list[ast.expr] | None:
     return list(items)
 
 
+def _containers_walked(head: ast.expr, self_name: str) -> list[ast.expr] | None:
+    """The attributes of the object a loop head walks the items of, in turn: ``self.a``
+    itself, ``list(self.a)`` or ``tuple(self.a)``, ``[*self.a, *self.b]``, ``a + b`` of
+    such heads and ``itertools.chain(self.a, self.b)``; None for any other head."""
+    if self_path(head, self_name) and dotted(head):
+        return [head]
+    if isinstance(head, ast.BinOp) and isinstance(head.op, ast.Add):
+        left = _containers_walked(head.left, self_name)
+        right = _containers_walked(head.right, self_name)
+        return None if left is None or right is None else left + right
+    if isinstance(head, ast.List | ast.Tuple) and head.elts:
+        if not all(isinstance(e, ast.Starred) for e in head.elts):
+            return None
+        starred = [e.value for e in head.elts if isinstance(e, ast.Starred)]
+        return _walked_in_turn(starred, self_name)
+    if not isinstance(head, ast.Call) or head.keywords or not head.args:
+        return None
+    if any(isinstance(a, ast.Starred) for a in head.args):
+        return None
+    called = dotted(head.func)
+    if called in ("list", "tuple") and len(head.args) == 1:
+        return _containers_walked(head.args[0], self_name)
+    if called == "itertools.chain":
+        return _walked_in_turn(head.args, self_name)
+    return None
+
+
+def _walked_in_turn(heads: list[ast.expr], self_name: str) -> list[ast.expr] | None:
+    out: list[ast.expr] = []
+    for h in heads:
+        part = _containers_walked(h, self_name)
+        if part is None:
+            return None
+        out += part
+    return out
+
+
+def _loop_level(stmt: ast.stmt) -> Iterator[ast.AST]:
+    """The nodes of ``stmt`` a ``break`` among would end the loop around it (not those of a
+    loop, function or class inside it)."""
+    yield stmt
+    for child in ast.iter_child_nodes(stmt):
+        if not isinstance(child, (ast.For, ast.AsyncFor, ast.While, *SCOPES)):
+            yield from _loop_level(child) if isinstance(child, ast.stmt) else ast.walk(child)
+
+
 def _unrolled(stmt: ast.For, items: list[ast.expr]) -> list[ast.stmt]:
     """The statements a loop over ``items`` written out runs (``_held_written_out``): for
     each item, the body with the loop's name read as it."""
@@ -306,6 +352,7 @@ class FunctionReader(EffectLog):
             )
         # local -> the whole fills of its tensors since it was bound (``carry_fills``)
         self.local_fills: dict[str, list[Effect]] = {}
+        self.walk_bindings = self._walk_bindings()
         for i, stmt in enumerate(self.fn.body):
             self.stmt_index = i
             self.top = (stmt.lineno, isinstance(stmt, ast.With | ast.AsyncWith))
@@ -345,6 +392,14 @@ class FunctionReader(EffectLog):
             self.touch([stmt.iter], guard, stmt, None)
             for name in names:
                 self._block(_with_constant(stmt.body, stmt.target, name), guard)
+            return
+        if isinstance(stmt, ast.Assign) and (stmt.lineno, stmt.col_offset) in self.walk_bindings:
+            return
+        walks = self._walks_in_turn(stmt)
+        if walks is not None:
+            # ``for b in list(self.down) + list(self.up): init(b.proj.weight)``: a loop over
+            # the items of each container in turn
+            self._block(walks, guard)
             return
         held = _held_written_out(stmt, self.self_name)
         if held is not None:
@@ -716,6 +771,71 @@ class FunctionReader(EffectLog):
             return
         for item in items.elts:
             self.add("mutate", stmt, guard, name=attr, value=to_expr(item), node=item, target="+=")
+
+    def _walks_in_turn(self, stmt: ast.stmt) -> list[ast.stmt] | None:
+        """A plain ``for`` (no ``else``, no ``break``) whose head walks the items of several
+        containers the object holds one after another (``_containers_walked``), itself or
+        through a local bound to it once and read only there (``blocks = list(self.a) +
+        list(self.b)``; ``for block in blocks:``): one loop per container, in order, each
+        with the same body; it runs the same statements over the same items. None for any
+        other loop, and for a head that is the one container itself."""
+        if not self.self_name or not isinstance(stmt, ast.For) or stmt.orelse:
+            return None
+        head = stmt.iter
+        if isinstance(head, ast.Name):
+            binding = self._bound_once(head.id, stmt)
+            if binding is None:
+                return None
+            head = binding.value
+        parts = _containers_walked(head, self.self_name)
+        if parts is None or parts == [stmt.iter]:
+            return None
+        if any(isinstance(n, ast.Break) for b in stmt.body for n in _loop_level(b)):
+            return None
+        loops: list[ast.stmt] = []
+        for part in parts:
+            loop = ast.For(
+                target=copy.deepcopy(stmt.target),
+                iter=copy.deepcopy(part),
+                body=copy.deepcopy(stmt.body),
+                orelse=[],
+                type_comment=None,
+            )
+            loops.append(ast.copy_location(loop, stmt))
+        return loops
+
+    def _bound_once(self, name: str, loop: ast.For) -> ast.Assign | None:
+        """The one plain assignment before ``loop`` that binds the local ``name``, when
+        nothing else does and ``loop``'s head is its only read (nothing can change what it
+        holds on the way); None otherwise."""
+        binding: ast.Assign | None = None
+        stores = reads = 0
+        for node in self.nodes:
+            if isinstance(node, ast.Name) and node.id == name:
+                if isinstance(node.ctx, ast.Load):
+                    reads += 1
+                else:
+                    stores += 1
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target = node.targets[0]
+                if isinstance(target, ast.Name) and target.id == name:
+                    binding = node
+            elif isinstance(node, ast.Global | ast.Nonlocal) and name in node.names:
+                return None
+        if binding is None or stores != 1 or reads != 1 or binding.lineno >= loop.lineno:
+            return None
+        return binding
+
+    def _walk_bindings(self) -> set[tuple[int, int]]:
+        """Where the locals a loop walks in turn are bound (``_walks_in_turn``): the
+        assignment lists the containers and does nothing else; the loops read them."""
+        out: set[tuple[int, int]] = set()
+        for node in self.nodes:
+            if isinstance(node, ast.For) and isinstance(node.iter, ast.Name):
+                binding = self._bound_once(node.iter.id, node)
+                if binding is not None and self._walks_in_turn(node) is not None:
+                    out.add((binding.lineno, binding.col_offset))
+        return out
 
     def _loop_target(
         self, target: ast.expr, head: ast.expr, guard: tuple[Cond, ...], stmt: ast.stmt

@@ -253,7 +253,11 @@ A pass over the object fills every tensor it walks: a loop over `self.parameters
 (`for block in self.blocks:`, `self.transformer.h`, filling `block.weight` or a part of a
 module each item holds, `block.mlp.proj.weight`, or of an item of one by number,
 `block.adaLN_modulation[-1].weight`, where the item's construction built that container
-with its items known by number, the latter two with no test of the item), that only fills
+with its items known by number, the latter two with no test of the item but
+`hasattr(block, "mlp")` or `block.mlp is not None` for the module the fill reaches; a
+head that walks several in turn, `list(self.down) + list(self.up)`, `[*self.down,
+*self.up]` or `itertools.chain(self.down, self.up)`, itself or through a local bound to it
+once and read only there, is a loop over each), that only fills
 what it walks, with torch's initialisers (`nn.init`'s, or a tensor's `normal_`,
 `zero_`...), and reads nothing of it but its shape, and `self.apply(fn)` with a function
 that only does that to the module it is handed (a method, a module's function, or one the
@@ -755,7 +759,7 @@ class Encoder(nn.Module):
             again += f", by `{method}()`" + ("," if first_run(finding.event) else " run again,")
         if finding.event.kind in ("pass", "rerun"):
             if finding.event.kind == "pass":
-                again += f", by {pass_walk(finding.event)},"
+                again += f", by {_walks_at(finding.sim, finding.event)},"
             lost = "that fill is thrown away"
             if finding.first.kind in DRAW_KINDS:  # (made of random draws)
                 by, verb = f"(drawn in {wording.first_fn}", "are"
@@ -809,3 +813,14 @@ def _lost_fill(finding: RepeatFinding) -> bool:
     """A fill of a part a reparametrisation computes anew: the finding is at the fill, about
     the store that wrapped the module (``refills._recomputed``)."""
     return finding.event.kind in ("init", "pass") and finding.first.recomputed is not None
+
+
+def _walks_at(sim: Simulation, done: Event) -> str:
+    """How the statement of the pass ``done`` walks the object: each walk its passes make
+    (``for b in list(self.down) + list(self.up)`` makes two), in order."""
+    at = (done.frame, done.effect.stmt_span)
+    walks = dict.fromkeys(
+        pass_walk(e) for e in sim.events if e.kind == "pass" and (e.frame, e.effect.stmt_span) == at
+    )
+    named = list(walks) or [pass_walk(done)]
+    return ", ".join(named[:-1]) + " and " + named[-1] if len(named) > 1 else named[0]

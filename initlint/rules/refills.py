@@ -263,6 +263,9 @@ class _Passes:
             tuple[RepeatFinding, list[tuple[int, str, Event, Event]], list[Event]],
         ]
         self.merged = {}
+        # (a held module's own fill of a tensor, by its event, that a pass on every path
+        # with it has already thrown away: a later pass throws away that pass's fill)
+        self.spent: set[tuple[int, str]] = set()
 
     def see(self, e: Event, filling: dict[tuple[int, object], set[str]]) -> None:
         self.current = e
@@ -326,13 +329,15 @@ class _Passes:
                 del self.pending[name]
         used_on_some: list[Event] = []  # (uses that keep the held fills on those paths)
         for index, name, cost, own in done.inner_fills:  # (a held module's own fills)
-            if _held_read_kept(own, done):
+            if _held_read_kept(own, done) or (own.index, name) in self.spent:
                 continue
             held = self._holder(name, index, done)
             if held is not None and not never_both(held[0], done):
                 if not self._again(done):
                     hits.append((cost, name, own, held[0]))
                     used_on_some += held[1]
+                    if runs_whenever(done, own):
+                        self.spent.add((own.index, name))
         if hits:
             # (the fills of one ``apply`` are events of one statement, and those of one
             # loop's body of one top-level statement: one finding, at the first of them)

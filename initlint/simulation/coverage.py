@@ -255,11 +255,12 @@ def _module_item(
         # (``block.mlp.proj.weight``: the item is the module that holds ``mlp.proj``; its
         # tests are of the item, not of the module holding the tensor, but for those that
         # name that module, ``isinstance(block.mlp.proj, nn.Linear)``)
-        if any(test.part != inside for test in fill.tests):
+        tests = [t for t in fill.tests if not _holds_inside(t, inside)]
+        if any(test.part != inside for test in tests):
             return False
         if not (module_name == inside or module_name.endswith("." + inside)):
             return False
-        if not all(_holds(test, t, module_name, is_a) for test in fill.tests):
+        if not all(_holds(test, t, module_name, is_a) for test in tests):
             return False
         module_name = module_name[: -len(inside)].removesuffix(".")
         if not module_name and walk not in _WITH_ITSELF:
@@ -270,6 +271,19 @@ def _module_item(
     if walk in _CHILDREN and "." in module_name:
         return False  # (nor what the children hold: ``blocks.0.attn`` of ``self.blocks``)
     return all(_holds(test, t, module_name, is_a) for test in fill.tests)
+
+
+def _holds_inside(test: ItemTest, inside: str) -> bool:
+    """Whether ``test``, of the item itself, holds for every item that has the module
+    ``inside`` a fill reaches (``hasattr(block, "mlp")`` or ``block.mlp is not None`` before
+    ``init(block.mlp.fc.weight)``): the item holds it, so it has it and it is no None."""
+    head = inside.split(".")[0]
+    return (
+        test.part == ""
+        and test.kind in ("present", "hasattr")
+        and test.names == (head,)
+        and test.truth
+    )
 
 
 def _holds(
