@@ -43,8 +43,9 @@ Severity: `error` when the discarded tensor was computed or allocated (a tensor 
 math op, a project helper that makes one; a size read from an argument or attribute,
 `torch.zeros(max_num_tokens)` or `torch.ones(hidden)`, is not known to be small; every size
 written out as a number, read from an attribute the construction set to one (`self.width =
-512`), or from the reported class's own argument whose default is a number (read at that
-default: what the class built from its defaults holds), it is when it holds a mebibyte of
+512`), from the reported class's own argument whose default is a number (read at that
+default: what the class built from its defaults holds), or from a number the call that
+built the object gives it, it is when it holds a mebibyte of
 float32 numbers or more, `torch.zeros(512, 512)`, or several such tensors in one value that
 together do; a table broadcast from a column and a row, `t[:, None] * f[None, :]`, holds the
 product of their sizes, heavy where one is a vector of a size not known here); `warning`

@@ -31,7 +31,8 @@ Severity follows the ancestor's build that is thrown away:
   larger than one, where an argument gives a size (every size written out as a number: a
   mebibyte of float32 numbers or more; so too a size the reported class's own argument
   gives whose default is a number, `hidden=128`, read at that default: what the class
-  built from its defaults holds, though a class that builds it larger throws more away);
+  built from its defaults holds, though a class that builds it larger throws more away;
+  and a number the call building a held object gives it, `self.head = Head(hidden, 8)`);
   a module that owns a matrix-sized parameter or buffer
   (`nn.Linear`, `nn.Embedding`, a project module whose construction is heavy, a
   `ModuleList` of such); file I/O; `from_pretrained`/`from_config`/`torch.load`-style

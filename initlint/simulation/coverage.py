@@ -19,6 +19,7 @@ from initlint.simulation.torch_knowledge import (
     SIZED_FACTORIES,
     TENSOR_LISTS,
     TORCH_BUFFERS,
+    light_by_kind,
     positional_values,
     tensor_list,
     torch_dims,
@@ -116,7 +117,8 @@ def held_tensors(
             item = f"{e.name}.{ITEMS}"
             out.append(Tensor(item, e.name, ITEMS, "parameter", None, classes, e.cost, e.index))
             continue
-        params = module_params(classes, e.cost)
+        value = e.effect.value
+        params = module_params(classes, e.cost, value if value and value.kind == "call" else None)
         if not params and part:
             name = f"{e.name}.{part}"
             out.append(Tensor(name, e.name, part, "", None, classes, UNKNOWN, e.index))
@@ -138,18 +140,23 @@ def _tied(e: Event, held: list[Tensor], replaced: list[Tensor]) -> list[Tensor]:
     return [replace(shared, holder=own.holder, part=own.part, classes=own.classes, tie=e.index)]
 
 
-def module_params(classes: tuple[str, ...] | None, cost: int) -> list[Tensor]:
+def module_params(
+    classes: tuple[str, ...] | None, cost: int, call: Expr | None = None
+) -> list[Tensor]:
     """The tensors torch's tables say a module of MRO ``classes`` holds, named from it
     (``weight``), priced from ``cost``, what building the module costs: a 1-D one light, a
-    larger one as the module when that is heavy, else unknown. [] for a class the tables do
-    not describe."""
+    larger one as the module when that is heavy, or light when the module is light for
+    what its sizes hold (``call``, the one that built it: not for its kind, ``light_by_kind``),
+    else unknown. [] for a class the tables do not describe."""
     params = torch_params(classes[0]) if classes else ()
     out: list[Tensor] = []
     for param in params:
         assert classes  # (no parameters without a class)
         dims = torch_dims(classes[0], param)
         kind = "buffer" if param in TORCH_BUFFERS else "parameter"
-        price = LIGHT if dims == 1 else cost if cost >= HEAVY else UNKNOWN
+        last = classes[0].rpartition(".")[2]
+        by_size = cost == LIGHT and call is not None and not light_by_kind(last, call)
+        price = LIGHT if dims == 1 or by_size else cost if cost >= HEAVY else UNKNOWN
         out.append(Tensor(param, "", param, kind, dims, classes, price, -1))
     return out
 

@@ -53,9 +53,9 @@ from initlint.simulation.records import (
 from initlint.simulation.run_state import Call, EffectContext, Frame
 from initlint.simulation.specs import builder_shape
 from initlint.simulation.stores import StoreEffects
-from initlint.simulation.torch_knowledge import torch_params
+from initlint.simulation.torch_knowledge import torch_params, whole_value
 from initlint.simulation.torch_module import MODULE_CLASSES
-from initlint.simulation.values import FALSE, MAYBE, TRUE, Origin, Val, forgotten
+from initlint.simulation.values import FALSE, MAYBE, TRUE, Origin, Val, const, forgotten
 
 # Limits of one simulation. Calls run on an explicit stack, so neither is bound by Python's
 # recursion limit. The super chain of a class moves forward in its MRO at each step, so its
@@ -112,12 +112,16 @@ class Simulator:
         inject: tuple[str, Const] | None = None,
         left_out: frozenset[str] = frozenset(),
         held: bool = False,
+        given: tuple[tuple[str, int], ...] = (),
     ) -> Simulation | BodyError | None:
         """Simulate constructing ``cls``. ``inject`` adds ``name=value`` to C's super call;
         the parameters of C's ``__init__`` in ``left_out`` take their defaults (a caller
         initlint sees did not pass them), the others stay unknown. Unless ``held`` (an
         object another construction builds, with arguments of its own), a parameter whose
-        default is a number sizes what it sizes at that default (``bind_top``).
+        default is a number sizes what it sizes at that default (``bind_top``); a held
+        object's parameters in ``given`` size what they size at the number its call gives
+        them (``self.head = Head(hidden, 8)``, ``hidden`` read at the builder's default).
+        Guards read neither: they stay unknown to them.
 
         Memoised: the result is shared and must not be changed by its readers. Raises
         SimulationLimit (every time) when the simulation stopped at a limit. A body the
@@ -130,10 +134,12 @@ class Simulator:
             key = (key[0], f"{key[1]};defaults {','.join(sorted(left_out))}")
         if held and self._sized_by_defaults(cls):
             key = (key[0], f"{key[1]};held")
+        if given:
+            key = (key[0], f"{key[1]};given {','.join(f'{n}={v}' for n, v in given)}")
         if key in self._memo:
             result = self._memo[key]
         else:
-            simulated = self._simulate(cls, inject, left_out, held)
+            simulated = self._simulate(cls, inject, left_out, held, given)
             if isinstance(simulated, BodyError):
                 return simulated
             result = self._memo[key] = simulated
@@ -162,6 +168,7 @@ class Simulator:
         inject: tuple[str, Const] | None,
         left_out: frozenset[str],
         held: bool,
+        given: tuple[tuple[str, int], ...] = (),
     ) -> Simulation | BodyError | None:
         mro_res = self.index.mro(cls.qualname)
         if not mro_res.ok:
@@ -177,6 +184,9 @@ class Simulator:
         run = _Run(self, sim)
         run.inject = inject
         env = run.bind_top(body.params, init.module, at_defaults=not held)
+        for name, number in given:
+            if name in env and env[name].kind == "unknown":
+                env[name] = replace(env[name], default=number)
         run.bind_defaults(env, body.params, left_out, init.module)
         error = run.execute(init, env, ancestor=False, parent=None, status=TRUE, flags=(), depth=0)
         return sim if error is None else error
@@ -321,9 +331,12 @@ class Simulator:
             left_out = self._left_out(info, value)
         else:  # (a factory's arguments are its own; its call of the class says what it passes)
             left_out = self._factory_left_out(info, factory, value) if factory else frozenset()
+        # (torch's own modules are priced by what the cost model knows of them)
+        own = not info.qualname.startswith("torch.")
+        given = self._sizes_given(info, value, holder) if direct and own else ()
         self._building.add(info.qualname)
         try:
-            return self.simulate(info, left_out=left_out, held=True)
+            return self.simulate(info, left_out=left_out, held=True, given=given)
         except SimulationLimit:
             return None
         finally:
@@ -384,6 +397,33 @@ class Simulator:
         their defaults in the object it builds. None known when ``*``/``**`` is passed."""
         given = _plain_arguments(call)
         return frozenset() if given is None else self._defaulted(info, *given)
+
+    def _sizes_given(
+        self, info: ClassInfo, call: Expr, holder: Event
+    ) -> tuple[tuple[str, int], ...]:
+        """The parameters of ``info``'s ``__init__`` that ``call`` gives a whole number, by
+        a number written or through names that held one where it ran (``Event.sizes``),
+        with those numbers."""
+        passed = _plain_arguments(call)
+        init = self.index.constructor(info.qualname)
+        body = init.facts.load() if init is not None else None
+        if passed is None or body is None or isinstance(body, BodyError):
+            return ()
+        source = holder
+        while source.built_from is not None:
+            source = source.built_from
+        bound = {name: const(n) for name, n in source.sizes}
+        given, named = passed
+        out: list[tuple[str, int]] = []
+        for at, p in enumerate(p for p in body.params[1:] if p.kind in ("pos", "posonly")):
+            if at < len(given) and (n := whole_value(given[at], bound)) is not None:
+                out.append((p.name, n))
+        for p in body.params[1:]:
+            e = named.get(p.name)
+            if e is not None and p.kind not in ("vararg", "kwarg", "posonly"):
+                if (n := whole_value(e, bound)) is not None:
+                    out.append((p.name, n))
+        return tuple(sorted(out))
 
     def _defaulted(
         self, info: ClassInfo, given: list[Expr], named: dict[str, Expr]

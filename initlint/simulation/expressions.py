@@ -9,7 +9,7 @@ from initlint.index.records import Module
 from initlint.simulation.folding import compare
 from initlint.simulation.levels import Priced
 from initlint.simulation.run_state import Frame, RunState
-from initlint.simulation.torch_knowledge import Bound, unshadowed, written_bound
+from initlint.simulation.torch_knowledge import Bound, unshadowed, written_bound, written_only
 from initlint.simulation.values import UNKNOWN, Origin, Val, const
 
 
@@ -130,6 +130,24 @@ class ExpressionEval(RunState):
             bound = {**bound, **written_bound(self.self_attrs, self.written_attrs)}
         return bound
 
+    def sizes_read(self, frame: Frame, value: Expr | None) -> tuple[tuple[str, int], ...]:
+        """The names ``value`` reads (``n``, ``self.dim``) that hold a whole number in
+        ``frame`` as a size reads it (``written_only``): what a call in it gives the object
+        it builds."""
+        if value is None:
+            return ()
+        bound = written_only(unshadowed(value, self.value_bound(frame)))
+        if not bound:
+            return ()
+        out: dict[str, int] = {}
+        for e in value.nodes():
+            named = e.kind == "name" or (e.kind == "attr" and e.name.startswith("self."))
+            held = bound.get(e.name) if named else None
+            if held is not None and held.kind == "const" and _whole(held.value):
+                assert isinstance(held.value, int)  # (``_whole``)
+                out[e.name] = held.value
+        return tuple(sorted(out.items()))
+
     def self_reads(self, frame: Frame, value: Expr | None) -> frozenset[str]:
         """The ``self`` attributes ``value`` reads, directly or through the frame's locals."""
         if value is None:
@@ -189,3 +207,7 @@ class ExpressionEval(RunState):
         for c in frame.fed[i]:
             out |= self.return_reads.get(c, frozenset())
         return out
+
+
+def _whole(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0

@@ -108,6 +108,7 @@ class LocalEffects(BuildPricing):
             )
             ev.choices = self.chosen_classes(frame, made)  # (``net = table[name](...)``)
             ev.constructs = self._given_class(frame, made)
+            ev.sizes = self.sizes_read(frame, made)
             ev.moved = made is not value
         held = frame.built.pop(eff.name, None)
         if held is not None and ctx.status != TRUE:  # (rebound on some paths)

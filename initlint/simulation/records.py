@@ -206,6 +206,10 @@ class Event:
     # taken another route).
     memo: tuple[Binding, ...] = ()
     memo_changed: str = ""
+    # An assign or ``local`` event of a built object: the names its value reads that hold a
+    # whole number where it ran (``hidden`` read at the class's default, an attribute set
+    # to a number written in the code, ``self.dim``): the sizes its call gives the object.
+    sizes: tuple[tuple[str, int], ...] = ()
     # A store of a torch container whose items are wrapped in a reparametrisation
     # (``nn.ModuleList([weight_norm(nn.Conv1d(...)), ...])``): (the item's key, the wrapper,
     # the part it computes anew), as ``recomputed`` says of a module stored itself.

@@ -27,9 +27,12 @@ from initlint.simulation.torch_knowledge import (
     MODULE_SELF_METHODS,
     REPARAMETRISATIONS,
     SMALL_NUMEL,
+    Bound,
     keyword_values,
     positional_values,
     unshadowed,
+    whole_value,
+    written_only,
 )
 from initlint.simulation.values import FALSE, TRUE, UNKNOWN, Val
 
@@ -449,11 +452,17 @@ class StoreEffects(FallbackEffects):
         """The stored value's event, and what the attribute now holds and cost."""
         eff, kind, shadow = ctx.effect, ctx.effect.kind, ctx.shadow
         value_const = eff.value is not None and eff.value.kind == "const"
+        # (``self.out = in_ch * 2 if sigma else in_ch``: a size from numbers the frame
+        # holds, at most the larger arm's; guards do not read it)
+        computed = None
+        if not shadow and kind == "assign" and eff.value is not None and eff.value.kind == "op":
+            computed = _size_at_most(eff.value, written_only(self.value_bound(frame)))
         if not shadow:
             number = value_const and eff.value is not None and _size_number(eff.value.value)
             if eff.value is not None and eff.value.kind == "name":
                 # (``self.hidden = hidden``: the class's own argument, at its default)
                 number = frame.call.env.get(eff.value.name, UNKNOWN).default is not None
+            number = number or computed is not None
             if kind == "assign" and number and stored.status == TRUE and self.plain_slot(eff.name):
                 self.written_attrs.add(eff.name)
             else:
@@ -462,6 +471,9 @@ class StoreEffects(FallbackEffects):
             if eff.value is not None and eff.value.kind in ("const", "name", "attr"):
                 v = self.eval_arg(frame, eff.value, None)
                 self.self_attrs[eff.name] = v if stored.status == TRUE else UNKNOWN
+            elif computed is not None:
+                at_most = Val("unknown", default=computed)
+                self.self_attrs[eff.name] = at_most if stored.status == TRUE else UNKNOWN
             else:
                 # (``self.base_model = {"a": net_a, "b": net_b}[name]``: what it may hold)
                 choices = self.simulator.cost.choices
@@ -489,6 +501,7 @@ class StoreEffects(FallbackEffects):
             ev.constructs = via[1].name
         ev.choices = self.chosen_classes(frame, eff.value)
         if kind == "assign" and not shadow:
+            ev.sizes = self.sizes_read(frame, eff.value)
             ev.built_from = self._stored_build(frame, eff.value)
             if ev.built_from is not None:
                 ev.constructs = ev.constructs or ev.built_from.constructs
@@ -823,6 +836,16 @@ def _self_root(e: Expr, me: str) -> str:
     while e.kind == "attr" and e.receiver is not None and e.receiver.kind == "attr":
         e, links = e.receiver, links + 1
     return e.attr if links and e.is_attr_of(me, e.attr) else ""
+
+
+def _size_at_most(value: Expr, bound: Bound) -> int | None:
+    """The whole number ``value`` computes from the numbers ``bound`` holds (``int_value``),
+    or of ``a if test else b`` the larger of its arms' (the test not read); None when not
+    known."""
+    if value.kind == "op" and value.name == "if" and len(value.children) == 3:
+        arms = [_size_at_most(c, bound) for c in value.children[1:]]
+        return None if None in arms else max(a for a in arms if a is not None)
+    return whole_value(value, bound)
 
 
 def _size_number(value: object) -> bool:

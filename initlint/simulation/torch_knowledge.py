@@ -552,6 +552,12 @@ def int_value(e: Expr, bound: Bound = NO_BOUND) -> int | None:
     return _int(e, bound)
 
 
+def whole_value(e: Expr, bound: Bound = NO_BOUND) -> int | None:
+    """The whole number ``e`` is (``int_value``, not below 0): a size; None for any other."""
+    n = int_value(e, bound)
+    return n if n is not None and n >= 0 else None
+
+
 def _int(e: Expr, bound: Bound) -> int | None:
     """The integer ``e`` evaluates to over the bound constants, or None if not known."""
     v: object

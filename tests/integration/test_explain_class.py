@@ -192,7 +192,7 @@ def test_a_held_module_s_method_run_again_that_builds_and_fills(project: Project
 
 
         class Held(nn.Module):
-            def __init__(self, d=1024):
+            def __init__(self, d=4096):
                 super().__init__()
                 self.block = Block(d)
                 self.block.reset()
@@ -200,5 +200,6 @@ def test_a_held_module_s_method_run_again_that_builds_and_fills(project: Project
     )
     run = project.invoke("explain-class", "pkg.blocks:Held")
     assert run.code == 0, run.stderr
+    # (the block built with d=4096: its gate holds 4096 x 64 numbers, a mebibyte)
     assert "IL005 error: `self.block.gate`" in run.stdout
     assert "the initialisation of `self.block.big.weight` done again" in run.stdout

@@ -6,9 +6,9 @@ every size is written out, the severity is checked against the numbers the objec
 holds: an error exactly when the tensors filled again hold a mebibyte or more. A few rows
 of a width not known here (``nn.Linear(d, 2)``, ``torch.randn(d, 2)``) are as many vectors
 of it: unknown, a warning that says so. A size the reported class's own argument gives,
-whose default is a number, is read at that default: the severity is checked against what
-the class built with no arguments throws away; a held object built with arguments of its
-own, or a size bound again, is not read so."""
+whose default is a number, is read at that default, and so is a number the call building a
+held object gives it (written, or through such a size): the severity is checked against
+what the class built with no arguments throws away; a size bound again is not read so."""
 
 from __future__ import annotations
 
@@ -257,6 +257,29 @@ class Holder(nn.Module):
         super().__init__()
         self.block = Block(1024)
         nn.init.xavier_uniform_(self.block.fc.weight)
+
+
+class Final(nn.Module):
+    def __init__(self, hidden, out):
+        super().__init__()
+        self.conv = nn.Conv2d(hidden, out, 3, padding=1)
+        nn.init.xavier_uniform_(self.conv.weight)
+
+
+class Narrow(nn.Module):
+    def __init__(self, in_ch=4, hidden=1152, sigma=True):
+        super().__init__()
+        self.out_ch = in_ch * 2 if sigma else in_ch
+        self.final = Final(hidden, self.out_ch)
+        nn.init.zeros_(self.final.conv.weight)
+
+
+class Wide(nn.Module):
+    def __init__(self, hidden=1152):
+        super().__init__()
+        head = Final(hidden, hidden // 2)
+        self.final = head
+        nn.init.zeros_(self.final.conv.weight)
 """
 
 DEFAULTS = {
@@ -266,6 +289,8 @@ DEFAULTS = {
     "Widened": ("error", "fc"),
     "Sub": ("warning", "proj"),
     "Holder": ("error", "block.fc.weight"),
+    "Narrow": ("warning", "final.conv.weight"),
+    "Wide": ("error", "final.conv.weight"),
 }
 
 
