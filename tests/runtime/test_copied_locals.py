@@ -25,20 +25,20 @@ from torch import nn
 
 
 class Block(nn.Module):
-    def __init__(self, d=8):
+    def __init__(self, d=512):
         super().__init__()
         self.fc = nn.Linear(d, d)
 
 
 class Copied(nn.Module):
-    def __init__(self, n=3, d=8):
+    def __init__(self, n=3, d=512):
         super().__init__()
         layer = Block(d)
         self.layers = nn.ModuleList([copy.deepcopy(layer) for _ in range(n)])
 
 
 class Twice(nn.Module):
-    def __init__(self, d=8):
+    def __init__(self, d=512):
         super().__init__()
         block = Block(d)
         self.k = deepcopy(block)
@@ -46,7 +46,7 @@ class Twice(nn.Module):
 
 
 class KeptToo(nn.Module):
-    def __init__(self, n=3, d=8):
+    def __init__(self, n=3, d=512):
         super().__init__()
         layer = Block(d)
         self.layers = nn.ModuleList([layer] + [copy.deepcopy(layer) for _ in range(n - 1)])
@@ -62,7 +62,7 @@ def test_a_local_only_copied_is_thrown_away(module: Path) -> None:
     found = reported(module)
     assert found == {("Copied", "IL005", "error", "fc"), ("Twice", "IL005", "error", "fc")}
     m = importlib.import_module("copied_locals")
-    fc = {("weight", (8, 8)), ("bias", (8,))}
+    fc = {("weight", (512, 512)), ("bias", (512,))}
     assert lost(m.Copied) == fc
     assert lost(m.Twice) == fc
     assert lost(m.KeptToo) == set()

@@ -27,7 +27,7 @@ def _get_clones(module, n):
 
 
 class Layer(nn.Module):
-    def __init__(self, d=8):
+    def __init__(self, d=512):
         super().__init__()
         self.attn = nn.Linear(d, 3 * d)
 
@@ -42,7 +42,7 @@ class Encoder(nn.Module):
 
 
 class Model(nn.Module):
-    def __init__(self, d=8, n=2):
+    def __init__(self, d=512, n=2):
         super().__init__()
         layer = Layer(d)
         self.enc = Encoder(layer, n)
@@ -61,7 +61,7 @@ def test_a_template_only_copied_is_lost(module: Path) -> None:
     assert "`attn` of the object `Layer(...)`, which Encoder only copies" in found.message
     m = importlib.import_module("copied_template")
     # the template's own weight is registered and not held: the copies are
-    assert lost(m.Model) == {("weight", (24, 8)), ("bias", (24,))}
+    assert lost(m.Model) == {("weight", (1536, 512)), ("bias", (1536,))}
     # torch's encoder does the same with its template layer
     layer_lost = lost(
         lambda: torch.nn.TransformerEncoder(

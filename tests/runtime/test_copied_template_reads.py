@@ -28,7 +28,7 @@ def clones(module, n):
 
 
 class Layer(nn.Module):
-    def __init__(self, size=8):
+    def __init__(self, size=512):
         super().__init__()
         self.size = size
         self.attn = nn.Linear(size, 3 * size)
@@ -56,19 +56,19 @@ class Sharing(nn.Module):
 
 
 class ReadsSize(nn.Module):
-    def __init__(self, d=8, n=2):
+    def __init__(self, d=512, n=2):
         super().__init__()
         self.enc = Sized(Layer(d), n)
 
 
 class KeepsAttn(nn.Module):
-    def __init__(self, d=8, n=2):
+    def __init__(self, d=512, n=2):
         super().__init__()
         self.enc = Sharing(Layer(d), n)
 
 
 class OneArm(nn.Module):
-    def __init__(self, d=8, n=2, shared=False):
+    def __init__(self, d=512, n=2, shared=False):
         super().__init__()
         layer = Layer(d)
         if shared:
@@ -77,8 +77,8 @@ class OneArm(nn.Module):
             self.enc = Copier(layer, n)
 """
 
-ATTN = {("weight", (24, 8)), ("bias", (24,))}
-FF = {("weight", (32, 8)), ("bias", (32,))}
+ATTN = {("weight", (1536, 512)), ("bias", (1536,))}
+FF = {("weight", (2048, 512)), ("bias", (2048,))}
 
 
 @pytest.fixture

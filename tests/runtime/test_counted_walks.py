@@ -49,7 +49,7 @@ class Lin(Mixin, nn.Module):
 
 
 class Counted(Mixin, nn.Module):
-    def __init__(self, n=8):
+    def __init__(self, n=512):
         super().__init__()
         self.a = Lin(n)
         self.b = Lin(n)
@@ -57,7 +57,7 @@ class Counted(Mixin, nn.Module):
 
 
 class Summed(Mixin, nn.Module):
-    def __init__(self, n=8):
+    def __init__(self, n=512):
         super().__init__()
         self.a = Lin(n)
         self.b = Lin(n)
@@ -72,7 +72,7 @@ class Walker:
 
 
 class Plain(Walker, nn.Module):
-    def __init__(self, n=8):
+    def __init__(self, n=512):
         super().__init__()
         self.a = Lin(n)
         self.b = Lin(n)
@@ -80,7 +80,7 @@ class Plain(Walker, nn.Module):
 
 
 class PlainSummed(Walker, nn.Module):
-    def __init__(self, n=8):
+    def __init__(self, n=512):
         super().__init__()
         self.a = Lin(n)
         self.b = Lin(n)
@@ -90,7 +90,7 @@ class PlainSummed(Walker, nn.Module):
 
 class CountGuarded(Walker, nn.Module):
     # (a count that decides whether the weights are read is no precondition: a use)
-    def __init__(self, n=8):
+    def __init__(self, n=512):
         super().__init__()
         self.a = Lin(n)
         self.b = Lin(n)
@@ -100,7 +100,7 @@ class CountGuarded(Walker, nn.Module):
 
 
 class Listed(Mixin, nn.Module):
-    def __init__(self, n=8):
+    def __init__(self, n=512):
         super().__init__()
         self.a = Lin(n)
         self.b = Lin(n)
@@ -126,13 +126,13 @@ def test_a_counted_walk_leaves_the_fills_unread(
     assert "(in Counted)" in message
     m = importlib.import_module("counted_walks")
     path = str(module / "counted_walks.py")
-    assert filled_twice(lambda: m.Counted(8), path, same_line=True) == {"a.weight", "b.weight"}
+    assert filled_twice(lambda: m.Counted(512), path, same_line=True) == {"a.weight", "b.weight"}
     # (the runtime fills them twice in every class; only Counted leaves the first unread)
-    summed = m.Summed(8)
+    summed = m.Summed(512)
     assert summed.total != 0.0
-    listed = m.Listed(8)
-    assert [p.shape for p in listed.first] == [(8, 8), (8, 8)]
-    assert filled_twice(lambda: m.Summed(8), path, same_line=True) == {"a.weight", "b.weight"}
+    listed = m.Listed(512)
+    assert [p.shape for p in listed.first] == [(512, 512), (512, 512)]
+    assert filled_twice(lambda: m.Summed(512), path, same_line=True) == {"a.weight", "b.weight"}
 
 
 def test_a_walk_reading_the_items_uses_the_fills(
@@ -145,6 +145,6 @@ def test_a_walk_reading_the_items_uses_the_fills(
     assert classes == ["Counted", "Plain"]
     m = importlib.import_module("counted_walks")
     path = str(module / "counted_walks.py")
-    assert filled_twice(lambda: m.Plain(8), path, same_line=True) == {"a.weight", "b.weight"}
-    assert m.PlainSummed(8).total != 0.0
-    assert m.CountGuarded(8).total != 0.0
+    assert filled_twice(lambda: m.Plain(512), path, same_line=True) == {"a.weight", "b.weight"}
+    assert m.PlainSummed(512).total != 0.0
+    assert m.CountGuarded(512).total != 0.0

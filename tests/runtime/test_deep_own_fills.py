@@ -25,7 +25,7 @@ from torch import nn
 
 
 class Mixer(nn.Module):
-    def __init__(self, d=16):
+    def __init__(self, d=512):
         super().__init__()
         self.proj = nn.Linear(d, d)
         self.gate = nn.Linear(d, d)
@@ -33,34 +33,34 @@ class Mixer(nn.Module):
 
 
 class Block(nn.Module):
-    def __init__(self, d=16):
+    def __init__(self, d=512):
         super().__init__()
         self.mixer = Mixer(d)
         self.norm = nn.LayerNorm(d)
 
 
 class Stack(nn.Module):
-    def __init__(self, n=2, d=16):
+    def __init__(self, n=2, d=512):
         super().__init__()
         self.layers = nn.ModuleList([Block(d) for _ in range(n)])
 
 
 class Model(nn.Module):
-    def __init__(self, n=2, d=16):
+    def __init__(self, n=2, d=512):
         super().__init__()
         self.body = Stack(n, d)
         self.apply(init)
 
 
 class ReadStack(nn.Module):
-    def __init__(self, n=2, d=16):
+    def __init__(self, n=2, d=512):
         super().__init__()
         self.layers = nn.ModuleList([Block(d) for _ in range(n)])
         self.scale = float(self.layers[0].mixer.proj.weight.detach().norm())
 
 
 class ReadModel(nn.Module):
-    def __init__(self, n=2, d=16):
+    def __init__(self, n=2, d=512):
         super().__init__()
         self.body = ReadStack(n, d)
         self.apply(init)

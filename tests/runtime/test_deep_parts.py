@@ -38,21 +38,21 @@ class Outer(nn.Module):
 
 
 class Dropped(nn.Module):
-    def __init__(self, vocab=64, dim=8):
+    def __init__(self, vocab=1024, dim=512):
         super().__init__()
         self.expert = Outer(vocab, dim)
         self.expert.model.embed_tokens = None
 
 
 class Deleted(nn.Module):
-    def __init__(self, vocab=64, dim=8):
+    def __init__(self, vocab=1024, dim=512):
         super().__init__()
         self.expert = Outer(vocab, dim)
         del self.expert.model.embed_tokens
 
 
 class Tied(nn.Module):
-    def __init__(self, vocab=64, dim=8):
+    def __init__(self, vocab=1024, dim=512):
         super().__init__()
         self.expert = Outer(vocab, dim)
         self.emb = nn.Embedding(vocab, dim)
@@ -60,14 +60,14 @@ class Tied(nn.Module):
 
 
 class Wrapped(nn.Module):
-    def __init__(self, vocab=64, dim=8):
+    def __init__(self, vocab=1024, dim=512):
         super().__init__()
         self.expert = Outer(vocab, dim)
         self.expert.model.embed_tokens = nn.Sequential(self.expert.model.embed_tokens)
 
 
 class WrappedLocal(nn.Module):
-    def __init__(self, vocab=64, dim=8):
+    def __init__(self, vocab=1024, dim=512):
         super().__init__()
         self.expert = Outer(vocab, dim)
         emb = self.expert.model.embed_tokens
@@ -75,7 +75,7 @@ class WrappedLocal(nn.Module):
 
 
 class UsedFirst(nn.Module):
-    def __init__(self, vocab=64, dim=8):
+    def __init__(self, vocab=1024, dim=512):
         super().__init__()
         self.expert = Outer(vocab, dim)
         self.table = self.expert.model.embed_tokens.weight.detach().clone()
@@ -83,7 +83,7 @@ class UsedFirst(nn.Module):
 
 
 class NoSuchPart(nn.Module):
-    def __init__(self, vocab=64, dim=8):
+    def __init__(self, vocab=1024, dim=512):
         super().__init__()
         self.expert = Outer(vocab, dim)
         self.expert.model.extra = None
@@ -110,7 +110,7 @@ def test_a_deep_part_thrown_away(module: Path, monkeypatch: pytest.MonkeyPatch) 
     dropped = next(d for d in report.diagnostics if d.class_name.endswith("Dropped"))
     assert "(a part of the Inner held in `self.expert.model`)" in dropped.message
     m = importlib.import_module("deep_parts")
-    table = {("weight", (64, 8))}
+    table = {("weight", (1024, 512))}
     assert lost(m.Dropped) == table
     assert lost(m.Deleted) == table
     assert lost(m.Tied) == table

@@ -23,14 +23,14 @@ import torch.nn as nn
 
 
 class Net(nn.Module):
-    def __init__(self, d=8, n=50):
+    def __init__(self, d=512, n=1024):
         super().__init__()
         self.wte = nn.Embedding(n, d)
         self.features = nn.Linear(d, d)
         self.fc = nn.Linear(d, 4 * d)
 
 
-def build(d=8):
+def build(d=512):
     net = Net(d)
     del net.wte
     net.fc = nn.Linear(d, 2 * d)
@@ -38,13 +38,13 @@ def build(d=8):
 
 
 class Model(nn.Module):
-    def __init__(self, d=8):
+    def __init__(self, d=512):
         super().__init__()
         self.net = build(d)
 
 
 class Encoder(nn.Module):
-    def __init__(self, fresh=True, d=8):
+    def __init__(self, fresh=True, d=512):
         super().__init__()
         if fresh:
             net = Net(d)
@@ -77,8 +77,12 @@ def test_a_factorys_and_each_branchs_lost_parts(
     factory_left = next(d for d in report.diagnostics if d.line == 32)
     assert "wte" not in factory_left.message
     m = importlib.import_module("factory_parts")
-    assert lost(lambda: m.Model()) == {("weight", (50, 8)), ("weight", (32, 8)), ("bias", (32,))}
+    assert lost(lambda: m.Model()) == {
+        ("weight", (1024, 512)),
+        ("weight", (2048, 512)),
+        ("bias", (2048,)),
+    }
     fresh = lost(lambda: m.Encoder(fresh=True))
-    assert {("weight", (32, 8)), ("bias", (32,))} <= fresh  # (the first branch's ``fc``)
+    assert {("weight", (2048, 512)), ("bias", (2048,))} <= fresh  # (the first branch's ``fc``)
     built = lost(lambda: m.Encoder(fresh=False))
-    assert {("weight", (16, 8)), ("bias", (16,))} <= built  # (the factory's new ``fc``)
+    assert {("weight", (1024, 512)), ("bias", (1024,))} <= built  # (the factory's new ``fc``)

@@ -55,7 +55,7 @@ class AliasBlock(Block):
 
 
 class Listed(nn.Module):
-    def __init__(self, d=8, n=3):
+    def __init__(self, d=512, n=3):
         super().__init__()
         self.blocks = nn.ModuleList([Block(d) for _ in range(n)])
         for b in self.blocks:
@@ -63,7 +63,7 @@ class Listed(nn.Module):
 
 
 class Added(nn.Module):
-    def __init__(self, d=8, n=3):
+    def __init__(self, d=512, n=3):
         super().__init__()
         self.blocks = nn.ModuleList()
         for _ in range(n):
@@ -77,7 +77,7 @@ class Added(nn.Module):
 
 
 class LazyListed(nn.Module):
-    def __init__(self, d=8, n=3):
+    def __init__(self, d=512, n=3):
         super().__init__()
         self.blocks = nn.ModuleList([LazyBlock(d) for _ in range(n)])
         for b in self.blocks:
@@ -85,7 +85,7 @@ class LazyListed(nn.Module):
 
 
 class AliasListed(nn.Module):
-    def __init__(self, d=8, n=3):
+    def __init__(self, d=512, n=3):
         super().__init__()
         self.blocks = nn.ModuleList([AliasBlock(d) for _ in range(n)])
         for b in self.blocks:
@@ -93,7 +93,7 @@ class AliasListed(nn.Module):
 
 
 class UsedFirst(nn.Module):
-    def __init__(self, d=8, n=3):
+    def __init__(self, d=512, n=3):
         super().__init__()
         self.blocks = nn.ModuleList([Block(d) for _ in range(n)])
         self.sizes = [b.proj.out_features for b in self.blocks]
@@ -118,7 +118,7 @@ def test_a_rerun_over_each_item_throws_away_what_the_first_run_built(module: Pat
         "Added": ("IL005", "error", "self.blocks.*.proj"),
     }
     m = importlib.import_module("item_reruns")
-    first = {("weight", (32, 8)), ("bias", (32,))}
+    first = {("weight", (2048, 512)), ("bias", (2048,))}
     assert lost(m.Listed) == first
     assert lost(m.Added) == first
     # (UsedFirst throws the first parts away too, after reading them: not reported)

@@ -25,13 +25,13 @@ from torch import nn
 
 
 class Sep(nn.Module):
-    def __init__(self, n=4):
+    def __init__(self, n=256):
         super().__init__()
         self.conv = nn.Conv2d(n, n, 3)
 
 
 class Pyramid(nn.Module):
-    def __init__(self, n=4, arch=0):
+    def __init__(self, n=256, arch=0):
         super().__init__()
         extra = Sep(n)
         self.conv2 = nn.Conv2d(n, n, 1)
@@ -43,7 +43,7 @@ class Pyramid(nn.Module):
 
 
 class EveryArm(nn.Module):
-    def __init__(self, n=4, flag=False):
+    def __init__(self, n=256, flag=False):
         super().__init__()
         extra = Sep(n)
         if flag:
@@ -53,7 +53,7 @@ class EveryArm(nn.Module):
 
 
 class OrRaise(nn.Module):
-    def __init__(self, n=4, flag=True):
+    def __init__(self, n=256, flag=True):
         super().__init__()
         extra = Sep(n)
         if flag:
@@ -71,7 +71,7 @@ class Wrap(nn.Module):
 
 
 class Encoder(nn.Module):
-    def __init__(self, n=4, depth=2, multi=None):
+    def __init__(self, n=256, depth=2, multi=None):
         super().__init__()
         self.encoder = nn.ModuleList()
         for _ in range(depth):
@@ -97,7 +97,7 @@ def test_an_object_kept_on_some_paths_is_thrown_away_on_the_others(module: Path)
         ("Encoder", "IL005", "possible", "conv"),
     }
     m = importlib.import_module("some_paths")
-    conv = {("weight", (4, 4, 3, 3)), ("bias", (4,))}
+    conv = {("weight", (256, 256, 3, 3)), ("bias", (256,))}
     assert lost(lambda: m.Pyramid(arch=0)) == conv
     assert lost(lambda: m.Pyramid(arch=2)) == set()
     assert lost(lambda: m.EveryArm(flag=True)) == set()

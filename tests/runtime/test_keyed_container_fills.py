@@ -44,7 +44,7 @@ class Base(nn.Module):
 
 
 class Literal(Base):
-    def __init__(self, d=16, n=2):
+    def __init__(self, d=512, n=2):
         super().__init__()
         self.transformer = nn.ModuleDict(
             {"wte": nn.Embedding(32, d), "layers": nn.ModuleList([Block(d) for _ in range(n)])}
@@ -56,7 +56,7 @@ class Literal(Base):
 
 
 class Called(Base):
-    def __init__(self, d=16, n=2):
+    def __init__(self, d=512, n=2):
         super().__init__()
         self.transformer = nn.ModuleDict(
             dict(wte=nn.Embedding(32, d), layers=nn.ModuleList([Block(d) for _ in range(n)]))
@@ -68,7 +68,7 @@ class Called(Base):
 
 
 class Other(Base):
-    def __init__(self, d=16, n=2):
+    def __init__(self, d=512, n=2):
         super().__init__()
         self.transformer = nn.ModuleDict({"layers": nn.ModuleList([Block(d) for _ in range(n)])})
         self.apply(self._init_weights)

@@ -56,7 +56,7 @@ class PlainBlock(nn.Module):
 
 
 class Branches(nn.Module):
-    def __init__(self, d=64, depth=2, se=False):
+    def __init__(self, d=512, depth=2, se=False):
         super().__init__()
         if se:
             build_block = SEBlock
@@ -69,7 +69,7 @@ class Branches(nn.Module):
 
 
 class Aliased(nn.Module):
-    def __init__(self, d=64, depth=2):
+    def __init__(self, d=512, depth=2):
         super().__init__()
         build_block = Block
         self.blocks = nn.ModuleList([build_block(d) for _ in range(depth)])
@@ -89,7 +89,7 @@ def make_nofill(d):
 
 
 class FactoryAlias(nn.Module):
-    def __init__(self, d=64, depth=2):
+    def __init__(self, d=512, depth=2):
         super().__init__()
         build = make_nofill
         self.blocks = nn.ModuleList([build(d) for _ in range(depth)])
@@ -97,7 +97,7 @@ class FactoryAlias(nn.Module):
 
 
 class OneFills(nn.Module):
-    def __init__(self, d=64, depth=2, plain=False):
+    def __init__(self, d=512, depth=2, plain=False):
         super().__init__()
         build_block = PlainBlock if plain else Block
         self.blocks = nn.ModuleList()

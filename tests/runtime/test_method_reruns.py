@@ -25,7 +25,7 @@ from torch import nn
 
 
 class Layer(nn.Module):
-    def __init__(self, d=16):
+    def __init__(self, d=512):
         super().__init__()
         self.mlp = nn.Sequential(nn.Linear(d, 2 * d), nn.ReLU(), nn.Linear(2 * d, d))
         self.weight = nn.Parameter(torch.empty(d, d))
@@ -49,7 +49,7 @@ class Counter:
 
 
 class Appended(nn.Module):
-    def __init__(self, n=3, d=16):
+    def __init__(self, n=3, d=512):
         super().__init__()
         self.layers = nn.ModuleList()
         for _ in range(n):
@@ -62,7 +62,7 @@ class Appended(nn.Module):
 
 
 class Walked(nn.Module):
-    def __init__(self, d=16):
+    def __init__(self, d=512):
         super().__init__()
         self.layers = nn.ModuleList([Layer(d) for _ in range(2)])
         self.head = nn.Linear(d, d)
@@ -72,7 +72,7 @@ class Walked(nn.Module):
 
 
 class ReadFirst(nn.Module):
-    def __init__(self, d=16):
+    def __init__(self, d=512):
         super().__init__()
         self.layers = nn.ModuleList([Layer(d) for _ in range(2)])
         self.saved = self.layers[0].weight.detach().clone()
@@ -81,7 +81,7 @@ class ReadFirst(nn.Module):
 
 
 class Never(nn.Module):
-    def __init__(self, d=16):
+    def __init__(self, d=512):
         super().__init__()
         self.fc = nn.Linear(d, d)
 
@@ -90,7 +90,7 @@ class Never(nn.Module):
 
 
 class HandsOn(nn.Module):
-    def __init__(self, d=16):
+    def __init__(self, d=512):
         super().__init__()
         self.lin1 = nn.Linear(d, d)
         self.lin2 = nn.Linear(d, d)
@@ -101,7 +101,7 @@ class HandsOn(nn.Module):
 
 
 class HandedOn(nn.Module):
-    def __init__(self, d=16):
+    def __init__(self, d=512):
         super().__init__()
         self.blocks = nn.ModuleList([HandsOn(d) for _ in range(2)])
         for block in self.blocks:
@@ -109,7 +109,7 @@ class HandedOn(nn.Module):
 
 
 class NotRunBefore(nn.Module):
-    def __init__(self, d=16):
+    def __init__(self, d=512):
         super().__init__()
         self.layers = nn.ModuleList([Never(d) for _ in range(2)])
         for layer in self.layers:

@@ -28,7 +28,7 @@ class Attn(nn.Module):
 
 
 class Moved(nn.Module):
-    def __init__(self, d=8):
+    def __init__(self, d=512):
         super().__init__()
         self.q = nn.Linear(d, d)
         cross = Attn(d).to(dtype=torch.float64).eval()
@@ -37,7 +37,7 @@ class Moved(nn.Module):
 
 
 class Kept(nn.Module):
-    def __init__(self, d=8):
+    def __init__(self, d=512):
         super().__init__()
         cross = Attn(d).to(dtype=torch.float64)
         self.cross = cross
@@ -52,5 +52,5 @@ def module(source_module: Callable[[str, str], Path]) -> Path:
 def test_a_moved_local_is_the_object_built(module: Path) -> None:
     assert reported(module) == {("Moved", "IL005", "error", "cross.q_proj")}
     m = importlib.import_module("moved_local")
-    assert lost(m.Moved) == {("weight", (8, 8)), ("bias", (8,))}
+    assert lost(m.Moved) == {("weight", (512, 512)), ("bias", (512,))}
     assert lost(m.Kept) == set()

@@ -28,14 +28,14 @@ from torch import nn
 
 
 class Block(nn.Module):
-    def __init__(self, d=16):
+    def __init__(self, d=256):
         super().__init__()
         self.attn = nn.Linear(d, d)
         self.adaLN_modulation = nn.Sequential(nn.SiLU(), nn.Linear(d, 6 * d))
 
 
 class Zeroed(nn.Module):
-    def __init__(self, d=16, depth=2):
+    def __init__(self, d=256, depth=2):
         super().__init__()
         self.blocks = nn.ModuleList([Block(d) for _ in range(depth)])
         self.final = Block(d)
@@ -61,7 +61,7 @@ class Zeroed(nn.Module):
 
 
 class OtherKind(nn.Module):
-    def __init__(self, d=16, depth=2):
+    def __init__(self, d=256, depth=2):
         super().__init__()
         self.blocks = nn.ModuleList([Block(d) for _ in range(depth)])
         self.initialize_weights()
@@ -81,7 +81,7 @@ class OtherKind(nn.Module):
 
 
 class Untested(nn.Module):
-    def __init__(self, d=16):
+    def __init__(self, d=256):
         super().__init__()
         self.final = Block(d)
         self.initialize_weights()

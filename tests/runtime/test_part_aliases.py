@@ -23,21 +23,21 @@ from torch import nn
 
 
 class LM(nn.Module):
-    def __init__(self, d=8):
+    def __init__(self, d=128):
         super().__init__()
         self.body = nn.Linear(d, d)
         self.lm_head = nn.Linear(d, 64 * d)
 
 
 class VLM(nn.Module):
-    def __init__(self, d=8):
+    def __init__(self, d=128):
         super().__init__()
         lm = LM(d)
         self.language_model = lm
 
 
 class Aliased(nn.Module):
-    def __init__(self, d=8):
+    def __init__(self, d=128):
         super().__init__()
         self.vlm = VLM(d)
         if hasattr(self.vlm, "language_model"):
@@ -47,7 +47,7 @@ class Aliased(nn.Module):
 
 
 class HandedOn(nn.Module):
-    def __init__(self, d=8):
+    def __init__(self, d=128):
         super().__init__()
         self.vlm = VLM(d)
         lm = self.vlm.language_model
@@ -65,5 +65,5 @@ def test_a_part_dropped_through_an_alias_is_thrown_away(module: Path) -> None:
     found = reported(module)
     assert found == {("Aliased", "IL005", "error", "self.vlm.language_model.lm_head")}
     m = importlib.import_module("part_aliases")
-    assert lost(m.Aliased) == {("weight", (512, 8)), ("bias", (512,))}
+    assert lost(m.Aliased) == {("weight", (8192, 128)), ("bias", (8192,))}
     assert lost(m.HandedOn) == set()

@@ -35,7 +35,7 @@ class Embeddings(nn.Module):
 
 
 class Encoder(PreTrained):
-    def __init__(self, vocab=64, d=16):
+    def __init__(self, vocab=4096, d=512):
         super().__init__()
         self.embeddings = Embeddings(vocab, d)
         self.pooler = nn.Linear(d, d)
@@ -63,7 +63,7 @@ class ClonedHeads(nn.Module):
 
 
 class Tied(PreTrained):
-    def __init__(self, vocab=64, d=16):
+    def __init__(self, vocab=4096, d=512):
         super().__init__()
         self.bert = Encoder(vocab, d)
         self.cls = Heads(d, self.bert.embeddings.word.weight)
@@ -71,7 +71,7 @@ class Tied(PreTrained):
 
 
 class Cloned(PreTrained):
-    def __init__(self, vocab=64, d=16):
+    def __init__(self, vocab=4096, d=512):
         super().__init__()
         self.bert = Encoder(vocab, d)
         self.cls = ClonedHeads(d, self.bert.embeddings.word.weight)
