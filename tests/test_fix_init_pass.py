@@ -49,3 +49,42 @@ def test_a_repeated_deterministic_build_stays_a_safe_delete(tmp_path: Path) -> N
     report = check([tmp_path], cwd=tmp_path, use_cache=False)
     (diagnostic,) = report.diagnostics
     assert diagnostic.fix is not None and diagnostic.fix.applicability == "safe"
+
+
+GROWN = """
+import math
+
+import torch
+from torch import nn
+
+
+class Cell(nn.Module):
+    def __init__(self, n=1024, h=1024):
+        super().__init__()
+        self.h = h
+        self.w_ih = nn.Parameter(torch.Tensor(4 * h, n))
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        stdev = 1.0 / math.sqrt(self.h)
+        for param in self.parameters():
+            param.data.uniform_(-stdev, stdev)
+
+
+class MCell(Cell):
+    def __init__(self, n=1024, h=1024):
+        super().__init__(n, h)
+        self.w_mih = nn.Parameter(torch.Tensor(h, n))
+        self.reset_parameters()
+"""
+
+
+def test_a_pass_that_walks_a_tensor_made_since_is_not_deleted(tmp_path: Path) -> None:
+    # deleting the second pass would leave ``w_mih`` as ``torch.Tensor`` made it: unfilled
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "cells"\n')
+    (tmp_path / "cells.py").write_text(GROWN)
+    report = check([tmp_path], cwd=tmp_path, use_cache=False)
+    (diagnostic,) = report.diagnostics
+    assert diagnostic.code == "IL002"
+    fix = diagnostic.fix
+    assert fix is None or "delete" not in fix.message, fix

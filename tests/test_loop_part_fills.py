@@ -191,3 +191,52 @@ def test_a_later_loop_throws_away_the_pass_not_the_fill_the_pass_threw_away(
         (17, "filled here"),
         (19, "filled here by a pass over `self.blocks.apply(...)`"),
     ]
+
+
+WRITTEN_OUT = """
+import torch.nn as nn
+
+
+class Emb(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.mlp = nn.Sequential(nn.Linear(256, d), nn.SiLU(), nn.Linear(d, d))
+
+
+class Model(nn.Module):
+    def __init__(self, d=512):
+        super().__init__()
+        self.e1 = Emb(d)
+        self.e2 = Emb(2 * d)
+        self.e3 = Emb(4 * d)
+        self.apply(_basic)
+        for e in [{embedders}]:
+            nn.init.normal_(e.mlp[0].weight, std=0.02)
+
+
+def _basic(m):
+    if isinstance(m, nn.Linear):
+        nn.init.xavier_uniform_(m.weight)
+"""
+
+
+@pytest.mark.parametrize(
+    ("embedders", "severity"),
+    [
+        # 256 x 512 numbers: light; 256 x 1024 and 256 x 2048: a mebibyte and more
+        ("self.e1", "warning"),
+        ("self.e1, self.e2, self.e3", "error"),
+    ],
+)
+def test_a_loop_written_out_is_one_finding_for_every_item(
+    check_source: Callable[..., Report], embedders: str, severity: str
+) -> None:
+    found = [
+        d
+        for d in check_source(WRITTEN_OUT.format(embedders=embedders)).diagnostics
+        if d.code == "IL005"
+    ]
+    assert len(found) == 1
+    named = [n for n in found[0].message.split("`")[1::2] if n.endswith(".weight")]
+    assert named == [f"{e.strip()}.mlp.0.weight" for e in embedders.split(",")]
+    assert found[0].severity == severity

@@ -904,7 +904,18 @@ def _reads_changed(sim: Simulation, first: Event, ev: Event) -> str | None:
     updated = (exposed_reads(theirs) & writes(theirs)) - {EVERYTHING}
     if updated:
         return f"{what} reads and updates `self.{sorted(updated)[0]}`: a second run differs"
+    more = _walked(mine) - _walked(theirs)
+    if more:
+        return (
+            f"{what} walks the object again and fills `self.{sorted(more)[0]}` too, "
+            "which was made in between: deleting it would leave that tensor unfilled"
+        )
     return None
+
+
+def _walked(events: list[Event]) -> set[str]:
+    """The tensors the passes among ``events`` fill (``for p in self.parameters():``)."""
+    return {name for e in events if e.kind == "pass" for _, name, _ in e.covers}
 
 
 def _wrap_line(fn: FunctionInfo, eff: Effect, attr: str) -> int:

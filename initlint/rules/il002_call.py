@@ -84,7 +84,10 @@ class Child(Base):
 Deleting a call that repeats the ancestor's call exactly is safe when its result is unused and
 nothing it reads (through the methods it calls too) was written between the two calls. After
 `self.max_pos *= 4` the second call is a different computation: a flag that switches the first
-one off is offered instead (unsafe: it changes a signature), or no fix. A new flag is offered
+one off is offered instead (unsafe: it changes a signature), or no fix; so too after a
+parameter or module is made between two passes that walk the object (`for p in
+self.parameters(): ...`): the second fills it, and deleting it would leave it unfilled. A
+new flag is offered
 only when the repeated call is heavy work (an `error`); for a light one there is no fix.
 Deleting a repeated initialisation pass is unsafe: the weights keep the first pass's values,
 which were drawn earlier in the random stream, so a seeded run builds other numbers.

@@ -274,7 +274,9 @@ class alone, `"bias" in name`, `m.bias is not None` or `hasattr(m, "bias")` for 
 (`nn.init.normal_(self.embed.weight)`, by any code of the construction) is thrown away by
 the pass, and the pass's fill of it by a whole fill just after it
 (`nn.init.normal_(self.level_embed)`), nothing having read the tensor or replaced what
-holds it in between. So are the fills a held module's own construction made (`self.attn =
+holds it in between (one finding per statement: a loop written out once per item, `for e
+in [self.t1, self.t2]: init(e.fc.weight)`, names each item's tensor and is priced by the
+costliest). So are the fills a held module's own construction made (`self.attn =
 Attention(d)`, whose `__init__` ran its own pass over its projections), on every path and
 unread since, when the object's pass covers those tensors (`self.attn.q.weight`) before
 anything read or replaced `self.attn`, and those of the project modules a container holds
@@ -769,7 +771,8 @@ class Encoder(nn.Module):
                 lost = "those fills are thrown away"
         elif finding.first.kind == "pass":
             by = f"by {pass_walk(finding.first)} in {wording.first_fn}"
-            lost = "the pass's fill of it is thrown away"
+            lost = "the pass's fills of them are" if several else "the pass's fill of it is"
+            lost += " thrown away"
         elif finding.first.kind in ("assign", "buffer"):  # (made of random draws)
             by, verb = f"(drawn in {wording.first_fn}", "are"
             lost = "those draws are thrown away"

@@ -266,6 +266,11 @@ class _Passes:
         # (a held module's own fill of a tensor, by its event, that a pass on every path
         # with it has already thrown away: a later pass throws away that pass's fill)
         self.spent: set[tuple[int, str]] = set()
+        # (the finding at each fill statement, the pass whose fills it throws away, and the
+        # tensors and their stores: one finding however often the statement runs)
+        self.fills_at: dict[
+            tuple[int, object], tuple[RepeatFinding, Event, list[str], list[Event]]
+        ] = {}
 
     def see(self, e: Event, filling: dict[tuple[int, object], set[str]]) -> None:
         self.current = e
@@ -301,12 +306,27 @@ class _Passes:
                 break
             cost = _covered(done, store, name)
             if cost is not None and not never_both(done, fill) and not self._again(fill):
-                self.out.append(_pass_finding(self.sim, done, fill, [name], cost, store))
+                self._refilled(done, fill, name, cost, store)
                 break
         for done, _ in self.passes:
             self.refilled.setdefault(done.index, set()).add(name)
         self.pending[name] = (fill, store)
         self.pending_reads.pop(name, None)
+
+    def _refilled(self, done: Event, fill: Event, name: str, cost: int, store: Event) -> None:
+        """The pass ``done``'s fill of ``name`` thrown away by ``fill``: one finding per
+        statement, for every tensor it fills so (a loop written out once per item, ``for e
+        in [self.e1, self.e2]: init(e.fc.weight)``: each item's), priced by the costliest."""
+        at = (fill.frame, fill.effect.span)
+        merged = self.fills_at.get(at)
+        names, stores = [name], [store]
+        if merged is not None and self.out and self.out[-1] is merged[0] and merged[1] is done:
+            self.out.pop()
+            names, stores = [*merged[2], name], [*merged[3], store]
+            cost = max(cost, merged[0].cost)
+        found = _pass_finding(self.sim, done, fill, names, cost, *stores)
+        self.out.append(found)
+        self.fills_at[at] = (found, done, names, stores)
 
     def _pass(self, done: Event) -> None:
         # (one finding at the pass for all it fills again: the costliest fill is the note)
@@ -522,8 +542,10 @@ def _pass_finding(
             f"{_owner_name(first)}'s construction fills it first: have it make the values "
             "wanted (an argument of its constructor), or drop this fill"
         )
-    else:
+    elif len(names) == 1:
         advice = "the pass fills it first: keep the tensor out of the pass, or drop this fill"
+    else:
+        advice = "the pass fills them first: keep the tensors out of the pass, or drop this fill"
     if first.kind in _STORES and again.kind == "pass":  # (``nn.Parameter(torch.randn(...))``)
         return _fill_finding(
             sim,

@@ -12,7 +12,7 @@ from initlint.facts.model import BodyError, Cond, Effect, Expr
 from initlint.facts.passes import TENSOR_WALKS, VISIT, from_end, is_visit, nested_visit
 from initlint.index.records import FunctionInfo, Module
 from initlint.simulation.containers import container_items, torch_container
-from initlint.simulation.coverage import LOAD, Tensor, covered, held_tensors, module_params
+from initlint.simulation.coverage import ITEMS, LOAD, Tensor, covered, held_tensors, module_params
 from initlint.simulation.factory_fills import returned_fills
 from initlint.simulation.factory_items import factory_items
 from initlint.simulation.levels import HEAVY, LIGHT, UNKNOWN, Priced
@@ -32,8 +32,13 @@ from initlint.simulation.records import (
 )
 from initlint.simulation.run_state import EffectContext, Frame
 from initlint.simulation.stores import StoreEffects
-from initlint.simulation.torch_knowledge import TENSOR_LISTS, TORCH_PARAMS, light_by_kind
-from initlint.simulation.values import FALSE, MAYBE, TRUE
+from initlint.simulation.torch_knowledge import (
+    TENSOR_LISTS,
+    TORCH_PARAMS,
+    light_by_kind,
+    torch_module_cost,
+)
+from initlint.simulation.values import FALSE, MAYBE, TRUE, Val
 
 
 class PassEffects(StoreEffects):
@@ -458,7 +463,13 @@ class PassEffects(StoreEffects):
             return [
                 t for k, c in inner for t in self._item_tensors(f"{prefix}.{k}", e, c, depth - 1)
             ]
-        return [_under(prefix, e, t) for t in module_params(made, e.cost)]
+        # (a part costs no more than its whole, nor than its own build; the items of a
+        # container, any number of them, cost what the container does)
+        cost = e.cost
+        if made and made[0].startswith("torch.") and ITEMS not in prefix.split("."):
+            sizes = {n: Val("unknown", default=v) for n, v in e.sizes}  # (``written_only``)
+            cost = min(cost, torch_module_cost(made[0].rpartition(".")[2], call, sizes))
+        return [_under(prefix, e, t) for t in module_params(made, cost, call)]
 
     def _held_modules(
         self, e: Event, events: list[Event]
@@ -709,9 +720,14 @@ def _own(e: Event) -> frozenset[str]:
 
 
 def _under(prefix: str, store: Event, t: Tensor) -> Tensor:
-    """A held module's tensor, named from the object holding it under ``prefix``."""
+    """A held module's tensor, named from the object holding it under ``prefix``; one of
+    the items of a container (``blocks.*``), any number of them, filled in each: priced as
+    what the container's store built, when that is more."""
     holder = f"{prefix}.{t.holder}" if t.holder else prefix
-    return replace(t, name=f"{prefix}.{t.name}", holder=holder, store=store.index)
+    cost = t.cost
+    if ITEMS in prefix.split(".") and t.dims != 1:
+        cost = max(cost, store.cost)
+    return replace(t, name=f"{prefix}.{t.name}", holder=holder, store=store.index, cost=cost)
 
 
 def _mentioned_after(sim: Simulation, store: Event) -> bool:

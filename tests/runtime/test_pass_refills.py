@@ -407,8 +407,10 @@ EXPECTED = {
     # the Linears of a local list appended in a loop, filled by a pass that tests their
     # class's name, then loaded
     "Listed": ({"blocks.*.weight"}, "error"),
-    # a class-name test picks the convolution (or all but it) among a container's modules
-    "Named": ({"body.1.weight"}, "error"),
+    # a class-name test picks the convolution (or all but it) among a container's modules;
+    # the convolution, 3 x 3 x 3 x 3 numbers, is light for what it holds, whatever the
+    # container holds besides
+    "Named": ({"body.1.weight"}, "warning"),
     "NamedNot": ({"body.0.weight"}, "error"),
     # modules appended in a loop, four levels of project modules down to the Linear
     "Deep": ({"layers.*.group.blocks.*.attn.qkv.weight"}, "error"),
