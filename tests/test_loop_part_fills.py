@@ -212,6 +212,7 @@ class Model(nn.Module):
         self.apply(_basic)
         for e in [{embedders}]:
             nn.init.normal_(e.mlp[0].weight, std=0.02)
+            nn.init.normal_(e.mlp[2].weight, std=0.02)
 
 
 def _basic(m):
@@ -221,22 +222,23 @@ def _basic(m):
 
 
 @pytest.mark.parametrize(
-    ("embedders", "severity"),
+    ("embedders", "severities"),
     [
-        # 256 x 512 numbers: light; 256 x 1024 and 256 x 2048: a mebibyte and more
-        ("self.e1", "warning"),
-        ("self.e1, self.e2, self.e3", "error"),
+        # 256 x 512 numbers: light; 256 x 1024 and 256 x 2048, and 512 x 512: a mebibyte
+        # and more
+        ("self.e1", ["warning", "error"]),
+        ("self.e1, self.e2, self.e3", ["error", "error"]),
     ],
 )
 def test_a_loop_written_out_is_one_finding_for_every_item(
-    check_source: Callable[..., Report], embedders: str, severity: str
+    check_source: Callable[..., Report], embedders: str, severities: list[str]
 ) -> None:
     found = [
         d
         for d in check_source(WRITTEN_OUT.format(embedders=embedders)).diagnostics
         if d.code == "IL005"
     ]
-    assert len(found) == 1
-    named = [n for n in found[0].message.split("`")[1::2] if n.endswith(".weight")]
-    assert named == [f"{e.strip()}.mlp.0.weight" for e in embedders.split(",")]
-    assert found[0].severity == severity
+    assert [d.severity for d in found] == severities
+    for d, part in zip(found, ("mlp.0.weight", "mlp.2.weight"), strict=True):
+        named = [n for n in d.message.split("`")[1::2] if n.endswith(part)]
+        assert named == [f"{e.strip()}.{part}" for e in embedders.split(",")]

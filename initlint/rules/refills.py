@@ -320,12 +320,15 @@ class _Passes:
         at = (fill.frame, fill.effect.span)
         merged = self.fills_at.get(at)
         names, stores = [name], [store]
-        if merged is not None and self.out and self.out[-1] is merged[0] and merged[1] is done:
-            self.out.pop()
+        place = len(self.out)
+        if merged is not None and merged[1] is done:
+            place = next((i for i, f in enumerate(self.out) if f is merged[0]), place)
+        if merged is not None and place < len(self.out):
             names, stores = [*merged[2], name], [*merged[3], store]
-            cost = max(cost, merged[0].cost)
+            cost = max(cost, self.out[place].cost)
+            del self.out[place]
         found = _pass_finding(self.sim, done, fill, names, cost, *stores)
-        self.out.append(found)
+        self.out.insert(place, found)
         self.fills_at[at] = (found, done, names, stores)
 
     def _pass(self, done: Event) -> None:
