@@ -71,3 +71,25 @@ def test_a_held_object_is_priced_at_the_numbers_its_call_gives(
 ) -> None:
     found = check_source(CASE.format(build=build, fill=fill)).diagnostics
     assert [d.severity for d in found if d.code == "IL005"] == [severity]
+
+
+WIDE_DTYPE = """
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(256, 768, dtype=torch.float64)
+        nn.init.xavier_uniform_(self.fc.weight)
+        nn.init.zeros_(self.fc.weight)
+"""
+
+
+def test_a_weight_of_a_dtype_given_is_not_priced_by_its_count(
+    check_source: Callable[..., Report],
+) -> None:
+    # 196,608 float64 numbers: 1.5 MiB, though fewer numbers than a float32 mebibyte
+    (found,) = [d for d in check_source(WIDE_DTYPE).diagnostics if d.code == "IL005"]
+    assert found.severity == "error" or "not known here" in found.message

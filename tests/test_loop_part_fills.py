@@ -130,6 +130,14 @@ FILL = "torch.nn.init.zeros_(block.mlp.proj.weight)"
         ("blocks = list(self.down) + list(self.up)\n        print(blocks)", "blocks", FILL, []),
         ("", "self.down", f'if hasattr(block, "fc"):\n                {FILL}', []),
         ("", "list(self.down) + [self.up[0]]", FILL, []),
+        # a statement between the binding and the loop may change what the local lists
+        (
+            "blocks = list(self.down) + list(self.up)\n"
+            "        self.down = nn.ModuleList([Block(d) for _ in range(n)])",
+            "blocks",
+            FILL,
+            [],
+        ),
         ("", "sorted(self.down)", FILL, []),
     ],
 )
@@ -242,3 +250,38 @@ def test_a_loop_written_out_is_one_finding_for_every_item(
     for d, part in zip(found, ("mlp.0.weight", "mlp.2.weight"), strict=True):
         named = [n for n in d.message.split("`")[1::2] if n.endswith(part)]
         assert named == [f"{e.strip()}.{part}" for e in embedders.split(",")]
+
+
+KEYED = """
+import torch.nn as nn
+
+
+class Block(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.mlp = nn.Linear(d, d)
+
+
+class Net(nn.Module):
+    def __init__(self, d=1024):
+        super().__init__()
+        self.heads = nn.ModuleDict({{"a": Block(d), "b": Block(d)}})
+        self.apply(_init)
+        for block in {head}:
+            if hasattr(block, "mlp"):
+                nn.init.zeros_(block.mlp.weight)
+
+
+def _init(m):
+    if isinstance(m, nn.Linear):
+        nn.init.xavier_uniform_(m.weight)
+"""
+
+
+@pytest.mark.parametrize("head", ["self.heads", "[*self.heads]", "list(self.heads)"])
+def test_a_module_dict_iterated_yields_its_keys(
+    check_source: Callable[..., Report], head: str
+) -> None:
+    # (its keys are strings: nothing is filled, nothing thrown away)
+    found = check_source(KEYED.format(head=head)).diagnostics
+    assert [d for d in found if d.code == "IL005"] == []

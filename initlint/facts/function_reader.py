@@ -805,9 +805,9 @@ class FunctionReader(EffectLog):
         return loops
 
     def _bound_once(self, name: str, loop: ast.For) -> ast.Assign | None:
-        """The one plain assignment before ``loop`` that binds the local ``name``, when
-        nothing else does and ``loop``'s head is its only read (nothing can change what it
-        holds on the way); None otherwise."""
+        """The one plain assignment just before ``loop`` that binds the local ``name`` (no
+        statement between them: the containers it lists are still those the loop walks),
+        when nothing else does and ``loop``'s head is its only read; None otherwise."""
         binding: ast.Assign | None = None
         stores = reads = 0
         for node in self.nodes:
@@ -823,6 +823,12 @@ class FunctionReader(EffectLog):
             elif isinstance(node, ast.Global | ast.Nonlocal) and name in node.names:
                 return None
         if binding is None or stores != 1 or reads != 1 or binding.lineno >= loop.lineno:
+            return None
+        end = binding.end_lineno or binding.lineno
+        if any(
+            isinstance(n, ast.stmt) and end < n.lineno < loop.lineno and n is not loop
+            for n in self.nodes
+        ):
             return None
         return binding
 

@@ -156,6 +156,8 @@ def module_params(
         kind = "buffer" if param in TORCH_BUFFERS else "parameter"
         last = classes[0].rpartition(".")[2]
         by_size = cost == LIGHT and call is not None and not light_by_kind(last, call)
+        if by_size and call is not None and "dtype" in call.keywords:
+            by_size = False  # (its numbers' room is not counted: float32's is)
         price = LIGHT if dims == 1 or by_size else cost if cost >= HEAVY else UNKNOWN
         out.append(Tensor(param, "", param, kind, dims, classes, price, -1))
     return out
@@ -258,6 +260,8 @@ def _module_item(
     if part != t.part or not t.classes:
         return False
     module_name = _within(t.holder, scope) or ""
+    if scope and walk in _CHILDREN and not _numbered(module_name.split(".")[0]):
+        return False  # (a container's items by name: iterated itself, a ``ModuleDict`` yields keys)
     if inside:
         # (``block.mlp.proj.weight``: the item is the module that holds ``mlp.proj``; its
         # tests are of the item, not of the module holding the tensor, but for those that
@@ -278,6 +282,11 @@ def _module_item(
     if walk in _CHILDREN and "." in module_name:
         return False  # (nor what the children hold: ``blocks.0.attn`` of ``self.blocks``)
     return all(_holds(test, t, module_name, is_a) for test in fill.tests)
+
+
+def _numbered(key: str) -> bool:
+    """Whether a container's item key is a number or any item (``*``), as a list's are."""
+    return key.isdigit() or key == ITEMS
 
 
 def _holds_inside(test: ItemTest, inside: str) -> bool:
