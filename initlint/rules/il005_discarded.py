@@ -17,7 +17,7 @@ from initlint.rules.base import (
     unknown_cost_why,
 )
 from initlint.rules.discards import find_discards, sliced_items
-from initlint.rules.refills import find_refills, own_fill, pass_walk
+from initlint.rules.refills import find_refills, joined, own_fill, pass_walk
 from initlint.simulation.children import CHILDREN_LEFT
 from initlint.simulation.levels import UNKNOWN
 from initlint.simulation.records import DRAW_KINDS, Event, Simulation, first_run
@@ -825,5 +825,4 @@ def _walks_at(sim: Simulation, done: Event) -> str:
     walks = dict.fromkeys(
         pass_walk(e) for e in sim.events if e.kind == "pass" and (e.frame, e.effect.stmt_span) == at
     )
-    named = list(walks) or [pass_walk(done)]
-    return ", ".join(named[:-1]) + " and " + named[-1] if len(named) > 1 else named[0]
+    return joined(list(walks) or [pass_walk(done)])

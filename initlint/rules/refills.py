@@ -622,7 +622,12 @@ def _listed(names: list[str]) -> str:
     ]
     if len(shown) > 3:
         return f"{shown[0]}, {shown[1]} and {len(shown) - 2} more"
-    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
+    return joined(shown)
+
+
+def joined(parts: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
 
 
 def _called_again(sim: Simulation, e: Event) -> bool:
@@ -781,7 +786,7 @@ def _lost_to_wraps(
     lost.sort(key=lambda x: (x[1].index, x[0]))
     _, store, wrap = lost[0]
     shown = [f"`self.{name}`" for name, _, _ in lost]
-    what = shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+    what = joined(shown)
     first = store if store.recomputed == wrap else replace(store, recomputed=wrap)
     yield RepeatFinding(
         CODE,

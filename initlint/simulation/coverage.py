@@ -148,16 +148,19 @@ def module_params(
     larger one as the module when that is heavy, or light when the module is light for
     what its sizes hold (``call``, the one that built it: not for its kind, ``light_by_kind``),
     else unknown. [] for a class the tables do not describe."""
-    params = torch_params(classes[0]) if classes else ()
+    if not classes:
+        return []
+    # (a dtype given: its numbers' room is not counted, float32's is)
+    by_size = (
+        cost == LIGHT
+        and call is not None
+        and "dtype" not in call.keywords
+        and not light_by_kind(classes[0].rpartition(".")[2], call)
+    )
     out: list[Tensor] = []
-    for param in params:
-        assert classes  # (no parameters without a class)
+    for param in torch_params(classes[0]):
         dims = torch_dims(classes[0], param)
         kind = "buffer" if param in TORCH_BUFFERS else "parameter"
-        last = classes[0].rpartition(".")[2]
-        by_size = cost == LIGHT and call is not None and not light_by_kind(last, call)
-        if by_size and call is not None and "dtype" in call.keywords:
-            by_size = False  # (its numbers' room is not counted: float32's is)
         price = LIGHT if dims == 1 or by_size else cost if cost >= HEAVY else UNKNOWN
         out.append(Tensor(param, "", param, kind, dims, classes, price, -1))
     return out

@@ -33,6 +33,7 @@ from initlint.index.project import ProjectIndex
 from initlint.index.records import ClassInfo, FunctionInfo, Module, Target
 from initlint.simulation.arguments import kwarg_name, size_default
 from initlint.simulation.assumptions import exclusive
+from initlint.simulation.binding import bind_args
 from initlint.simulation.calls import CallEffects
 from initlint.simulation.cost import CostModel
 from initlint.simulation.guards import cond_inputs
@@ -152,8 +153,7 @@ class Simulator:
         (its simulation as the class a report is about differs from a held object's)."""
         known = self._defaults_size.get(cls.qualname)
         if known is None:
-            mro = self.index.mro(cls.qualname)
-            init = self.index.lookup_method(mro.classes, "__init__") if mro.ok else None
+            init = self.index.constructor(cls.qualname)
             body = init.facts.load() if init is not None else None
             known = self._defaults_size[cls.qualname] = (
                 body is not None
@@ -413,16 +413,14 @@ class Simulator:
         while source.built_from is not None:
             source = source.built_from
         bound = {name: const(n) for name, n in source.sizes}
-        given, named = passed
-        out: list[tuple[str, int]] = []
-        for at, p in enumerate(p for p in body.params[1:] if p.kind in ("pos", "posonly")):
-            if at < len(given) and (n := whole_value(given[at], bound)) is not None:
-                out.append((p.name, n))
-        for p in body.params[1:]:
-            e = named.get(p.name)
-            if e is not None and p.kind not in ("vararg", "kwarg", "posonly"):
-                if (n := whole_value(e, bound)) is not None:
-                    out.append((p.name, n))
+        positional: list[Expr | None] = list(passed[0])
+        keywords: dict[str, Expr | None] = dict(passed[1])
+        values = bind_args(positional, keywords, body.params[1:], _not_passed, None)[0]
+        out = [
+            (name, n)
+            for name, e in values.items()
+            if e is not None and (n := whole_value(e, bound)) is not None
+        ]
         return tuple(sorted(out))
 
     def _defaulted(
@@ -960,6 +958,11 @@ def _as_default(param: Param, given: Expr | None) -> bool:
         and default.value == given.value
         and default.name == given.name
     )
+
+
+def _not_passed(_: None, p: Param) -> Expr | None:
+    """What a call that leaves ``p`` out gives it, as far as sizes go: nothing."""
+    return None
 
 
 def _plain_arguments(call: Expr) -> tuple[list[Expr], dict[str, Expr]] | None:

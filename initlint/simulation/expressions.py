@@ -9,7 +9,13 @@ from initlint.index.records import Module
 from initlint.simulation.folding import compare
 from initlint.simulation.levels import Priced
 from initlint.simulation.run_state import Frame, RunState
-from initlint.simulation.torch_knowledge import Bound, unshadowed, written_bound, written_only
+from initlint.simulation.torch_knowledge import (
+    Bound,
+    unshadowed,
+    whole_value,
+    written_bound,
+    written_only,
+)
 from initlint.simulation.values import UNKNOWN, Origin, Val, const
 
 
@@ -141,11 +147,10 @@ class ExpressionEval(RunState):
             return ()
         out: dict[str, int] = {}
         for e in value.nodes():
-            named = e.kind == "name" or (e.kind == "attr" and e.name.startswith("self."))
-            held = bound.get(e.name) if named else None
-            if held is not None and held.kind == "const" and _whole(held.value):
-                assert isinstance(held.value, int)  # (``_whole``)
-                out[e.name] = held.value
+            if e.kind == "name" or (e.kind == "attr" and e.name.startswith("self.")):
+                n = whole_value(e, bound)
+                if n is not None:
+                    out[e.name] = n
         return tuple(sorted(out.items()))
 
     def self_reads(self, frame: Frame, value: Expr | None) -> frozenset[str]:
@@ -207,7 +212,3 @@ class ExpressionEval(RunState):
         for c in frame.fed[i]:
             out |= self.return_reads.get(c, frozenset())
         return out
-
-
-def _whole(v: object) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
