@@ -13,6 +13,7 @@ from initlint.records import dataclass
 from initlint.rules.base import RepeatFinding, confidence_of
 from initlint.rules.repeats import built_name, part_of, tested_absent
 from initlint.rules.shapes import relation, turn_ends_between
+from initlint.simulation.arguments import param_of, without_self
 from initlint.simulation.children import CHILDREN_LEFT
 from initlint.simulation.levels import LIGHT, NONE, UNKNOWN
 from initlint.simulation.records import (
@@ -168,9 +169,12 @@ def _part_discards(sim: Simulation) -> Iterator[RepeatFinding]:
         holder = e.holder
         if e.kind not in ("nested", "objattr") or holder is None or e.shadow or not e.inner:
             continue
-        if e.derived or e.effect.detail == "__init__" or e.ancestor:
+        if e.derived or e.effect.detail == "__init__":
             continue
-        if not (e.value_const or not holder.ancestor) or never_both(holder, e):
+        if e.ancestor or holder.ancestor:
+            if not (_handed_class(sim, holder, e) or (e.value_const and not e.ancestor)):
+                continue
+        if never_both(holder, e):
             continue
         # (the simulation only follows a local's object until it is first used)
         used_on_some: list[Event] = []
@@ -221,6 +225,33 @@ def _part_discards(sim: Simulation) -> Iterator[RepeatFinding]:
             no_fix=no_fix,
             through=None if at is e else e,
         )
+
+
+def _handed_class(sim: Simulation, holder: Event, e: Event) -> bool:
+    """Whether an ancestor's code built ``holder`` by calling a class one of its parameters
+    holds, given by the class's own super call (``super().__init__(ConvClass=nn.Conv2d)``),
+    and then, in the same call, replaced a part of it (``e``): the ancestor's own simulation
+    has that parameter unknown and cannot see the part, so the class that hands the class
+    reports what its construction throws away."""
+    if not (e.ancestor and holder.ancestor and e.frame == holder.frame) or holder.parent is None:
+        return False
+    value = holder.effect.value
+    if value is None or value.kind != "call" or value.receiver is not None:
+        return False
+    body = holder.fn.facts.load()
+    if body is None or isinstance(body, BodyError):
+        return False
+    if value.name not in {p.name for p in body.params}:
+        return False
+    call = sim.events[holder.parent]
+    if call.kind != "super_init" or call.ancestor or call.callee is not holder.fn:
+        return False
+    args = call.effect.args
+    params = without_self(body.params)
+    return any(
+        not a.star and (p := param_of(params, args, at)) is not None and p.name == value.name
+        for at, a in enumerate(args)
+    )
 
 
 def project_call(sim: Simulation, e: Event) -> Event:

@@ -110,8 +110,13 @@ costly child its construction registered outside the slice, in the order it regi
 (nothing claimed where that order is not known). A statement that replaces an item of a
 part by number first (`self.net.features[0] = nn.Conv2d(...)`) reads the object only to
 reach that part: no use. An ancestor's object whose part the class drops is reported the
-same way (one whose part it rebuilds is IL003's). No fix is offered: leaving the part out
-needs an argument of that class, where it has one (`num_classes`).
+same way (one whose part it rebuilds is IL003's). So is an object an ancestor builds by
+calling a class its own parameter holds, which the class hands it by its super call
+(`super().__init__(ConvClass=nn.Conv2d)`), when the ancestor replaces or drops a part of
+it in that same call (`self.conv_r.weight.data = w`): the ancestor alone cannot know what
+the parameter builds, so the finding sits at the ancestor's line, saying which classes
+hand the class. No fix is offered: leaving the part out needs an argument of that class,
+where it has one (`num_classes`).
 
 The same holds for an object the class's own code builds into a local (`net =
 resnet50()`, also moved or cast in place, `Attn(d).to(dtype)`): a part of it replaced or

@@ -398,10 +398,11 @@ class StoreEffects(FallbackEffects):
             ev.derived = ev.derived and kept is None
         if "." in eff.name and item is None and deeper is None:
             return None  # (what holds the part is not a build the simulation followed)
-        if holder is None or ev.derived or (cost == NONE and not dropped and holder.ancestor):
+        by_other = holder is not None and holder.ancestor and holder.frame != ev.frame
+        if holder is None or ev.derived or (cost == NONE and not dropped and by_other):
             # (the builds are looked for only where a finding could follow: an ancestor's
-            # part rebuilt or dropped, any part of the class's own object replaced, by a
-            # tied weight too, ``self.head.weight = self.embed.weight``)
+            # part rebuilt or dropped, any part of the object of the code that built it
+            # replaced, by a tied weight too, ``self.head.weight = self.embed.weight``)
             return None
         ev.holder = holder
         if eff.detail == "__init__":
@@ -499,6 +500,12 @@ class StoreEffects(FallbackEffects):
         via = stored.via
         if via is not None and via[1].kind == "class":
             ev.constructs = via[1].name
+        elif via is not None and via[1].kind == "external" and via[0].ref is not None:
+            # (torch's class handed by value, ``conv_cls=nn.Conv2d``: its source, where read)
+            index, (written_in, dotted) = self.simulator.index, via[0].ref
+            held_in = index.module(written_in) if index.has_module(written_in) else None
+            made = index.resolve(held_in, dotted) if held_in is not None else None
+            ev.constructs = made.name if made is not None and made.kind == "class" else ""
         ev.choices = self.chosen_classes(frame, eff.value)
         if kind == "assign" and not shadow:
             ev.sizes = self.sizes_read(frame, eff.value)
