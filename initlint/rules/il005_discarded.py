@@ -69,7 +69,9 @@ again after `super().__init__()`, with or without a `del` first, is IL001-IL003'
 
 A part of an object counts too. An object the class's own code stored (`self.model =
 ResNet(...)`, or a factory's result, `self.model = resnet50()`, followed through every
-`return` of the factory to the one class they construct; also moved or cast in place by a
+`return` of the factory to the one class they construct, or to the several it picks from
+a table it writes out, `net = models[name](**kwargs)` then `return net`: what each builds of
+the part, possibly where only some do; also moved or cast in place by a
 module method that returns it, `nn.Linear(a, b).to(device)`, `self.fc = self.fc.half()`,
 which is no use of it), whose part it then replaces, drops
 or ties to another (`self.model.fc = nn.Linear(d, n)`, `self.model.fc = None`, `del
@@ -115,15 +117,20 @@ calling a class its own parameter holds, which the class hands it by its super c
 (`super().__init__(ConvClass=nn.Conv2d)`), when the ancestor replaces or drops a part of
 it in that same call (`self.conv_r.weight.data = w`): the ancestor alone cannot know what
 the parameter builds, so the finding sits at the ancestor's line, saying which classes
-hand the class. No fix is offered: leaving the part out needs an argument of that class,
-where it has one (`num_classes`).
+hand the class. A call of a project function that does nothing with the object it is
+handed but give parts of it new values, from values that read nothing of it, with no
+`return` or `raise` on the way (`def load_params(layer, weight, bias): layer.weight.data =
+...`), replaces those parts as if the assignments were written at the call
+(`load_params(self.fc, w, b)`; those under a test of the function's: not claimed, and no
+use). No fix is offered: leaving the part out needs an argument of that class, where it
+has one (`num_classes`).
 
 The same holds for an object the class's own code builds into a local (`net =
 resnet50()`, also moved or cast in place, `Attn(d).to(dtype)`): a part of it replaced or
 deleted before the object is used (`net.fc = nn.Linear(d, n)`, `del net.fc`; `possible`
 when the build runs on some paths only, as in a loop's body, or when the local holds a part
 of an object made on another branch, `net = densenet121().features`, which is followed no
-further), and, for a build on
+further; so through such a function, `load_params(net, w, b)`), and, for a build on
 every path (or on branches that never both run, each: `if fid: net = make() else: net =
 Other()`), the parts left behind when the code takes some (`self.body = net.layer4`,
 `nn.Sequential(net.stem, net.body)`, or a slice of its children with bounds written out,

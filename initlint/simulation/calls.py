@@ -31,6 +31,7 @@ from initlint.simulation.part_refs import part_named
 from initlint.simulation.records import ATTRIBUTE_WRITES, Event, FlagRef
 from initlint.simulation.rerun_effects import RerunEffects
 from initlint.simulation.run_state import Call, EffectContext, Frame, KeyArgs
+from initlint.simulation.setter_calls import parts_set_at
 from initlint.simulation.torch_knowledge import (
     torch_params,
     torch_shape,
@@ -324,6 +325,14 @@ class CallEffects(RerunEffects):
             found = self.on_init(frame, ctx._replace(effect=given))
             if found is not None:
                 return found
+        if not tensor:  # (a module handed: its parts given new values, as if written here)
+            for setter in parts_set_at(fn, -1, param.name):
+                if setter.every_path:
+                    value = Expr("const") if setter.dropped else Expr("other")
+                    given = replace(eff, kind="nested", name=path, detail=setter.part, value=value)
+                    found = self.on_nested(frame, ctx._replace(effect=given))
+                    if found is not None:
+                        return found
         return None
 
     def _bound_once(self, module: Module, name: str) -> bool:

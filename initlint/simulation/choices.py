@@ -31,6 +31,7 @@ class ChoiceFinder:
     # (by function and depth: deeper, fewer calls are followed, and what one asker found
     # must not depend on which asked first)
     _returns: dict[tuple[str, int], tuple[Choice, ...]] = field(default_factory=dict)
+    _constructed: dict[str, tuple[Choice, ...]] = field(default_factory=dict)
 
     def held(
         self, module: Module, e: Expr | None, held: Mapping[str, Val], depth: int = 0
@@ -42,6 +43,14 @@ class ChoiceFinder:
             return None
         if e.kind == "op" and e.name == "tuple" and e.children:
             items = [self.choices(module, c, held, depth) for c in e.children]
+            if all(items):
+                return Val("args", items=tuple(Val("unknown", choices=i) for i in items))
+            return None
+        if _dict_values(e) and all(
+            isinstance(k.value, str) for k in e.children[: len(e.children) // 2]
+        ):
+            # (``models = {"resnet50": resnet50, ...}``: a table, picked from by its keys)
+            items = [self.choices(module, c, held, depth) for c in _dict_values(e)]
             if all(items):
                 return Val("args", items=tuple(Val("unknown", choices=i) for i in items))
             return None
@@ -141,6 +150,39 @@ class ChoiceFinder:
         result = _all(out) if out else ()
         self._returns[key] = result
         return result
+
+    def constructed(self, fn: FunctionInfo) -> tuple[Choice, ...]:
+        """What the factory ``fn`` constructs: the classes or builders the call each
+        ``return`` gives calls, directly or through a local bound once to it (``net =
+        models[name](**kwargs)``, then ``return net``); () when a return gives anything
+        else, or what a call runs is not known."""
+        found = self._constructed.get(fn.qualname)
+        if found is None:
+            found = self._constructed[fn.qualname] = self._constructed_by(fn)
+        return found
+
+    def _constructed_by(self, fn: FunctionInfo) -> tuple[Choice, ...]:
+        body = fn.facts.load()
+        if isinstance(body, BodyError):
+            return ()
+        here: dict[str, Val] = {p.name: Val("unknown") for p in body.params}
+        calls: dict[str, Expr | None] = {}
+        out: list[tuple[Choice, ...]] = []
+        for eff in body.effects:
+            if eff.kind == "local":
+                held = self.held(fn.module, eff.value, here)
+                here[eff.name] = held if held is not None else Val("unknown")
+                call = eff.value if eff.value is not None and eff.value.kind == "call" else None
+                calls[eff.name] = call if eff.name not in calls else None  # (bound once)
+            elif eff.kind == "return":
+                value = eff.value
+                if value is not None and value.kind == "name":
+                    value = calls.get(value.name)
+                if value is None or value.kind != "call":
+                    return ()
+                callee = Expr("name", name=value.name) if value.name else value.callee
+                out.append(self.choices(fn.module, callee, here) if callee is not None else ())
+        return _all(out) if out else ()
 
 
 def _within(index: int | None, items: tuple[object, ...]) -> bool:

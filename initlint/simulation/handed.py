@@ -45,11 +45,11 @@ def _keeps(index: ProjectIndex, module: Module, call: Handed, depth: int) -> boo
 
 
 def _kept(init: FunctionInfo) -> dict[str, tuple[Handed, ...]] | None:
-    fn = _def_of(init)
+    fn = def_of(init)
     return kept_params(fn) if fn is not None else None
 
 
-def _def_of(fn: FunctionInfo) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+def def_of(fn: FunctionInfo) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     """The ``def`` statement of ``fn``, read from its source (from the ``def`` line: its
     decorators are not part of it); None where it cannot be read."""
     span = fn.facts.span
@@ -61,7 +61,7 @@ def _def_of(fn: FunctionInfo) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
 def runs_when_called(fn: FunctionInfo) -> bool:
     """Whether calling ``fn`` runs its body: not a generator (a ``yield`` makes the call
     return one, running nothing) nor a coroutine; False where its source cannot be read."""
-    node = _def_of(fn)
+    node = def_of(fn)
     if not isinstance(node, ast.FunctionDef):
         return False
     inner = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)

@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from initlint.facts.expressions import slice_bounds
 from initlint.facts.model import Body, BodyError, Effect, Expr
+from initlint.facts.part_setters import PartSet
 from initlint.index.records import FunctionInfo, Module, Target
 from initlint.simulation.arguments import call_args, param_at, param_of, without_self
 from initlint.simulation.builds import BuildPricing
@@ -27,6 +28,7 @@ from initlint.simulation.records import (
     unmoved,
 )
 from initlint.simulation.run_state import Call, EffectContext, Frame, LocalBuild
+from initlint.simulation.setter_calls import parts_set_at
 from initlint.simulation.torch_knowledge import (
     CONFIG_ATTRS,
     KNOWN_LIBRARIES,
@@ -63,20 +65,33 @@ class LocalEffects(BuildPricing):
                     continue
                 module = frame.call.fn.module
                 picks = self.simulator.cost.choices.choices(module, node.callee, frame.call.env)
-            elif not attr:  # (a local alias, ``block = Block``, holds one class for sure)
-                held = frame.call.env.get(node.name)
-                picks = named(held) if held is not None and not held.maybe_ref else ()
+            elif not attr and node.name in frame.call.env:
+                # (a local alias, ``block = Block``, holds one class for sure)
+                alias = frame.call.env[node.name]
+                picks = named(alias) if not alias.maybe_ref else ()
             elif head == frame.self_name and "." not in attr:  # (``self.base_model(...)``)
                 held = self.self_attrs.get(attr)
                 picks = named(held) if held is not None else ()
             else:
-                continue
+                picks = self._factory_choices(frame, node.name)
             # (a choice whose class is not known stays as "": one of the classes, not
             # known to build anything; when none is known, nothing is claimed)
             found = [self._class_made(c) for c in picks]
             if any(found):
                 out[node.name] = tuple(dict.fromkeys(found))
         return tuple(out.items())
+
+    def _factory_choices(self, frame: Frame, name: str) -> tuple[tuple[str, str], ...]:
+        """``get_backbone(name)``: a project function whose every return constructs one of
+        several classes or builders (``models[name](**kwargs)``): those; () where it
+        constructs one (followed as that class's factory) or what is not known here."""
+        index = self.simulator.index
+        target = index.resolve(frame.call.fn.module, name)
+        fn = index.function_info(target.name) if target and target.kind == "function" else None
+        if fn is None or fn.owner is not None:
+            return ()
+        picks = self.simulator.cost.choices.constructed(fn)
+        return picks if len(picks) > 1 else ()
 
     def _class_made(self, choice: tuple[str, str]) -> str:
         """What a choice builds when called, as the simulation constructs it: the class
@@ -138,7 +153,7 @@ class LocalEffects(BuildPricing):
         body = fn.facts.load()
         if isinstance(body, BodyError):
             return body
-        if not _works_on_parts(body):
+        if not _works_on_parts(body) and not self._hands_to_setters(fn, body):
             return None  # (nothing of an object of its own replaced there: nothing to add)
         args = call_args(value)
         env = None if args is None else self.bind_call(frame, args, body.params, False, fn.module)
@@ -240,11 +255,20 @@ class LocalEffects(BuildPricing):
             return False
         return bool(stores) or not (fn.facts.is_static or fn.facts.is_classmethod)
 
-    def on_local_use(self, frame: Frame, ctx: EffectContext) -> None:
+    def on_local_use(self, frame: Frame, ctx: EffectContext) -> BodyError | None:
         """A mention of a built local: a part taken, a method run on it, the object handed
-        on (anything the frame does with it on any path counts)."""
+        on (anything the frame does with it on any path counts); handed to a function that
+        only gives parts of it new values, those parts replaced there."""
         eff = ctx.effect
         head = eff.detail.partition(".")[0]
+        if eff.target == "hand" and (setters := self._setter_hand(frame, eff)):
+            for setter in (s for s in setters if s.every_path):  # (the others: no use)
+                value = Expr("const") if setter.dropped else Expr("other")
+                given = replace(eff, kind="objattr", name=f"{eff.name}.{setter.part}", value=value)
+                found = self.note_part_replaced(frame, ctx._replace(effect=given))
+                if found is not None:
+                    return found
+            return None
         for held in self._all_built(frame, eff.name):
             if eff.target == "fill":
                 held.taken.add(eff.detail)  # (filled in place: still the object's)
@@ -274,6 +298,31 @@ class LocalEffects(BuildPricing):
                 held.children.append((int(low) if low else None, int(high) if high else None))
             elif eff.target == "lend":
                 held.lending = True  # (``lend_builds``, at the super call, decides)
+        return None
+
+    def _hands_to_setters(self, fn: FunctionInfo, body: Body) -> bool:
+        """Whether ``body`` hands an object it built to a function that gives parts of it
+        new values (``load_params(layer, weight, bias)``)."""
+        return any(
+            e.kind == "local_use" and e.target == "hand" and self._setters(fn.module, e)
+            for e in body.effects
+        )
+
+    def _setter_hand(self, frame: Frame, eff: Effect) -> tuple[PartSet, ...]:
+        """For a ``hand`` use of a built local: the parts the project function it is
+        handed to gives new values, doing nothing else with it (``load_params(layer,
+        weight, bias)``); () for any other callee."""
+        return self._setters(frame.call.fn.module, eff)
+
+    def _setters(self, module: Module, eff: Effect) -> tuple[PartSet, ...]:
+        callee, _, place = eff.detail.rpartition(":")
+        index = self.simulator.index
+        target = index.resolve(module, callee)
+        fn = index.function_info(target.name) if target and target.kind == "function" else None
+        if fn is None:
+            return ()
+        at, keyword = (int(place), "") if place.isdigit() else (-1, place)
+        return parts_set_at(fn, at, keyword)
 
     def _copying_hand(self, frame: Frame, ctx: EffectContext) -> bool:
         """Whether the ``hand`` use ``ctx`` gives the local, named nowhere else in its

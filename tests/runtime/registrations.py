@@ -167,3 +167,22 @@ class Draws(TorchFunctionMode):
                 if whole and storage.data_ptr() in self.drawn:
                     self.refilled.add(storage.data_ptr())
         return out
+
+
+def storage_replaced(make: Callable[[], Any]) -> int:
+    """Bytes of the parameters registered while ``make`` runs, still held by the object,
+    whose storage it no longer holds (``.data =`` gave them other numbers)."""
+    made: list[tuple[Any, int]] = []
+
+    def hook(module: Any, name: str, param: Any) -> None:
+        made.append((param, param.untyped_storage().data_ptr()))
+
+    handle = torch.nn.modules.module.register_module_parameter_registration_hook(hook)
+    try:
+        obj = make()
+    finally:
+        handle.remove()
+    held = {id(p) for p in obj.parameters()}
+    return sum(
+        p.nbytes for p, ptr in made if id(p) in held and p.untyped_storage().data_ptr() != ptr
+    )

@@ -14,7 +14,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from registrations import lost  # noqa: E402
+from registrations import lost, storage_replaced  # noqa: E402
 
 from initlint.api import check  # noqa: E402
 
@@ -60,32 +60,13 @@ def _line(text: str) -> int:
     return SOURCE.splitlines().index(f"        {text}") + 1
 
 
-def _storage_replaced(make: Callable[[], torch.nn.Module]) -> int:
-    """Bytes of the parameters registered while ``make`` runs, still held by the object,
-    whose storage it no longer holds (``.data =`` gave them other numbers)."""
-    made: list[tuple[torch.nn.Parameter, int]] = []
-
-    def hook(module: torch.nn.Module, name: str, param: torch.nn.Parameter) -> None:
-        made.append((param, param.untyped_storage().data_ptr()))
-
-    handle = torch.nn.modules.module.register_module_parameter_registration_hook(hook)
-    try:
-        obj = make()
-    finally:
-        handle.remove()
-    held = {id(p) for p in obj.parameters()}
-    return sum(
-        p.nbytes for p, ptr in made if id(p) in held and p.untyped_storage().data_ptr() != ptr
-    )
-
-
 def test_the_handed_class_part_is_thrown_away_as_reported(
     source_module: Callable[[str, str], Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)  # (torch's Conv2d: what it builds)
     root = source_module("handed_parts", SOURCE)
     m = importlib.import_module("handed_parts")
-    thrown = _storage_replaced(lambda: m.Sub(torch.randn(256, 256, 3, 3)))
+    thrown = storage_replaced(lambda: m.Sub(torch.randn(256, 256, 3, 3)))
     assert thrown == 256 * 256 * 3 * 3 * 4 >= MIB
     dropped = lost(m.Wide)
     assert ("weight", (1024, 1024)) in dropped  # (4 MiB)
