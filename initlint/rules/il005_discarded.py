@@ -184,7 +184,8 @@ An object built as an argument of a call that may return another value instead i
 away on the paths where it does: `self.proj = default(proj, nn.Linear(d, d))`, where
 `default` is a function that returns one of its arguments as it picks (every `return`
 gives a parameter, a call of one with no arguments, or None), `cfg.get("norm",
-nn.LayerNorm(d))` and `getattr(cfg, "norm", nn.LayerNorm(d))`. Python builds every argument
+nn.LayerNorm(d))` and `getattr(cfg, "norm", nn.LayerNorm(d))`, the build also moved or cast
+by a module method that returns it (`nn.Linear(d, d).to(device)`). Python builds every argument
 before the call, so the fallback is built even when the caller passed its own. The finding
 is `possibly` when what the call picks instead is not known here (an argument of the
 class's own, which a caller may pass); nothing is reported when that is surely None (an

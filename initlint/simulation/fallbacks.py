@@ -11,7 +11,7 @@ from initlint.facts.model import Body, BodyError, Expr
 from initlint.simulation.arguments import call_args, param_of
 from initlint.simulation.levels import LIGHT, UNKNOWN
 from initlint.simulation.local_builds import LocalEffects, mentioned_only_at
-from initlint.simulation.records import built_by
+from initlint.simulation.records import built_by, unmoved
 from initlint.simulation.run_state import EffectContext, Frame
 from initlint.simulation.torch_knowledge import positional_values
 from initlint.simulation.values import FALSE, MAYBE, TRUE
@@ -61,7 +61,9 @@ class FallbackEffects(LocalEffects):
         """For a call that may return another value than the one built in its arguments:
         the call's name, what it returns instead, the build, and whether it surely does
         (TRUE) or may (MAYBE); None for any other call."""
-        given = positional_values(call)
+        # (a build moved or cast by a module method that returns it, ``nn.Tanh().to(d)``,
+        # is that build)
+        given = tuple(unmoved(g) or g for g in positional_values(call))
         if call.name == "getattr" and len(call.children) == 3 and len(given) == 3:
             if given[2].kind == "call" and given[2].name:  # (``getattr(c, "n", Norm(d))``)
                 return "getattr", "the attribute", given[2], MAYBE
@@ -88,7 +90,9 @@ class FallbackEffects(LocalEffects):
                 bound[p.name] = arg.expr
         for name, given_expr in bound.items():
             build = (
-                self._built_for(frame, ctx, given_expr) if given_expr.kind == "name" else given_expr
+                self._built_for(frame, ctx, given_expr)
+                if given_expr.kind == "name"
+                else unmoved(given_expr)
             )
             if build is None or build.kind != "call" or not build.name:
                 continue

@@ -69,7 +69,18 @@ class Rebound(nn.Module):
         super().__init__()
         window = default(window, size)
         self.proj = nn.Linear(d, size * d)  # (the rebinding is never read)
+
+
+class Moved(nn.Module):
+    def __init__(self, d=512, device="cpu", v=None, **kw):
+        super().__init__()
+        self.q = kw.get("q", nn.Linear(d, 4 * d).to(device))
+        self.v = default(v, nn.Linear(d, 4 * d).float())
 """
+
+
+def _line(text: str) -> int:
+    return next(i for i, t in enumerate(SOURCE.splitlines(), 1) if text in t)
 
 
 @pytest.fixture
@@ -93,6 +104,9 @@ def test_a_fallback_built_before_the_pick_is_lost_when_the_caller_gives_its_own(
         (20, "IL005", "error", "`nn.Linear(...)`"),
         (35, "IL005", "error", "`nn.Linear(...)`"),
         (44, "IL005", "error", "`nn.Linear(...)`"),
+        # (moved or cast by a module method that returns it: the same build)
+        (_line(".to(device))"), "IL005", "error", "`nn.Linear(...)`"),
+        (_line("self.v = default("), "IL005", "error", "`nn.Linear(...)`"),
     ]
     assert all("possibly" not in d.message for d in report.diagnostics)
     assert all("whenever" in d.message for d in report.diagnostics)
@@ -110,3 +124,6 @@ def test_a_fallback_built_before_the_pick_is_lost_when_the_caller_gives_its_own(
     assert lost(lambda: m.Keyed(q=given)) == {("weight", (2048, 512)), ("bias", (2048,))}
     assert lost(lambda: m.Keyed()) == set()
     assert lost(lambda: m.Rebound(window=2)) == set()
+    assert lost(lambda: m.Moved(q=given)) == {("weight", (2048, 512)), ("bias", (2048,))}
+    assert lost(lambda: m.Moved(v=given)) == {("weight", (2048, 512)), ("bias", (2048,))}
+    assert lost(lambda: m.Moved()) == set()
