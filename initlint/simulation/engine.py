@@ -211,7 +211,7 @@ class Simulator:
         holder's construction reading a body that does not parse: that error (so does
         this one's construction). ``item``: the call that built one item of the container
         ``holder`` stored, whose parts are asked for instead."""
-        choices = choices_of(holder, item)
+        choices = choices_of(holder, item) or self._factory_picks(holder, item)
         if not choices:
             return self._parts_built(holder, part, "", item)
         # (an object of one of several classes: what those that build the part build, the
@@ -229,6 +229,30 @@ class Simulator:
         if len(found) < len(each):
             return tuple(replace(p, status=MAYBE, possibly=SOME_CHOICES) for p in cheapest)
         return cheapest
+
+    def _factory_picks(self, holder: Event, item: Expr | None) -> tuple[str, ...]:
+        """For an object a project function built (``get_backbone(name)``) whose every
+        return constructs one of several classes or builders (``models[name](**kwargs)``):
+        what each is, as ``Event.choices`` names them; () for any other object. Asked only
+        where a part of the object is replaced: few are."""
+        value = built_by(holder) if item is None else item
+        if value is None or value.kind != "call" or not value.name or holder.constructs:
+            return ()
+        target = self.index.resolve(holder.fn.module, value.name)
+        fn = self.index.function_info(target.name) if target and target.kind == "function" else None
+        picks = self.cost.choices.constructed(fn) if fn is not None and fn.owner is None else ()
+        if len(picks) < 2:
+            return ()  # (one: followed as that class's factory)
+        made = [self.choice_made(c) for c in picks]
+        return tuple(dict.fromkeys(made)) if any(made) else ()
+
+    def choice_made(self, choice: tuple[str, str]) -> str:
+        """What a choice builds when called: the class itself, or a function whose every
+        return constructs one class (the function); "" otherwise."""
+        target = self.index.resolve_value(*choice)
+        if target is not None and target.kind == "function":
+            return target.name if self.class_built(target.name) else ""
+        return target.name if target is not None and target.kind == "class" else ""
 
     def _parts_built(
         self, holder: Event, part: str | None, choice: str, item: Expr | None

@@ -73,35 +73,13 @@ class LocalEffects(BuildPricing):
                 held = self.self_attrs.get(attr)
                 picks = named(held) if held is not None else ()
             else:
-                picks = self._factory_choices(frame, node.name)
+                continue
             # (a choice whose class is not known stays as "": one of the classes, not
             # known to build anything; when none is known, nothing is claimed)
-            found = [self._class_made(c) for c in picks]
+            found = [self.simulator.choice_made(c) for c in picks]
             if any(found):
                 out[node.name] = tuple(dict.fromkeys(found))
         return tuple(out.items())
-
-    def _factory_choices(self, frame: Frame, name: str) -> tuple[tuple[str, str], ...]:
-        """``get_backbone(name)``: a project function whose every return constructs one of
-        several classes or builders (``models[name](**kwargs)``): those; () where it
-        constructs one (followed as that class's factory) or what is not known here."""
-        index = self.simulator.index
-        target = index.resolve(frame.call.fn.module, name)
-        fn = index.function_info(target.name) if target and target.kind == "function" else None
-        if fn is None or fn.owner is not None:
-            return ()
-        picks = self.simulator.cost.choices.constructed(fn)
-        return picks if len(picks) > 1 else ()
-
-    def _class_made(self, choice: tuple[str, str]) -> str:
-        """What a choice builds when called, as the simulation constructs it: the class
-        itself, or a function whose every ``return`` constructs one class (the function:
-        what it passes the class is its own); "" otherwise."""
-        index = self.simulator.index
-        target = index.resolve_value(*choice)
-        if target is not None and target.kind == "function":
-            return target.name if self.simulator.class_built(target.name) else ""
-        return target.name if target is not None and target.kind == "class" else ""
 
     def note_local_build(self, frame: Frame, ctx: EffectContext) -> None:
         """``net = resnet50()`` in the class's own code, where the frame mentions ``net``
@@ -261,7 +239,9 @@ class LocalEffects(BuildPricing):
         only gives parts of it new values, those parts replaced there."""
         eff = ctx.effect
         head = eff.detail.partition(".")[0]
-        if eff.target == "hand" and (setters := self._setter_hand(frame, eff)):
+        built = self._all_built(frame, eff.name)
+        open_ = any(not h.whole and not h.called for h in built)  # (else nothing to claim)
+        if eff.target == "hand" and open_ and (setters := self._setter_hand(frame, eff)):
             for setter in (s for s in setters if s.every_path):  # (the others: no use)
                 value = Expr("const") if setter.dropped else Expr("other")
                 given = replace(eff, kind="objattr", name=f"{eff.name}.{setter.part}", value=value)
@@ -269,7 +249,7 @@ class LocalEffects(BuildPricing):
                 if found is not None:
                     return found
             return None
-        for held in self._all_built(frame, eff.name):
+        for held in built:
             if eff.target == "fill":
                 held.taken.add(eff.detail)  # (filled in place: still the object's)
             elif eff.target == "part":
