@@ -288,3 +288,42 @@ def test_a_template_also_handed_on_whole_in_the_same_call_is_kept(
     check_source: Callable[..., Report], build: str
 ) -> None:
     assert check_source(SAME_CALL.format(build=build)).diagnostics == ()
+
+
+IN_AN_ARM = """
+import copy
+import torch.nn as nn
+
+
+class Layer(nn.Module):
+    def __init__(self, d=1024):
+        super().__init__()
+        self.fc = nn.Linear(d, d)
+
+
+class Encoder(nn.Module):
+    def __init__(self, fast, n=12, layer=None):
+        super().__init__()
+        if fast:
+            self.layers = nn.ModuleList([Layer() for _ in range(n)])
+        else:
+            {build}
+            self.layers = nn.ModuleList([copy.deepcopy({name}) for _ in range(n)])
+        {after}
+"""
+
+
+@pytest.mark.parametrize(
+    ("build", "name", "after", "found"),
+    [
+        # built and only copied in one arm, named nowhere else: dropped whenever built
+        ("block = Layer()", "block", "", [("IL005", "possible")]),
+        # mentioned after the arm too: another path may hold something else there
+        ("block = Layer()", "block", "self.kept = block if not fast else None", []),
+    ],
+)
+def test_a_template_built_and_copied_in_one_arm_is_thrown_away_there(
+    check_source: Callable[..., Report], build: str, name: str, after: str, found: list[object]
+) -> None:
+    text = IN_AN_ARM.format(build=build, name=name, after=after)
+    assert [(d.code, d.confidence) for d in check_source(text).diagnostics] == found

@@ -19,7 +19,7 @@ from initlint.simulation.events import writes_any
 from initlint.simulation.levels import HEAVY, LIGHT, NONE, Priced
 from initlint.simulation.levels import UNKNOWN as UNKNOWN_COST
 from initlint.simulation.memo import Binding, MemoRoute, View, compare, route_binding
-from initlint.simulation.raises import RaiseModel
+from initlint.simulation.raises import SIGNATURE_KEEPING, RaiseModel
 from initlint.simulation.run_state import EffectContext, Frame
 from initlint.simulation.specs import direct_keys, field_of, keys_of, spec_rewritten
 from initlint.simulation.torch_knowledge import (
@@ -340,6 +340,43 @@ class BuildPricing(RaiseModel):
                     f"`{holder}({split[1]}=...)` {heaviest}{others}; a caller may give another"
                 )
         return None
+
+    def refused_construction(self, frame: Frame, value: Expr | None) -> str:
+        """The class ``value`` constructs, when Python surely refuses the call (a required
+        parameter left out, a surplus positional or an unknown keyword, no ``*``/``**``
+        pack of unknown length passed): its ``__init__`` is the ``def`` initlint read, and
+        nothing in the project part of its MRO (a decorator, a metaclass, ``__new__``,
+        ``__init_subclass__``, an ``__init__`` bound another way) may change what it takes.
+        "" otherwise."""
+        if value is None or value.kind != "call" or not value.name or value.receiver:
+            return ""
+        index = self.simulator.index
+        target = index.resolve(frame.call.fn.module, value.name)
+        info = index.class_info(target.name) if target and target.kind == "class" else None
+        mro = index.mro(info.qualname) if info is not None else None
+        if info is None or mro is None or not mro.ok:
+            return ""
+        for qualname in mro.classes:
+            cls = index.class_info(qualname)
+            if cls is None:
+                continue
+            facts = cls.facts
+            if facts.decorators or facts.metaclass or facts.fallback or "__init__" in facts.attrs:
+                return ""
+            if any(m.name in ("__new__", "__init_subclass__") for m in facts.methods):
+                return ""
+        init = index.lookup_method(mro.classes, "__init__")
+        if init is None or init.owner is None or init.module.is_dependency:
+            return ""
+        if "__init__" in init.module.facts.foreign_stores:
+            return ""
+        if not all(d.rpartition(".")[2] in SIGNATURE_KEEPING for d in init.facts.decorators):
+            return ""
+        body = init.facts.load()
+        args = call_args(value)
+        if body is None or isinstance(body, BodyError) or args is None:
+            return ""
+        return info.qualname if self.refused(frame, args, body.params, True) else ""
 
     def _called_ref(self, frame: Frame, value: Expr | None) -> tuple[Val, Target] | None:
         """When ``value`` calls a name of the frame given a class or function by name

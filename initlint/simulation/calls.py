@@ -28,6 +28,7 @@ from initlint.simulation.handed import runs_when_called
 from initlint.simulation.levels import HEAVY, LIGHT, NONE
 from initlint.simulation.local_draws import drawn_then_filled
 from initlint.simulation.part_refs import part_named
+from initlint.simulation.raises import SIGNATURE_KEEPING
 from initlint.simulation.records import ATTRIBUTE_WRITES, Event, FlagRef
 from initlint.simulation.rerun_effects import RerunEffects
 from initlint.simulation.run_state import Call, EffectContext, Frame, KeyArgs
@@ -39,12 +40,6 @@ from initlint.simulation.torch_knowledge import (
     written_bound,
 )
 from initlint.simulation.values import TRUE, UNKNOWN, Origin, Val
-
-# Decorators that run the function they wrap with the arguments they are given, so that a
-# call its parameters refuse raises as the undecorated one would (by their last name).
-SIGNATURE_KEEPING = frozenset(
-    {"no_grad", "inference_mode", "enable_grad", "beartype", "typechecked"}
-)
 
 
 class CallEffects(RerunEffects):

@@ -718,7 +718,8 @@ class LocalEffects(BuildPricing):
                 # (on some paths, and no other binding stands for the rest; but an argument
                 # rebound where the caller gave none, ``if layer is None: layer = Block()``,
                 # stands for it, and the object built here is dropped once copied)
-                if not (only_copied and _rebinds_argument(frame, held.event.name)):
+                rebound = only_copied and _rebinds_argument(frame, held.event.name)
+                if not (rebound or _within_its_block(frame, held.event.effect)):
                     continue
             if only_copied:
                 parts = self._copied_parts(frame, held.event)
@@ -738,6 +739,21 @@ class LocalEffects(BuildPricing):
             if only_copied:
                 held.event.copied_by = "the code"  # (its deep copies are all it keeps)
         return None
+
+
+def _within_its_block(frame: Frame, bound: Effect) -> bool:
+    """Whether the local ``bound`` binds is a name the frame binds there alone, and mentions
+    only under the guards of that binding (``else: layer = Block(c)``, then copied in that
+    arm): the object is dropped wherever the block runs, nothing else standing for it."""
+    guard, name = bound.guard, bound.name
+    effects = frame.body.effects
+    if any(e.kind == "local" and e.name == name and e is not bound for e in effects):
+        return False
+    if any(p.name == name for p in frame.body.params):
+        return False
+    return all(
+        e.guard[: len(guard)] == guard for e in effects if e.kind == "local_use" and e.name == name
+    )
 
 
 def _rebinds_argument(frame: Frame, name: str) -> bool:

@@ -15,6 +15,12 @@ from initlint.simulation.records import ATTRIBUTE_WRITES, Event, Raise, RaisedEr
 from initlint.simulation.run_state import Frame
 from initlint.simulation.values import TRUE
 
+# Decorators that run the function they wrap with the arguments they are given, so that a
+# call its parameters refuse raises as the undecorated one would (by their last name).
+SIGNATURE_KEEPING = frozenset(
+    {"no_grad", "inference_mode", "enable_grad", "beartype", "typechecked"}
+)
+
 
 class RaiseModel(GuardEval):
     """Where a read of an unset attribute ends the construction's paths."""

@@ -52,6 +52,10 @@ class StoreEffects(FallbackEffects):
         if ctx.shadow:
             return None  # the branch does not run: its bindings do not happen
         eff, status = ctx.effect, ctx.status
+        refused = self.refused_construction(frame, eff.value)
+        if refused:  # (``net = Net()`` without its required argument: TypeError there)
+            self.raise_type_error(frame, refused)
+            return None
         previous = frame.parts.pop(eff.name, None)
         if previous is None and eff.name in frame.call.env:
             previous = frozenset({""})  # (it held a value that is no part)
@@ -429,7 +433,13 @@ class StoreEffects(FallbackEffects):
     def on_stored_value(self, frame: Frame, ctx: EffectContext) -> Call | BodyError | None:
         """A value stored on self: ``self.x = v`` (assign), ``register_buffer("x", v)``
         (buffer), or a self attribute changed in place (mutate): price it, then record it;
-        a factory the stored value calls, run (``factory_call``)."""
+        a factory the stored value calls, run (``factory_call``). A construction Python
+        refuses raises TypeError there: nothing is stored."""
+        if ctx.effect.kind == "assign" and not ctx.shadow:
+            refused = self.refused_construction(frame, ctx.effect.value)
+            if refused:
+                self.raise_type_error(frame, refused)
+                return None
         stored = self.price_stored_value(frame, ctx)
         if isinstance(stored, BodyError):
             return stored
