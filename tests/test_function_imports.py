@@ -160,3 +160,62 @@ def test_an_import_under_a_test_binds_the_name_only_where_it_runs(tmp_path: Path
     caller passed stands where the import does not run (a light ``Tiny`` here)."""
     files = {"blocks.py": BLOCKS, "model.py": LAZY}
     assert _checked(tmp_path, files, "model.py") == [("IL003", "warning")]
+
+
+SMALL = """
+from torch import nn
+
+
+class Encoder(nn.Module):
+    def __init__(self, n_in, n_hidden):
+        super().__init__()
+        self.{part} = nn.Linear(n_in, n_hidden)
+"""
+
+ARMS = """
+from torch import nn
+
+
+class Head(nn.Module):
+    def __init__(self, fast, n_in=2048, n_hidden=2048):
+        super().__init__()
+        if fast:
+            from .blocks import Encoder
+        else:
+            {other}
+        self.encoder = Encoder(n_in, n_hidden)
+        self.encoder.fc = nn.Linear(n_in, 2 * n_hidden)
+"""
+
+
+@pytest.mark.parametrize(
+    ("other", "part", "expected"),
+    [
+        # one of two classes, each building ``fc``: thrown away whichever runs
+        ("from .small import Encoder", "fc", [("IL005", "error", "definite")]),
+        # only one of them builds it: on some paths
+        ("from .small import Encoder", "proj", [("IL005", "error", "possible")]),
+        # the other arm's class is not known here: thrown away where the known one runs
+        ("from fastlib_not_installed import Encoder", "fc", [("IL005", "error", "possible")]),
+        # the other arm binds no class: nothing claimed
+        ("Encoder = None", "fc", []),
+    ],
+)
+def test_a_name_imported_on_each_arm_is_one_of_their_classes(
+    tmp_path: Path, other: str, part: str, expected: list[tuple[str, str, str]]
+) -> None:
+    """``if fast: from .blocks import Encoder`` ``else: from .small import Encoder``: calling
+    the name builds one of the two, so a part both build is thrown away when replaced."""
+    files = {"blocks.py": SMALL.format(part="fc"), "small.py": SMALL.format(part=part)}
+    files["head.py"] = ARMS.format(other=other)
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "case"\n')
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    for name, text in files.items():
+        (pkg / name).write_text(text)
+    report = check([tmp_path], cwd=tmp_path, use_cache=False)
+    found = [
+        (d.code, d.severity, d.confidence) for d in report.diagnostics if d.path.endswith("head.py")
+    ]
+    assert found == expected

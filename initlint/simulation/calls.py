@@ -24,6 +24,7 @@ from initlint.facts.model import (
 from initlint.facts.passes import from_end
 from initlint.index.records import NO_BINDINGS, FunctionInfo, Module
 from initlint.simulation.arguments import kwarg_name, param_of, without_self
+from initlint.simulation.choices import named
 from initlint.simulation.handed import runs_when_called
 from initlint.simulation.levels import HEAVY, LIGHT, NONE
 from initlint.simulation.local_draws import drawn_then_filled
@@ -361,11 +362,15 @@ class CallEffects(RerunEffects):
         (``from .blocks import Encoder``): calling the name builds the class or function
         the import names (``Val.ref``). Other imports leave names to the module's."""
         name = ctx.effect.name
-        if frame.maybe and name in frame.call.env:
-            # (under an undecided test: the name may hold what it held before, or a module)
-            frame.call.env[name] = UNKNOWN
-            return None
         ref = self.simulator.index.imported_ref(frame.call.fn.module, import_of(ctx.effect))
+        if frame.maybe and name in frame.call.env:
+            # (under an undecided test: the name may hold what it held before, or what this
+            # import names; one of the classes each import names, ``if fast: from .a import
+            # M`` ``else: from .b import M``, where each is one)
+            before = named(frame.call.env[name])
+            either = (*before, ref) if before and ref is not None else ()
+            frame.call.env[name] = Val("unknown", choices=either) if either else UNKNOWN
+            return None
         if ref is not None:
             frame.call.env[name] = Val("unknown", ref=ref)
         elif name in frame.call.env:
