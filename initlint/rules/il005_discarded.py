@@ -132,9 +132,9 @@ when the build runs on some paths only, as in a loop's body, or when the local h
 of an object made on another branch, `net = densenet121().features`, which is followed no
 further; so through such a function, `load_params(net, w, b)`), and, for a build on
 every path (or on branches that never both run, each: `if fid: net = make() else: net =
-Other()`; or in one block, a name bound there alone and named nowhere else, `else: block =
-Layer(c)`, then copied there: `possible`), the parts left behind when the code takes
-some (`self.body = net.layer4`,
+Other()`; or in one block, a name bound there alone and named nowhere outside it, `if
+deep: net = ResNet()` then `self.body = net.body` there: `possible`), the parts left
+behind when the code takes some (`self.body = net.layer4`,
 `nn.Sequential(net.stem, net.body)`, or a slice of its children with bounds written out,
 `nn.Sequential(*list(net.children())[:-2])`, which keeps the modules its construction
 registered in that part of their order; when a module is stored there on some paths only,

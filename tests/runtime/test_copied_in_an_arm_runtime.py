@@ -1,6 +1,7 @@
-"""A template built and only deep-copied in one arm of an ``if``, named nowhere else: checked
-at runtime, constructing through that arm drops the template's weights (lost), the other arm
-loses nothing, as the finding's ``possible`` says."""
+"""A local built in one arm of an ``if``, named nowhere else, and only deep-copied there or
+only some parts taken: checked at runtime, constructing through that arm drops the
+template's weights, or the parts left (lost), the other arm loses nothing, as the finding's
+``possible`` says."""
 
 from __future__ import annotations
 
@@ -35,6 +36,21 @@ class Encoder(nn.Module):
         else:
             block = Layer()
             self.layers = nn.ModuleList([copy.deepcopy(block) for _ in range(n)])
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(64, 64)
+        self.fc = nn.Linear(1024, 1024)
+
+
+class Harvest(nn.Module):
+    def __init__(self, deep):
+        super().__init__()
+        if deep:
+            net = Net()
+            self.body = net.body
 """
 
 
@@ -45,6 +61,11 @@ def test_the_template_of_one_arm_is_lost_when_that_arm_runs(
     m = importlib.import_module("copied_in_an_arm")
     assert ("weight", (1024, 1024)) in lost(lambda: m.Encoder(False))  # (4 MiB)
     assert lost(lambda: m.Encoder(True)) == set()
-    (d,) = check([root], cwd=root, use_cache=False).diagnostics
-    assert (d.code, d.severity, d.confidence) == ("IL005", "error", "possible")
-    assert d.line == SOURCE.splitlines().index("            block = Layer()") + 1
+    assert ("weight", (1024, 1024)) in lost(lambda: m.Harvest(True))  # (``fc``, 4 MiB)
+    assert lost(lambda: m.Harvest(False)) == set()
+    found = check([root], cwd=root, use_cache=False).diagnostics
+    lines = SOURCE.splitlines()
+    assert [(d.line, d.code, d.severity, d.confidence) for d in found] == [
+        (lines.index("            block = Layer()") + 1, "IL005", "error", "possible"),
+        (lines.index("            net = Net()") + 1, "IL005", "error", "possible"),
+    ]
