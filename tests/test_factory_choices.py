@@ -82,3 +82,53 @@ def test_the_message_names_the_factory(check_source: Callable[..., Report]) -> N
     text = SOURCE.format(wide_head="self.fc = nn.Linear(4096, num_classes)", second="wide50")
     (d,) = check_source(text).diagnostics
     assert "`self.pretrained.fc` (a part of the get_backbone that Seg.__init__" in d.message
+
+
+CHANGED = """
+from torch import nn
+
+KEPT = []
+
+
+class ResNet(nn.Module):
+    def __init__(self, num_classes=1000):
+        super().__init__()
+        self.fc = nn.Linear(2048, num_classes)
+
+
+class Wide(nn.Module):
+    def __init__(self, num_classes=1000):
+        super().__init__()
+        self.fc = nn.Linear(4096, num_classes)
+
+
+def get_backbone(name, **kwargs):
+    models = {{"resnet50": ResNet, "wide50": Wide}}
+    net = models[name](**kwargs)
+    {between}
+    return net
+
+
+class Seg(nn.Module):
+    def __init__(self, backbone="resnet50"):
+        super().__init__()
+        self.pretrained = get_backbone(backbone)
+        self.pretrained.fc = None
+"""
+
+
+@pytest.mark.parametrize(
+    "between",
+    [
+        # the factory replaces the part itself: the caller drops what the factory put there
+        "net.fc = nn.Identity()",
+        # the factory hands the object on: it may be kept elsewhere
+        "KEPT.append(net)",
+    ],
+)
+def test_a_factory_that_does_more_with_its_object_is_not_followed(
+    check_source: Callable[..., Report], between: str
+) -> None:
+    text = CHANGED.format(between=between)
+    caller = text.splitlines().index("        self.pretrained.fc = None") + 1
+    assert [d.line for d in check_source(text).diagnostics if d.line == caller] == []

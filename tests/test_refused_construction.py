@@ -67,3 +67,51 @@ def test_a_refused_construction_ends_the_path(
     if decorator:
         text = "def register(cls):\n    return cls\n" + text
     assert _found(check_source(text)) == found
+
+
+SHADOWED = """
+import functools
+from torch import nn
+
+
+class Model(nn.Module):
+    def __init__(self, config, args):
+        super().__init__()
+        self.fc = nn.Linear(1024, 1024)
+
+
+class Small(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.fc = nn.Linear(1024, 1024)
+
+
+{module_binding}
+
+
+class Head(nn.Module):
+    def __init__(self, config{param}):
+        super().__init__()
+        {local_binding}
+        self.body = Model(config)
+        self.body = nn.Linear(1024, 1024)
+"""
+
+
+@pytest.mark.parametrize(
+    ("module_binding", "param", "local_binding"),
+    [
+        # the name the call reads is the frame's, not the module's class
+        ("", ", Model=Small", ""),
+        ("", "", "Model = Small"),
+        ("", "", "from m import Small as Model"),
+        # the module binds it again: which class the call makes is not sure
+        ("Model = functools.partial(Model, args=None)", "", ""),
+    ],
+)
+def test_a_construction_of_a_name_bound_otherwise_is_not_refused(
+    check_source: Callable[..., Report], module_binding: str, param: str, local_binding: str
+) -> None:
+    text = SHADOWED.format(module_binding=module_binding, param=param, local_binding=local_binding)
+    # (the call binds: what it built is replaced unread)
+    assert [d.code for d in check_source(text).diagnostics] == ["IL005"]

@@ -10,7 +10,7 @@ not heavy."""
 from __future__ import annotations
 
 from initlint.facts.model import BodyError, Effect, Expr
-from initlint.index.records import Target
+from initlint.index.records import NO_BINDINGS, Module, Target
 from initlint.records import dataclass
 from initlint.simulation.arguments import call_args
 from initlint.simulation.binding import DEFAULTED, SYM, Key, expr_key
@@ -350,12 +350,18 @@ class BuildPricing(RaiseModel):
         "" otherwise."""
         if value is None or value.kind != "call" or not value.name or value.receiver:
             return ""
+        head = value.name.partition(".")[0]
+        module = frame.call.fn.module
+        if head in frame.call.env or not self.bound_once(module, head):
+            return ""  # (a name the frame binds, or one the module binds more than once)
         index = self.simulator.index
-        target = index.resolve(frame.call.fn.module, value.name)
+        target = index.resolve(module, value.name)
         info = index.class_info(target.name) if target and target.kind == "class" else None
         mro = index.mro(info.qualname) if info is not None else None
         if info is None or mro is None or not mro.ok:
             return ""
+        if not self.bound_once(info.module, info.facts.name) or "." in info.facts.qualname:
+            return ""  # (defined twice, under a test, or rebound: which one runs is not sure)
         for qualname in mro.classes:
             cls = index.class_info(qualname)
             if cls is None:
@@ -377,6 +383,14 @@ class BuildPricing(RaiseModel):
         if body is None or isinstance(body, BodyError) or args is None:
             return ""
         return info.qualname if self.refused(frame, args, body.params, True) else ""
+
+    def bound_once(self, module: Module, name: str) -> bool:
+        """Whether ``module`` binds ``name`` at its top level once: by one ``def``, class or
+        import, and no assignment."""
+        classes, functions, imports = self.simulator.index.name_table(module).named.get(
+            name, NO_BINDINGS
+        )
+        return len(classes) + len(functions) + len(imports) == 1 and name not in module.facts.names
 
     def _called_ref(self, frame: Frame, value: Expr | None) -> tuple[Val, Target] | None:
         """When ``value`` calls a name of the frame given a class or function by name

@@ -22,7 +22,7 @@ from initlint.facts.model import (
     import_of,
 )
 from initlint.facts.passes import from_end
-from initlint.index.records import NO_BINDINGS, FunctionInfo, Module
+from initlint.index.records import FunctionInfo, Module
 from initlint.simulation.arguments import kwarg_name, param_of, without_self
 from initlint.simulation.choices import named
 from initlint.simulation.handed import runs_when_called
@@ -277,7 +277,7 @@ class CallEffects(RerunEffects):
         body = fn.facts.load() if fn is not None else None
         if fn is None or body is None or isinstance(body, BodyError):
             return None
-        if not self._bound_once(frame.call.fn.module, eff.name) or not self._bound_once(
+        if not self.bound_once(frame.call.fn.module, eff.name) or not self.bound_once(
             fn.module, fn.facts.name
         ):
             return None  # (which function the name runs depends on what ran before)
@@ -330,14 +330,6 @@ class CallEffects(RerunEffects):
                     if found is not None:
                         return found
         return None
-
-    def _bound_once(self, module: Module, name: str) -> bool:
-        """Whether ``module`` binds ``name`` at its top level once: by one ``def``, class or
-        import, and no assignment."""
-        classes, functions, imports = self.simulator.index.name_table(module).named.get(
-            name, NO_BINDINGS
-        )
-        return len(classes) + len(functions) + len(imports) == 1 and name not in module.facts.names
 
     def holds_tensor(self, attr: str) -> bool:
         """Whether ``self.<attr>`` surely holds a tensor: the last write of it in the
@@ -446,7 +438,7 @@ class CallEffects(RerunEffects):
             return False  # (``Base.__init__ = patched`` in its module)
         if sum(m.name == "__init__" for m in facts.methods) != 1 or "." in facts.qualname:
             return False
-        if not self._bound_once(owner.module, facts.name):
+        if not self.bound_once(owner.module, facts.name):
             return False
         start = self.position.get(owner.qualname)
         if start is None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import field
 
-from initlint.facts.model import BodyError, Expr
+from initlint.facts.model import BodyError, Effect, Expr
 from initlint.index.project import ProjectIndex
 from initlint.index.records import FunctionInfo, Module
 from initlint.records import dataclass
@@ -177,12 +177,25 @@ class ChoiceFinder:
             elif eff.kind == "return":
                 value = eff.value
                 if value is not None and value.kind == "name":
+                    if not _only_returned(body.effects, value.name, eff):
+                        return ()  # (changed or handed on before: not the object built)
                     value = calls.get(value.name)
                 if value is None or value.kind != "call":
                     return ()
                 callee = Expr("name", name=value.name) if value.name else value.callee
                 out.append(self.choices(fn.module, callee, here) if callee is not None else ())
         return _all(out) if out else ()
+
+
+def _only_returned(effects: tuple[Effect, ...], name: str, returned: Effect) -> bool:
+    """Whether the function does nothing with the local ``name`` but return it: no part of
+    it assigned, no other mention."""
+    for e in effects:
+        if e.kind == "objattr" and e.name.partition(".")[0] == name:
+            return False
+        if e.kind == "local_use" and e.name == name and e.stmt_span != returned.stmt_span:
+            return False
+    return True
 
 
 def _within(index: int | None, items: tuple[object, ...]) -> bool:

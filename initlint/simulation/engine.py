@@ -211,14 +211,15 @@ class Simulator:
         holder's construction reading a body that does not parse: that error (so does
         this one's construction). ``item``: the call that built one item of the container
         ``holder`` stored, whose parts are asked for instead."""
-        choices = choices_of(holder, item) or self._factory_picks(holder, item)
+        choices = choices_of(holder, item)
+        picked = not choices and bool(choices := self._factory_picks(holder, item))
         if not choices:
             return self._parts_built(holder, part, "", item)
         # (an object of one of several classes: what those that build the part build, the
         # cheapest; on some paths only, when one of them builds none)
         each = []
         for choice in choices:
-            built = self._parts_built(holder, part, choice, item) if choice else ()
+            built = self._parts_built(holder, part, choice, item, picked) if choice else ()
             if isinstance(built, BodyError):
                 return built
             each.append(built)
@@ -255,9 +256,9 @@ class Simulator:
         return target.name if target is not None and target.kind == "class" else ""
 
     def _parts_built(
-        self, holder: Event, part: str | None, choice: str, item: Expr | None
+        self, holder: Event, part: str | None, choice: str, item: Expr | None, picked: bool = False
     ) -> tuple[Event, ...] | BodyError:
-        inner = self._object_simulation(holder, item, choice)
+        inner = self._object_simulation(holder, item, choice, picked)
         if inner is None or isinstance(inner, BodyError):
             return () if inner is None else inner
         return tuple(
@@ -322,14 +323,16 @@ class Simulator:
         return self._object_simulation(holder, value, choice)
 
     def _object_simulation(
-        self, holder: Event, item: Expr | None = None, choice: str = ""
+        self, holder: Event, item: Expr | None = None, choice: str = "", picked: bool = False
     ) -> Simulation | BodyError | None:
         """The simulated construction of the object ``holder`` stored or dropped (its value
         a call of a class, or of a factory whose every return constructs one), or of
         ``item``, a call in its value (an item of a container it stored), with the
         parameters the call leaves out at their defaults; None when there is none.
         ``choice``: the class, one of ``holder.choices``, to construct (or the factory
-        that constructs it, called with the call's arguments)."""
+        that constructs it, called with the call's arguments); ``picked``: a choice a
+        factory's table gave (``_factory_picks``), whose arguments are the factory's own, none
+        known here."""
         value = built_by(holder) if item is None else item
         if value is None or value.kind != "call" or not (value.name or choice):
             return None
@@ -351,13 +354,16 @@ class Simulator:
         info = self.index.class_info(target.name)
         if info is None or info.qualname in self._building:
             return None
-        if direct:
+        left_out: frozenset[str]
+        if picked:
+            left_out = frozenset()
+        elif direct:
             left_out = self._left_out(info, value)
         else:  # (a factory's arguments are its own; its call of the class says what it passes)
             left_out = self._factory_left_out(info, factory, value) if factory else frozenset()
         # (torch's own modules are priced by what the cost model knows of them)
         own = not info.qualname.startswith("torch.")
-        given = self._sizes_given(info, value, holder) if direct and own else ()
+        given = self._sizes_given(info, value, holder) if direct and own and not picked else ()
         self._building.add(info.qualname)
         try:
             return self.simulate(info, left_out=left_out, held=True, given=given)
