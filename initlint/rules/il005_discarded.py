@@ -734,9 +734,14 @@ class Encoder(nn.Module):
                 "dropped with the local, so that build is thrown away"
             )
             return message + ("; " + unknown_cost_why(finding) if finding.cost == UNKNOWN else "")
+        never = (
+            "is possibly never kept (on some paths)"
+            if finding.confidence == "possible"
+            else ("is never kept")
+        )
         message = (
-            f"{finding.what} (built by {wording.first_fn} at {wording.first_where}) is never "
-            f"kept: {dropped}, so that build is thrown away"
+            f"{finding.what} (built by {wording.first_fn} at {wording.first_where}) {never}: "
+            f"{dropped}, so that build is thrown away"
         )
         if finding.cost == UNKNOWN and finding.first.cost > UNKNOWN:
             # (priced down by ``discards``: its call's work is shared with a part kept)
