@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from initlint.api import check
+from initlint.api import Report, check
 
 BLOCKS = """
 from torch import nn
@@ -49,15 +49,20 @@ class LinearVAE(VAE):
 """
 
 
-def _checked(tmp_path: Path, files: dict[str, str], target: str) -> list[tuple[str, str]]:
-    """A project ``pkg`` of ``files`` (name to text), checked: the findings in ``target``."""
+def _report(tmp_path: Path, files: dict[str, str]) -> Report:
+    """A project ``pkg`` of ``files`` (name to text), checked."""
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "case"\n')
     pkg = tmp_path / "pkg"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
     for name, text in files.items():
         (pkg / name).write_text(text)
-    report = check([tmp_path], cwd=tmp_path, use_cache=False)
+    return check([tmp_path], cwd=tmp_path, use_cache=False)
+
+
+def _checked(tmp_path: Path, files: dict[str, str], target: str) -> list[tuple[str, str]]:
+    """The findings in ``target`` of the project ``pkg`` of ``files``."""
+    report = _report(tmp_path, files)
     return [(d.code, d.severity) for d in report.diagnostics if d.path.endswith(target)]
 
 
@@ -208,13 +213,7 @@ def test_a_name_imported_on_each_arm_is_one_of_their_classes(
     the name builds one of the two, so a part both build is thrown away when replaced."""
     files = {"blocks.py": SMALL.format(part="fc"), "small.py": SMALL.format(part=part)}
     files["head.py"] = ARMS.format(other=other)
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "case"\n')
-    pkg = tmp_path / "pkg"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    for name, text in files.items():
-        (pkg / name).write_text(text)
-    report = check([tmp_path], cwd=tmp_path, use_cache=False)
+    report = _report(tmp_path, files)
     found = [
         (d.code, d.severity, d.confidence) for d in report.diagnostics if d.path.endswith("head.py")
     ]

@@ -9,6 +9,8 @@ import ast
 from collections.abc import Iterator
 
 from initlint.facts.effect_log import names_loaded, without_docstring
+from initlint.facts.model import Expr
+from initlint.facts.walk import own_nodes
 from initlint.records import dataclass
 
 
@@ -22,6 +24,12 @@ class PartSet:
     every_path: bool
     dropped: bool
 
+    @property
+    def value(self) -> Expr:
+        """The new value as the caller's effect of the assignment holds it: ``None``, or a
+        value that reads nothing of the caller's."""
+        return Expr("const") if self.dropped else Expr("other")
+
 
 def parts_set(fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> tuple[PartSet, ...]:
     """What ``fn`` does to its parameter ``param``, when all it does with it is assign
@@ -30,9 +38,11 @@ def parts_set(fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> tuple[P
     () otherwise."""
     if isinstance(fn, ast.AsyncFunctionDef) or fn.decorator_list:
         return ()
-    body = without_docstring(fn.body)
-    if any(isinstance(n, ast.Return | ast.Raise | ast.Yield | ast.YieldFrom) for n in _own(body)):
+    if any(
+        isinstance(n, ast.Return | ast.Raise | ast.Yield | ast.YieldFrom) for n in own_nodes(fn)
+    ):
         return ()
+    body = without_docstring(fn.body)
     found: list[PartSet] = []
     for every_path, stmt in _statements(body, True):
         if param not in names_loaded(stmt):
@@ -71,15 +81,3 @@ def _part_assigned(stmt: ast.stmt, param: str) -> str | None:
     if target.value.id != param or param in names_loaded(stmt.value):
         return None
     return target.attr
-
-
-def _own(body: list[ast.stmt]) -> Iterator[ast.AST]:
-    """The nodes of ``body``, not those of functions, lambdas or classes defined in it."""
-    todo: list[ast.AST] = list(body)
-    while todo:
-        node = todo.pop()
-        yield node
-        for child in ast.iter_child_nodes(node):
-            if not isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
-                if not isinstance(child, ast.ClassDef):
-                    todo.append(child)

@@ -10,7 +10,7 @@ not heavy."""
 from __future__ import annotations
 
 from initlint.facts.model import BodyError, Effect, Expr
-from initlint.index.records import NO_BINDINGS, Module, Target
+from initlint.index.records import NO_BINDINGS, FunctionInfo, Module, Target
 from initlint.records import dataclass
 from initlint.simulation.arguments import call_args
 from initlint.simulation.binding import DEFAULTED, SYM, Key, expr_key
@@ -362,7 +362,7 @@ class BuildPricing(RaiseModel):
             return ""
         if not self.bound_once(info.module, info.facts.name) or "." in info.facts.qualname:
             return ""  # (defined twice, under a test, or rebound: which one runs is not sure)
-        for qualname in mro.classes:
+        for qualname in mro.classes:  # (any of them may change what the call takes)
             cls = index.class_info(qualname)
             if cls is None:
                 continue
@@ -374,15 +374,46 @@ class BuildPricing(RaiseModel):
         init = index.lookup_method(mro.classes, "__init__")
         if init is None or init.owner is None or init.module.is_dependency:
             return ""
-        if "__init__" in init.module.facts.foreign_stores:
-            return ""
-        if not all(d.rpartition(".")[2] in SIGNATURE_KEEPING for d in init.facts.decorators):
+        if not self.init_as_written(init, mro.classes, mro.classes.index(init.owner.qualname)):
             return ""
         body = init.facts.load()
         args = call_args(value)
         if body is None or isinstance(body, BodyError) or args is None:
             return ""
         return info.qualname if self.refused(frame, args, body.params, True) else ""
+
+    def init_as_written(self, init: FunctionInfo, mro: tuple[str, ...], start: int | None) -> bool:
+        """Whether the ``__init__`` Python runs is surely the ``def`` initlint read, so that
+        its parameters say which calls it refuses: undecorated (but for decorators that call
+        it with what they are given, ``SIGNATURE_KEEPING``), the one binding of ``__init__``
+        in its class's body, and none made outside it in its module, that class undecorated,
+        bound once at the top of its module, at place ``start`` of ``mro``, no class before
+        it binding ``__init__`` another way and none from it up naming a metaclass or
+        defining ``__init_subclass__`` (either may wrap or replace it)."""
+        owner = init.owner
+        decorators = (d.rpartition(".")[2] for d in init.facts.decorators)
+        if owner is None or start is None or not all(d in SIGNATURE_KEEPING for d in decorators):
+            return False
+        facts = owner.facts
+        if facts.decorators or facts.fallback or "__init__" in facts.attrs:
+            return False
+        if "__init__" in owner.module.facts.foreign_stores:
+            return False  # (``Base.__init__ = patched`` in its module)
+        if sum(m.name == "__init__" for m in facts.methods) != 1 or "." in facts.qualname:
+            return False
+        if not self.bound_once(owner.module, facts.name):
+            return False
+        for i, qualname in enumerate(mro):
+            info = self.simulator.index.class_info(qualname)
+            if info is None:
+                continue
+            if i < start and "__init__" in info.facts.attrs:
+                return False  # (``__init__ = other`` in a class the lookup passed over)
+            if i >= start and (
+                info.facts.metaclass or info.facts.method("__init_subclass__") is not None
+            ):
+                return False
+        return True
 
     def bound_once(self, module: Module, name: str) -> bool:
         """Whether ``module`` binds ``name`` at its top level once: by one ``def``, class or

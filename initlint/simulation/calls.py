@@ -29,7 +29,6 @@ from initlint.simulation.handed import runs_when_called
 from initlint.simulation.levels import HEAVY, LIGHT, NONE
 from initlint.simulation.local_draws import drawn_then_filled
 from initlint.simulation.part_refs import part_named
-from initlint.simulation.raises import SIGNATURE_KEEPING
 from initlint.simulation.records import ATTRIBUTE_WRITES, Event, FlagRef
 from initlint.simulation.rerun_effects import RerunEffects
 from initlint.simulation.run_state import Call, EffectContext, Frame, KeyArgs
@@ -324,8 +323,8 @@ class CallEffects(RerunEffects):
         if not tensor:  # (a module handed: its parts given new values, as if written here)
             for setter in parts_set_at(fn, -1, param.name):
                 if setter.every_path:
-                    value = Expr("const") if setter.dropped else Expr("other")
-                    given = replace(eff, kind="nested", name=path, detail=setter.part, value=value)
+                    part, value = setter.part, setter.value
+                    given = replace(eff, kind="nested", name=path, detail=part, value=value)
                     found = self.on_nested(frame, ctx._replace(effect=given))
                     if found is not None:
                         return found
@@ -384,7 +383,9 @@ class CallEffects(RerunEffects):
         callee_body = callee.facts.load()
         if isinstance(callee_body, BodyError):
             return callee_body
-        if self._init_as_written(callee) and self.refused(
+        owner = callee.owner
+        start = self.position.get(owner.qualname) if owner is not None else None
+        if self.init_as_written(callee, self.sim.mro, start) and self.refused(
             frame, eff.args, callee_body.params, True
         ):
             self.raise_type_error(frame, callee.qualname)
@@ -418,42 +419,6 @@ class CallEffects(RerunEffects):
             unkeyed=self.unkeyed,
             lent=lent,
         )
-
-    def _init_as_written(self, callee: FunctionInfo) -> bool:
-        """Whether the ancestor ``__init__`` Python runs is surely the ``def`` initlint read,
-        so that its parameters say which calls it refuses: undecorated (but for decorators
-        that call it with what they are given, ``SIGNATURE_KEEPING``), the one binding of
-        ``__init__`` in its class's body, and none made outside it in its module, that class
-        undecorated, bound once at the top of its module, and no class of the project from it
-        up the MRO naming a metaclass or defining ``__init_subclass__`` (either may wrap or
-        replace it)."""
-        owner = callee.owner
-        decorators = (d.rpartition(".")[2] for d in callee.facts.decorators)
-        if owner is None or not all(d in SIGNATURE_KEEPING for d in decorators):
-            return False
-        facts = owner.facts
-        if facts.decorators or facts.fallback or "__init__" in facts.attrs:
-            return False
-        if "__init__" in owner.module.facts.foreign_stores:
-            return False  # (``Base.__init__ = patched`` in its module)
-        if sum(m.name == "__init__" for m in facts.methods) != 1 or "." in facts.qualname:
-            return False
-        if not self.bound_once(owner.module, facts.name):
-            return False
-        start = self.position.get(owner.qualname)
-        if start is None:
-            return False
-        for i, qualname in enumerate(self.sim.mro):
-            info = self.simulator.index.class_info(qualname)
-            if info is None:
-                continue
-            if i < start and "__init__" in info.facts.attrs:
-                return False  # (``__init__ = other`` in a class the lookup passed over)
-            if i >= start and (
-                info.facts.metaclass or info.facts.method("__init_subclass__") is not None
-            ):
-                return False
-        return True
 
     def _torch_init(
         self,

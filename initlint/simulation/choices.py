@@ -41,16 +41,10 @@ class ChoiceFinder:
         items); None for anything else. ``held`` holds what the frame's names hold."""
         if e is None:
             return None
-        if e.kind == "op" and e.name == "tuple" and e.children:
-            items = [self.choices(module, c, held, depth) for c in e.children]
-            if all(items):
-                return Val("args", items=tuple(Val("unknown", choices=i) for i in items))
-            return None
-        if _dict_values(e) and all(
-            isinstance(k.value, str) for k in e.children[: len(e.children) // 2]
-        ):
-            # (``models = {"resnet50": resnet50, ...}``: a table, picked from by its keys)
-            items = [self.choices(module, c, held, depth) for c in _dict_values(e)]
+        # (a tuple of them, or a table picked from by its keys, ``{"resnet50": resnet50}``)
+        members = e.children if e.kind == "op" and e.name == "tuple" else _keyed_values(e)
+        if members:
+            items = [self.choices(module, c, held, depth) for c in members]
             if all(items):
                 return Val("args", items=tuple(Val("unknown", choices=i) for i in items))
             return None
@@ -211,6 +205,13 @@ def _dict_values(table: Expr) -> tuple[Expr, ...]:
         return ()
     keys, values = kids[: len(kids) // 2], kids[len(kids) // 2 :]
     return values if all(k.kind == "const" for k in keys) else ()
+
+
+def _keyed_values(table: Expr) -> tuple[Expr, ...]:
+    """The values of a dict written out with string keys; () for anything else."""
+    values = _dict_values(table)
+    keys = table.children[: len(table.children) // 2]
+    return values if all(isinstance(k.value, str) for k in keys) else ()
 
 
 def named(v: Val) -> tuple[Choice, ...]:

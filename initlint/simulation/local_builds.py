@@ -241,10 +241,11 @@ class LocalEffects(BuildPricing):
         head = eff.detail.partition(".")[0]
         built = self._all_built(frame, eff.name)
         open_ = any(not h.whole and not h.called for h in built)  # (else nothing to claim)
-        if eff.target == "hand" and open_ and (setters := self._setter_hand(frame, eff)):
+        setters = self._setters(frame.call.fn.module, eff) if eff.target == "hand" and open_ else ()
+        if setters:  # (handed to a function that only sets parts of it)
             for setter in (s for s in setters if s.every_path):  # (the others: no use)
-                value = Expr("const") if setter.dropped else Expr("other")
-                given = replace(eff, kind="objattr", name=f"{eff.name}.{setter.part}", value=value)
+                name = f"{eff.name}.{setter.part}"
+                given = replace(eff, kind="objattr", name=name, value=setter.value)
                 found = self.note_part_replaced(frame, ctx._replace(effect=given))
                 if found is not None:
                     return found
@@ -288,13 +289,10 @@ class LocalEffects(BuildPricing):
             for e in body.effects
         )
 
-    def _setter_hand(self, frame: Frame, eff: Effect) -> tuple[PartSet, ...]:
-        """For a ``hand`` use of a built local: the parts the project function it is
-        handed to gives new values, doing nothing else with it (``load_params(layer,
-        weight, bias)``); () for any other callee."""
-        return self._setters(frame.call.fn.module, eff)
-
     def _setters(self, module: Module, eff: Effect) -> tuple[PartSet, ...]:
+        """For a ``hand`` use of a built local, as written in ``module``: the parts the
+        project function it is handed to gives new values, doing nothing else with it
+        (``load_params(layer, weight, bias)``); () for any other callee."""
         callee, _, place = eff.detail.rpartition(":")
         index = self.simulator.index
         target = index.resolve(module, callee)

@@ -23,7 +23,5 @@ def parts_set_at(fn: FunctionInfo, place: int, keyword: str) -> tuple[PartSet, .
     param = param_at(body.params, place, keyword)
     if param is None or param.kind in ("vararg", "kwarg"):
         return ()
-    if not any(e.kind == "objattr" and e.name.startswith(f"{param.name}.") for e in body.effects):
-        return ()  # (nothing of it assigned: the source need not be read)
     node = def_of(fn)
     return parts_set(node, param.name) if node is not None else ()
